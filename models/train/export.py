@@ -1,0 +1,176 @@
+"""Write and read seq2seq-wasm model files (docs/model-format.md).
+
+    export(model, config_dict, path, dtype="f32"|"f16")
+    config, state_dict = load_model_file(path)
+
+CLI (a training checkpoint written by train_*.py -> model file):
+
+    /usr/bin/python3 models/train/export.py CHECKPOINT.pt OUT.safetensors [--f16]
+
+The safetensors container is written here by hand (no safetensors package):
+u64 LE header length, JSON header (tensor entries + ``__metadata__`` of strings,
+padded with spaces to a multiple of 8), then the raw little-endian tensor data.
+"""
+
+import argparse
+import json
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from seq2seq_torch import build_model, normalize_config  # noqa: E402
+
+FORMAT = "seq2seq-wasm"
+FORMAT_VERSION = "1"
+_DT = {"f32": ("F32", np.dtype("<f4")), "f16": ("F16", np.dtype("<f2"))}
+_NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2")}
+
+
+def expected_tensor_names(config):
+    """The tensor names (and shapes) the spec requires for ``config``."""
+    cfg = normalize_config(config)
+    L, F, Vs, Vt = cfg["d_model"], cfg["d_ff"], len(cfg["src_vocab"]), len(cfg["tgt_vocab"])
+    shapes = {"src_embed.weight": [Vs, L], "tgt_embed.weight": [Vt, L], "out_proj.bias": [Vt]}
+    if cfg["pos"] == "learned":
+        shapes["src_pos.weight"] = shapes["tgt_pos.weight"] = [cfg["max_pos"], L]
+
+    def attn(prefix):
+        for p in "qkvo":
+            shapes[f"{prefix}.{p}_proj.weight"] = [L, L]
+            shapes[f"{prefix}.{p}_proj.bias"] = [L]
+
+    def ffn(prefix):
+        shapes[f"{prefix}.fc1.weight"], shapes[f"{prefix}.fc1.bias"] = [F, L], [F]
+        shapes[f"{prefix}.fc2.weight"], shapes[f"{prefix}.fc2.bias"] = [L, F], [L]
+
+    def ln(name):
+        shapes[f"{name}.weight"] = shapes[f"{name}.bias"] = [L]
+
+    for i in range(cfg["enc_layers"]):
+        p = f"encoder.layers.{i}"
+        attn(p + ".self_attn"); ffn(p + ".ffn"); ln(p + ".ln1"); ln(p + ".ln2")
+    if cfg["norm"] == "pre" and cfg["enc_layers"] > 0:
+        ln("encoder.final_ln")
+    for i in range(cfg["dec_layers"]):
+        p = f"decoder.layers.{i}"
+        attn(p + ".self_attn"); attn(p + ".cross_attn"); ffn(p + ".ffn")
+        ln(p + ".ln1"); ln(p + ".ln2"); ln(p + ".ln3")
+    if cfg["norm"] == "pre":
+        ln("decoder.final_ln")
+    if not cfg["tie_output"]:
+        shapes["out_proj.weight"] = [Vt, L]
+    if cfg["arch"] == "cmlm":
+        shapes["length_head.weight"] = [cfg["max_target_len"] + 1, L]
+        shapes["length_head.bias"] = [cfg["max_target_len"] + 1]
+    return shapes
+
+
+def write_safetensors(path, tensors, metadata, dtype="f32"):
+    """tensors: dict name -> array-like (float); metadata: dict of str -> str."""
+    st_dtype, np_dtype = _DT[dtype]
+    header = {"__metadata__": {k: str(v) for k, v in metadata.items()}}
+    blobs, offset = [], 0
+    for name, t in tensors.items():
+        if isinstance(t, torch.Tensor):
+            t = t.detach().cpu().to(torch.float64).numpy()
+        a = np.ascontiguousarray(np.asarray(t, dtype=np.float64).astype(np_dtype))
+        if dtype == "f16" and not np.all(np.isfinite(a)):
+            raise ValueError(f"tensor {name} overflows float16")
+        b = a.tobytes(order="C")
+        header[name] = {"dtype": st_dtype, "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    hj = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    hj += b" " * ((-len(hj)) % 8)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(hj)))
+        f.write(hj)
+        for b in blobs:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+def read_safetensors(path):
+    """-> (metadata dict, {name: float32 torch tensor}, {name: dtype string})."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + n].decode("utf-8"))
+    body = data[8 + n:]
+    meta = header.pop("__metadata__", {})
+    tensors, dtypes = {}, {}
+    for name, e in header.items():
+        b, en = e["data_offsets"]
+        a = np.frombuffer(body[b:en], dtype=_NP_OF[e["dtype"]]).reshape(e["shape"])
+        tensors[name] = torch.from_numpy(a.astype(np.float32))
+        dtypes[name] = e["dtype"]
+    return meta, tensors, dtypes
+
+
+def export(model, config_dict, path, dtype="f32"):
+    """Write ``model`` (its state_dict) with ``config_dict`` to ``path``.
+
+    Checks that the tensor names and shapes are exactly those of the spec.
+    Returns the normalized config.
+    """
+    if dtype not in _DT:
+        raise ValueError("dtype must be 'f32' or 'f16'")
+    cfg = normalize_config(config_dict)
+    sd = model.state_dict() if hasattr(model, "state_dict") else dict(model)
+    want = expected_tensor_names(cfg)
+    got = {k: list(v.shape) for k, v in sd.items()}
+    if set(got) != set(want):
+        raise ValueError(f"state_dict names differ from the spec: missing {sorted(set(want) - set(got))}, "
+                         f"extra {sorted(set(got) - set(want))}")
+    for k, s in want.items():
+        if got[k] != s:
+            raise ValueError(f"{k}: shape {got[k]} != spec {s}")
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
+            "config": json.dumps(cfg, ensure_ascii=False, separators=(",", ":"))}
+    write_safetensors(path, {k: sd[k] for k in want}, meta, dtype)
+    return cfg
+
+
+def load_model_file(path):
+    """-> (config dict, state_dict of float32 tensors)."""
+    meta, tensors, _ = read_safetensors(path)
+    if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: not a {FORMAT} v{FORMAT_VERSION} file")
+    cfg = normalize_config(json.loads(meta["config"]))
+    want = expected_tensor_names(cfg)
+    if set(want) != set(tensors):
+        raise ValueError(f"{path}: tensor names differ from the spec")
+    return cfg, tensors
+
+
+def load_model(path):
+    """-> an eval() model built from a model file."""
+    cfg, sd = load_model_file(path)
+    model = build_model(cfg)
+    model.load_state_dict(sd)
+    return model.eval()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkpoint", help="checkpoint .pt with keys 'config' and 'model' (or 'avg_model')")
+    ap.add_argument("out", help="output .safetensors")
+    ap.add_argument("--f16", action="store_true", help="store weights as float16")
+    ap.add_argument("--key", default=None, help="state-dict key inside the checkpoint (default: avg_model if present, else model)")
+    a = ap.parse_args(argv)
+    torch.set_num_threads(2)
+    ck = torch.load(a.checkpoint, map_location="cpu")
+    key = a.key or ("avg_model" if ck.get("avg_model") is not None else "model")
+    model = build_model(ck["config"])
+    model.load_state_dict(ck[key])
+    export(model, ck["config"], a.out, "f16" if a.f16 else "f32")
+    print(f"wrote {a.out} ({os.path.getsize(a.out)} bytes) from {key}")
+
+
+if __name__ == "__main__":
+    main()

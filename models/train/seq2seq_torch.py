@@ -1,0 +1,412 @@
+"""PyTorch reference models for seq2seq-wasm.
+
+Every op here follows docs/model-format.md exactly, and ``state_dict()`` keys are
+exactly the tensor names of that spec (so the exporter writes the state dict as
+is). Nothing uses nn.Transformer / nn.MultiheadAttention: attention, masking and
+the block structure are spelled out so that the C++ engine can match them.
+
+Architectures are looked up in ``ARCHITECTURES`` (arch name -> model class), so a
+third one (an RNN) is added by registering a class that takes ``(config)`` and has
+a ``state_dict()`` following the spec.
+"""
+
+import json
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+# ----------------------------------------------------------------------------
+# Configuration
+# ----------------------------------------------------------------------------
+
+# Keys of the exported config (docs/model-format.md, "The configuration") and
+# the defaults used when a key is absent.
+CONFIG_DEFAULTS = {
+    "arch": "transformer",
+    "d_model": 256,
+    "n_heads": 4,
+    "d_ff": 1024,
+    "activation": "relu",
+    "enc_layers": 3,
+    "dec_layers": 3,
+    "norm": "post",
+    "ln_eps": 1e-5,
+    "pos": "sinusoidal",
+    "max_pos": 64,
+    "scale_embedding": True,
+    "tie_output": True,
+    "max_target_len": 48,
+    "src_vocab": None,
+    "tgt_vocab": None,
+    "src_specials": {"pad": 0, "unk": 1},
+    "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
+    "src_case": "upper",
+    "name": "",
+    "description": "",
+}
+
+CONFIG_KEY_ORDER = list(CONFIG_DEFAULTS.keys())
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def _check(cond, msg):
+    if not cond:
+        raise ConfigError(msg)
+
+
+def _check_vocab(vocab, specials, which):
+    _check(isinstance(vocab, list) and len(vocab) > 0, f"{which}_vocab must be a non-empty list")
+    _check(all(isinstance(t, str) and t for t in vocab), f"{which}_vocab entries must be non-empty strings")
+    _check(len(set(vocab)) == len(vocab), f"{which}_vocab has duplicates")
+    _check(isinstance(specials, dict), f"{which}_specials must be an object")
+    ids = list(specials.values())
+    _check(all(isinstance(i, int) and 0 <= i < len(vocab) for i in ids),
+           f"{which}_specials ids must lie inside the vocabulary")
+    _check(len(set(ids)) == len(ids), f"{which}_specials ids must be distinct")
+
+
+def normalize_config(config):
+    """Return a complete, validated copy of ``config`` (a dict), keys in spec order.
+
+    Applies the ranges that the C++ loader enforces, so a model that passes here
+    loads there.
+    """
+    cfg = dict(CONFIG_DEFAULTS)
+    cfg.update(config)
+    unknown = set(config) - set(CONFIG_DEFAULTS)
+    _check(not unknown, f"unknown config keys: {sorted(unknown)}")
+    _check(cfg["arch"] in ARCHITECTURES, f"unknown arch {cfg['arch']!r}")
+    d, h = cfg["d_model"], cfg["n_heads"]
+    _check(isinstance(d, int) and 1 <= d <= 4096, "d_model out of range")
+    _check(isinstance(h, int) and h >= 1 and d % h == 0, "n_heads must divide d_model")
+    _check(isinstance(cfg["d_ff"], int) and 1 <= cfg["d_ff"] <= 16384, "d_ff out of range")
+    _check(0 <= cfg["enc_layers"] <= 64 and 1 <= cfg["dec_layers"] <= 64, "layer counts out of range")
+    _check(1 <= cfg["max_pos"] <= 4096, "max_pos out of range")
+    _check(0.0 < float(cfg["ln_eps"]) < 1.0, "ln_eps out of range")
+    _check(cfg["activation"] in ("relu", "gelu"), "activation must be relu|gelu")
+    _check(cfg["norm"] in ("pre", "post"), "norm must be pre|post")
+    _check(cfg["pos"] in ("sinusoidal", "learned"), "pos must be sinusoidal|learned")
+    _check(cfg["src_case"] in ("upper", "lower", "none"), "src_case must be upper|lower|none")
+    _check(isinstance(cfg["scale_embedding"], bool) and isinstance(cfg["tie_output"], bool),
+           "scale_embedding/tie_output must be booleans")
+    _check(isinstance(cfg["max_target_len"], int) and 1 <= cfg["max_target_len"] < cfg["max_pos"],
+           "max_target_len must satisfy 1 <= max_target_len < max_pos")
+    _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
+    _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
+    src_special_ids = set(cfg["src_specials"].values())
+    _check(all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
+           "source tokens must be single characters (specials excepted)")
+    _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
+    if cfg["arch"] == "transformer":
+        _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "transformer needs bos and eos")
+    if cfg["arch"] == "cmlm":
+        _check("mask" in cfg["tgt_specials"], "cmlm needs mask")
+    cfg["ln_eps"] = float(cfg["ln_eps"])
+    return {k: cfg[k] for k in CONFIG_KEY_ORDER}
+
+
+# ----------------------------------------------------------------------------
+# Building blocks
+# ----------------------------------------------------------------------------
+
+def sinusoidal_table(max_pos, d_model, dtype=torch.float32):
+    """P[t, 2i] = sin(t / 10000^(2i/L)), P[t, 2i+1] = cos(t / 10000^(2i/L)).
+
+    Computed in float64 and then cast, so that it is the exact table.
+    """
+    t = torch.arange(max_pos, dtype=torch.float64).unsqueeze(1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = t / torch.pow(torch.tensor(10000.0, dtype=torch.float64), two_i / d_model)
+    p = torch.zeros(max_pos, d_model, dtype=torch.float64)
+    p[:, 0::2] = torch.sin(angle)
+    p[:, 1::2] = torch.cos(angle[:, : d_model // 2])
+    return p.to(dtype)
+
+
+class Attention(nn.Module):
+    """Multi-head attention, state-dict names {q,k,v,o}_proj.{weight,bias}."""
+
+    def __init__(self, d_model, n_heads, attn_dropout=0.0):
+        super().__init__()
+        self.d_model, self.n_heads = d_model, n_heads
+        self.dh = d_model // n_heads
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.o_proj = nn.Linear(d_model, d_model)
+        self.attn_dropout = nn.Dropout(attn_dropout)
+
+    def forward(self, xq, xkv, key_mask=None):
+        """xq [B,Tq,L], xkv [B,Tk,L]; key_mask: bool, True = masked (prob 0),
+        broadcastable to [B,1,Tq,Tk]. Returns (out [B,Tq,L], probs [B,H,Tq,Tk])."""
+        B, Tq, _ = xq.shape
+        Tk = xkv.shape[1]
+        H, dh = self.n_heads, self.dh
+        q = self.q_proj(xq).view(B, Tq, H, dh).transpose(1, 2)
+        k = self.k_proj(xkv).view(B, Tk, H, dh).transpose(1, 2)
+        v = self.v_proj(xkv).view(B, Tk, H, dh).transpose(1, 2)
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(dh)
+        if key_mask is not None:
+            key_mask = key_mask.expand(B, 1, Tq, Tk)
+            scores = scores.masked_fill(key_mask, float("-inf"))
+            # A query row whose keys are all masked would give NaN: give it a
+            # finite row (any), then zero it below. Keeps gradients finite too.
+            full = key_mask.all(dim=-1, keepdim=True)
+            scores = scores.masked_fill(full, 0.0)
+        probs = torch.softmax(scores, dim=-1)
+        if key_mask is not None:
+            probs = probs.masked_fill(key_mask, 0.0)
+        ctx = torch.matmul(self.attn_dropout(probs), v)
+        ctx = ctx.transpose(1, 2).reshape(B, Tq, self.d_model)
+        return self.o_proj(ctx), probs
+
+
+class FFN(nn.Module):
+    def __init__(self, d_model, d_ff, activation, act_dropout=0.0):
+        super().__init__()
+        self.fc1 = nn.Linear(d_model, d_ff)
+        self.fc2 = nn.Linear(d_ff, d_model)
+        self.activation = activation
+        self.act_dropout = nn.Dropout(act_dropout)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        h = F.relu(h) if self.activation == "relu" else F.gelu(h)  # F.gelu is the exact erf form
+        return self.fc2(self.act_dropout(h))
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, cfg, dropout, attn_dropout, act_dropout):
+        super().__init__()
+        L = cfg["d_model"]
+        self.pre = cfg["norm"] == "pre"
+        self.self_attn = Attention(L, cfg["n_heads"], attn_dropout)
+        self.ffn = FFN(L, cfg["d_ff"], cfg["activation"], act_dropout)
+        self.ln1 = nn.LayerNorm(L, eps=cfg["ln_eps"])
+        self.ln2 = nn.LayerNorm(L, eps=cfg["ln_eps"])
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x, key_mask):
+        if self.pre:
+            h = self.ln1(x)
+            a, p = self.self_attn(h, h, key_mask)
+            x = x + self.drop(a)
+            x = x + self.drop(self.ffn(self.ln2(x)))
+        else:
+            a, p = self.self_attn(x, x, key_mask)
+            x = self.ln1(x + self.drop(a))
+            x = self.ln2(x + self.drop(self.ffn(x)))
+        return x, p
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg, dropout, attn_dropout, act_dropout):
+        super().__init__()
+        L = cfg["d_model"]
+        self.pre = cfg["norm"] == "pre"
+        self.self_attn = Attention(L, cfg["n_heads"], attn_dropout)
+        self.cross_attn = Attention(L, cfg["n_heads"], attn_dropout)
+        self.ffn = FFN(L, cfg["d_ff"], cfg["activation"], act_dropout)
+        self.ln1 = nn.LayerNorm(L, eps=cfg["ln_eps"])
+        self.ln2 = nn.LayerNorm(L, eps=cfg["ln_eps"])
+        self.ln3 = nn.LayerNorm(L, eps=cfg["ln_eps"])
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, y, memory, self_mask, cross_mask):
+        if self.pre:
+            h = self.ln1(y)
+            a, ps = self.self_attn(h, h, self_mask)
+            y = y + self.drop(a)
+            c, pc = self.cross_attn(self.ln2(y), memory, cross_mask)
+            y = y + self.drop(c)
+            y = y + self.drop(self.ffn(self.ln3(y)))
+        else:
+            a, ps = self.self_attn(y, y, self_mask)
+            y = self.ln1(y + self.drop(a))
+            c, pc = self.cross_attn(y, memory, cross_mask)
+            y = self.ln2(y + self.drop(c))
+            y = self.ln3(y + self.drop(self.ffn(y)))
+        return y, ps, pc
+
+
+class Stack(nn.Module):
+    """Holds ``layers`` and, for pre-LN, ``final_ln`` (state-dict names of the spec)."""
+
+    def __init__(self, layer_fn, n, cfg):
+        super().__init__()
+        self.layers = nn.ModuleList([layer_fn() for _ in range(n)])
+        if cfg["norm"] == "pre" and n > 0:
+            self.final_ln = nn.LayerNorm(cfg["d_model"], eps=cfg["ln_eps"])
+        else:
+            self.final_ln = None
+
+
+class OutputProjection(nn.Module):
+    """``out_proj``: a bias always, a weight only when not tied to tgt_embed."""
+
+    def __init__(self, d_model, vocab, tied):
+        super().__init__()
+        self.weight = None if tied else nn.Parameter(torch.empty(vocab, d_model))
+        self.bias = nn.Parameter(torch.zeros(vocab))
+        if not tied:
+            nn.init.xavier_uniform_(self.weight)
+
+    def forward(self, h, tied_weight=None):
+        w = self.weight if self.weight is not None else tied_weight
+        return F.linear(h, w, self.bias)
+
+
+# ----------------------------------------------------------------------------
+# The Transformer / CMLM model
+# ----------------------------------------------------------------------------
+
+class Seq2SeqTransformer(nn.Module):
+    """arch "transformer" (autoregressive, causal decoder self-attention) and
+    arch "cmlm" (Mask-Predict: no causal mask, plus a length head).
+
+    Masks are boolean with True = padding. Dropout arguments are for training;
+    they are not part of the exported config and are inactive in eval().
+    """
+
+    def __init__(self, config, dropout=0.0, attn_dropout=0.0, act_dropout=0.0, emb_dropout=None):
+        super().__init__()
+        cfg = normalize_config(config)
+        _check(cfg["arch"] in ("transformer", "cmlm"), "Seq2SeqTransformer handles transformer|cmlm")
+        self.config = cfg
+        L, Vs, Vt = cfg["d_model"], len(cfg["src_vocab"]), len(cfg["tgt_vocab"])
+        self.causal = cfg["arch"] == "transformer"
+        self.src_pad = cfg["src_specials"]["pad"]
+        self.tgt_pad = cfg["tgt_specials"]["pad"]
+        self.emb_scale = math.sqrt(L) if cfg["scale_embedding"] else 1.0
+
+        self.src_embed = nn.Embedding(Vs, L)
+        self.tgt_embed = nn.Embedding(Vt, L)
+        nn.init.normal_(self.src_embed.weight, std=L ** -0.5)
+        nn.init.normal_(self.tgt_embed.weight, std=L ** -0.5)
+        if cfg["pos"] == "learned":
+            self.src_pos = nn.Embedding(cfg["max_pos"], L)
+            self.tgt_pos = nn.Embedding(cfg["max_pos"], L)
+            nn.init.normal_(self.src_pos.weight, std=0.02)
+            nn.init.normal_(self.tgt_pos.weight, std=0.02)
+        else:
+            self.src_pos = self.tgt_pos = None
+            self.register_buffer("sin_table", sinusoidal_table(cfg["max_pos"], L), persistent=False)
+        self.emb_drop = nn.Dropout(dropout if emb_dropout is None else emb_dropout)
+
+        def enc_layer():
+            return EncoderLayer(cfg, dropout, attn_dropout, act_dropout)
+
+        def dec_layer():
+            return DecoderLayer(cfg, dropout, attn_dropout, act_dropout)
+
+        self.encoder = Stack(enc_layer, cfg["enc_layers"], cfg)
+        self.decoder = Stack(dec_layer, cfg["dec_layers"], cfg)
+        self.out_proj = OutputProjection(L, Vt, cfg["tie_output"])
+        if cfg["arch"] == "cmlm":
+            self.length_head = nn.Linear(L, cfg["max_target_len"] + 1)
+        else:
+            self.length_head = None
+        for name, p in self.named_parameters():
+            if p.dim() == 2 and ("_proj" in name or ".fc" in name) and "out_proj" not in name:
+                nn.init.xavier_uniform_(p)
+            elif name.endswith(".bias") and ("_proj" in name or ".fc" in name):
+                nn.init.zeros_(p)
+
+    # -- pieces -------------------------------------------------------------
+    def _positions(self, T, learned, device, dtype):
+        if T > self.config["max_pos"]:
+            raise ValueError(f"sequence length {T} exceeds max_pos {self.config['max_pos']}")
+        if learned is not None:
+            return learned.weight[:T]
+        return self.sin_table[:T].to(device=device, dtype=dtype)
+
+    def embed_src(self, src):
+        x = self.src_embed(src) * self.emb_scale
+        return self.emb_drop(x + self._positions(src.shape[1], self.src_pos, x.device, x.dtype))
+
+    def embed_tgt(self, tgt):
+        y = self.tgt_embed(tgt) * self.emb_scale
+        return self.emb_drop(y + self._positions(tgt.shape[1], self.tgt_pos, y.device, y.dtype))
+
+    def encode(self, src, src_pad_mask=None, return_attn=False):
+        """src [B,S] ids -> (memory [B,S,L], src_pad_mask [B,S], list of enc attn)."""
+        if src_pad_mask is None:
+            src_pad_mask = src.eq(self.src_pad)
+        key_mask = src_pad_mask[:, None, None, :]
+        x = self.embed_src(src)
+        attn = []
+        for layer in self.encoder.layers:
+            x, p = layer(x, key_mask)
+            if return_attn:
+                attn.append(p)
+        if self.encoder.final_ln is not None:
+            x = self.encoder.final_ln(x)
+        return x, src_pad_mask, attn
+
+    def decoder_self_mask(self, tgt_pad_mask):
+        """tgt_pad_mask [B,T] -> bool [B,1,T,T], True = masked."""
+        B, T = tgt_pad_mask.shape
+        m = tgt_pad_mask[:, None, None, :].expand(B, 1, T, T)
+        if self.causal:
+            future = torch.ones(T, T, dtype=torch.bool, device=tgt_pad_mask.device).triu(1)
+            m = m | future
+        return m
+
+    def decode(self, tgt, memory, src_pad_mask, tgt_pad_mask=None, return_attn=False):
+        """tgt [B,T] ids -> (logits [B,T,Vt], self attn list, cross attn list)."""
+        if tgt_pad_mask is None:
+            tgt_pad_mask = tgt.eq(self.tgt_pad)
+        self_mask = self.decoder_self_mask(tgt_pad_mask)
+        cross_mask = src_pad_mask[:, None, None, :]
+        y = self.embed_tgt(tgt)
+        sa, ca = [], []
+        for layer in self.decoder.layers:
+            y, ps, pc = layer(y, memory, self_mask, cross_mask)
+            if return_attn:
+                sa.append(ps)
+                ca.append(pc)
+        if self.decoder.final_ln is not None:
+            y = self.decoder.final_ln(y)
+        return self.out_proj(y, self.tgt_embed.weight), sa, ca
+
+    def length_logits(self, memory, src_pad_mask):
+        """Mean of the encoder output over non-pad source positions -> length head."""
+        keep = (~src_pad_mask).to(memory.dtype).unsqueeze(-1)
+        mean = (memory * keep).sum(1) / keep.sum(1).clamp(min=1.0)
+        return self.length_head(mean)
+
+    def forward(self, src, tgt, src_pad_mask=None, tgt_pad_mask=None, return_attn=False):
+        """Returns a dict: logits [B,T,Vt]; length_logits [B,max_target_len+1]
+        (cmlm); and with return_attn, enc_self_attn / dec_self_attn / cross_attn:
+        lists over layers of [B,H,Tq,Tk] probabilities."""
+        memory, src_pad_mask, ea = self.encode(src, src_pad_mask, return_attn)
+        logits, sa, ca = self.decode(tgt, memory, src_pad_mask, tgt_pad_mask, return_attn)
+        out = {"logits": logits}
+        if self.length_head is not None:
+            out["length_logits"] = self.length_logits(memory, src_pad_mask)
+        if return_attn:
+            out.update(enc_self_attn=ea, dec_self_attn=sa, cross_attn=ca)
+        return out
+
+
+ARCHITECTURES = {
+    "transformer": Seq2SeqTransformer,
+    "cmlm": Seq2SeqTransformer,
+}
+
+
+def build_model(config, **train_kwargs):
+    """Model for ``config['arch']``, via the ARCHITECTURES registry."""
+    arch = config.get("arch", CONFIG_DEFAULTS["arch"])
+    if arch not in ARCHITECTURES:
+        raise ConfigError(f"unknown arch {arch!r}")
+    return ARCHITECTURES[arch](config, **train_kwargs)
+
+
+def config_json(config):
+    return json.dumps(normalize_config(config), ensure_ascii=False, separators=(",", ":"))
