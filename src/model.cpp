@@ -1,0 +1,44 @@
+#include "model.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "errors.h"
+#include "safetensors.h"
+
+namespace seq2seq {
+
+std::shared_ptr<const Model> Model::from_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ModelError("cannot open '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw ModelError("cannot read '" + path + "'");
+  return from_buffer(bytes.data(), bytes.size());
+}
+
+std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size) {
+  const SafetensorsFile file = parse_safetensors(data, size);
+  auto meta = [&](const char* key) -> const std::string& {
+    auto it = file.metadata.find(key);
+    if (it == file.metadata.end()) throw ModelError(std::string("__metadata__ has no '") + key + "': not a seq2seq-wasm model");
+    return it->second;
+  };
+  if (meta("format") != "seq2seq-wasm") throw ModelError("__metadata__ format is '" + meta("format") + "', not 'seq2seq-wasm'");
+  if (meta("format_version") != "1")
+    throw ModelError("format_version '" + meta("format_version") + "' is not supported (this library reads version 1)");
+
+  std::shared_ptr<Model> m(new Model());
+  m->config_ = parse_model_config(meta("config"));
+  m->src_vocab_ = Vocabulary(m->config_.src_vocab);
+  m->tgt_vocab_ = Vocabulary(m->config_.tgt_vocab);
+  m->transformer_ = std::make_unique<Transformer>(m->config_, file);
+  m->file_bytes_ = size;
+  for (const auto& kv : file.tensors) m->stored_f16_ = m->stored_f16_ || kv.second.dtype == DType::F16;
+  return m;
+}
+
+std::vector<int> Model::tokenize(const std::string& text) const {
+  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos);
+}
+
+}  // namespace seq2seq

@@ -1,0 +1,43 @@
+// A loaded model: configuration, vocabularies and weights, immutable after
+// loading and safe to share between any number of decoding sessions.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model_config.h"
+#include "transformer.h"
+#include "vocabulary.h"
+
+namespace seq2seq {
+
+class Model {
+ public:
+  // Both throw ModelError for anything wrong with the bytes; the buffer is not
+  // kept after the call returns.
+  static std::shared_ptr<const Model> from_file(const std::string& path);
+  static std::shared_ptr<const Model> from_buffer(const uint8_t* data, size_t size);
+
+  const ModelConfig& config() const { return config_; }
+  const Vocabulary& source_vocab() const { return src_vocab_; }
+  const Vocabulary& target_vocab() const { return tgt_vocab_; }
+  const Transformer& transformer() const { return *transformer_; }
+  int64_t parameter_count() const { return transformer_->parameter_count(); }
+  size_t file_bytes() const { return file_bytes_; }
+  bool stored_f16() const { return stored_f16_; }
+
+  // The source text as token ids (see tokenize_source for what is rejected).
+  std::vector<int> tokenize(const std::string& text) const;
+
+ private:
+  Model() = default;
+  ModelConfig config_;
+  Vocabulary src_vocab_, tgt_vocab_;
+  std::unique_ptr<Transformer> transformer_;
+  size_t file_bytes_ = 0;
+  bool stored_f16_ = false;
+};
+
+}  // namespace seq2seq

@@ -1,0 +1,142 @@
+#include "model_config.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+
+namespace seq2seq {
+
+namespace {
+
+using nlohmann::json;
+
+const json& field(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw ModelError(std::string("config: missing field '") + key + "'");
+  return *it;
+}
+
+int get_int(const json& j, const char* key, int lo, int hi) {
+  const json& v = field(j, key);
+  if (!v.is_number_integer()) throw ModelError(std::string("config: '") + key + "' is not an integer");
+  const auto x = v.get<int64_t>();
+  if (x < lo || x > hi)
+    throw ModelError(std::string("config: '") + key + "' = " + std::to_string(x) + " is outside [" + std::to_string(lo) +
+                     ", " + std::to_string(hi) + "]");
+  return static_cast<int>(x);
+}
+
+bool get_bool(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_boolean()) throw ModelError(std::string("config: '") + key + "' is not true/false");
+  return v.get<bool>();
+}
+
+std::string get_string(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_string()) throw ModelError(std::string("config: '") + key + "' is not a string");
+  return v.get<std::string>();
+}
+
+template <typename E>
+E get_enum(const json& j, const char* key, std::initializer_list<std::pair<const char*, E>> choices) {
+  const std::string s = get_string(j, key);
+  std::string names;
+  for (const auto& c : choices) {
+    if (s == c.first) return c.second;
+    names += names.empty() ? "" : ", ";
+    names += c.first;
+  }
+  throw ModelError(std::string("config: '") + key + "' = '" + s + "' is not one of " + names);
+}
+
+std::vector<std::string> get_vocab(const json& j, const char* key) {
+  const json& v = field(j, key);
+  if (!v.is_array() || v.empty()) throw ModelError(std::string("config: '") + key + "' is not a non-empty array");
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& t : v) {
+    if (!t.is_string() || t.get<std::string>().empty())
+      throw ModelError(std::string("config: '") + key + "' holds an entry that is not a non-empty string");
+    auto s = t.get<std::string>();
+    if (!seen.insert(s).second) throw ModelError(std::string("config: '") + key + "' lists '" + s + "' twice");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+SpecialIds get_specials(const json& j, const char* key, size_t vocab_size) {
+  const json& v = field(j, key);
+  if (!v.is_object()) throw ModelError(std::string("config: '") + key + "' is not an object");
+  SpecialIds ids;
+  std::set<int> seen;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    int* slot = it.key() == "pad" ? &ids.pad : it.key() == "unk" ? &ids.unk : it.key() == "bos" ? &ids.bos
+              : it.key() == "eos" ? &ids.eos : it.key() == "mask" ? &ids.mask : nullptr;
+    if (!slot) throw ModelError(std::string("config: '") + key + "' has unknown special '" + it.key() + "'");
+    if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 ||
+        it.value().get<int64_t>() >= static_cast<int64_t>(vocab_size))
+      throw ModelError(std::string("config: special '") + it.key() + "' in '" + key + "' is not an id inside the vocabulary");
+    *slot = it.value().get<int>();
+    if (!seen.insert(*slot).second) throw ModelError(std::string("config: '") + key + "' gives two specials the same id");
+  }
+  return ids;
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(const std::string& text) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ModelError(std::string("config is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ModelError("config is not a JSON object");
+
+  ModelConfig c;
+  c.arch = get_enum<Arch>(j, "arch", {{"transformer", Arch::Transformer}, {"cmlm", Arch::Cmlm}});
+  c.d_model = get_int(j, "d_model", 1, 4096);
+  c.n_heads = get_int(j, "n_heads", 1, 256);
+  if (c.d_model % c.n_heads != 0) throw ModelError("config: d_model " + std::to_string(c.d_model) +
+                                                   " is not divisible by n_heads " + std::to_string(c.n_heads));
+  c.d_ff = get_int(j, "d_ff", 1, 16384);
+  c.activation = get_enum<Activation>(j, "activation", {{"relu", Activation::Relu}, {"gelu", Activation::Gelu}});
+  c.enc_layers = get_int(j, "enc_layers", 0, 64);
+  c.dec_layers = get_int(j, "dec_layers", 1, 64);
+  c.norm = get_enum<NormPlacement>(j, "norm", {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}});
+  const json& eps = field(j, "ln_eps");
+  if (!eps.is_number() || !(eps.get<double>() > 0.0 && eps.get<double>() < 1.0))
+    throw ModelError("config: 'ln_eps' must be a number in (0, 1)");
+  c.ln_eps = eps.get<float>();
+  c.pos = get_enum<PosEncoding>(j, "pos", {{"sinusoidal", PosEncoding::Sinusoidal}, {"learned", PosEncoding::Learned}});
+  c.max_pos = get_int(j, "max_pos", 1, 4096);
+  c.scale_embedding = get_bool(j, "scale_embedding");
+  c.tie_output = get_bool(j, "tie_output");
+  c.src_vocab = get_vocab(j, "src_vocab");
+  c.tgt_vocab = get_vocab(j, "tgt_vocab");
+  c.src_specials = get_specials(j, "src_specials", c.src_vocab.size());
+  c.tgt_specials = get_specials(j, "tgt_specials", c.tgt_vocab.size());
+  c.src_case = j.contains("src_case")
+                   ? get_enum<CaseFold>(j, "src_case", {{"none", CaseFold::None}, {"upper", CaseFold::Upper}, {"lower", CaseFold::Lower}})
+                   : CaseFold::None;
+  if (j.contains("name")) c.name = get_string(j, "name");
+  if (j.contains("description")) c.description = get_string(j, "description");
+
+  if (c.arch == Arch::Transformer && (c.tgt_specials.bos < 0 || c.tgt_specials.eos < 0))
+    throw ModelError("config: an autoregressive model needs 'bos' and 'eos' in tgt_specials");
+  if (c.arch == Arch::Cmlm) {
+    if (c.tgt_specials.mask < 0) throw ModelError("config: a cmlm model needs 'mask' in tgt_specials");
+    c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
+  }
+  return c;
+}
+
+const char* to_string(Arch a) { return a == Arch::Transformer ? "transformer" : "cmlm"; }
+const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post" : "pre"; }
+const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
+const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
+
+}  // namespace seq2seq

@@ -1,0 +1,49 @@
+// The model configuration carried in the file's __metadata__ (docs/model-format.md),
+// parsed and range-checked. A plain struct: everything the engine needs to know
+// about a model's shape lives here and nowhere else.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace seq2seq {
+
+enum class Arch { Transformer, Cmlm };
+enum class NormPlacement { Post, Pre };
+enum class PosEncoding { Sinusoidal, Learned };
+enum class Activation { Relu, Gelu };
+enum class CaseFold { None, Upper, Lower };
+
+struct SpecialIds {
+  int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;  // -1: absent
+};
+
+struct ModelConfig {
+  Arch arch = Arch::Transformer;
+  int d_model = 0, n_heads = 0, d_ff = 0;
+  Activation activation = Activation::Relu;
+  int enc_layers = 0, dec_layers = 0;
+  NormPlacement norm = NormPlacement::Post;
+  float ln_eps = 1e-5f;
+  PosEncoding pos = PosEncoding::Sinusoidal;
+  int max_pos = 0;
+  bool scale_embedding = true;
+  bool tie_output = true;
+  int max_target_len = 0;  // cmlm: length classes 0..max_target_len
+  std::vector<std::string> src_vocab, tgt_vocab;
+  SpecialIds src_specials, tgt_specials;
+  CaseFold src_case = CaseFold::None;
+  std::string name, description;
+
+  bool autoregressive() const { return arch == Arch::Transformer; }
+  int head_dim() const { return d_model / n_heads; }
+};
+
+// Parses the `config` JSON text; throws ModelError naming the bad field.
+ModelConfig parse_model_config(const std::string& json_text);
+
+const char* to_string(Arch a);
+const char* to_string(NormPlacement n);
+const char* to_string(PosEncoding p);
+const char* to_string(Activation a);
+
+}  // namespace seq2seq

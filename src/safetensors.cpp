@@ -1,0 +1,156 @@
+#include "safetensors.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+
+namespace seq2seq {
+
+namespace {
+
+// A header bigger than this is not a model we would ever write; refusing it early
+// keeps a corrupt length from turning into a huge allocation.
+constexpr uint64_t kMaxHeaderBytes = 16u << 20;
+constexpr size_t kMaxDims = 8;
+
+size_t dtype_size(DType d) { return d == DType::F32 ? 4 : 2; }
+
+DType parse_dtype(const nlohmann::json& j, const std::string& name) {
+  if (!j.is_string()) throw ModelError("tensor '" + name + "': dtype is not a string");
+  const auto s = j.get<std::string>();
+  if (s == "F32") return DType::F32;
+  if (s == "F16") return DType::F16;
+  throw ModelError("tensor '" + name + "': unsupported dtype '" + s + "' (F32 or F16 expected)");
+}
+
+uint64_t as_u64(const nlohmann::json& j, const std::string& what) {
+  if (!j.is_number_integer() || (j.is_number_integer() && !j.is_number_unsigned() && j.get<int64_t>() < 0))
+    throw ModelError(what + " is not a non-negative integer");
+  return j.get<uint64_t>();
+}
+
+}  // namespace
+
+int64_t TensorView::numel() const {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
+  if (data == nullptr || size < 8) throw ModelError("too short to be a model (" + std::to_string(size) + " bytes)");
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | data[i];
+  if (header_len > size - 8)
+    throw ModelError("header length " + std::to_string(header_len) + " runs past the end of the file (" +
+                     std::to_string(size) + " bytes): truncated or not a model file");
+  if (header_len > kMaxHeaderBytes) throw ModelError("header length " + std::to_string(header_len) + " is implausibly large");
+  if (header_len < 2) throw ModelError("header is empty");
+
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(data + 8, data + 8 + header_len);
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelError(std::string("header is not valid JSON: ") + e.what());
+  }
+  if (!header.is_object()) throw ModelError("header is not a JSON object");
+
+  const uint8_t* body = data + 8 + header_len;
+  const uint64_t body_size = size - 8 - header_len;
+
+  SafetensorsFile file;
+  struct Span { uint64_t begin, end; std::string name; };
+  std::vector<Span> spans;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string& name = it.key();
+    const auto& v = it.value();
+    if (name == "__metadata__") {
+      if (!v.is_object()) throw ModelError("__metadata__ is not an object");
+      for (auto m = v.begin(); m != v.end(); ++m) {
+        if (!m.value().is_string()) throw ModelError("__metadata__ value '" + m.key() + "' is not a string");
+        file.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
+      throw ModelError("tensor '" + name + "': entry needs dtype, shape and data_offsets");
+    TensorView t;
+    t.dtype = parse_dtype(v["dtype"], name);
+    const auto& shape = v["shape"];
+    if (!shape.is_array() || shape.size() > kMaxDims) throw ModelError("tensor '" + name + "': shape is not an array of at most 8 dims");
+    uint64_t numel = 1;
+    for (const auto& d : shape) {
+      const uint64_t dim = as_u64(d, "tensor '" + name + "': a shape entry");
+      if (dim > (1ull << 32)) throw ModelError("tensor '" + name + "': dimension " + std::to_string(dim) + " is implausibly large");
+      if (dim != 0 && numel > std::numeric_limits<uint64_t>::max() / dim) throw ModelError("tensor '" + name + "': size overflows");
+      numel *= dim;
+      t.shape.push_back(static_cast<int64_t>(dim));
+    }
+    const auto& off = v["data_offsets"];
+    if (!off.is_array() || off.size() != 2) throw ModelError("tensor '" + name + "': data_offsets is not [begin, end]");
+    const uint64_t begin = as_u64(off[0], "tensor '" + name + "': data_offsets[0]");
+    const uint64_t end = as_u64(off[1], "tensor '" + name + "': data_offsets[1]");
+    if (begin > end || end > body_size)
+      throw ModelError("tensor '" + name + "': data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                       "] lie outside the " + std::to_string(body_size) + "-byte data section");
+    if (numel > std::numeric_limits<uint64_t>::max() / 4 || end - begin != numel * dtype_size(t.dtype))
+      throw ModelError("tensor '" + name + "': " + std::to_string(end - begin) + " bytes do not match its shape and dtype");
+    t.data = body + begin;
+    t.nbytes = static_cast<size_t>(end - begin);
+    if (end > begin) spans.push_back({begin, end, name});  // an empty tensor overlaps nothing
+    file.tensors.emplace(name, std::move(t));
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  for (size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].begin < spans[i - 1].end)
+      throw ModelError("tensors '" + spans[i - 1].name + "' and '" + spans[i].name + "' overlap");
+  return file;
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: renormalise
+      exp = 127 - 15 + 1;
+      while ((mant & 0x400u) == 0) { mant <<= 1; --exp; }
+      mant &= 0x3ffu;
+      bits = sign | (exp << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
+  const size_t n = static_cast<size_t>(t.numel());
+  std::vector<float> out(n);
+  if (t.dtype == DType::F32) {
+    std::memcpy(out.data(), t.data, n * 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, t.data + 2 * i, 2);
+      out[i] = half_to_float(h);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(out[i])) throw ModelError("tensor '" + name + "' holds a non-finite value at index " + std::to_string(i));
+  return out;
+}
+
+}  // namespace seq2seq

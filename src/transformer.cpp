@@ -1,0 +1,375 @@
+#include "transformer.h"
+
+#include <cmath>
+#include <string>
+
+#include "attention_kernel.h"
+#include "errors.h"
+#include "weight_loader.h"
+
+namespace seq2seq {
+
+namespace {
+
+// Where a head's probabilities go: `maps` (if any) holds one matrix per head.
+struct HeadSinks {
+  std::vector<RowMatrix>* maps = nullptr;
+  size_t first = 0;  // index of head 0
+};
+
+// Multi-head attention of n_q query rows against n_k key/value rows; the heads
+// sit side by side in the columns of q, k, v and out.
+void multi_head(const float* q, int ldq, const float* k, int ldk, const float* v, int ldv, float* out, int ldo,
+                int n_q, int n_k, int n_k_valid, int causal_offset, int n_heads, int dh, HeadSinks sinks,
+                std::vector<float>& scratch) {
+  scratch.resize(static_cast<size_t>(n_k));
+  AttentionHeadArgs a;
+  a.ldq = ldq; a.ldk = ldk; a.ldv = ldv; a.ldo = ldo;
+  a.n_q = n_q; a.n_k = n_k; a.dh = dh;
+  a.scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  a.n_k_valid = n_k_valid;
+  a.causal_offset = causal_offset;
+  a.scratch = scratch.data();
+  for (int h = 0; h < n_heads; ++h) {
+    a.q = q + h * dh; a.k = k + h * dh; a.v = v + h * dh; a.out = out + h * dh;
+    if (sinks.maps) {
+      RowMatrix& m = (*sinks.maps)[sinks.first + static_cast<size_t>(h)];
+      a.probs = m.data();
+      a.ldp = static_cast<int>(m.cols());
+    }
+    attention_head(a);
+  }
+}
+
+void prepare_maps(AttentionMaps* maps, int rows, int layers, int heads, int n_q, int n_k) {
+  if (!maps) return;
+  maps->layers = layers;
+  maps->heads = heads;
+  maps->maps.assign(static_cast<size_t>(rows * layers * heads), RowMatrix::Zero(n_q, n_k));
+}
+
+HeadSinks sinks_for(AttentionMaps* maps, int row, int layer) {
+  if (!maps) return {};
+  return {&maps->maps, static_cast<size_t>((row * maps->layers + layer) * maps->heads)};
+}
+
+}  // namespace
+
+Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file) : cfg_(config) {
+  WeightLoader w(file);
+  const int L = cfg_.d_model, F = cfg_.d_ff;
+  const int Vs = static_cast<int>(cfg_.src_vocab.size()), Vt = static_cast<int>(cfg_.tgt_vocab.size());
+  src_embed_ = w.matrix("src_embed.weight", Vs, L);
+  tgt_embed_ = w.matrix("tgt_embed.weight", Vt, L);
+  if (cfg_.pos == PosEncoding::Learned) {
+    src_pos_ = w.matrix("src_pos.weight", cfg_.max_pos, L);
+    tgt_pos_ = w.matrix("tgt_pos.weight", cfg_.max_pos, L);
+  } else {
+    src_pos_ = sinusoidal_positions(cfg_.max_pos, L);
+    tgt_pos_ = src_pos_;
+  }
+  auto self_attention = [&](const std::string& p) {
+    const Linear q = w.linear(p + ".q_proj", L, L), k = w.linear(p + ".k_proj", L, L), v = w.linear(p + ".v_proj", L, L);
+    return SelfAttention{stack_linears({&q, &k, &v}), w.linear(p + ".o_proj", L, L)};
+  };
+  auto ffn = [&](const std::string& p) { return FeedForward{w.linear(p + ".fc1", F, L), w.linear(p + ".fc2", L, F)}; };
+  for (int i = 0; i < cfg_.enc_layers; ++i) {
+    const std::string p = "encoder.layers." + std::to_string(i);
+    enc_.push_back({self_attention(p + ".self_attn"), ffn(p + ".ffn"), w.layer_norm(p + ".ln1", L), w.layer_norm(p + ".ln2", L)});
+  }
+  for (int i = 0; i < cfg_.dec_layers; ++i) {
+    const std::string p = "decoder.layers." + std::to_string(i);
+    DecoderLayer d;
+    d.self_attn = self_attention(p + ".self_attn");
+    const Linear k = w.linear(p + ".cross_attn.k_proj", L, L), v = w.linear(p + ".cross_attn.v_proj", L, L);
+    d.cross_attn = {w.linear(p + ".cross_attn.q_proj", L, L), stack_linears({&k, &v}), w.linear(p + ".cross_attn.o_proj", L, L)};
+    d.ffn = ffn(p + ".ffn");
+    d.ln1 = w.layer_norm(p + ".ln1", L);
+    d.ln2 = w.layer_norm(p + ".ln2", L);
+    d.ln3 = w.layer_norm(p + ".ln3", L);
+    dec_.push_back(std::move(d));
+  }
+  if (cfg_.norm == NormPlacement::Pre) {
+    if (cfg_.enc_layers > 0) enc_final_ = w.layer_norm("encoder.final_ln", L);
+    dec_final_ = w.layer_norm("decoder.final_ln", L);
+  }
+  if (!cfg_.tie_output) out_w_ = w.matrix("out_proj.weight", Vt, L);
+  out_b_ = w.vector("out_proj.bias", Vt);
+  if (cfg_.arch == Arch::Cmlm) length_head_ = w.linear("length_head", cfg_.max_target_len + 1, L);
+  w.check_all_used();
+  for (const auto& kv : file.tensors) n_params_ += kv.second.numel();
+}
+
+void Transformer::check_ids(const std::vector<int>& ids, int vocab, const char* what) const {
+  if (ids.empty()) throw InputError(std::string("the ") + what + " is empty");
+  if (static_cast<int>(ids.size()) > cfg_.max_pos)
+    throw InputError(std::string("the ") + what + " has " + std::to_string(ids.size()) + " tokens; this model has " +
+                     std::to_string(cfg_.max_pos) + " positions");
+  for (int id : ids)
+    if (id < 0 || id >= vocab)
+      throw InputError(std::string("token id ") + std::to_string(id) + " in the " + what + " is outside the vocabulary of " +
+                       std::to_string(vocab));
+}
+
+void Transformer::embed(const std::vector<const std::vector<int>*>& seqs, int padded_len, const RowMatrix& table,
+                        const RowMatrix& positions, RowMatrix& x) const {
+  const float scale = cfg_.scale_embedding ? std::sqrt(static_cast<float>(cfg_.d_model)) : 1.0f;
+  x.setZero(static_cast<Eigen::Index>(seqs.size()) * padded_len, cfg_.d_model);
+  for (size_t b = 0; b < seqs.size(); ++b)
+    for (size_t t = 0; t < seqs[b]->size(); ++t)
+      x.row(static_cast<Eigen::Index>(b * padded_len + t)) =
+          table.row((*seqs[b])[t]) * scale + positions.row(static_cast<Eigen::Index>(t));
+}
+
+void Transformer::feed_forward(const FeedForward& f, const RowMatrix& x, RowMatrix& y) const {
+  RowMatrix hidden;
+  linear(x, f.fc1, hidden);
+  activate_inplace(hidden, cfg_.activation);
+  linear(hidden, f.fc2, y);
+}
+
+template <typename F>
+void Transformer::residual(RowMatrix& x, const LayerNormParams& ln, F&& f) const {
+  RowMatrix normed, delta;
+  if (cfg_.norm == NormPlacement::Pre) {
+    layer_norm(x, ln, cfg_.ln_eps, normed);
+    f(normed, delta);
+    x += delta;
+  } else {
+    f(x, delta);
+    delta += x;
+    layer_norm(delta, ln, cfg_.ln_eps, x);
+  }
+}
+
+void Transformer::output_logits(const RowMatrix& h, RowMatrix& logits) const {
+  const RowMatrix& w = cfg_.tie_output ? tgt_embed_ : out_w_;
+  logits.resize(h.rows(), w.rows());
+  logits.noalias() = h * w.transpose();
+  logits.rowwise() += out_b_;
+}
+
+EncoderOutput Transformer::encode(const std::vector<std::vector<int>>& sources, AttentionMaps* self_attn) const {
+  if (sources.empty()) throw InputError("no source to encode");
+  EncoderOutput enc;
+  enc.batch = static_cast<int>(sources.size());
+  std::vector<const std::vector<int>*> seqs;
+  for (const auto& s : sources) {
+    check_ids(s, static_cast<int>(cfg_.src_vocab.size()), "source");
+    enc.lengths.push_back(static_cast<int>(s.size()));
+    enc.max_len = std::max(enc.max_len, static_cast<int>(s.size()));
+    seqs.push_back(&s);
+  }
+  const int B = enc.batch, S = enc.max_len, L = cfg_.d_model, H = cfg_.n_heads, dh = cfg_.head_dim();
+  prepare_maps(self_attn, B, cfg_.enc_layers, H, S, S);
+
+  RowMatrix& x = enc.memory;
+  embed(seqs, S, src_embed_, src_pos_, x);
+  std::vector<float> scratch;
+  for (int l = 0; l < cfg_.enc_layers; ++l) {
+    const EncoderLayer& layer = enc_[static_cast<size_t>(l)];
+    residual(x, layer.ln1, [&](const RowMatrix& in, RowMatrix& out) {
+      RowMatrix qkv, ctx = RowMatrix::Zero(in.rows(), L);
+      linear(in, layer.attn.qkv, qkv);
+      for (int b = 0; b < B; ++b) {
+        const float* base = qkv.data() + static_cast<size_t>(b) * S * 3 * L;
+        // Padded query rows are computed too (they stay finite and are never read as keys).
+        multi_head(base, 3 * L, base + L, 3 * L, base + 2 * L, 3 * L, ctx.data() + static_cast<size_t>(b) * S * L, L,
+                   S, S, enc.lengths[static_cast<size_t>(b)], -1, H, dh, sinks_for(self_attn, b, l), scratch);
+      }
+      linear(ctx, layer.attn.out, out);
+    });
+    residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
+  }
+  if (cfg_.norm == NormPlacement::Pre && cfg_.enc_layers > 0) {
+    RowMatrix normed;
+    layer_norm(x, enc_final_, cfg_.ln_eps, normed);
+    x.swap(normed);
+  }
+  enc.cross_kv.resize(dec_.size());
+  for (size_t l = 0; l < dec_.size(); ++l) linear(x, dec_[l].cross_attn.kv, enc.cross_kv[l]);
+  return enc;
+}
+
+RowMatrix Transformer::decode_full(const EncoderOutput& enc, const std::vector<int>& src_index,
+                                   const std::vector<std::vector<int>>& targets, AttentionMaps* self_attn,
+                                   AttentionMaps* cross_attn) const {
+  if (targets.empty() || src_index.size() != targets.size())
+    throw UsageError("decode_full needs one source index per target");
+  const int R = static_cast<int>(targets.size()), L = cfg_.d_model, H = cfg_.n_heads, dh = cfg_.head_dim();
+  const int S = enc.max_len;
+  int T = 0;
+  std::vector<const std::vector<int>*> seqs;
+  for (int r = 0; r < R; ++r) {
+    check_ids(targets[static_cast<size_t>(r)], static_cast<int>(cfg_.tgt_vocab.size()), "target");
+    if (src_index[static_cast<size_t>(r)] < 0 || src_index[static_cast<size_t>(r)] >= enc.batch)
+      throw UsageError("decode_full: source index out of range");
+    T = std::max(T, static_cast<int>(targets[static_cast<size_t>(r)].size()));
+    seqs.push_back(&targets[static_cast<size_t>(r)]);
+  }
+  const int causal = cfg_.autoregressive() ? 0 : -1;
+  prepare_maps(self_attn, R, cfg_.dec_layers, H, T, T);
+  prepare_maps(cross_attn, R, cfg_.dec_layers, H, T, S);
+
+  RowMatrix x;
+  embed(seqs, T, tgt_embed_, tgt_pos_, x);
+  std::vector<float> scratch;
+  for (int l = 0; l < cfg_.dec_layers; ++l) {
+    const DecoderLayer& layer = dec_[static_cast<size_t>(l)];
+    residual(x, layer.ln1, [&](const RowMatrix& in, RowMatrix& out) {
+      RowMatrix qkv, ctx = RowMatrix::Zero(in.rows(), L);
+      linear(in, layer.self_attn.qkv, qkv);
+      for (int r = 0; r < R; ++r) {
+        const float* base = qkv.data() + static_cast<size_t>(r) * T * 3 * L;
+        multi_head(base, 3 * L, base + L, 3 * L, base + 2 * L, 3 * L, ctx.data() + static_cast<size_t>(r) * T * L, L, T, T,
+                   static_cast<int>(targets[static_cast<size_t>(r)].size()), causal, H, dh, sinks_for(self_attn, r, l),
+                   scratch);
+      }
+      linear(ctx, layer.self_attn.out, out);
+    });
+    residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) {
+      RowMatrix q, ctx = RowMatrix::Zero(in.rows(), L);
+      linear(in, layer.cross_attn.q, q);
+      const RowMatrix& kv = enc.cross_kv[static_cast<size_t>(l)];
+      for (int r = 0; r < R; ++r) {
+        const int s = src_index[static_cast<size_t>(r)];
+        const float* kbase = kv.data() + static_cast<size_t>(s) * S * 2 * L;
+        multi_head(q.data() + static_cast<size_t>(r) * T * L, L, kbase, 2 * L, kbase + L, 2 * L,
+                   ctx.data() + static_cast<size_t>(r) * T * L, L, T, S, enc.lengths[static_cast<size_t>(s)], -1, H, dh,
+                   sinks_for(cross_attn, r, l), scratch);
+      }
+      linear(ctx, layer.cross_attn.out, out);
+    });
+    residual(x, layer.ln3, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
+  }
+  if (cfg_.norm == NormPlacement::Pre) {
+    RowMatrix normed;
+    layer_norm(x, dec_final_, cfg_.ln_eps, normed);
+    x.swap(normed);
+  }
+  RowMatrix logits;
+  output_logits(x, logits);
+  return logits;
+}
+
+RowMatrix Transformer::length_logits(const EncoderOutput& enc) const {
+  if (cfg_.arch != Arch::Cmlm) throw UsageError("this model has no length head (it is not a cmlm model)");
+  RowMatrix pooled = RowMatrix::Zero(enc.batch, cfg_.d_model);
+  for (int b = 0; b < enc.batch; ++b) {
+    const int n = enc.lengths[static_cast<size_t>(b)];
+    pooled.row(b) = enc.memory.middleRows(static_cast<Eigen::Index>(b) * enc.max_len, n).colwise().sum() / static_cast<float>(n);
+  }
+  RowMatrix logits;
+  linear(pooled, length_head_, logits);
+  return logits;
+}
+
+DecoderCache Transformer::start_cache(const EncoderOutput& enc, int src_index, int n_hyps, int capacity) const {
+  if (!cfg_.autoregressive()) throw UsageError("incremental decoding needs an autoregressive model");
+  if (src_index < 0 || src_index >= enc.batch) throw UsageError("start_cache: source index out of range");
+  if (n_hyps < 1) throw UsageError("start_cache: at least one hypothesis is needed");
+  if (capacity < 1 || capacity > cfg_.max_pos)
+    throw UsageError("start_cache: capacity must be in [1, " + std::to_string(cfg_.max_pos) + "]");
+  DecoderCache c;
+  c.n_hyps = n_hyps;
+  c.capacity = capacity;
+  c.src_len = enc.lengths[static_cast<size_t>(src_index)];
+  const int L = cfg_.d_model;
+  for (int l = 0; l < cfg_.dec_layers; ++l) {
+    c.self_kv.emplace_back(static_cast<Eigen::Index>(n_hyps) * capacity, 2 * L);
+    c.cross_kv.push_back(enc.cross_kv[static_cast<size_t>(l)].middleRows(
+        static_cast<Eigen::Index>(src_index) * enc.max_len, c.src_len));
+  }
+  return c;
+}
+
+void Transformer::decode_step(DecoderCache& c, const std::vector<int>& tokens, RowMatrix& logits,
+                              StepAttention* attn) const {
+  if (static_cast<int>(tokens.size()) != c.n_hyps)
+    throw UsageError("decode_step: " + std::to_string(tokens.size()) + " tokens for " + std::to_string(c.n_hyps) + " hypotheses");
+  if (c.length >= c.capacity)
+    throw UsageError("decode_step: the cache is full (" + std::to_string(c.capacity) + " positions)");
+  const int Vt = static_cast<int>(cfg_.tgt_vocab.size());
+  for (int id : tokens)
+    if (id < 0 || id >= Vt) throw InputError("token id " + std::to_string(id) + " is outside the target vocabulary");
+  const int n = c.n_hyps, t = c.length, L = cfg_.d_model, H = cfg_.n_heads, dh = cfg_.head_dim();
+  if (attn) {
+    attn->layers = cfg_.dec_layers;
+    attn->heads = H;
+    attn->self.assign(static_cast<size_t>(cfg_.dec_layers * H), RowMatrix(n, t + 1));
+    attn->cross.assign(static_cast<size_t>(cfg_.dec_layers * H), RowMatrix(n, c.src_len));
+  }
+  const float scale = cfg_.scale_embedding ? std::sqrt(static_cast<float>(L)) : 1.0f;
+  RowMatrix x(n, L);
+  for (int i = 0; i < n; ++i) x.row(i) = tgt_embed_.row(tokens[static_cast<size_t>(i)]) * scale + tgt_pos_.row(t);
+
+  std::vector<float> scratch;
+  for (int l = 0; l < cfg_.dec_layers; ++l) {
+    const DecoderLayer& layer = dec_[static_cast<size_t>(l)];
+    RowMatrix& cache = c.self_kv[static_cast<size_t>(l)];
+    residual(x, layer.ln1, [&](const RowMatrix& in, RowMatrix& out) {
+      RowMatrix qkv, ctx(n, L);
+      linear(in, layer.self_attn.qkv, qkv);
+      for (int i = 0; i < n; ++i) {
+        const Eigen::Index row = static_cast<Eigen::Index>(i) * c.capacity;
+        cache.row(row + t) = qkv.row(i).segment(L, 2 * L);
+        const float* kbase = cache.data() + static_cast<size_t>(row) * 2 * L;
+        scratch.resize(static_cast<size_t>(t + 1));
+        AttentionHeadArgs a;
+        a.ldq = 3 * L; a.ldk = 2 * L; a.ldv = 2 * L; a.ldo = L;
+        a.n_q = 1; a.n_k = t + 1; a.dh = dh;
+        a.scale = 1.0f / std::sqrt(static_cast<float>(dh));
+        a.scratch = scratch.data();
+        for (int h = 0; h < H; ++h) {
+          a.q = qkv.data() + static_cast<size_t>(i) * 3 * L + h * dh;
+          a.k = kbase + h * dh;
+          a.v = kbase + L + h * dh;
+          a.out = ctx.data() + static_cast<size_t>(i) * L + h * dh;
+          if (attn) {  // this hypothesis's row of the head's [n x t+1] matrix
+            RowMatrix& m = attn->self[static_cast<size_t>(l * H + h)];
+            a.probs = m.data() + static_cast<size_t>(i) * m.cols();
+            a.ldp = static_cast<int>(m.cols());
+          }
+          attention_head(a);
+        }
+      }
+      linear(ctx, layer.self_attn.out, out);
+    });
+    residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) {
+      RowMatrix q, ctx(n, L);
+      linear(in, layer.cross_attn.q, q);
+      const RowMatrix& kv = c.cross_kv[static_cast<size_t>(l)];
+      // All hypotheses share the source: one kernel call per head covers them all.
+      HeadSinks sinks;
+      if (attn) sinks = {&attn->cross, static_cast<size_t>(l * H)};
+      multi_head(q.data(), L, kv.data(), 2 * L, kv.data() + L, 2 * L, ctx.data(), L, n, c.src_len, c.src_len, -1, H, dh,
+                 sinks, scratch);
+      linear(ctx, layer.cross_attn.out, out);
+    });
+    residual(x, layer.ln3, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
+  }
+  if (cfg_.norm == NormPlacement::Pre) {
+    RowMatrix normed;
+    layer_norm(x, dec_final_, cfg_.ln_eps, normed);
+    x.swap(normed);
+  }
+  output_logits(x, logits);
+  c.length = t + 1;
+}
+
+void Transformer::reorder_cache(DecoderCache& c, const std::vector<int>& parents) const {
+  if (parents.empty()) throw UsageError("reorder_cache: no hypotheses left");
+  for (int p : parents)
+    if (p < 0 || p >= c.n_hyps) throw UsageError("reorder_cache: parent index " + std::to_string(p) + " out of range");
+  const int n_new = static_cast<int>(parents.size());
+  for (auto& cache : c.self_kv) {
+    c.spare.resize(static_cast<Eigen::Index>(n_new) * c.capacity, cache.cols());
+    for (int i = 0; i < n_new; ++i)
+      c.spare.middleRows(static_cast<Eigen::Index>(i) * c.capacity, c.length) =
+          cache.middleRows(static_cast<Eigen::Index>(parents[static_cast<size_t>(i)]) * c.capacity, c.length);
+    cache.swap(c.spare);
+  }
+  c.n_hyps = n_new;
+}
+
+}  // namespace seq2seq

@@ -1,0 +1,117 @@
+// The Transformer encoder-decoder (autoregressive, and the CMLM variant with a
+// length head): immutable weights plus pure functions over explicit state.
+//
+//   encode()        sources -> EncoderOutput (memory, and every decoder layer's
+//                   cross-attention K/V, computed once per source)
+//   decode_full()   whole targets scored in one pass: teacher forcing for the AR
+//                   model (causal mask), the NAR pass for the CMLM (no mask)
+//   length_logits() the CMLM length head
+//   decode_step()   one autoregressive step for n hypotheses of one source, with
+//                   a self-attention K/V cache in DecoderCache; reorder_cache()
+//                   gathers the cache by parent index for beam search.
+//
+// Nothing here decides what to decode: search lives in decoding/ and sees this
+// model only through the Scorer interface (scorer.h).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "model_config.h"
+#include "safetensors.h"
+#include "tensor.h"
+
+namespace seq2seq {
+
+struct EncoderOutput {
+  int batch = 0, max_len = 0;     // B sources, padded to S = max_len
+  std::vector<int> lengths;       // valid positions of each source
+  RowMatrix memory;               // [B*S x d_model], row b*S + t
+  std::vector<RowMatrix> cross_kv;  // per decoder layer [B*S x 2*d_model]: keys | values
+};
+
+// Attention probabilities of a full pass: one [queries x keys] matrix per
+// (batch row, layer, head), padded to the batch's longest; only the leading
+// valid rows and columns are meaningful.
+struct AttentionMaps {
+  int layers = 0, heads = 0;
+  std::vector<RowMatrix> maps;
+  const RowMatrix& at(int row, int layer, int head) const {
+    return maps[static_cast<size_t>((row * layers + layer) * heads + head)];
+  }
+};
+
+// Attention of one incremental step, per (layer, head) at index layer*heads+head:
+// self [n_hyps x steps so far], cross [n_hyps x source length].
+struct StepAttention {
+  int layers = 0, heads = 0;
+  std::vector<RowMatrix> self, cross;
+};
+
+// All mutable state of incremental decoding for one source.
+struct DecoderCache {
+  int n_hyps = 0;
+  int capacity = 0;   // most target positions the cache can hold
+  int length = 0;     // target positions consumed so far (same for every hypothesis)
+  int src_len = 0;
+  std::vector<RowMatrix> self_kv;   // per layer [n_hyps*capacity x 2*d_model]: keys | values
+  std::vector<RowMatrix> cross_kv;  // per layer [src_len x 2*d_model], shared by all hypotheses
+  RowMatrix spare;                  // reorder_cache's double buffer
+};
+
+class Transformer {
+ public:
+  // Loads and shape-checks every tensor the config calls for; throws ModelError.
+  Transformer(const ModelConfig& config, const SafetensorsFile& file);
+
+  const ModelConfig& config() const { return cfg_; }
+  int64_t parameter_count() const { return n_params_; }
+
+  EncoderOutput encode(const std::vector<std::vector<int>>& sources, AttentionMaps* self_attn = nullptr) const;
+
+  // Logits [R*T x Vt] (row r*T + t, T the longest target) for target r read
+  // against source src_index[r] of `enc`.
+  RowMatrix decode_full(const EncoderOutput& enc, const std::vector<int>& src_index,
+                        const std::vector<std::vector<int>>& targets, AttentionMaps* self_attn = nullptr,
+                        AttentionMaps* cross_attn = nullptr) const;
+
+  // CMLM only: logits [B x max_target_len+1] over target lengths.
+  RowMatrix length_logits(const EncoderOutput& enc) const;
+
+  // Autoregressive models only.
+  DecoderCache start_cache(const EncoderOutput& enc, int src_index, int n_hyps, int capacity) const;
+  // Feeds tokens[i] to hypothesis i at position cache.length; logits [n_hyps x Vt].
+  void decode_step(DecoderCache& cache, const std::vector<int>& tokens, RowMatrix& logits,
+                   StepAttention* attn = nullptr) const;
+  // Hypothesis i of the new cache continues old hypothesis parents[i].
+  void reorder_cache(DecoderCache& cache, const std::vector<int>& parents) const;
+
+ private:
+  struct SelfAttention { Linear qkv, out; };
+  struct CrossAttention { Linear q, kv, out; };
+  struct FeedForward { Linear fc1, fc2; };
+  struct EncoderLayer { SelfAttention attn; FeedForward ffn; LayerNormParams ln1, ln2; };
+  struct DecoderLayer {
+    SelfAttention self_attn; CrossAttention cross_attn; FeedForward ffn;
+    LayerNormParams ln1, ln2, ln3;
+  };
+
+  void embed(const std::vector<const std::vector<int>*>& seqs, int padded_len, const RowMatrix& table,
+             const RowMatrix& positions, RowMatrix& x) const;
+  void feed_forward(const FeedForward& f, const RowMatrix& x, RowMatrix& y) const;
+  // x <- x + f(norm(x)) (pre-LN) or norm(x + f(x)) (post-LN).
+  template <typename F> void residual(RowMatrix& x, const LayerNormParams& ln, F&& f) const;
+  void output_logits(const RowMatrix& h, RowMatrix& logits) const;
+  void check_ids(const std::vector<int>& ids, int vocab, const char* what) const;
+
+  ModelConfig cfg_;
+  RowMatrix src_embed_, tgt_embed_, src_pos_, tgt_pos_;
+  std::vector<EncoderLayer> enc_;
+  std::vector<DecoderLayer> dec_;
+  LayerNormParams enc_final_, dec_final_;
+  RowMatrix out_w_;  // empty when tied to tgt_embed_
+  RowVector out_b_;
+  Linear length_head_;
+  int64_t n_params_ = 0;
+};
+
+}  // namespace seq2seq

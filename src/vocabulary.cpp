@@ -1,0 +1,108 @@
+#include "vocabulary.h"
+
+#include <cstdint>
+#include <sstream>
+
+#include "errors.h"
+
+namespace seq2seq {
+
+Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(tokens)) {
+  for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int>(i));
+}
+
+const std::string& Vocabulary::token(int id) const {
+  if (id < 0 || id >= size()) throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(size()));
+  return tokens_[static_cast<size_t>(id)];
+}
+
+int Vocabulary::id(const std::string& token) const {
+  auto it = ids_.find(token);
+  return it == ids_.end() ? -1 : it->second;
+}
+
+namespace {
+
+// Returns the code points of `s`, or throws on malformed UTF-8 (overlong forms,
+// surrogates and truncated sequences included).
+std::vector<std::string> split_code_points(const std::string& s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (len == 0 || i + len > s.size()) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 0x2) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i + k) + ")");
+      cp = (cp << 6) | (cc & 0x3f);
+    }
+    const uint32_t min_for_len[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min_for_len[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
+    out.push_back(s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+std::string describe_char(const std::string& ch) {
+  const auto c = static_cast<unsigned char>(ch[0]);
+  if (ch.size() == 1 && (c < 0x20 || c == 0x7f)) {
+    std::ostringstream o;
+    o << "control character 0x" << std::hex << static_cast<int>(c);
+    return o.str();
+  }
+  return "'" + ch + "'";
+}
+
+}  // namespace
+
+std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) throw InputError("the source text is empty");
+  const auto last = text.find_last_not_of(" \t\r\n");
+  std::string s = text.substr(first, last - first + 1);
+  for (auto& ch : s) {  // ASCII only: case is a property of the Latin letters our models read
+    if (fold == CaseFold::Upper && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
+    if (fold == CaseFold::Lower && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  }
+  const auto chars = split_code_points(s);
+  if (static_cast<int>(chars.size()) > max_len)
+    throw InputError("the source has " + std::to_string(chars.size()) + " characters; this model reads at most " +
+                     std::to_string(max_len));
+  std::vector<int> ids;
+  ids.reserve(chars.size());
+  for (size_t i = 0; i < chars.size(); ++i) {
+    const int id = vocab.id(chars[i]);
+    if (id < 0)
+      throw InputError("character " + describe_char(chars[i]) + " at position " + std::to_string(i + 1) +
+                       " is not in the model's source alphabet");
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::vector<int> parse_target_tokens(const std::string& text, const Vocabulary& vocab) {
+  std::istringstream in(text);
+  std::vector<int> ids;
+  std::string tok;
+  while (in >> tok) {
+    const int id = vocab.id(tok);
+    if (id < 0) throw InputError("target token '" + tok + "' is not in the model's target vocabulary");
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::string join_tokens(const std::vector<int>& ids, const Vocabulary& vocab) {
+  std::string out;
+  for (int id : ids) {
+    if (!out.empty()) out += ' ';
+    out += vocab.token(id);
+  }
+  return out;
+}
+
+}  // namespace seq2seq

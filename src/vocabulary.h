@@ -1,0 +1,41 @@
+// Token strings <-> ids, and the tokenizer that turns a source word into ids.
+// Source tokens are single characters (Unicode code points); target tokens are
+// whole vocabulary entries (phonemes), written out separated by spaces.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model_config.h"
+
+namespace seq2seq {
+
+class Vocabulary {
+ public:
+  Vocabulary() = default;
+  explicit Vocabulary(std::vector<std::string> tokens);
+
+  int size() const { return static_cast<int>(tokens_.size()); }
+  const std::string& token(int id) const;        // throws InputError when out of range
+  int id(const std::string& token) const;        // -1 when absent
+  const std::vector<std::string>& tokens() const { return tokens_; }
+
+ private:
+  std::vector<std::string> tokens_;
+  std::unordered_map<std::string, int> ids_;
+};
+
+// Splits `text` into code points after trimming surrounding white space and
+// applying `fold`, and maps each to its id. Throws InputError for empty text,
+// invalid UTF-8, a character not in the vocabulary (named with its position), or
+// more than `max_len` characters.
+std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len);
+
+// Parses a space-separated list of target tokens ("HH AH L OW"); throws
+// InputError naming an unknown token.
+std::vector<int> parse_target_tokens(const std::string& text, const Vocabulary& vocab);
+
+// Joins target ids with spaces, skipping none (the caller strips BOS/EOS).
+std::string join_tokens(const std::vector<int>& ids, const Vocabulary& vocab);
+
+}  // namespace seq2seq

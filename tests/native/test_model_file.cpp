@@ -1,0 +1,235 @@
+// The loader against bad bytes: every malformation gets a ModelError whose message
+// names the problem, and no byte sequence makes it crash or read out of bounds.
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include <catch2/catch.hpp>
+
+#include "errors.h"
+#include "fixtures.h"
+#include "model.h"
+#include "safetensors.h"
+
+using namespace seq2seq;
+using namespace seq2seq_test;
+using nlohmann::json;
+
+namespace {
+
+struct Parts {
+  json header;
+  std::vector<uint8_t> data;
+};
+
+Parts split(const std::vector<uint8_t>& file) {
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | file[static_cast<size_t>(i)];
+  Parts p;
+  p.header = json::parse(file.begin() + 8, file.begin() + 8 + static_cast<long>(n));
+  p.data.assign(file.begin() + 8 + static_cast<long>(n), file.end());
+  return p;
+}
+
+std::vector<uint8_t> join(const std::string& header, const std::vector<uint8_t>& data) {
+  std::vector<uint8_t> out(8 + header.size() + data.size());
+  const uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<uint8_t>(n >> (8 * i));
+  std::memcpy(out.data() + 8, header.data(), header.size());
+  if (!data.empty()) std::memcpy(out.data() + 8 + header.size(), data.data(), data.size());
+  return out;
+}
+
+std::vector<uint8_t> join(const Parts& p) { return join(p.header.dump(), p.data); }
+
+const std::vector<uint8_t>& valid_file() {
+  static const auto bytes = read_bytes(fixture_path("cmlm_post_learned_untied_gelu.safetensors"));
+  return bytes;
+}
+
+json config_of(const Parts& p) { return json::parse(p.header["__metadata__"]["config"].get<std::string>()); }
+void set_config(Parts& p, const json& c) { p.header["__metadata__"]["config"] = c.dump(); }
+
+// Loads and returns the ModelError message ("" if it loaded).
+std::string load_error(const std::vector<uint8_t>& bytes) {
+  try {
+    Model::from_buffer(bytes.data(), bytes.size());
+  } catch (const ModelError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a valid file loads from a buffer and from a path alike", "[model_file]") {
+  const auto& bytes = valid_file();
+  const auto a = Model::from_buffer(bytes.data(), bytes.size());
+  const auto b = Model::from_file(fixture_path("cmlm_post_learned_untied_gelu.safetensors"));
+  CHECK(a->parameter_count() == b->parameter_count());
+  CHECK(a->config().arch == Arch::Cmlm);
+  CHECK(a->file_bytes() == bytes.size());
+  CHECK_THAT(load_error(bytes), Catch::Equals(""));
+}
+
+TEST_CASE("malformed containers are rejected with a message naming the problem", "[model_file]") {
+  const auto& good = valid_file();
+  CHECK_THAT(load_error({}), Catch::Contains("too short"));
+  CHECK_THAT(load_error({1, 2, 3}), Catch::Contains("too short"));
+  CHECK_THROWS_AS(Model::from_file("/nonexistent/model.safetensors"), ModelError);
+
+  SECTION("header length past the end") {
+    auto bad = good;
+    bad[6] = 0x7f;
+    CHECK_THAT(load_error(bad), Catch::Contains("runs past the end"));
+  }
+  SECTION("header is not JSON / not an object") {
+    CHECK_THAT(load_error(join("{not json", {})), Catch::Contains("not valid JSON"));
+    CHECK_THAT(load_error(join("[1, 2, 3]", {})), Catch::Contains("not a JSON object"));
+  }
+  SECTION("missing or foreign metadata") {
+    Parts p = split(good);
+    p.header.erase("__metadata__");
+    CHECK_THAT(load_error(join(p)), Catch::Contains("no 'format'"));
+    p = split(good);
+    p.header["__metadata__"]["format"] = "gguf";
+    CHECK_THAT(load_error(join(p)), Catch::Contains("not 'seq2seq-wasm'"));
+    p = split(good);
+    p.header["__metadata__"]["format_version"] = "2";
+    CHECK_THAT(load_error(join(p)), Catch::Contains("format_version '2'"));
+    p = split(good);
+    p.header["__metadata__"]["config"] = 3;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("not a string"));
+  }
+  SECTION("wrong dtype") {
+    Parts p = split(good);
+    p.header["src_embed.weight"]["dtype"] = "I64";
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'src_embed.weight'") && Catch::Contains("unsupported dtype 'I64'"));
+  }
+  SECTION("byte count does not match shape") {
+    Parts p = split(good);
+    auto& shape = p.header["tgt_embed.weight"]["shape"];
+    shape[1] = shape[1].get<int>() + 1;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'tgt_embed.weight'") && Catch::Contains("do not match"));
+  }
+  SECTION("offsets outside the data section") {
+    Parts p = split(good);
+    p.header["out_proj.bias"]["data_offsets"][1] = p.data.size() + 4;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("outside"));
+    p = split(good);
+    p.header["out_proj.bias"]["data_offsets"][0] = -4;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("not a non-negative integer"));
+  }
+  SECTION("overlapping tensors") {
+    Parts p = split(good);
+    // Point a bias at the first bytes of another tensor of the same size.
+    auto& a = p.header["decoder.layers.0.ln1.bias"];
+    const auto& b = p.header["decoder.layers.0.ln1.weight"];
+    a["data_offsets"] = b["data_offsets"];
+    CHECK_THAT(load_error(join(p)), Catch::Contains("overlap"));
+  }
+  SECTION("a tensor with the right bytes but the wrong shape") {
+    Parts p = split(good);
+    auto& e = p.header["encoder.layers.0.ffn.fc1.weight"];
+    const auto rows = e["shape"][0].get<int>(), cols = e["shape"][1].get<int>();
+    e["shape"] = {cols, rows};
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'encoder.layers.0.ffn.fc1.weight' has shape"));
+  }
+  SECTION("missing and unexpected tensors") {
+    Parts p = split(good);
+    p.header.erase("length_head.bias");
+    CHECK_THAT(load_error(join(p)), Catch::Contains("missing tensor 'length_head.bias'"));
+    p = split(good);
+    p.header["decoder.layers.0.ln4.weight"] = p.header["decoder.layers.0.ln1.weight"];
+    p.header.erase("decoder.layers.0.ln1.weight");
+    CHECK_THAT(load_error(join(p)), Catch::Contains("missing tensor 'decoder.layers.0.ln1.weight'"));
+  }
+  SECTION("an unused extra tensor") {
+    Parts p = split(good);
+    p.header["encoder.layers.9.extra"] = {{"dtype", "F32"}, {"shape", json::array({0})}, {"data_offsets", {0, 0}}};
+    CHECK_THAT(load_error(join(p)), Catch::Contains("unexpected tensor 'encoder.layers.9.extra'"));
+  }
+  SECTION("non-finite weights") {
+    Parts p = split(good);
+    const auto begin = p.header["out_proj.bias"]["data_offsets"][0].get<size_t>();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(p.data.data() + begin, &nan, 4);
+    CHECK_THAT(load_error(join(p)), Catch::Contains("non-finite value"));
+  }
+}
+
+TEST_CASE("config values are range-checked and vocabularies held to the embeddings", "[model_file]") {
+  const Parts good = split(valid_file());
+  auto with = [&](const std::function<void(json&)>& edit) {
+    Parts p = good;
+    json c = config_of(p);
+    edit(c);
+    set_config(p, c);
+    return load_error(join(p));
+  };
+  CHECK_THAT(with([](json& c) { c.erase("d_model"); }), Catch::Contains("missing field 'd_model'"));
+  CHECK_THAT(with([](json& c) { c["n_heads"] = 5; }), Catch::Contains("not divisible by n_heads"));
+  CHECK_THAT(with([](json& c) { c["d_model"] = 0; }), Catch::Contains("'d_model' = 0 is outside"));
+  CHECK_THAT(with([](json& c) { c["dec_layers"] = 1000; }), Catch::Contains("'dec_layers' = 1000"));
+  CHECK_THAT(with([](json& c) { c["arch"] = "lstm"; }), Catch::Contains("'arch' = 'lstm' is not one of"));
+  CHECK_THAT(with([](json& c) { c["norm"] = "middle"; }), Catch::Contains("'norm'"));
+  CHECK_THAT(with([](json& c) { c["ln_eps"] = -1; }), Catch::Contains("ln_eps"));
+  CHECK_THAT(with([](json& c) { c["tie_output"] = "yes"; }), Catch::Contains("'tie_output' is not true/false"));
+  CHECK_THAT(with([](json& c) { c["max_target_len"] = 100000; }), Catch::Contains("max_target_len"));
+  CHECK_THAT(with([](json& c) { c["tgt_specials"].erase("mask"); }), Catch::Contains("needs 'mask'"));
+  CHECK_THAT(with([](json& c) { c["tgt_specials"]["eos"] = 999; }), Catch::Contains("not an id inside the vocabulary"));
+  CHECK_THAT(with([](json& c) { c["tgt_specials"]["eos"] = c["tgt_specials"]["pad"]; }), Catch::Contains("same id"));
+  CHECK_THAT(with([](json& c) { c["src_vocab"].push_back(c["src_vocab"][2]); }), Catch::Contains("twice"));
+  CHECK_THAT(with([](json& c) { c["src_vocab"] = json::array(); }), Catch::Contains("'src_vocab' is not a non-empty array"));
+  // One token more than the embedding has rows: the shape check names the embedding.
+  CHECK_THAT(with([](json& c) { c["tgt_vocab"].push_back("ZZ9"); }), Catch::Contains("'tgt_embed.weight' has shape"));
+  CHECK_THAT(with([](json& c) { c["pos"] = "sinusoidal"; }), Catch::Contains("unexpected tensor"));
+  CHECK_THAT(with([](json& c) { c["tie_output"] = true; }), Catch::Contains("unexpected tensor 'out_proj.weight'"));
+  CHECK_THAT(with([](json& c) { c["arch"] = "transformer"; }), Catch::Contains("needs 'bos' and 'eos'") || Catch::Contains("unexpected tensor"));
+}
+
+TEST_CASE("no byte sequence crashes the loader", "[model_file][fuzz]") {
+  const auto& good = valid_file();
+  std::mt19937 rng(1234);
+  int rejected = 0, loaded = 0;
+  SECTION("every truncation") {
+    // All cuts inside the header and the first data bytes, then a sample of the rest.
+    std::vector<size_t> cuts;
+    for (size_t n = 0; n < std::min<size_t>(good.size(), 9000); n += 7) cuts.push_back(n);
+    for (int i = 0; i < 200; ++i) cuts.push_back(rng() % good.size());
+    for (size_t n : cuts) {
+      std::vector<uint8_t> cut(good.begin(), good.begin() + static_cast<long>(n));
+      if (load_error(cut).empty()) ++loaded; else ++rejected;
+    }
+    CHECK(loaded == 0);
+    CHECK(rejected == static_cast<int>(cuts.size()));
+  }
+  SECTION("random byte corruption: loads or throws ModelError, nothing else") {
+    for (int i = 0; i < 300; ++i) {
+      auto bad = good;
+      const int flips = 1 + static_cast<int>(rng() % 4);
+      // Bias towards the header, where corruption is most interesting.
+      for (int f = 0; f < flips; ++f) bad[rng() % std::min<size_t>(bad.size(), (rng() % 2) ? 4096 : bad.size())] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      try {
+        Model::from_buffer(bad.data(), bad.size());
+        ++loaded;
+      } catch (const ModelError&) {
+        ++rejected;
+      }
+    }
+    CHECK(rejected + loaded == 300);
+    CHECK(rejected > 0);
+  }
+}
+
+TEST_CASE("f16 widening covers normals, subnormals, zeros and infinities", "[model_file]") {
+  CHECK(half_to_float(0x3c00) == 1.0f);
+  CHECK(half_to_float(0xc000) == -2.0f);
+  CHECK(half_to_float(0x3555) == Approx(0.333251953125f));
+  CHECK(half_to_float(0x0001) == Approx(5.960464477539063e-08f));  // smallest subnormal 2^-24
+  CHECK(half_to_float(0x03ff) == Approx(6.097555160522461e-05f));  // largest subnormal
+  CHECK(half_to_float(0x7bff) == 65504.0f);
+  CHECK(half_to_float(0x8000) == 0.0f);
+  CHECK(std::isinf(half_to_float(0x7c00)));
+  CHECK(std::isnan(half_to_float(0x7e00)));
+}
