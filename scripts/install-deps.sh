@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what seq2seq-wasm needs from Debian, only what is missing.
+#   scripts/install-deps.sh            build + test dependencies
+#   scripts/install-deps.sh --train    also PyTorch (training and fixture generation)
+set -euo pipefail
+
+packages=(cmake g++ make git nodejs npm emscripten libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium)
+if [[ "${1:-}" == "--train" ]]; then
+  packages+=(python3-torch python3-numpy libopenblas0-openmp)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test of seq2seq-wasm from a clean checkout: installs what is
+# missing, builds natively and to wasm, and runs the Catch2 tests in both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+scripts/install-deps.sh
+export NODE_PATH=/usr/share/nodejs   # Debian's emcc finds its Node modules here
+jobs=$(nproc)
+
+echo "== native build and tests"
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build/native -j"$jobs"
+ctest --test-dir build/native --output-on-failure
+
+echo "== wasm build and tests (Emscripten, run under Node)"
+emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF >/dev/null
+cmake --build build/wasm -j"$jobs"
+ctest --test-dir build/wasm --output-on-failure
