@@ -1,17 +1,47 @@
-// The native command-line tool: `seq2seq info MODEL` (decoding commands arrive
-// with the decoding session).
-#include <cstdio>
+// The native command-line tool.
+//   seq2seq info MODEL
+//   seq2seq decode --model M [options] [WORD ...]   (no words: one source per line on stdin)
+#include <cstdlib>
 #include <iostream>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "errors.h"
 #include "model.h"
+#include "session.h"
+#include "snapshot_json.h"
 
 namespace {
 
+const char* kUsage =
+    "usage:\n"
+    "  seq2seq info MODEL\n"
+    "      print a model's configuration, size and vocabularies\n"
+    "  seq2seq decode --model MODEL [options] [WORD ...]\n"
+    "      decode the words, or one source per line from stdin; prints source<TAB>output<TAB>score\n"
+    "\n"
+    "decode options (defaults in brackets):\n"
+    "  --greedy                      greedy search [the default for autoregressive models]\n"
+    "  --beam K                      beam search with K hypotheses (1..256)\n"
+    "  --length-penalty P            none | average | gnmt[:ALPHA] [average; gnmt alpha 0.6]\n"
+    "  --n-best N                    print the N best hypotheses per source [1]\n"
+    "  --max-length N                most output tokens, EOS included [256, clamped to the model]\n"
+    "  --max-length-ratio R          also at most ceil(R * source length) [off]\n"
+    "  --min-length N                no EOS before N tokens [0]\n"
+    "  --prefix \"T1 T2\"              force the first output tokens\n"
+    "  --sample                      sample instead of searching\n"
+    "  --temperature T --top-k K --top-p P --seed S   sampling controls [1, 0 (off), 1, 0]\n"
+    "  --nar                         non-autoregressive Mask-Predict [the default for cmlm models]\n"
+    "  --iterations T                Mask-Predict iterations [10]\n"
+    "  --length-candidates L         decode the L most likely lengths, keep the best [1]\n"
+    "  --fixed-length                decode max-length positions, cut at the first EOS\n"
+    "  --length N                    decode exactly N positions\n"
+    "  --no-early-stop               run all T iterations even if nothing changes\n"
+    "  --trace                       print every step's snapshot as a JSON line instead\n";
+
 int usage() {
-  std::cerr << "usage:\n"
-               "  seq2seq info MODEL     print a model's configuration, size and vocabularies\n";
+  std::cerr << kUsage;
   return 2;
 }
 
@@ -42,16 +72,125 @@ int info(const std::string& path) {
   return 0;
 }
 
+// Strict number parsing: "3x" or "" is an error, not 3 or 0.
+template <typename T>
+T parse_number(const std::string& flag, const std::string& s) {
+  try {
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size()) {
+      if (std::is_integral<T>::value && (v != static_cast<double>(static_cast<long long>(v)) || v < -1e15 || v > 1e15))
+        throw std::invalid_argument("not an integer");
+      return static_cast<T>(v);
+    }
+  } catch (const std::exception&) {
+  }
+  throw seq2seq::UsageError("option " + flag + " needs a number, got '" + s + "'");
+}
+
+int decode(const std::vector<std::string>& args) {
+  std::string model_path;
+  seq2seq::DecodingOptions o;
+  bool strategy_given = false, trace = false;
+  std::vector<std::string> words;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw seq2seq::UsageError("option " + a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--model") model_path = value();
+    else if (a == "--greedy") { o.strategy = seq2seq::Strategy::Greedy; strategy_given = true; }
+    else if (a == "--beam") { o.strategy = seq2seq::Strategy::Beam; o.beam_size = parse_number<int>(a, value()); strategy_given = true; }
+    else if (a == "--sample") { o.strategy = seq2seq::Strategy::Sample; strategy_given = true; }
+    else if (a == "--nar") { o.strategy = seq2seq::Strategy::Nar; strategy_given = true; }
+    else if (a == "--length-penalty") {
+      const std::string v = value();
+      if (v == "none") o.length_norm = seq2seq::LengthNorm::None;
+      else if (v == "average") o.length_norm = seq2seq::LengthNorm::Average;
+      else if (v.rfind("gnmt", 0) == 0) {
+        o.length_norm = seq2seq::LengthNorm::Gnmt;
+        if (v.size() > 4) {
+          if (v[4] != ':') throw seq2seq::UsageError("--length-penalty gnmt takes its alpha as gnmt:ALPHA");
+          o.gnmt_alpha = parse_number<float>(a, v.substr(5));
+        }
+      } else throw seq2seq::UsageError("--length-penalty is none, average or gnmt[:ALPHA], not '" + v + "'");
+    }
+    else if (a == "--n-best") o.n_best = parse_number<int>(a, value());
+    else if (a == "--max-length") o.max_length = parse_number<int>(a, value());
+    else if (a == "--max-length-ratio") o.max_length_ratio = parse_number<float>(a, value());
+    else if (a == "--min-length") o.min_length = parse_number<int>(a, value());
+    else if (a == "--prefix") o.prefix = value();
+    else if (a == "--temperature") o.temperature = parse_number<float>(a, value());
+    else if (a == "--top-k") o.top_k = parse_number<int>(a, value());
+    else if (a == "--top-p") o.top_p = parse_number<float>(a, value());
+    else if (a == "--seed") o.seed = parse_number<uint64_t>(a, value());
+    else if (a == "--iterations") o.iterations = parse_number<int>(a, value());
+    else if (a == "--length-candidates") o.length_candidates = parse_number<int>(a, value());
+    else if (a == "--fixed-length") o.nar_length = seq2seq::NarLength::Fixed;
+    else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number<int>(a, value()); }
+    else if (a == "--no-early-stop") o.early_stop = false;
+    else if (a == "--trace") trace = true;
+    else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + a);
+    else words.push_back(a);
+  }
+  if (model_path.empty()) throw seq2seq::UsageError("decode needs --model MODEL");
+  const auto model = seq2seq::Model::from_file(model_path);
+  if (!strategy_given) o.strategy = model->config().autoregressive() ? seq2seq::Strategy::Greedy : seq2seq::Strategy::Nar;
+  if (!trace) o.attention = false;  // nothing prints it: skip the copies
+  seq2seq::Session session(model, o);
+
+  int failures = 0;
+  auto decode_one = [&](const std::string& word) {
+    try {
+      session.start(word);
+      std::vector<seq2seq::Result> results;
+      if (trace) {
+        while (!session.done()) {
+          const seq2seq::Snapshot s = session.step();
+          nlohmann::json j = seq2seq::to_json(s, model->target_vocab());
+          j["source"] = word;
+          std::cout << j.dump() << '\n';
+        }
+        return;
+      }
+      results = session.run();
+      for (const auto& r : results) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
+    } catch (const seq2seq::InputError& e) {
+      ++failures;
+      std::cerr << "seq2seq: '" << word << "': " << e.what() << '\n';
+    }
+  };
+  if (!words.empty()) {
+    for (const auto& w : words) decode_one(w);
+  } else {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (line.find_first_not_of(" \t") == std::string::npos) continue;
+      decode_one(line);
+    }
+  }
+  std::cout.flush();
+  return failures ? 1 : 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) return usage();
   const std::string cmd = argv[1];
+  std::vector<std::string> rest(argv + 2, argv + argc);
   try {
-    if (cmd == "info" && argc == 3) return info(argv[2]);
+    if (cmd == "info" && rest.size() == 1) return info(rest[0]);
+    if (cmd == "decode") return decode(rest);
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      std::cout << kUsage;
+      return 0;
+    }
     return usage();
   } catch (const seq2seq::Error& e) {
     std::cerr << "seq2seq: " << e.what() << '\n';
-    return 1;
+    return e.what() == std::string() ? 1 : (dynamic_cast<const seq2seq::UsageError*>(&e) ? 2 : 1);
   }
 }

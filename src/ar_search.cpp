@@ -1,0 +1,269 @@
+#include "ar_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "errors.h"
+
+namespace seq2seq {
+
+namespace {
+
+// Ranks candidates best first; ties go to the earlier row, then the smaller
+// token id, so that the order is the same on every platform.
+bool better(double a_lp, int a_row, int a_tok, double b_lp, int b_row, int b_tok) {
+  if (a_lp != b_lp) return a_lp > b_lp;
+  if (a_row != b_row) return a_row < b_row;
+  return a_tok < b_tok;
+}
+
+bool is_never_emitted(int tok, const TargetSpecials& sp) {
+  return tok == sp.pad || tok == sp.bos || tok == sp.unk || tok == sp.mask;
+}
+
+}  // namespace
+
+ArSearch::ArSearch(StepScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options,
+                   std::vector<int> prefix, int max_len)
+    : scorer_(scorer), sp_(specials), opt_(options), prefix_(std::move(prefix)), max_len_(max_len),
+      beam_(options.strategy == Strategy::Greedy ? 1 : options.beam_size), rng_(options.seed) {
+  if (sp_.bos < 0 || sp_.eos < 0) throw UsageError("autoregressive search needs BOS and EOS tokens");
+  if (max_len_ < 1) throw UsageError("max length must be at least 1");
+  if (max_len_ > scorer_.capacity())
+    throw UsageError("max length " + std::to_string(max_len_) + " exceeds the decoder's " + std::to_string(scorer_.capacity()) +
+                     " positions");
+  if (static_cast<int>(prefix_.size()) >= max_len_)
+    throw UsageError("the forced prefix (" + std::to_string(prefix_.size()) + " tokens) leaves no room below max length " +
+                     std::to_string(max_len_));
+  for (int tok : prefix_)
+    if (tok < 0 || tok >= scorer_.vocab_size() || is_never_emitted(tok, sp_) || tok == sp_.eos)
+      throw InputError("the forced prefix holds token id " + std::to_string(tok) + ", which cannot be emitted");
+  if (opt_.strategy == Strategy::Nar) throw UsageError("ArSearch cannot run the nar strategy");
+  live_.push_back(HypothesisView{});  // the root: only BOS, node id 0
+}
+
+double ArSearch::score_of(double logprob, int length) const {
+  return normalized_score(logprob, length, opt_.length_norm, opt_.gnmt_alpha);
+}
+
+double ArSearch::best_possible(double logprob) const {
+  // Log-probabilities only fall as tokens are added, and for a negative sum every
+  // normalisation here grows with length: the best a live hypothesis can still
+  // reach is its current sum normalised at the longest length allowed.
+  return score_of(std::min(logprob, 0.0), max_len_);
+}
+
+void ArSearch::allowed_tokens(int t, const float* lp, std::vector<char>& allowed, bool& forced) const {
+  const int V = scorer_.vocab_size();
+  allowed.assign(static_cast<size_t>(V), 1);
+  forced = false;
+  auto only = [&](int tok) {
+    std::fill(allowed.begin(), allowed.end(), 0);
+    allowed[static_cast<size_t>(tok)] = 1;
+    forced = true;
+  };
+  if (t < static_cast<int>(prefix_.size())) return only(prefix_[static_cast<size_t>(t)]);
+  if (t + 1 >= max_len_) return only(sp_.eos);  // the last position: end here
+  for (int v = 0; v < V; ++v)
+    if (is_never_emitted(v, sp_) || !std::isfinite(lp[v])) allowed[static_cast<size_t>(v)] = 0;
+  if (t < opt_.min_length) allowed[static_cast<size_t>(sp_.eos)] = 0;
+}
+
+std::vector<ArSearch::Candidate> ArSearch::select_beam(const RowMatrix& lp, int t, std::vector<Candidate>& pruned) const {
+  const int V = scorer_.vocab_size();
+  std::vector<Candidate> pool;
+  std::vector<char> allowed;
+  std::vector<int> order(static_cast<size_t>(V));
+  for (int row = 0; row < static_cast<int>(live_.size()); ++row) {
+    const float* p = lp.row(row).data();
+    bool forced;
+    allowed_tokens(t, p, allowed, forced);
+    std::iota(order.begin(), order.end(), 0);
+    const auto mid = std::stable_partition(order.begin(), order.end(), [&](int v) { return allowed[static_cast<size_t>(v)] != 0; });
+    const auto n_allowed = static_cast<size_t>(mid - order.begin());
+    const size_t take = std::min(n_allowed, static_cast<size_t>(2 * beam_));
+    std::partial_sort(order.begin(), order.begin() + static_cast<long>(take), mid, [&](int a, int b) {
+      return better(p[a], 0, a, p[b], 0, b);
+    });
+    for (size_t i = 0; i < take; ++i)
+      pool.push_back({row, order[i], live_[static_cast<size_t>(row)].logprob + p[order[i]], forced});
+  }
+  std::sort(pool.begin(), pool.end(), [](const Candidate& a, const Candidate& b) {
+    return better(a.logprob, a.row, a.token, b.logprob, b.row, b.token);
+  });
+  std::vector<Candidate> chosen;
+  int live_taken = 0;
+  for (size_t rank = 0; rank < pool.size(); ++rank) {
+    const Candidate& c = pool[rank];
+    const bool keep = c.token == sp_.eos ? static_cast<int>(rank) < beam_ : live_taken < beam_;
+    if (keep) {
+      chosen.push_back(c);
+      if (c.token != sp_.eos) ++live_taken;
+    } else {
+      pruned.push_back(c);
+    }
+  }
+  return chosen;
+}
+
+std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, int t) {
+  const int V = scorer_.vocab_size();
+  std::vector<Candidate> chosen;
+  std::vector<char> allowed;
+  for (int row = 0; row < static_cast<int>(live_.size()); ++row) {
+    const float* p = lp.row(row).data();
+    bool forced;
+    allowed_tokens(t, p, allowed, forced);
+    // The root fans out into n_best independent samples; every later hypothesis draws one token.
+    const int draws = live_[static_cast<size_t>(row)].id == 0 ? opt_.n_best : 1;
+    // Tempered, truncated distribution over the allowed tokens, best first.
+    std::vector<std::pair<double, int>> dist;
+    for (int v = 0; v < V; ++v)
+      if (allowed[static_cast<size_t>(v)]) dist.emplace_back(static_cast<double>(p[v]) / opt_.temperature, v);
+    if (dist.empty()) throw Error("no token can be emitted at position " + std::to_string(t + 1));
+    std::sort(dist.begin(), dist.end(), [](const auto& a, const auto& b) { return better(a.first, 0, a.second, b.first, 0, b.second); });
+    if (opt_.top_k > 0 && static_cast<int>(dist.size()) > opt_.top_k) dist.resize(static_cast<size_t>(opt_.top_k));
+    const double m = dist.front().first;
+    double total = 0;
+    for (auto& d : dist) total += (d.first = std::exp(d.first - m));
+    size_t keep = dist.size();
+    if (opt_.top_p < 1.0f) {  // the smallest head whose mass reaches top_p
+      double mass = 0;
+      for (keep = 0; keep < dist.size();) {
+        mass += dist[keep++].first / total;
+        if (mass >= opt_.top_p) break;
+      }
+    }
+    dist.resize(keep);
+    total = 0;
+    for (const auto& d : dist) total += d.first;
+    for (int k = 0; k < draws; ++k) {
+      double u = rng_.uniform() * total;
+      size_t pick = 0;
+      while (pick + 1 < dist.size() && u >= dist[pick].first) u -= dist[pick++].first;
+      const int tok = dist[pick].second;
+      chosen.push_back({row, tok, live_[static_cast<size_t>(row)].logprob + p[tok], forced});
+    }
+  }
+  return chosen;
+}
+
+Snapshot ArSearch::step() {
+  if (done_) throw UsageError("the decode has finished: start a new one");
+  const int t = static_cast<int>(live_.front().tokens.size());  // index of the token chosen now
+  std::vector<int> fed;
+  for (const auto& h : live_) fed.push_back(h.tokens.empty() ? sp_.bos : h.tokens.back());
+  RowMatrix lp;
+  CrossAttention attn;
+  scorer_.score(fed, lp, opt_.attention ? &attn : nullptr);
+  ++steps_;
+
+  std::vector<Candidate> pruned;
+  const std::vector<Candidate> chosen = opt_.strategy == Strategy::Sample ? select_sample(lp, t) : select_beam(lp, t, pruned);
+
+  // The top candidates of each row's distribution (what the page draws as bars).
+  const int V = scorer_.vocab_size();
+  auto candidates_of = [&](int row) {
+    std::vector<TokenProb> c;
+    const float* p = lp.row(row).data();
+    for (int v = 0; v < V; ++v)
+      if (!is_never_emitted(v, sp_)) c.push_back({v, std::exp(p[v])});
+    const size_t k = std::min(c.size(), static_cast<size_t>(opt_.top_candidates));
+    std::partial_sort(c.begin(), c.begin() + static_cast<long>(k), c.end(), [](const TokenProb& a, const TokenProb& b) {
+      return a.prob != b.prob ? a.prob > b.prob : a.token < b.token;
+    });
+    c.resize(k);
+    return c;
+  };
+
+  Snapshot snap;
+  snap.autoregressive = true;
+  snap.step = steps_;
+  snap.source_length = scorer_.source_length();
+  snap.layers = attn.layers;
+  snap.heads = attn.heads;
+
+  std::vector<HypothesisView> next_live;
+  std::vector<int> parents;
+  for (const Candidate& c : chosen) {
+    const HypothesisView& parent = live_[static_cast<size_t>(c.row)];
+    HypothesisView h;
+    h.id = next_id_++;
+    h.parent = parent.id;
+    h.tokens = parent.tokens;
+    h.tokens.push_back(c.token);
+    h.logprob = c.logprob;
+    h.score = score_of(c.logprob, static_cast<int>(h.tokens.size()));
+    h.forced = c.forced;
+    h.token_prob = std::exp(lp(c.row, c.token));
+    h.candidates = candidates_of(c.row);
+    if (opt_.attention) {
+      const int S = scorer_.source_length();
+      h.attention.assign(static_cast<size_t>(S), 0.0f);
+      for (const RowMatrix& m : attn.maps)
+        for (int s = 0; s < S; ++s) {
+          h.attention_heads.push_back(m(c.row, s));
+          h.attention[static_cast<size_t>(s)] += m(c.row, s) / static_cast<float>(attn.maps.size());
+        }
+    }
+    if (c.token == sp_.eos) {
+      h.finished = true;
+      finished_.push_back(std::move(h));
+    } else {
+      parents.push_back(c.row);
+      next_live.push_back(std::move(h));
+    }
+  }
+  for (const Candidate& c : pruned)
+    snap.pruned.push_back({live_[static_cast<size_t>(c.row)].id, c.token, c.logprob, score_of(c.logprob, t + 1)});
+
+  live_ = std::move(next_live);
+  if (!live_.empty()) scorer_.reorder(parents);
+
+  // Done: nothing live, or (beam) the n-th best finished can no longer be beaten.
+  if (live_.empty()) {
+    done_ = true;
+  } else if (opt_.strategy != Strategy::Sample && static_cast<int>(finished_.size()) >= opt_.n_best) {
+    const auto fin = sorted_finished();
+    const double nth = fin[static_cast<size_t>(opt_.n_best - 1)].score;
+    double best_live = -std::numeric_limits<double>::infinity();
+    for (const auto& h : live_) best_live = std::max(best_live, best_possible(h.logprob));
+    if (best_live <= nth) done_ = true;
+  }
+  if (done_) {
+    snap.results = results();
+    live_.clear();  // whatever is left could not win
+  }
+  snap.done = done_;
+  snap.live = live_;
+  snap.finished = sorted_finished();
+  return snap;
+}
+
+std::vector<HypothesisView> ArSearch::sorted_finished() const {
+  std::vector<HypothesisView> f = finished_;
+  std::stable_sort(f.begin(), f.end(), [](const HypothesisView& a, const HypothesisView& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.logprob != b.logprob) return a.logprob > b.logprob;
+    return a.id < b.id;
+  });
+  return f;
+}
+
+std::vector<Result> ArSearch::results() const {
+  std::vector<Result> out;
+  for (const auto& h : sorted_finished()) {
+    if (static_cast<int>(out.size()) >= opt_.n_best) break;
+    Result r;
+    r.tokens.assign(h.tokens.begin(), h.tokens.end() - 1);  // drop EOS
+    r.logprob = h.logprob;
+    r.score = h.score;
+    r.length = static_cast<int>(h.tokens.size());
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace seq2seq

@@ -1,0 +1,60 @@
+// Autoregressive search over a StepScorer: beam search (greedy is beam size 1)
+// and sampling, one decoder call per step for all live hypotheses.
+//
+// Beam search, step by step: every live hypothesis is scored in one batched
+// call; each proposes its 2k best allowed tokens; the pool is ranked by
+// cumulative log-probability; EOS candidates ranked within the top k finish,
+// and the first k non-EOS candidates live on (so finishing never shrinks the
+// beam); the scorer's cache is gathered by parent. It stops when nothing live
+// can still beat the n-th best finished hypothesis under the chosen length
+// normalisation, or at max length (where EOS is forced).
+#pragma once
+#include <vector>
+
+#include "decoding_options.h"
+#include "random.h"
+#include "scorer.h"
+#include "snapshot.h"
+
+namespace seq2seq {
+
+class ArSearch {
+ public:
+  // `prefix`: forced first tokens; `max_len`: output tokens including EOS.
+  ArSearch(StepScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options, std::vector<int> prefix,
+           int max_len);
+
+  bool done() const { return done_; }
+  // One decoder call; throws UsageError once done.
+  Snapshot step();
+  // The n-best finished hypotheses, best first (valid once done).
+  std::vector<Result> results() const;
+
+ private:
+  struct Candidate {
+    int row = 0;           // live hypothesis it extends
+    int token = 0;
+    double logprob = 0;    // cumulative
+    bool forced = false;
+  };
+
+  void allowed_tokens(int t, const float* lp, std::vector<char>& allowed, bool& forced) const;
+  std::vector<Candidate> select_beam(const RowMatrix& lp, int t, std::vector<Candidate>& pruned) const;
+  std::vector<Candidate> select_sample(const RowMatrix& lp, int t);
+  double score_of(double logprob, int length) const;
+  double best_possible(double logprob) const;
+  std::vector<HypothesisView> sorted_finished() const;
+
+  StepScorer& scorer_;
+  TargetSpecials sp_;
+  DecodingOptions opt_;
+  std::vector<int> prefix_;
+  int max_len_;
+  int beam_;
+  Random rng_;
+  std::vector<HypothesisView> live_, finished_;
+  int steps_ = 0, next_id_ = 1;
+  bool done_ = false;
+};
+
+}  // namespace seq2seq

@@ -1,0 +1,57 @@
+// What search sees of a model: "score the next position for these hypotheses"
+// and "reorder the cache" (autoregressive), or "score these whole drafts" and
+// "the length distribution" (non-autoregressive). Search code includes this
+// header and never a model's; a model offers the interface through an adapter
+// (transformer_scorer.h), and tests plug in hand-built toy scorers.
+#pragma once
+#include <vector>
+
+#include "tensor.h"
+
+namespace seq2seq {
+
+// Target-side special token ids the search must know about (-1: absent).
+struct TargetSpecials {
+  int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;
+};
+
+// Cross-attention of the positions just scored: maps[layer*heads + head] is
+// [rows x source length].
+struct CrossAttention {
+  int layers = 0, heads = 0;
+  std::vector<RowMatrix> maps;
+};
+
+// Autoregressive scoring of the hypotheses of one source. It starts with one
+// hypothesis that has been fed nothing.
+class StepScorer {
+ public:
+  virtual ~StepScorer() = default;
+  virtual int vocab_size() const = 0;
+  virtual int source_length() const = 0;
+  // Most tokens a hypothesis can be fed (decoder positions).
+  virtual int capacity() const = 0;
+  virtual int num_hypotheses() const = 0;
+  // Feeds tokens[i] to hypothesis i and writes log-probabilities of each
+  // hypothesis's next token to `logprobs` [n x V]; attention if asked.
+  virtual void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) = 0;
+  // Hypothesis i continues old hypothesis parents[i] (parents may repeat).
+  virtual void reorder(const std::vector<int>& parents) = 0;
+};
+
+// Non-autoregressive scoring of whole drafts for one source.
+class ParallelScorer {
+ public:
+  virtual ~ParallelScorer() = default;
+  virtual int vocab_size() const = 0;
+  virtual int source_length() const = 0;
+  virtual int max_target_length() const = 0;
+  // Log-probabilities of target lengths 0..max_target_length().
+  virtual std::vector<float> length_logprobs() = 0;
+  // One decoder pass over all drafts: logprobs[r] is [len_r x V]; attention[r]
+  // (if asked) is [len_r x source length], averaged over layers and heads.
+  virtual void score(const std::vector<std::vector<int>>& drafts, std::vector<RowMatrix>& logprobs,
+                     std::vector<RowMatrix>* attention) = 0;
+};
+
+}  // namespace seq2seq

@@ -1,0 +1,79 @@
+#include "session.h"
+
+#include <cmath>
+
+#include "errors.h"
+#include "transformer_scorer.h"
+
+namespace seq2seq {
+
+Session::Session(std::shared_ptr<const Model> model, const DecodingOptions& options) : model_(std::move(model)) {
+  if (!model_) throw UsageError("a session needs a model");
+  set_options(options);
+}
+
+Session::~Session() = default;
+
+void Session::set_options(const DecodingOptions& options) {
+  validate(options);
+  const bool nar = options.strategy == Strategy::Nar;
+  if (nar && model_->config().autoregressive())
+    throw UsageError("strategy 'nar' needs a non-autoregressive (cmlm) model; this one is autoregressive");
+  if (!nar && !model_->config().autoregressive())
+    throw UsageError(std::string("strategy '") + to_string(options.strategy) +
+                     "' needs an autoregressive model; this one is non-autoregressive (use 'nar')");
+  opt_ = options;
+}
+
+void Session::start(const std::string& source) {
+  ar_.reset();
+  nar_.reset();
+  step_scorer_.reset();
+  parallel_scorer_.reset();
+  source_ = model_->tokenize(source);
+  const ModelConfig& c = model_->config();
+  // Clamp to what the model can hold: max_pos decoder positions (AR), or the
+  // length head's range (NAR); then the ratio cap, if any.
+  max_len_ = std::min(opt_.max_length, c.autoregressive() ? c.max_pos : c.max_target_len);
+  if (opt_.max_length_ratio > 0)
+    max_len_ = std::min(max_len_, std::max(1, static_cast<int>(std::ceil(opt_.max_length_ratio * source_.size()))));
+  if (opt_.min_length >= max_len_ && c.autoregressive())
+    throw UsageError("min_length = " + std::to_string(opt_.min_length) + " leaves no room below the max length of " +
+                     std::to_string(max_len_) + " for this source");
+  const TargetSpecials sp = target_specials(c);
+  if (c.autoregressive()) {
+    const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
+    step_scorer_ = make_step_scorer(model_->transformer(), source_, max_len_);
+    ar_ = std::make_unique<ArSearch>(*step_scorer_, sp, opt_, prefix, max_len_);
+  } else {
+    parallel_scorer_ = make_parallel_scorer(model_->transformer(), source_);
+    nar_ = std::make_unique<NarSearch>(*parallel_scorer_, sp, opt_, max_len_);
+  }
+}
+
+bool Session::done() const {
+  if (ar_) return ar_->done();
+  if (nar_) return nar_->done();
+  return false;
+}
+
+Snapshot Session::step() {
+  if (!started()) throw UsageError("step() before start(): give the session a source first");
+  Snapshot s = ar_ ? ar_->step() : nar_->step();
+  fill_text(s.results);
+  return s;
+}
+
+std::vector<Result> Session::run() {
+  if (!started()) throw UsageError("run() before start(): give the session a source first");
+  if (done()) throw UsageError("the decode has finished: start a new one");
+  Snapshot last;
+  while (!done()) last = step();
+  return last.results;
+}
+
+void Session::fill_text(std::vector<Result>& results) const {
+  for (auto& r : results) r.text = join_tokens(r.tokens, model_->target_vocab());
+}
+
+}  // namespace seq2seq

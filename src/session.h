@@ -1,0 +1,55 @@
+// A decoding session: one model (shared, immutable), one set of options, and all
+// the mutable state of decoding one source at a time.
+//
+//   Session s(model, options);
+//   s.start("PHONEME");
+//   while (!s.done()) draw(s.step());   // or: auto nbest = s.run();
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ar_search.h"
+#include "decoding_options.h"
+#include "model.h"
+#include "nar_search.h"
+#include "snapshot.h"
+
+namespace seq2seq {
+
+class Session {
+ public:
+  // Throws UsageError if the options are out of range or do not fit the model
+  // (nar needs a cmlm model; greedy, beam and sample an autoregressive one).
+  Session(std::shared_ptr<const Model> model, const DecodingOptions& options);
+  ~Session();
+
+  const DecodingOptions& options() const { return opt_; }
+  void set_options(const DecodingOptions& options);  // takes effect at the next start()
+
+  // Tokenizes and encodes the source; throws InputError for bad text.
+  void start(const std::string& source);
+  bool started() const { return ar_ || nar_; }
+  bool done() const;
+  // One decoder pass; throws UsageError before start() or after the end.
+  Snapshot step();
+  // Steps to the end and returns the n-best, best first.
+  std::vector<Result> run();
+  // The max output length in effect for the current source.
+  int max_length() const { return max_len_; }
+  const std::vector<int>& source_ids() const { return source_; }
+
+ private:
+  void fill_text(std::vector<Result>& results) const;
+
+  std::shared_ptr<const Model> model_;
+  DecodingOptions opt_;
+  std::vector<int> source_;
+  int max_len_ = 0;
+  std::unique_ptr<StepScorer> step_scorer_;
+  std::unique_ptr<ParallelScorer> parallel_scorer_;
+  std::unique_ptr<ArSearch> ar_;
+  std::unique_ptr<NarSearch> nar_;
+};
+
+}  // namespace seq2seq

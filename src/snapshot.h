@@ -1,0 +1,83 @@
+// Plain-data pictures of a decode, one per step: what the page draws and the
+// CLI traces. Each snapshot is complete (not a delta), so a viewer can step
+// back by keeping old ones.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace seq2seq {
+
+struct TokenProb {
+  int token = -1;
+  float prob = 0;
+};
+
+// A node of the autoregressive search tree.
+struct HypothesisView {
+  int id = 0;                  // unique within the decode; the root (only BOS) is 0
+  int parent = -1;             // parent node id; -1 for the root
+  std::vector<int> tokens;     // output tokens (no BOS; ends with EOS when finished)
+  double logprob = 0;          // cumulative log-probability
+  double score = 0;            // length-normalised (DecodingOptions::length_norm)
+  bool finished = false;
+  bool forced = false;         // the last token was imposed (prefix, or EOS at max length)
+  float token_prob = 0;        // probability of the last token
+  // The distribution the last token was drawn from: its top candidates, best first.
+  std::vector<TokenProb> candidates;
+  // Cross-attention of the step that produced the last token: averaged over
+  // layers and heads [source length], and per (layer, head) [layers*heads*S].
+  std::vector<float> attention;
+  std::vector<float> attention_heads;
+};
+
+// A candidate considered at a step and dropped.
+struct PrunedView {
+  int parent = -1;             // node id of the hypothesis it would have extended
+  int token = -1;
+  double logprob = 0;          // cumulative, as if kept
+  double score = 0;
+};
+
+struct NarDraft {
+  int length = 0;                 // positions decoded
+  std::vector<int> tokens;        // one per position
+  std::vector<float> probs;       // confidence of each position's token
+  std::vector<char> masked;       // 1: re-masked and re-predicted in this iteration
+  int output_length = 0;          // tokens before the first EOS
+  double avg_logprob = 0;         // over the output (and its EOS, if cut)
+  std::vector<float> attention;   // [length x source length], averaged over layers and heads
+};
+
+struct Result {
+  std::vector<int> tokens;        // no BOS, no EOS
+  std::string text;               // tokens joined by spaces
+  double logprob = 0;
+  double score = 0;               // normalised score (NAR: average log-probability)
+  int length = 0;                 // |Y| used by the normalisation (EOS included when produced)
+};
+
+struct Snapshot {
+  int step = 0;                   // decoder passes so far in this decode
+  bool autoregressive = true;
+  bool done = false;
+  int source_length = 0;
+  int layers = 0, heads = 0;      // shape of attention_heads
+
+  // Autoregressive (greedy, beam, sample).
+  std::vector<HypothesisView> live;      // after this step
+  std::vector<HypothesisView> finished;  // all finished so far, best first
+  std::vector<PrunedView> pruned;        // dropped at this step
+
+  // Non-autoregressive (CMLM, Mask-Predict).
+  int iteration = 0;                     // 1-based Mask-Predict iteration of this step
+  int iterations = 0;                    // T
+  std::vector<float> length_logprobs;    // over lengths 0..max
+  std::vector<int> lengths;              // the lengths being decoded
+  std::vector<NarDraft> drafts;          // one per length
+  int best_draft = -1;
+  bool changed = true;                   // did this iteration change any token
+
+  std::vector<Result> results;           // filled when done: n-best, best first
+};
+
+}  // namespace seq2seq

@@ -1,0 +1,312 @@
+// Search against hand-built toy scorers, where the right answer is known.
+#include <set>
+
+#include <catch2/catch.hpp>
+
+#include "ar_search.h"
+#include "errors.h"
+#include "nar_search.h"
+#include "toy_scorers.h"
+
+using namespace seq2seq;
+using namespace seq2seq_test;
+
+namespace {
+
+DecodingOptions beam(int k, LengthNorm norm = LengthNorm::None, int n_best = 1) {
+  DecodingOptions o;
+  o.strategy = k == 1 ? Strategy::Greedy : Strategy::Beam;
+  o.beam_size = k;
+  o.length_norm = norm;
+  o.n_best = n_best;
+  return o;
+}
+
+std::vector<Snapshot> run_all(ArSearch& s) {
+  std::vector<Snapshot> out;
+  while (!s.done()) out.push_back(s.step());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the course example: greedy cannot go back, beam 2 finds the better sequence", "[search][course]") {
+  ToyStepScorer g(course_example), b(course_example);
+  ArSearch greedy(g, toy_specials(), beam(1), {}, 10);
+  ArSearch beam2(b, toy_specials(), beam(2), {}, 10);
+  const auto gs = run_all(greedy);
+  const auto bs = run_all(beam2);
+  const Result gr = greedy.results().at(0), br = beam2.results().at(0);
+  CHECK(gr.tokens == std::vector<int>{A});            // A, then EOS (0.4): P = 0.6 * 0.4 = 0.24
+  CHECK(gr.logprob == Approx(std::log(0.24)).epsilon(1e-6));
+  CHECK(br.tokens == std::vector<int>{B, B});         // B, B, EOS: P = 0.4 * 0.9 * 0.9 = 0.324
+  CHECK(br.logprob == Approx(std::log(0.324)).epsilon(1e-6));
+  CHECK(br.logprob > gr.logprob);
+  // Greedy's first step kept A and dropped B for good.
+  REQUIRE(gs.front().live.size() == 1);
+  CHECK(gs.front().live[0].tokens == std::vector<int>{A});
+  // Beam 2 kept both after step 1.
+  REQUIRE(bs.front().live.size() == 2);
+  CHECK(bs.front().live[0].tokens == std::vector<int>{A});
+  CHECK(bs.front().live[1].tokens == std::vector<int>{B});
+}
+
+TEST_CASE("greedy is beam search with one hypothesis", "[search]") {
+  ToyStepScorer a(course_example), b(course_example);
+  DecodingOptions one = beam(1);
+  one.strategy = Strategy::Beam;
+  ArSearch g(a, toy_specials(), beam(1), {}, 10), b1(b, toy_specials(), one, {}, 10);
+  run_all(g);
+  run_all(b1);
+  CHECK(g.results().at(0).tokens == b1.results().at(0).tokens);
+  CHECK(g.results().at(0).logprob == b1.results().at(0).logprob);
+}
+
+TEST_CASE("length normalisation: the formulas by number", "[search][length]") {
+  CHECK(normalized_score(-6.0, 4, LengthNorm::None, 0.6) == -6.0);
+  CHECK(normalized_score(-6.0, 4, LengthNorm::Average, 0.6) == Approx(-1.5));
+  CHECK(normalized_score(-6.0, 4, LengthNorm::Gnmt, 0.6) == Approx(-6.0 / std::pow(9.0 / 6.0, 0.6)));
+  CHECK(normalized_score(-6.0, 4, LengthNorm::Gnmt, 0.6) == Approx(-4.70428).epsilon(1e-4));
+  CHECK(normalized_score(-6.0, 1, LengthNorm::Gnmt, 0.0) == -6.0);  // alpha 0: no normalisation
+}
+
+TEST_CASE("length normalisation changes the winner", "[search][length]") {
+  // Short: A EOS = 0.5 * 0.8 = 0.4 (log -0.916, average -0.458).
+  // Long:  B B B EOS = 0.5 * 0.8 * 0.8 * 0.7 = 0.224 (log -1.496, average -0.374).
+  auto model = [](const std::vector<int>& p) -> std::map<int, double> {
+    if (p.empty()) return {{A, 0.5}, {B, 0.5}};
+    if (p == std::vector<int>{A}) return {{EOS, 0.8}, {C, 0.2}};
+    if (p == std::vector<int>{B} || p == std::vector<int>{B, B}) return {{B, 0.8}, {EOS, 0.1}, {C, 0.1}};
+    if (p == std::vector<int>{B, B, B}) return {{EOS, 0.7}, {C, 0.3}};
+    return {{EOS, 0.01}, {C, 0.99}};
+  };
+  ToyStepScorer s1(model), s2(model);
+  ArSearch none(s1, toy_specials(), beam(4, LengthNorm::None), {}, 8);
+  ArSearch avg(s2, toy_specials(), beam(4, LengthNorm::Average), {}, 8);
+  run_all(none);
+  run_all(avg);
+  CHECK(none.results().at(0).tokens == std::vector<int>{A});
+  CHECK(avg.results().at(0).tokens == std::vector<int>{B, B, B});
+  CHECK(avg.results().at(0).score == Approx(std::log(0.224) / 4).epsilon(1e-6));
+  CHECK(avg.results().at(0).length == 4);
+}
+
+TEST_CASE("beam search stops early once nothing live can win", "[search]") {
+  // EOS first with 0.9: nothing that continues can ever beat log(0.9) under None.
+  auto model = [](const std::vector<int>& p) -> std::map<int, double> {
+    if (p.empty()) return {{EOS, 0.9}, {A, 0.1}};
+    return {{A, 0.5}, {EOS, 0.5}};
+  };
+  ToyStepScorer s(model);
+  ArSearch search(s, toy_specials(), beam(3), {}, 12);
+  run_all(search);
+  CHECK(s.calls == 1);
+  CHECK(search.results().at(0).tokens.empty());
+}
+
+TEST_CASE("min length, max length and a forced prefix", "[search]") {
+  SECTION("EOS is withheld below min_length") {
+    ToyStepScorer s(course_example);
+    DecodingOptions o = beam(1);
+    o.min_length = 2;
+    ArSearch g(s, toy_specials(), o, {}, 10);
+    run_all(g);
+    CHECK(g.results().at(0).tokens.size() >= 2);
+  }
+  SECTION("EOS is forced at max length, with its own probability") {
+    ToyStepScorer s([](const std::vector<int>&) { return std::map<int, double>{{A, 0.9}, {EOS, 0.1}}; });
+    ArSearch g(s, toy_specials(), beam(1), {}, 3);
+    const auto snaps = run_all(g);
+    CHECK(g.results().at(0).tokens == std::vector<int>{A, A});
+    CHECK(g.results().at(0).logprob == Approx(std::log(0.9 * 0.9 * 0.1)));
+    CHECK(snaps.back().finished.at(0).forced);
+  }
+  SECTION("a forced prefix: 'what if the model had said B first?'") {
+    ToyStepScorer s(course_example);
+    ArSearch g(s, toy_specials(), beam(1), {B}, 10);
+    const auto snaps = run_all(g);
+    CHECK(g.results().at(0).tokens == std::vector<int>{B, B});
+    CHECK(snaps.front().live.at(0).forced);
+    CHECK(snaps.front().live.at(0).logprob == Approx(std::log(0.4)));  // the model's own probability, not 1
+  }
+  SECTION("prefix and length errors") {
+    ToyStepScorer s(course_example);
+    CHECK_THROWS_AS(ArSearch(s, toy_specials(), beam(1), {A, A, A}, 3), UsageError);
+    CHECK_THROWS_AS(ArSearch(s, toy_specials(), beam(1), {PAD}, 10), InputError);
+    CHECK_THROWS_AS(ArSearch(s, toy_specials(), beam(1), {EOS}, 10), InputError);
+    CHECK_THROWS_AS(ArSearch(s, toy_specials(), beam(1), {}, 17), UsageError);  // beyond the scorer's capacity
+  }
+}
+
+TEST_CASE("beam snapshots are consistent", "[search][snapshot]") {
+  ToyStepScorer s(course_example);
+  ArSearch search(s, toy_specials(), beam(3, LengthNorm::Average, 3), {}, 6);
+  std::set<int> known = {0};
+  int prev_step = 0;
+  Snapshot last;
+  while (!search.done()) {
+    last = search.step();
+    CHECK(last.step == prev_step + 1);
+    prev_step = last.step;
+    CHECK(static_cast<int>(last.live.size()) <= 3);
+    for (const auto* list : {&last.live, &last.finished})
+      for (const auto& h : *list) {
+        CHECK(known.count(h.parent) == 1);  // parents were seen before: the nodes form a tree
+        CHECK(h.token_prob >= 0.0f);
+        CHECK(h.token_prob <= 1.0f);
+        CHECK(h.score == Approx(h.logprob / h.tokens.size()));
+        for (size_t i = 1; i < h.candidates.size(); ++i) CHECK(h.candidates[i - 1].prob >= h.candidates[i].prob);
+        for (const auto& c : h.candidates) CHECK((c.prob >= 0.0f && c.prob <= 1.0f));
+        CHECK(h.attention.size() == 2);
+      }
+    for (const auto& h : last.live) known.insert(h.id);
+    for (const auto& h : last.finished) known.insert(h.id);
+    for (const auto& p : last.pruned) CHECK(known.count(p.parent) == 1);
+    for (size_t i = 1; i < last.finished.size(); ++i) CHECK(last.finished[i - 1].score >= last.finished[i].score);
+  }
+  CHECK(last.done);
+  REQUIRE(last.results.size() == 3);
+  const auto& best = last.finished[0].tokens;  // ends with EOS; results drop it
+  CHECK(best.back() == EOS);
+  CHECK(last.results[0].tokens == std::vector<int>(best.begin(), best.end() - 1));
+  CHECK_THROWS_AS(search.step(), UsageError);
+}
+
+TEST_CASE("sampling is reproducible for a seed and honours top-k", "[search][sample]") {
+  auto draw = [](uint64_t seed, int top_k, int n) {
+    ToyStepScorer s([](const std::vector<int>& p) {
+      if (p.size() >= 3) return std::map<int, double>{{EOS, 0.6}, {A, 0.2}, {B, 0.2}};
+      return std::map<int, double>{{A, 0.4}, {B, 0.35}, {C, 0.2}, {EOS, 0.05}};
+    });
+    DecodingOptions o;
+    o.strategy = Strategy::Sample;
+    o.seed = seed;
+    o.top_k = top_k;
+    o.n_best = n;
+    ArSearch search(s, toy_specials(), o, {}, 12);
+    run_all(search);
+    std::vector<std::vector<int>> out;
+    for (const auto& r : search.results()) out.push_back(r.tokens);
+    return out;
+  };
+  CHECK(draw(7, 0, 8) == draw(7, 0, 8));
+  CHECK(draw(7, 0, 8) != draw(8, 0, 8));
+  CHECK(draw(7, 0, 8).size() == 8);
+  for (const auto& seq : draw(3, 1, 4)) CHECK(seq == std::vector<int>{A, A, A});  // top-k 1 is greedy
+}
+
+TEST_CASE("Mask-Predict: the length beam, the re-mask schedule and early stop", "[search][nar]") {
+  ToyParallelScorer s;
+  // Lengths 0..6: 3 most likely, then 4, then 2.
+  s.length_lp = {std::log(0.01f), std::log(0.04f), std::log(0.15f), std::log(0.5f), std::log(0.25f), std::log(0.03f), std::log(0.02f)};
+  s.dist = [](int len, int pos, const std::vector<int>&) -> std::map<int, double> {
+    // Length 4 is confident, length 3 is not: the length beam must pick 4 by average log-prob.
+    const double top = len == 4 ? 0.9 - 0.1 * pos : 0.5 - 0.1 * pos;
+    return {{A + pos % 3, top}, {EOS, 1 - top}};
+  };
+  SECTION("the schedule: floor(N (T-t+1) / T)") {
+    CHECK(NarSearch::masks_at(10, 1, 4) == 10);
+    CHECK(NarSearch::masks_at(10, 2, 4) == 7);
+    CHECK(NarSearch::masks_at(10, 3, 4) == 5);
+    CHECK(NarSearch::masks_at(10, 4, 4) == 2);
+    CHECK(NarSearch::masks_at(5, 10, 10) == 0);
+  }
+  SECTION("length beam of 3 picks by average log-probability") {
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.length_candidates = 3;
+    o.iterations = 1;
+    NarSearch search(s, toy_specials(), o, 6);
+    CHECK(search.lengths() == std::vector<int>{3, 4, 2});
+    const Snapshot snap = search.step();
+    CHECK(snap.done);
+    CHECK(s.calls == 1);  // all three lengths in one decoder pass
+    REQUIRE(snap.drafts.size() == 3);
+    double best = -1e9;
+    int best_i = -1;
+    for (size_t i = 0; i < snap.drafts.size(); ++i)
+      if (snap.drafts[i].avg_logprob > best) { best = snap.drafts[i].avg_logprob; best_i = static_cast<int>(i); }
+    CHECK(snap.best_draft == best_i);
+    CHECK(snap.drafts[static_cast<size_t>(best_i)].length == 4);
+    CHECK(search.results().at(0).tokens == std::vector<int>{A, B, C, A});
+  }
+  SECTION("each iteration re-masks exactly the scheduled count of least confident tokens") {
+    // A draft whose token at a position depends on how many positions are masked,
+    // so that every iteration changes something.
+    ToyParallelScorer m;
+    m.length_lp = s.length_lp;
+    m.dist = [](int, int pos, const std::vector<int>& d) -> std::map<int, double> {
+      int masked = 0;
+      for (int t : d) masked += t == MASK;
+      const double top = 0.95 - 0.08 * ((pos * 7 + masked) % 5);
+      return {{masked % 2 ? A : B, top}, {C, 1 - top}};
+    };
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.nar_length = NarLength::Given;
+    o.nar_given_length = 6;
+    o.iterations = 4;
+    o.early_stop = false;
+    NarSearch search(m, toy_specials(), o, 6);
+    Snapshot prev = search.step();
+    CHECK(std::count(prev.drafts[0].masked.begin(), prev.drafts[0].masked.end(), 1) == 6);
+    while (!search.done()) {
+      const Snapshot cur = search.step();
+      const auto& d = cur.drafts[0];
+      const int expected = NarSearch::masks_at(6, cur.iteration, 4);
+      CHECK(std::count(d.masked.begin(), d.masked.end(), 1) == expected);
+      // Every re-masked position was no more confident than any kept one.
+      float max_masked = -1, min_kept = 2;
+      for (int i = 0; i < 6; ++i) {
+        const float p = prev.drafts[0].probs[static_cast<size_t>(i)];
+        if (d.masked[static_cast<size_t>(i)]) max_masked = std::max(max_masked, p); else min_kept = std::min(min_kept, p);
+        if (!d.masked[static_cast<size_t>(i)]) CHECK(d.tokens[static_cast<size_t>(i)] == prev.drafts[0].tokens[static_cast<size_t>(i)]);
+      }
+      CHECK(max_masked <= min_kept);
+      prev = cur;
+    }
+    CHECK(m.calls == 4);
+  }
+  SECTION("early stop when an iteration changes nothing") {
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.iterations = 10;
+    NarSearch search(s, toy_specials(), o, 6);
+    search.step();
+    const Snapshot second = search.step();
+    CHECK_FALSE(second.changed);
+    CHECK(second.done);
+    CHECK(s.calls == 2);
+    o.early_stop = false;
+    ToyParallelScorer s2 = s;
+    s2.calls = 0;
+    NarSearch full(s2, toy_specials(), o, 6);
+    while (!full.done()) full.step();
+    CHECK(s2.calls > 2);
+  }
+  SECTION("fixed maximum length, cut at the first EOS") {
+    ToyParallelScorer f;
+    f.length_lp = s.length_lp;
+    f.dist = [](int, int pos, const std::vector<int>&) -> std::map<int, double> {
+      if (pos < 2) return {{B, 0.8}, {EOS, 0.2}};
+      return {{EOS, 0.7}, {A, 0.3}};
+    };
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.nar_length = NarLength::Fixed;
+    o.iterations = 1;
+    NarSearch search(f, toy_specials(), o, 5);
+    CHECK(search.lengths() == std::vector<int>{5});
+    const Snapshot snap = search.step();
+    CHECK(snap.drafts[0].output_length == 2);
+    CHECK(search.results().at(0).tokens == std::vector<int>{B, B});
+    CHECK(search.results().at(0).score == Approx((2 * std::log(0.8) + std::log(0.7)) / 3).epsilon(1e-5));
+  }
+  SECTION("a given length outside the model's range is refused") {
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.nar_length = NarLength::Given;
+    o.nar_given_length = 7;
+    CHECK_THROWS_AS(NarSearch(s, toy_specials(), o, 6), UsageError);
+  }
+}
