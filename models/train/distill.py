@@ -1,0 +1,86 @@
+"""Knowledge distillation data for g2p-cmlm: the AR teacher's outputs for the
+training words.
+
+    /usr/bin/python3 models/train/distill.py [--teacher models/g2p-transformer.safetensors] [--beam 1]
+
+Decodes every distinct word of work/data/train.tsv (never dev or test) with the
+teacher (greedy by default, --beam N for beam search) and writes
+work/data/train_distill.tsv (``WORD<TAB>PH ON ES``, one line per word). Resumable:
+it appends chunk by chunk to a .partial file and skips words already done.
+"""
+
+import argparse
+import os
+import sys
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log  # noqa: E402
+from export import load_model_file, load_model  # noqa: E402
+
+DEFAULT_OUT = os.path.join(DATA, "train_distill.tsv")
+
+
+def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1, out=DEFAULT_OUT,
+        chunk=2048, limit=0):
+    if os.path.exists(out):
+        log(f"{out} exists")
+        return out
+    if not os.path.exists(teacher):
+        raise SystemExit(f"teacher {teacher} not found: train the AR model first (train_transformer.py)")
+    cfg, _ = load_model_file(teacher)
+    model = load_model(teacher)
+    codec = Codec(cfg)
+    max_len = cfg["max_target_len"]
+    words = sorted({w for w, _ in load_tsv(os.path.join(DATA, "train.tsv"))})
+    if limit:
+        words = words[:limit]
+    partial = out + ".partial"
+    done = set()
+    if os.path.exists(partial):
+        with open(partial, encoding="utf-8") as f:
+            lines = f.readlines()
+        # drop a torn last line
+        good = [ln for ln in lines if ln.endswith("\n") and "\t" in ln]
+        with open(partial, "w", encoding="utf-8") as f:
+            f.writelines(good)
+        done = {ln.split("\t")[0] for ln in good}
+    todo = [w for w in words if w not in done]
+    log(f"distilling {len(todo)} of {len(words)} training words with {teacher} ({'greedy' if beam <= 1 else f'beam {beam}'})")
+    with open(partial, "a", encoding="utf-8") as f:
+        for i in range(0, len(todo), chunk):
+            ws = todo[i:i + chunk]
+            hyps = ar_greedy(model, codec, ws, max_len) if beam <= 1 else ar_beam(model, codec, ws, max_len, beam)
+            for w in ws:
+                f.write(f"{w}\t{' '.join(hyps[w])}\n")
+            f.flush()
+            log(f"distilled {len(done) + i + len(ws)}/{len(words)}")
+    # sort into the final file
+    with open(partial, encoding="utf-8") as f:
+        rows = sorted(ln for ln in f if ln.strip())
+    empty = sum(1 for ln in rows if not ln.rstrip("\n").split("\t")[1])
+    rows = [ln for ln in rows if ln.rstrip("\n").split("\t")[1]]
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.writelines(rows)
+    os.replace(out + ".tmp", out)
+    os.remove(partial)
+    log(f"wrote {out}: {len(rows)} words ({empty} empty outputs dropped)")
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--teacher", default=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"))
+    ap.add_argument("--beam", type=int, default=1)
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--limit", type=int, default=0, help="smoke tests only: first N words")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args(argv)
+    torch.set_num_threads(a.threads)
+    run(a.teacher, a.beam, a.out, limit=a.limit)
+
+
+if __name__ == "__main__":
+    main()

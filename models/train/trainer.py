@@ -1,0 +1,129 @@
+"""A small resumable training loop shared by train_transformer.py and train_cmlm.py.
+
+State lives in RUN_DIR:
+  last.pt        full state (model, optimizer, step, epoch, position in the epoch,
+                 RNG states, history), written at every epoch end and every
+                 --ckpt-minutes inside an epoch; a re-run of the same command resumes
+                 from it (the batch order of an epoch is a pure function of the seed
+                 and the epoch, so it continues exactly where it stopped).
+  epoch{N}.pt    the weights after epoch N (the last few are kept for averaging).
+  history.json   per-epoch loss / dev numbers.
+"""
+
+import json
+import os
+import random
+import time
+
+import torch
+
+from g2p_common import epoch_files, log, lr_at, make_batches, save_atomic
+from seq2seq_torch import build_model
+
+
+def add_train_args(ap, **defaults):
+    d = dict(epochs=15, batch_size=256, lr=1e-3, warmup=800, dropout=0.1, attn_dropout=0.1,
+             label_smoothing=0.1, weight_decay=0.0, seed=1, keep_epochs=5, ckpt_minutes=10.0)
+    d.update(defaults)
+    ap.add_argument("--epochs", type=int, default=d["epochs"])
+    ap.add_argument("--batch-size", type=int, default=d["batch_size"])
+    ap.add_argument("--lr", type=float, default=d["lr"], help="peak learning rate (warmup, then cosine decay)")
+    ap.add_argument("--warmup", type=int, default=d["warmup"], help="warmup steps")
+    ap.add_argument("--dropout", type=float, default=d["dropout"])
+    ap.add_argument("--attn-dropout", type=float, default=d["attn_dropout"])
+    ap.add_argument("--label-smoothing", type=float, default=d["label_smoothing"])
+    ap.add_argument("--weight-decay", type=float, default=d["weight_decay"])
+    ap.add_argument("--seed", type=int, default=d["seed"])
+    ap.add_argument("--keep-epochs", type=int, default=d["keep_epochs"], help="epoch weight files kept (for averaging)")
+    ap.add_argument("--ckpt-minutes", type=float, default=d["ckpt_minutes"], help="mid-epoch checkpoint interval")
+    ap.add_argument("--bench", type=int, default=0, help="only time this many training steps, then exit")
+    ap.add_argument("--threads", type=int, default=2)
+
+
+def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batch_key=None):
+    """Train until args.epochs are done (resuming from run_dir/last.pt).
+
+    batch_fn(list_of_examples, rng) -> batch; loss_fn(model, batch) -> (loss, n_tokens);
+    eval_fn(model) -> dict of dev numbers (after each epoch). Returns the model.
+    """
+    os.makedirs(run_dir, exist_ok=True)
+    torch.manual_seed(args.seed)
+    model = build_model(config, dropout=args.dropout, attn_dropout=args.attn_dropout)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9,
+                            weight_decay=args.weight_decay)
+    n_params = sum(p.numel() for p in model.parameters())
+    steps_per_epoch = len(make_batches(examples, args.batch_size, args.seed, batch_key))
+    total = steps_per_epoch * args.epochs
+    state = {"epoch": 0, "batch": 0, "step": 0, "history": []}
+    last = os.path.join(run_dir, "last.pt")
+    if os.path.exists(last) and not args.bench:
+        ck = torch.load(last, map_location="cpu")
+        if ck["config"] != config:
+            raise SystemExit(f"{last} was written with another model config; use another --run-dir")
+        model.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["optimizer"])
+        state = ck["state"]
+        torch.set_rng_state(ck["torch_rng"])
+        log(f"resumed from {last}: epoch {state['epoch'] + 1}, batch {state['batch']}/{steps_per_epoch}, "
+            f"step {state['step']}/{total}")
+    else:
+        log(f"new run in {run_dir}: {n_params} parameters, {len(examples)} examples, "
+            f"{steps_per_epoch} steps/epoch x {args.epochs} epochs")
+
+    def checkpoint():
+        save_atomic({"config": config, "model": model.state_dict(), "optimizer": opt.state_dict(),
+                     "state": state, "torch_rng": torch.get_rng_state(), "args": vars(args)}, last)
+
+    last_ckpt = time.time()
+    while state["epoch"] < args.epochs:
+        ep = state["epoch"]
+        batches = make_batches(examples, args.batch_size, args.seed * 1000 + ep, batch_key)
+        model.train()
+        t0, tot_loss, tot_tok, n_steps = time.time(), 0.0, 0, 0
+        while state["batch"] < len(batches):
+            bi = state["batch"]
+            rng = random.Random((args.seed * 1000 + ep) * 100003 + bi)
+            batch = batch_fn([examples[i] for i in batches[bi]], rng)
+            for g in opt.param_groups:
+                g["lr"] = lr_at(state["step"], total, args.lr, args.warmup)
+            loss, ntok = loss_fn(model, batch)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            state["batch"] += 1
+            state["step"] += 1
+            n_steps += 1
+            tot_loss += loss.item() * ntok
+            tot_tok += ntok
+            if args.bench and n_steps == args.bench:
+                dt = (time.time() - t0) / n_steps
+                log(f"bench: {dt:.3f} s/step; {steps_per_epoch} steps/epoch -> {dt * steps_per_epoch / 60:.1f} "
+                    f"min/epoch; {n_params} params")
+                return None
+            if state["batch"] % 100 == 0:
+                el = time.time() - t0
+                log(f"epoch {ep + 1} batch {state['batch']}/{len(batches)} loss {tot_loss / tot_tok:.4f} "
+                    f"lr {opt.param_groups[0]['lr']:.2e} {el / n_steps:.3f} s/step")
+            if time.time() - last_ckpt > args.ckpt_minutes * 60 and state["batch"] < len(batches):
+                checkpoint()
+                last_ckpt = time.time()
+        # end of epoch
+        rec = {"epoch": ep + 1, "train_loss": tot_loss / max(1, tot_tok), "minutes": (time.time() - t0) / 60}
+        if eval_fn is not None:
+            rec.update(eval_fn(model))
+            model.train()
+        state["history"].append(rec)
+        log("epoch done: " + json.dumps(rec))
+        save_atomic({"config": config, "model": model.state_dict(), "epoch": ep + 1},
+                    os.path.join(run_dir, f"epoch{ep + 1}.pt"))
+        for old in epoch_files(run_dir)[:-args.keep_epochs]:
+            os.remove(old)
+        state["epoch"] += 1
+        state["batch"] = 0
+        checkpoint()
+        last_ckpt = time.time()
+        with open(os.path.join(run_dir, "history.json"), "w") as f:
+            json.dump(state["history"], f, indent=1)
+    model.eval()
+    return model
