@@ -1,0 +1,168 @@
+// seq2seq-wasm: sequence-to-sequence decoding (Transformer, CMLM) in WebAssembly.
+//
+//   import { loadModel } from 'seq2seq-wasm';
+//   const model = await loadModel(urlOrBytes);
+//   const session = model.createSession({ strategy: 'beam', beamSize: 5 });
+//   session.start('PHONEME');
+//   while (!session.done) draw(session.step());   // or: session.decode('PHONEME')
+//   session.delete(); model.delete();
+//
+// Objects own wasm memory: call delete() when done. A FinalizationRegistry frees
+// what is forgotten, but only when the garbage collector gets to it.
+import { loadCore, readBytes } from './core.js';
+import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
+
+export { DEFAULT_OPTIONS };
+
+export class Seq2SeqError extends Error {
+  constructor(message, kind = 'Error') {
+    super(message);
+    this.name = 'Seq2SeqError';
+    this.kind = kind;   // 'ModelError' | 'InputError' | 'UsageError' | 'OutOfMemory' | 'Error'
+  }
+}
+
+// C++ returns {error, kind} instead of throwing across the boundary.
+function check(value) {
+  if (value && typeof value === 'object' && typeof value.error === 'string' && typeof value.kind === 'string') {
+    throw new Seq2SeqError(value.error, value.kind);
+  }
+  return value;
+}
+
+const registry = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
+  : null;
+
+function own(wrapper, handle) {
+  registry?.register(wrapper, handle, wrapper);
+}
+
+function release(wrapper, handle) {
+  registry?.unregister(wrapper);
+  if (!handle.isDeleted()) handle.delete();
+}
+
+const CREATE = Symbol('create');  // only loadModel() constructs a Model
+
+export async function loadModel(source) {
+  const [core, bytes] = await Promise.all([loadCore(), readBytes(source)]);
+  return new Model(CREATE, core, bytes);
+}
+
+export class Model {
+  #core;
+  #handle;
+  #info;
+
+  constructor(token, core, bytes) {
+    if (token !== CREATE) throw new TypeError('use loadModel(source) to create a Model');
+    const handle = new core.ModelHandle();
+    try {
+      check(handle.load(bytes));
+      this.#info = Object.freeze(check(handle.info()));
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+    this.#core = core;
+    this.#handle = handle;
+    own(this, handle);
+  }
+
+  #live() {
+    if (!this.#handle) throw new Seq2SeqError('this Model has been deleted', 'UsageError');
+    return this.#handle;
+  }
+
+  /** Configuration, size and vocabularies. */
+  get info() { this.#live(); return this.#info; }
+  get autoregressive() { return this.info.autoregressive; }
+  get deleted() { return this.#handle === null; }
+
+  tokenize(text) { return check(this.#live().tokenize(String(text))); }
+
+  createSession(options = {}) { return new Session(this, options); }
+
+  /** One call: decode `text` with `options`, return the n-best. */
+  decode(text, options = {}) {
+    const s = this.createSession(options);
+    try {
+      return s.decode(text);
+    } finally {
+      s.delete();
+    }
+  }
+
+  delete() {
+    if (!this.#handle) return;
+    release(this, this.#handle);
+    this.#handle = null;
+  }
+
+  _handle() { return this.#live(); }
+  _core() { this.#live(); return this.#core; }
+}
+
+export class Session {
+  #handle;
+  #model;
+  #options;
+
+  constructor(model, options = {}) {
+    if (!(model instanceof Model)) throw new TypeError('new Session(model, options) needs a Model from loadModel()');
+    const handle = new (model._core().SessionHandle)(model._handle());
+    try {
+      this.#options = normalizeOptions(options, model.autoregressive);
+      check(handle.configure(this.#options));
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+    this.#handle = handle;
+    this.#model = model;
+    own(this, handle);
+  }
+
+  #live() {
+    if (!this.#handle) throw new Seq2SeqError('this Session has been deleted', 'UsageError');
+    return this.#handle;
+  }
+
+  get options() { this.#live(); return { ...this.#options }; }
+  get model() { return this.#model; }
+  get deleted() { return this.#handle === null; }
+  get started() { return this.#live().started(); }
+  get done() { return this.#live().done(); }
+  /** The max output length in effect for the current source. */
+  get maxLength() { return this.#live().maxLength(); }
+
+  /** New options take effect at the next start(). */
+  setOptions(options) {
+    const o = normalizeOptions({ ...this.#options, ...options }, this.#model.autoregressive);
+    check(this.#live().configure(o));
+    this.#options = o;
+  }
+
+  start(text) {
+    if (typeof text !== 'string') throw new TypeError('start(text) needs a string');
+    check(this.#live().start(text));
+  }
+
+  /** One decoder pass; returns the step's snapshot. */
+  step() { return check(this.#live().step()); }
+
+  /** Steps to the end; returns the n-best results, best first. */
+  run() { return check(this.#live().run()); }
+
+  decode(text) {
+    this.start(text);
+    return this.run();
+  }
+
+  delete() {
+    if (!this.#handle) return;
+    release(this, this.#handle);
+    this.#handle = null;
+  }
+}
