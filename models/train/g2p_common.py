@@ -143,8 +143,23 @@ def epoch_files(run_dir):
 # Decoding (PyTorch reference decoders)
 # ----------------------------------------------------------------------------
 
+def _ar_step_logprobs(model, codec, ys, memory, spm, t, max_len):
+    """Log-probabilities of the next token, with the C++ engine's rules (src/ar_search.cpp):
+    pad/unk/bos/mask are never emitted, and the last position (t + 1 == max_len) can
+    only be EOS."""
+    logits, _, _ = model.decode(ys, memory, spm, torch.zeros_like(ys, dtype=torch.bool))
+    lp = torch.log_softmax(logits[:, -1].float(), -1)
+    lp[:, sorted(codec.special_ids - {codec.eos})] = float("-inf")
+    if t + 1 >= max_len:
+        eos = lp[:, codec.eos].clone()
+        lp.fill_(float("-inf"))
+        lp[:, codec.eos] = eos
+    return lp
+
+
 @torch.no_grad()
 def ar_greedy(model, codec, words, max_len, batch_size=512):
+    """Greedy decoding; at most ``max_len`` output tokens, EOS included."""
     model.eval()
     out = {}
     for i in range(0, len(words), batch_size):
@@ -153,9 +168,8 @@ def ar_greedy(model, codec, words, max_len, batch_size=512):
         memory, spm, _ = model.encode(src)
         ys = torch.full((len(ws), 1), codec.bos, dtype=torch.long)
         done = torch.zeros(len(ws), dtype=torch.bool)
-        for _ in range(max_len):
-            logits, _, _ = model.decode(ys, memory, spm, torch.zeros_like(ys, dtype=torch.bool))
-            nxt = logits[:, -1].argmax(-1)
+        for t in range(max_len):
+            nxt = _ar_step_logprobs(model, codec, ys, memory, spm, t, max_len).argmax(-1)
             nxt = torch.where(done, torch.full_like(nxt, codec.eos), nxt)
             ys = torch.cat([ys, nxt[:, None]], 1)
             done |= nxt.eq(codec.eos)
@@ -168,90 +182,136 @@ def ar_greedy(model, codec, words, max_len, batch_size=512):
 
 @torch.no_grad()
 def ar_beam(model, codec, words, max_len, beam=5, batch_size=128):
-    """Beam search; hypotheses ranked by total log-probability (no length penalty)."""
+    """Beam search with the C++ engine's rules (src/ar_search.cpp, length penalty none,
+    n-best 1): each step ranks all extensions of the live hypotheses by total
+    log-probability; an EOS extension is finished if it ranks among the first ``beam``,
+    the best ``beam`` non-EOS extensions stay live; a source is done when nothing is
+    live or no live hypothesis beats its best finished one; at most ``max_len`` output
+    tokens, EOS included. Returns the best finished hypothesis per word."""
     model.eval()
     out = {}
     V = len(codec.tgt_vocab)
+    K = beam
+    NEG = float("-inf")
     for i in range(0, len(words), batch_size):
         ws = words[i:i + batch_size]
         B = len(ws)
         src = pad_seqs([codec.src(w) for w in ws], codec.src_pad)
         memory, spm, _ = model.encode(src)
-        memory = memory.repeat_interleave(beam, 0)
-        spm = spm.repeat_interleave(beam, 0)
-        ys = torch.full((B * beam, 1), codec.bos, dtype=torch.long)
-        scores = torch.full((B, beam), float("-inf"))
-        scores[:, 0] = 0.0
-        finished = torch.zeros(B, beam, dtype=torch.bool)
+        memory = memory.repeat_interleave(K, 0)
+        spm = spm.repeat_interleave(K, 0)
+        ys = torch.full((B * K, 1), codec.bos, dtype=torch.long)
+        live = torch.full((B, K), NEG, dtype=torch.float64)
+        live[:, 0] = 0.0
+        best_fin = torch.full((B,), NEG, dtype=torch.float64)
+        best_tokens = [[] for _ in range(B)]
+        done = torch.zeros(B, dtype=torch.bool)
         for t in range(max_len):
-            logits, _, _ = model.decode(ys, memory, spm, torch.zeros_like(ys, dtype=torch.bool))
-            lp = torch.log_softmax(logits[:, -1].float(), -1).view(B, beam, V)
-            # finished hypotheses only extend with EOS at no cost
-            fin_lp = torch.full((V,), float("-inf"))
-            fin_lp[codec.eos] = 0.0
-            lp = torch.where(finished[..., None], fin_lp, lp)
-            cand = (scores[..., None] + lp).view(B, beam * V)
-            top, idx = cand.topk(beam, -1)
-            src_beam, tok = idx // V, idx % V
-            base = (torch.arange(B)[:, None] * beam + src_beam).view(-1)
-            ys = torch.cat([ys[base], tok.view(-1, 1)], 1)
-            finished = finished.view(-1)[base].view(B, beam) | tok.eq(codec.eos)
-            scores = top
-            if finished.all():
+            lp = _ar_step_logprobs(model, codec, ys, memory, spm, t, max_len).double().view(B, K, V)
+            cand = (live[..., None] + lp).view(B, K * V)
+            top, idx = cand.topk(2 * K, -1)  # sorted, best first
+            row, tok = idx // V, idx % V
+            valid = torch.isfinite(top)
+            is_eos = tok.eq(codec.eos) & valid
+            rank = torch.arange(2 * K)[None, :]
+            fin = is_eos & (rank < K)
+            # finished: keep the best per source
+            fin_score = torch.where(fin, top, torch.full_like(top, NEG))
+            fbest, fpos = fin_score.max(-1)
+            improve = (fbest > best_fin) & ~done
+            for b in improve.nonzero().flatten().tolist():
+                r = int(row[b, fpos[b]])
+                best_tokens[b] = ys[b * K + r, 1:].tolist()
+            best_fin = torch.where(improve, fbest, best_fin)
+            # live: the first K valid non-EOS candidates
+            nonfin = valid & ~tok.eq(codec.eos)
+            take = nonfin & (nonfin.long().cumsum(-1) <= K)
+            order = torch.sort((~take).long(), dim=-1, stable=True).indices[:, :K]  # taken ones first, in rank order
+            sel = take.gather(1, order)
+            new_row = row.gather(1, order)
+            new_tok = tok.gather(1, order)
+            new_live = torch.where(sel, top.gather(1, order), torch.full((B, K), NEG, dtype=torch.float64))
+            base = (torch.arange(B)[:, None] * K + new_row).view(-1)
+            ys = torch.cat([ys[base], new_tok.view(-1, 1)], 1)
+            live = torch.where(done[:, None], torch.full_like(new_live, NEG), new_live)
+            best_live = live.max(-1).values
+            done |= ~torch.isfinite(best_live) | (torch.isfinite(best_fin) & (best_live <= best_fin))
+            if done.all():
                 break
-        best = scores.argmax(-1)
         for b, w in enumerate(ws):
-            out[w] = codec.phones(ys[b * beam + best[b], 1:].tolist())
+            out[w] = codec.phones(best_tokens[b])
     return out
 
 
 @torch.no_grad()
-def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=256, max_target_len=None):
-    """Mask-Predict: length beam from the length head, ``iterations`` rounds of
-    re-masking the lowest-probability tokens; output cut at the first EOS; best
-    candidate by mean token log-probability."""
+def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=256, early_stop=True):
+    """Mask-Predict, with the same rules as the C++ engine's NarSearch (src/nar_search.cpp):
+
+    * candidates: the ``length_beam`` most likely lengths 1..max_target_len of the
+      length head (ties: the shorter), one draft each, all positions MASK;
+    * iteration t = 1..T predicts every masked position (argmax over the vocabulary
+      without pad/unk/bos/mask) and remembers its probability; before iteration t > 1
+      the floor(n * (T - t + 1) / T) least confident positions (ties: the earlier) are
+      re-masked; it stops after T iterations, when the schedule would re-mask nothing,
+      or (early_stop) when an iteration t > 1 changed no draft of that source;
+    * a draft's output is cut at the first EOS; its score is the mean log-probability
+      of its tokens up to and including that EOS; the best-scoring draft wins.
+    """
     model.eval()
     out = {}
-    Lmax = max_target_len or model.config["max_target_len"]
+    T = iterations
+    Lmax = model.config["max_target_len"]
+    banned = sorted(codec.special_ids - {codec.eos})
     for i in range(0, len(words), batch_size):
         ws = words[i:i + batch_size]
         B = len(ws)
         src = pad_seqs([codec.src(w) for w in ws], codec.src_pad)
         memory, spm, _ = model.encode(src)
-        len_logits = model.length_logits(memory, spm)
-        len_logits[:, 0] = float("-inf")
-        lens = len_logits.topk(length_beam, -1).indices.clamp(1, Lmax)  # [B, K]
-        K = length_beam
-        lens = lens.view(-1)
-        T = int(lens.max())
+        len_lp = torch.log_softmax(model.length_logits(memory, spm), -1)[:, 1:Lmax + 1]
+        K = min(length_beam, Lmax)
+        order = torch.sort(-len_lp, dim=-1, stable=True).indices[:, :K] + 1  # [B, K] lengths
+        lens = order.reshape(-1)
+        N = int(lens.max())
         memory = memory.repeat_interleave(K, 0)
         spm = spm.repeat_interleave(K, 0)
-        pos = torch.arange(T)[None, :]
+        pos = torch.arange(N)[None, :]
         tpm = pos >= lens[:, None]
-        tokens = torch.full((B * K, T), codec.mask, dtype=torch.long).masked_fill(tpm, codec.pad)
-        probs = torch.zeros(B * K, T)
-        for it in range(iterations):
+        tokens = torch.full((B * K, N), codec.mask, dtype=torch.long).masked_fill(tpm, codec.pad)
+        probs = torch.zeros(B * K, N)
+        done = torch.zeros(B, dtype=torch.bool)
+        for t in range(1, T + 1):
+            active = (~done).repeat_interleave(K)[:, None]
+            before = tokens.clone()
+            if t > 1:
+                n_mask = (lens * (T - t + 1)) // T
+                key = probs.masked_fill(tpm, float("inf"))
+                order_pos = torch.sort(key, dim=-1, stable=True).indices
+                rank = torch.empty_like(order_pos)
+                rank.scatter_(1, order_pos, torch.arange(N).expand_as(order_pos).contiguous())
+                tokens = torch.where((rank < n_mask[:, None]) & active, torch.full_like(tokens, codec.mask), tokens)
+            masked = tokens.eq(codec.mask) & ~tpm & active
             logits, _, _ = model.decode(tokens, memory, spm, tpm)
-            logits[..., list(codec.special_ids - {codec.eos})] = float("-inf")
-            lp = torch.log_softmax(logits, -1)
-            p, tok = lp.max(-1)
-            masked = tokens.eq(codec.mask)
-            tokens = torch.where(masked, tok, tokens)
-            probs = torch.where(masked, p, probs)
-            if it == iterations - 1:
+            lp = torch.log_softmax(logits.float(), -1)
+            lp[..., banned] = float("-inf")
+            best_lp, best = lp.max(-1)
+            tokens = torch.where(masked, best, tokens)
+            probs = torch.where(masked, best_lp.exp(), probs)
+            changed = (tokens != before).view(B, K, N).any(-1).any(-1)
+            if t == T or bool((((lens * (T - t)) // T) == 0).all()):
                 break
-            n_mask = (lens.float() * (1.0 - (it + 1) / iterations)).long()
-            sc = probs.masked_fill(tpm, float("inf"))
-            order = sc.argsort(-1)
-            remask = torch.zeros_like(masked)
-            rank = torch.empty_like(order)
-            rank.scatter_(1, order, torch.arange(T).expand_as(order).contiguous())
-            remask = rank < n_mask[:, None]
-            tokens = tokens.masked_fill(remask, codec.mask)
-        avg = probs.masked_fill(tpm, 0).sum(-1) / lens.float()
-        best = avg.view(B, K).argmax(-1)
+            if early_stop and t > 1:
+                done |= ~changed
+                if done.all():
+                    break
+        is_eos = tokens.eq(codec.eos) & ~tpm
+        has_eos = is_eos.any(-1)
+        first_eos = torch.where(has_eos, is_eos.float().argmax(-1), lens)
+        counted = torch.minimum(lens, first_eos + has_eos.long())
+        logp = probs.clamp(min=1e-30).log().masked_fill(pos >= counted[:, None], 0.0)
+        avg = torch.where(counted > 0, logp.sum(-1) / counted.clamp(min=1).float(), torch.zeros(B * K))
+        pick = avg.view(B, K).argmax(-1)  # first maximum: the more likely length on ties
         for b, w in enumerate(ws):
-            out[w] = codec.phones(tokens[b * K + best[b]].tolist())
+            out[w] = codec.phones(tokens[b * K + pick[b]].tolist())
     return out
 
 
@@ -279,16 +339,15 @@ def edit_distance(a, b):
     return prev[-1]
 
 
-def engine_eval_hook(model_path, split_tsv, log_fn=print):
-    """Hook for evaluating a shipped model with the C++ engine.
-
-    The engine CLI is not ready yet. When it is, run it here on ``split_tsv``
-    (words in column 1) with the same decoding settings and score with ``score``.
-    Set SEQ2SEQ_BIN to the CLI binary to enable; until then this only logs.
-    """
-    binary = os.environ.get("SEQ2SEQ_BIN")
-    if not binary:
-        log_fn(f"[engine-eval hook] C++ engine evaluation skipped for {model_path} (SEQ2SEQ_BIN not set)")
+def engine_eval_hook(model_path, split="test", log_fn=print, limit=0):
+    """Evaluate a shipped model with the C++ engine CLI (eval_engine.py): WER/PER of
+    the engine's own decoding (to set beside the PyTorch numbers; eval_engine.py
+    --compare counts the words that differ).
+    Skipped (logged) when no seq2seq binary is built; SEQ2SEQ_BIN overrides the path.
+    Run by hand: /usr/bin/python3 models/train/eval_engine.py MODEL --compare"""
+    import eval_engine
+    try:
+        return eval_engine.evaluate(model_path, split, limit=limit, compare=False, log_fn=log_fn)
+    except Exception as e:  # never lose a finished training run to the hook
+        log_fn(f"[engine eval] failed: {e}")
         return None
-    log_fn(f"[engine-eval hook] SEQ2SEQ_BIN={binary}: engine evaluation not implemented yet")
-    return None

@@ -126,7 +126,7 @@ def main(argv=None):
 
     finalize(args.run_dir, args.name, evaluate,
              {"decoding": f"mask-predict, {args.iterations} iterations, length beam {args.length_beam}",
-              "train_args": vars(args)}, models_dir=args.models_dir)
+              "train_args": vars(args)}, models_dir=args.models_dir, eval_limit=args.limit_eval)
 
 
 if __name__ == "__main__":

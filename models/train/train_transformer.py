@@ -55,7 +55,7 @@ def add_model_args(ap):
     ap.add_argument("--activation", default="relu", choices=["relu", "gelu"])
 
 
-def finalize(run_dir, name, evaluate, log_extra=None, f16_tolerance=0.2, models_dir=MODELS_DIR):
+def finalize(run_dir, name, evaluate, log_extra=None, f16_tolerance=0.2, models_dir=MODELS_DIR, eval_limit=0):
     """Choose last / averaged weights by dev WER, export (f16 if it holds), test WER."""
     files = epoch_files(run_dir)
     ck = torch.load(files[-1], map_location="cpu")
@@ -103,7 +103,12 @@ def finalize(run_dir, name, evaluate, log_extra=None, f16_tolerance=0.2, models_
     with open(os.path.join(run_dir, "final.json"), "w") as f:
         json.dump(results, f, indent=1)
     log(f"shipped {final} ({results['bytes']} bytes, {results['storage']}): test WER {twer:.2f} PER {tper:.2f}")
-    engine_eval_hook(final, os.path.join(DATA, "test.tsv"), log)
+    eng = engine_eval_hook(final, "test", log, limit=eval_limit)
+    if eng:
+        results["engine_test"] = eng
+        for p in (os.path.join(models_dir, f"{name}.results.json"), os.path.join(run_dir, "final.json")):
+            with open(p, "w") as f:
+                json.dump(results, f, indent=1)
     return results
 
 
@@ -117,7 +122,7 @@ def main(argv=None):
     ap.add_argument("--limit-train", type=int, default=0, help="smoke tests only: use the first N training lines")
     ap.add_argument("--limit-eval", type=int, default=0, help="smoke tests only: evaluate on the first N dev/test words")
     add_model_args(ap)
-    trainer.add_train_args(ap, epochs=7, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
+    trainer.add_train_args(ap, epochs=6, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
@@ -172,7 +177,7 @@ def main(argv=None):
         return score(hyps, refs)
 
     finalize(args.run_dir, args.name, evaluate, {"decoding": f"beam {args.beam}", "train_args": vars(args)},
-             models_dir=args.models_dir)
+             models_dir=args.models_dir, eval_limit=args.limit_eval)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+"""Evaluate a model file with the C++ engine's CLI (and optionally compare with PyTorch).
+
+    /usr/bin/python3 models/train/eval_engine.py MODEL.safetensors [--split test|dev] [--bin build/seq2seq]
+        [--limit N] [--compare]
+
+Runs ``seq2seq decode --model MODEL`` over the split's words (stdin, one per line),
+with the decoding the training scripts use for their numbers (AR: beam 5, no length
+penalty, at most max_target_len tokens; CMLM: Mask-Predict, 10 iterations, 3 length candidates), and prints WER/PER.
+--compare also decodes with the PyTorch reference decoder and reports how many words
+differ.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, refs_by_word, score  # noqa: E402
+from export import load_model, load_model_file  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def find_bin():
+    for p in (os.environ.get("SEQ2SEQ_BIN"), os.path.join(ROOT, "build", "native", "seq2seq"),
+              os.path.join(ROOT, "build", "seq2seq")):
+        if p and os.path.exists(p):
+            return p
+    return None
+
+
+def engine_options(cfg, beam=5, iterations=10, length_candidates=3):
+    if cfg["arch"] == "cmlm":
+        return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates)]
+    # the PyTorch decoders stop after max_target_len output tokens (EOS included)
+    return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(cfg["max_target_len"])]
+
+
+def engine_decode(binary, model_path, words, options):
+    p = subprocess.run([binary, "decode", "--model", model_path] + options, input="\n".join(words) + "\n",
+                       capture_output=True, text=True, check=False)
+    if p.returncode not in (0, 1):
+        raise RuntimeError(f"{binary} failed ({p.returncode}): {p.stderr[:2000]}")
+    hyps = {}
+    for line in p.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2 and parts[0] not in hyps:
+            hyps[parts[0]] = parts[1].split()
+    for w in words:
+        hyps.setdefault(w, [])
+    return hyps
+
+
+def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print):
+    binary = binary or find_bin()
+    if not binary:
+        log_fn("[engine eval] no seq2seq binary (build it, or set SEQ2SEQ_BIN): skipped")
+        return None
+    cfg, _ = load_model_file(model_path)
+    refs = refs_by_word(load_tsv(os.path.join(DATA, f"{split}.tsv")))
+    words = sorted(refs)[:limit] if limit else sorted(refs)
+    refs = {w: refs[w] for w in words}
+    hyps = engine_decode(binary, model_path, words, engine_options(cfg))
+    wer, per = score(hyps, refs)
+    res = {"engine_wer": wer, "engine_per": per, "words": len(words), "split": split}
+    if compare:
+        model = load_model(model_path)
+        codec = Codec(cfg)
+        if cfg["arch"] == "cmlm":
+            ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=3)
+        else:
+            ref_h = ar_beam(model, codec, words, cfg["max_target_len"], beam=5)
+        res["differ_from_pytorch"] = sum(1 for w in words if ref_h[w] != hyps[w])
+        res["pytorch_wer"], res["pytorch_per"] = score(ref_h, refs)
+    log_fn(f"[engine eval] {model_path} on {split}: " + ", ".join(f"{k} {v}" for k, v in res.items()))
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model")
+    ap.add_argument("--split", default="test", choices=["test", "dev"])
+    ap.add_argument("--bin", default=None)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--compare", action="store_true")
+    a = ap.parse_args(argv)
+    torch.set_num_threads(2)
+    evaluate(a.model, a.split, a.bin, a.limit, a.compare)
+
+
+if __name__ == "__main__":
+    main()
