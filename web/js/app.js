@@ -1,0 +1,332 @@
+// The page: input, lanes, lockstep playback, and the URL that holds it all.
+import { lookup } from './dict.js';
+import { engineKind } from './engine.js';
+import { Lane } from './lane.js';
+import { DEFAULT_LANES, decodeState, encodeState, makeLane } from './state.js';
+import { esc, phonemeLine } from './views.js';
+
+const $ = (id) => document.getElementById(id);
+
+class App {
+  constructor(models) {
+    this.models = models;
+    this.lanes = [];
+    this.word = '';
+    this.t = 0;
+    this.follow = true;        // show the last step (set until the learner steps)
+    this.playing = null;
+    this.reference = null;
+    this.wordGen = 0;
+    this.loadStart = performance.now();
+    this.firstResultMs = null;
+  }
+
+  // ------------------------------------------------------------ models and words
+  modelFor(lane) {
+    const ar = lane.kind.ar;
+    return this.models.find((m) => m.id === lane.opts.m && m.autoregressive === ar) ?? this.models.find((m) => m.autoregressive === ar);
+  }
+
+  normalizedWord(model, word = this.word) {
+    const w = word.trim();
+    if (!model) return w;
+    return model.srcCase === 'lower' ? w.toLowerCase() : model.srcCase === 'upper' ? w.toUpperCase() : w;
+  }
+
+  /** A message for a word this model cannot read, or null. */
+  checkWord(word, model) {
+    const w = this.normalizedWord(model, word);
+    if (!w) return 'Type a word to decode.';
+    const alphabet = new Set(model.alphabet);
+    const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
+    if (bad.length) {
+      const shown = bad.map((c) => (c === ' ' ? 'space' : `“${c}”`)).join(', ');
+      return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${model.name}: it reads only ${model.alphabet.join(' ')}.`;
+    }
+    const limit = Math.min(model.maxPositions ?? Infinity, 40);
+    if ([...w].length > limit) return `The word is too long: ${model.name} reads at most ${limit} letters.`;
+    return null;
+  }
+
+  examples() {
+    const used = [...new Set(this.lanes.map((l) => l.model).filter(Boolean))];
+    const sets = (used.length ? used : this.models.slice(0, 1)).map((m) => m.examples);
+    return sets.reduce((a, b) => a.filter((w) => b.includes(w)));
+  }
+
+  // ------------------------------------------------------------ state changes
+  setWord(word, { keepStep = false } = {}) {
+    this.word = word.trim().toUpperCase() === word.trim() ? word.trim() : word.trim();
+    $('word').value = this.word;
+    if (!keepStep) { this.follow = true; this.t = 0; }
+    this.stop();
+    this.showSource();
+    this.lookupReference();
+    for (const l of this.lanes) l.decode(this.word);
+    this.renderAll();
+    this.saveUrl();
+  }
+
+  async lookupReference() {
+    const gen = ++this.wordGen;
+    this.reference = null;
+    $('reference').innerHTML = '';
+    let ref = null;
+    try {
+      ref = this.word ? await lookup(this.word) : null;
+    } catch {
+      ref = null;
+    }
+    if (gen !== this.wordGen) return;
+    this.reference = ref;
+    const where = ref ? { train: 'a word the models were trained on', dev: 'a held-out development word (not trained on)', test: 'a held-out test word: the models never saw it' }[ref.split] : '';
+    $('reference').innerHTML = this.word
+      ? (ref
+        ? `<strong>Reference</strong> (CMUdict; ${esc(where)}): ${ref.prons.map((p) => `<span class="ref">${phonemeLine(p)}</span>`).join(' or ')}`
+        : `<strong>${esc(this.word.toUpperCase())}</strong> is not in CMUdict: there is no reference pronunciation, and the models have never seen it.`)
+      : '';
+    for (const l of this.lanes) l.render(this.t);
+  }
+
+  showSource() {
+    const m = this.lanes[0]?.model ?? this.models[0];
+    const letters = [...this.normalizedWord(m)];
+    $('source-line').innerHTML = letters.length
+      ? `<span class="src-label">Input letters:</span> ${letters.map((c, i) => `<span class="letter" title="letter ${i + 1}">${esc(c)}</span>`).join('')}`
+      : '';
+    const problem = this.word ? null : 'Type a word to decode.';
+    const msgs = new Set();
+    if (problem) msgs.add(problem);
+    else for (const l of this.lanes) { const m2 = l.model; const p = m2 && this.checkWord(this.word, m2); if (p) msgs.add(p); }
+    this.message([...msgs].join(' '));
+  }
+
+  message(text) {
+    const el = $('message');
+    el.hidden = !text;
+    el.textContent = text || '';
+  }
+
+  addLane(spec, { decode = true } = {}) {
+    const lane = new Lane(this, spec);
+    this.lanes.push(lane);
+    $('lanes').appendChild(lane.el);
+    this.renderControls();
+    if (decode) {
+      lane.decode(this.word);
+      this.renderExamples();
+      this.saveUrl();
+    }
+    return lane;
+  }
+
+  removeLane(lane) {
+    const i = this.lanes.indexOf(lane);
+    if (i < 0) return;
+    this.lanes.splice(i, 1);
+    lane.destroy();
+    this.renderControls();
+    this.renderTransport();
+    this.renderExamples();
+    this.saveUrl();
+    const next = this.lanes[Math.min(i, this.lanes.length - 1)];
+    (next?.el.querySelector('[data-action="remove"]') ?? $('add-type')).focus();
+  }
+
+  moveLane(lane, dir) {
+    const i = this.lanes.indexOf(lane);
+    const j = i + dir;
+    if (j < 0 || j >= this.lanes.length) return;
+    [this.lanes[i], this.lanes[j]] = [this.lanes[j], this.lanes[i]];
+    for (const l of this.lanes) $('lanes').appendChild(l.el);
+    this.renderControls();
+    this.saveUrl();
+    lane.el.querySelector(`[data-action="${dir < 0 ? 'left' : 'right'}"]:not([disabled])`)?.focus()
+      ?? lane.el.querySelector('[data-action="remove"]').focus();
+  }
+
+  updateLane(lane, patch) {
+    const spec = makeLane(lane.type, { ...lane.opts, ...patch });
+    if (lane.type === 'beam') spec.opts.nbest = Math.min(spec.opts.nbest, spec.opts.k);
+    const focusId = document.activeElement?.id;
+    lane.opts = spec.opts;
+    lane.renderControls();
+    lane.render(this.t);   // e.g. a new length norm re-ranks the finished hypotheses at once
+    if (focusId) document.getElementById(focusId)?.focus();
+    this.showSource();
+    this.renderExamples();
+    lane.decode(this.word);
+    this.saveUrl();
+  }
+
+  laneDecoded(lane) {
+    if (this.follow) this.t = this.maxT();
+    if (!document.body.dataset.firstLaneMs && !lane.error) document.body.dataset.firstLaneMs = String(Math.round(performance.now()));
+    lane.render(this.t);
+    this.renderTransport();
+    if (this.lanes.every((l) => !l.busy)) {
+      if (!this.follow) {
+        const t = Math.min(this.t, this.maxT());
+        if (t !== this.t) { this.t = t; this.renderAll(); }
+      }
+      if (this.firstResultMs == null) {
+        this.firstResultMs = performance.now();
+        document.body.dataset.allLanesMs = String(Math.round(this.firstResultMs));
+      }
+      document.body.dataset.ready = String(Number(document.body.dataset.ready ?? 0) + 1);
+      this.saveUrl();
+    }
+  }
+
+  // ------------------------------------------------------------ playback
+  maxT() {
+    return this.lanes.reduce((m, l) => Math.max(m, l.lastIndex), 0);
+  }
+
+  go(t, { follow = false } = {}) {
+    const max = this.maxT();
+    this.t = Math.max(0, Math.min(max, t));
+    this.follow = follow;
+    this.renderAll();
+    this.saveUrl();
+  }
+
+  stepForward() {
+    if (this.t >= this.maxT()) { this.stop(); return false; }
+    this.go(this.t + 1);
+    return true;
+  }
+
+  play() {
+    if (this.playing) return;
+    if (this.t >= this.maxT()) this.go(0);
+    const speed = Number($('speed').value) || 1;
+    this.playing = setInterval(() => { if (!this.stepForward()) this.stop(); }, 1000 / speed);
+    this.renderTransport();
+  }
+
+  stop() {
+    if (this.playing) clearInterval(this.playing);
+    this.playing = null;
+    this.renderTransport();
+  }
+
+  toggle() { if (this.playing) this.stop(); else this.play(); }
+
+  // ------------------------------------------------------------ drawing
+  renderControls() {
+    for (const l of this.lanes) l.renderControls();
+    $('lanes').dataset.count = String(this.lanes.length);
+    if (!this.lanes.length) $('lanes').innerHTML = '<p class="no-lanes">No lanes: add one below.</p>';
+    else $('lanes').querySelector('.no-lanes')?.remove();
+  }
+
+  renderTransport() {
+    const max = this.maxT();
+    const busy = this.lanes.some((l) => l.busy);
+    $('scrub').max = String(max);
+    $('scrub').value = String(this.t);
+    $('step-status').textContent = `step ${this.t} of ${max}${busy ? ' (decoding…)' : ''}`;
+    $('back').disabled = this.t <= 0;
+    $('reset').disabled = this.t <= 0 && !this.playing;
+    $('step').disabled = this.t >= max;
+    const play = $('play');
+    play.textContent = this.playing ? '❚❚ Pause' : '▶ Play';
+    play.setAttribute('aria-pressed', String(!!this.playing));
+  }
+
+  renderAll() {
+    this.renderTransport();
+    for (const l of this.lanes) l.render(this.t);
+  }
+
+  renderExamples() {
+    const ex = this.examples();
+    $('examples').innerHTML = ex.map((w) => `<button type="button" class="example" data-word="${esc(w)}">${esc(w)}</button>`).join(' ');
+  }
+
+  saveUrl() {
+    clearTimeout(this.urlTimer);
+    this.urlTimer = setTimeout(() => {
+      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec) });
+      if (q !== location.search) history.replaceState(null, '', q + location.hash);
+    }, 60);
+  }
+
+  // ------------------------------------------------------------ wiring
+  wire() {
+    $('word-form').addEventListener('submit', (e) => { e.preventDefault(); this.setWord($('word').value); });
+    $('examples').addEventListener('click', (e) => {
+      const b = e.target.closest('button[data-word]');
+      if (b) this.setWord(b.dataset.word);
+    });
+    $('reset').addEventListener('click', () => { this.stop(); this.go(0); });
+    $('back').addEventListener('click', () => { this.stop(); this.go(this.t - 1); });
+    $('step').addEventListener('click', () => { this.stop(); this.go(this.t + 1); });
+    $('play').addEventListener('click', () => this.toggle());
+    $('speed').addEventListener('change', () => { if (this.playing) { this.stop(); this.play(); } });
+    $('scrub').addEventListener('input', (e) => { this.stop(); this.go(Number(e.target.value)); });
+    $('copy-link').addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(location.href);
+        this.flash('Link copied: it opens this page at exactly this step.');
+      } catch {
+        this.flash('Copy the address bar: it holds this exact moment.');
+      }
+    });
+    $('add-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const lane = this.addLane(makeLane($('add-type').value));
+      lane.el.scrollIntoView({ behavior: 'smooth', block: 'nearest', inline: 'nearest' });
+    });
+    document.addEventListener('keydown', (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey) return;
+      const t = e.target;
+      const tag = t?.tagName;
+      const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || t?.isContentEditable;
+      if (typing) return;
+      if (e.key === 'ArrowRight') { e.preventDefault(); this.stop(); this.go(this.t + 1); }
+      else if (e.key === 'ArrowLeft') { e.preventDefault(); this.stop(); this.go(this.t - 1); }
+      else if (e.key === ' ' && !(tag === 'BUTTON' || tag === 'SUMMARY' || tag === 'A')) { e.preventDefault(); this.toggle(); }
+    });
+  }
+
+  flash(text) {
+    const el = $('message');
+    el.hidden = false;
+    el.textContent = text;
+    el.classList.add('info');
+    clearTimeout(this.flashTimer);
+    this.flashTimer = setTimeout(() => { el.classList.remove('info'); this.showSource(); }, 3000);
+  }
+}
+
+async function main() {
+  let models;
+  try {
+    const r = await fetch('models.json');
+    if (!r.ok) throw new Error(`models.json: HTTP ${r.status}`);
+    models = (await r.json()).models;
+    if (!models?.length) throw new Error('models.json lists no model');
+  } catch (e) {
+    const el = $('message');
+    el.hidden = false;
+    el.textContent = `The page cannot start: ${e.message}. Build it with scripts/build-web.mjs and serve build/site.`;
+    return;
+  }
+  const app = new App(models);
+  window.seq2seqPage = app;   // for the browser tests and the curious
+  $('engine-kind').textContent = engineKind === 'worker' ? 'in a Web Worker' : 'on the page thread';
+  $('model-list').innerHTML = models.map((m) => `<strong>${esc(m.name)}</strong> (${esc(m.arch)}, ${(m.bytes / 1e6).toFixed(1)} MB${m.fixture ? ', random weights: a test fixture standing in until the trained model is built' : ''})`).join('; ');
+  app.wire();
+  const st = decodeState(location.search);
+  const specs = st.lanes ?? DEFAULT_LANES.map((t) => makeLane(t));
+  for (const s of specs) app.addLane(s, { decode: false });
+  app.renderControls();
+  const word = st.word ?? app.examples()[0] ?? '';
+  if (st.step != null) { app.follow = false; app.t = st.step; }
+  app.renderExamples();
+  app.setWord(word, { keepStep: st.step != null });
+}
+
+main();

@@ -1,0 +1,43 @@
+// ARPAbet (CMUdict's 39 phonemes, stress removed) to IPA, General American.
+// AH is written ə: with stress removed most AH in CMUdict are the unstressed
+// schwa (AH0); stressed AH (AH1) would be ʌ.
+export const IPA = {
+  AA: 'ɑ', AE: 'æ', AH: 'ə', AO: 'ɔ', AW: 'aʊ', AY: 'aɪ', B: 'b', CH: 'tʃ', D: 'd', DH: 'ð',
+  EH: 'ɛ', ER: 'ɝ', EY: 'eɪ', F: 'f', G: 'ɡ', HH: 'h', IH: 'ɪ', IY: 'i', JH: 'dʒ', K: 'k',
+  L: 'l', M: 'm', N: 'n', NG: 'ŋ', OW: 'oʊ', OY: 'ɔɪ', P: 'p', R: 'ɹ', S: 's', SH: 'ʃ',
+  T: 't', TH: 'θ', UH: 'ʊ', UW: 'u', V: 'v', W: 'w', Y: 'j', Z: 'z', ZH: 'ʒ',
+};
+
+export const SPECIAL_LABELS = { '</s>': 'END', '<s>': 'BEGIN', '<mask>': 'MASK', '<pad>': 'PAD', '<unk>': 'UNK' };
+
+/** A token as a learner should read it: phonemes as they are, specials by name. */
+export function label(token) {
+  return SPECIAL_LABELS[token] ?? token;
+}
+
+export function ipaOf(token) {
+  if (token in SPECIAL_LABELS) return '';
+  return IPA[token] ?? '?';
+}
+
+/** "F OW N IY M" -> "/foʊnim/" ('' for an empty output). */
+export function ipa(text) {
+  const toks = (Array.isArray(text) ? text : String(text).split(/\s+/)).filter((t) => t && !(t in SPECIAL_LABELS));
+  if (!toks.length) return '';
+  return '/' + toks.map((t) => IPA[t] ?? '?').join('') + '/';
+}
+
+/** Phoneme edit distance (Levenshtein over tokens). */
+export function editDistance(a, b) {
+  const x = String(a).split(/\s+/).filter(Boolean);
+  const y = String(b).split(/\s+/).filter(Boolean);
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= y.length; j++) {
+      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[y.length];
+}

@@ -1,0 +1,150 @@
+// Lane types, their options, and the page state <-> URL.
+//
+// URL: ?w=PHONEME&t=4&lane=greedy&lane=beam:k=5,norm=gnmt,alpha=0.6,nbest=3&lane=mp:T=10,lc=3
+// Only values that differ from the defaults are written. `t` absent = the end
+// of the decode. Unknown or out-of-range values fall back to defaults.
+
+export const LANE_TYPES = {
+  greedy: {
+    title: 'Greedy', ar: true,
+    defaults: { m: '', prefix: '', max: 0 },
+  },
+  beam: {
+    title: 'Beam search', ar: true,
+    defaults: { m: '', k: 5, norm: 'average', alpha: 0.6, nbest: 3, prefix: '', max: 0 },
+  },
+  sample: {
+    title: 'Sampling', ar: true,
+    defaults: { m: '', temp: 1, topk: 0, topp: 1, seed: 1, prefix: '', max: 0 },
+  },
+  nar: {
+    title: 'Non-autoregressive, one pass', ar: false,
+    defaults: { m: '', len: 'predicted', L: 0 },
+  },
+  mp: {
+    title: 'Mask-Predict', ar: false,
+    defaults: { m: '', T: 10, lc: 3, len: 'predicted', L: 0 },
+  },
+};
+
+const RANGES = {
+  k: [1, 16, 'int'], alpha: [0, 10, 'num'], nbest: [1, 16, 'int'], max: [0, 256, 'int'],
+  temp: [0.05, 10, 'num'], topk: [0, 64, 'int'], topp: [0.01, 1, 'num'], seed: [0, 2 ** 31 - 1, 'int'],
+  L: [0, 256, 'int'], T: [1, 100, 'int'], lc: [1, 16, 'int'],
+};
+const ENUMS = { norm: ['none', 'average', 'gnmt'], len: ['predicted', 'fixed', 'given'] };
+
+export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
+
+/** Checks and clamps one option; returns the default when unusable. */
+export function cleanOption(type, key, value) {
+  const d = LANE_TYPES[type].defaults[key];
+  if (key in ENUMS) return ENUMS[key].includes(value) ? value : d;
+  if (key in RANGES) {
+    const [lo, hi, kind] = RANGES[key];
+    let v = Number(value);
+    if (!Number.isFinite(v)) return d;
+    if (kind === 'int') v = Math.round(v);
+    return Math.min(hi, Math.max(lo, v));
+  }
+  if (key === 'prefix') return String(value ?? '').trim().replace(/\s+/g, ' ').toUpperCase().replace(/<\/S>/g, '</s>');
+  if (key === 'm') return String(value ?? '').replace(/[^\w.-]/g, '');
+  return d;
+}
+
+export function makeLane(type, opts = {}) {
+  const t = LANE_TYPES[type] ? type : 'greedy';
+  const o = { ...LANE_TYPES[t].defaults };
+  for (const [k, v] of Object.entries(opts)) if (k in o) o[k] = cleanOption(t, k, v);
+  return { type: t, opts: o };
+}
+
+/** Options for the npm module (wasm/src/options.js). */
+export function moduleOptions(lane) {
+  const o = lane.opts;
+  switch (lane.type) {
+    case 'greedy':
+      return { strategy: 'greedy', prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
+    case 'beam':
+      return { strategy: 'beam', beamSize: o.k, lengthNorm: o.norm, gnmtAlpha: o.alpha, nBest: Math.min(o.nbest, o.k),
+        prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
+    case 'sample':
+      return { strategy: 'sample', temperature: o.temp, topK: o.topk, topP: o.topp, seed: o.seed, prefix: o.prefix,
+        ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
+    case 'nar':
+      return { strategy: 'nar', iterations: 1, narLength: o.len, length: o.len === 'given' ? o.L : 0, lengthCandidates: 1 };
+    case 'mp':
+      return { strategy: 'nar', iterations: o.T, narLength: o.len, length: o.len === 'given' ? o.L : 0,
+        lengthCandidates: o.len === 'predicted' ? o.lc : 1 };
+    default:
+      throw new Error(`unknown lane type ${lane.type}`);
+  }
+}
+
+function encodeLane(lane) {
+  const d = LANE_TYPES[lane.type].defaults;
+  const parts = [];
+  for (const [k, v] of Object.entries(lane.opts)) {
+    if (v === d[k]) continue;
+    parts.push(`${k}=${encodeURIComponent(String(v)).replace(/%20/g, '+')}`);
+  }
+  return parts.length ? `${lane.type}:${parts.join(',')}` : lane.type;
+}
+
+function decodeLane(s) {
+  const i = s.indexOf(':');
+  const type = i < 0 ? s : s.slice(0, i);
+  if (!LANE_TYPES[type]) return null;
+  const opts = {};
+  if (i >= 0) {
+    for (const kv of s.slice(i + 1).split(',')) {
+      const j = kv.indexOf('=');
+      if (j < 0) continue;
+      const k = kv.slice(0, j);
+      let v = kv.slice(j + 1).replace(/\+/g, ' ');
+      try { v = decodeURIComponent(v); } catch { /* keep as is */ }
+      opts[k] = v;
+    }
+  }
+  return makeLane(type, opts);
+}
+
+export function encodeState({ word, step, lanes }) {
+  const q = new URLSearchParams();
+  q.set('w', word);
+  if (step != null) q.set('t', String(step));
+  for (const l of lanes) q.append('lane', encodeLane(l));
+  return '?' + q.toString().replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3D/gi, '=');
+}
+
+export function decodeState(search) {
+  const q = new URLSearchParams(search);
+  const word = q.has('w') ? q.get('w') : null;
+  const t = q.get('t');
+  const step = t != null && /^\d+$/.test(t) ? Number(t) : null;
+  const lanes = q.getAll('lane').map(decodeLane).filter(Boolean).slice(0, 12);
+  return { word, step, lanes: q.has('lane') ? lanes : null };
+}
+
+// Length normalisation, as src/decoding_options.h defines it. |Y| counts END.
+export function normalizedScore(logprob, length, norm, alpha) {
+  if (norm === 'average') return logprob / Math.max(1, length);
+  if (norm === 'gnmt') return logprob / Math.pow((5 + length) / 6, alpha);
+  return logprob;
+}
+
+/** "log P / |Y| = −2.41 / 3 = −0.80" */
+export function scoreFormula(logprob, length, norm, alpha) {
+  const f = (x) => fmt(x);
+  const s = normalizedScore(logprob, length, norm, alpha);
+  if (norm === 'average') return `log P / |Y| = ${f(logprob)} / ${length} = ${f(s)}`;
+  if (norm === 'gnmt') {
+    const lp = Math.pow((5 + length) / 6, alpha);
+    return `log P / ((5+|Y|)/6)^α = ${f(logprob)} / ((5+${length})/6)^${alpha} = ${f(logprob)} / ${lp.toFixed(3)} = ${f(s)}`;
+  }
+  return `log P = ${f(s)}`;
+}
+
+export function fmt(x, digits = 2) {
+  return (x < 0 ? '−' : '') + Math.abs(x).toFixed(digits);
+}

@@ -1,0 +1,137 @@
+// Pieces of HTML/SVG the lanes are drawn from. Pure functions: data in, markup out.
+import { ipa, ipaOf, label } from './phonemes.js';
+import { fmt } from './state.js';
+
+export function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+// Sequential blue scale for attention (0 = white, 1 = dark blue).
+const BLUES = [[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]];
+export function blue(v) {
+  const x = Math.min(1, Math.max(0, v)) * (BLUES.length - 1);
+  const i = Math.min(BLUES.length - 2, Math.floor(x));
+  const f = x - i;
+  const c = BLUES[i].map((a, j) => Math.round(a + (BLUES[i + 1][j] - a) * f));
+  return `rgb(${c.join(',')})`;
+}
+// Confidence scale: pale to saturated green.
+export function green(v) {
+  const x = Math.min(1, Math.max(0, v));
+  const a = [255, 255, 255];
+  const b = [35, 139, 69];
+  return `rgb(${a.map((p, j) => Math.round(p + (b[j] - p) * x)).join(',')})`;
+}
+
+/** One token as a chip: ARPAbet over IPA. */
+export function chip(text, { cls = '', title = '' } = {}) {
+  const i = ipaOf(text);
+  return `<span class="chip ${cls}"${title ? ` title="${esc(title)}"` : ''}><span class="arpa">${esc(label(text))}</span>${i ? `<span class="ipa">${esc(i)}</span>` : ''}</span>`;
+}
+
+export function explain(title, html, open = true) {
+  return `<details class="explain"${open ? ' open' : ''}><summary>${esc(title)}</summary><div>${html}</div></details>`;
+}
+
+/** Top-k bars of a next-token distribution. */
+export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 } = {}) {
+  const rows = cands.map((c) => {
+    const pct = (c.prob * 100);
+    const isChosen = c.token === chosen;
+    const inner = `<span class="bar-label">${esc(label(c.text))}<span class="ipa">${esc(ipaOf(c.text))}</span></span>`
+      + `<span class="bar-track"><span class="bar-fill" style="width:${Math.max(0.5, pct).toFixed(1)}%"></span></span>`
+      + `<span class="bar-value">${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%</span>`;
+    const desc = `${label(c.text)}: probability ${pct.toFixed(1)}%${isChosen ? ', chosen' : ''}`;
+    if (clickable && !isChosen) {
+      return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" aria-label="${esc(desc)}. Force this token instead" title="Force ${esc(label(c.text))} here and re-decode from this point">${inner}</button></li>`;
+    }
+    return `<li><div class="bar${isChosen ? ' chosen' : ''}" aria-label="${esc(desc)}">${inner}</div></li>`;
+  });
+  return `<ol class="bars" data-lane="${esc(laneId)}">${rows.join('')}</ol>`;
+}
+
+/**
+ * Heatmap: rows (output tokens) x columns (source letters), values in [0, 1].
+ * Drawn as SVG, with a table twin (the same numbers) for screen readers and
+ * for reading exact values.
+ */
+export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = true }) {
+  const cw = 22;
+  const ch = 20;
+  const left = 44;
+  const top = 20;
+  const W = left + colLabels.length * cw + 2;
+  const H = top + Math.max(1, rowLabels.length) * ch + 2;
+  let svg = `<svg class="heatmap" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(caption)}">`;
+  colLabels.forEach((c, j) => {
+    svg += `<text x="${left + j * cw + cw / 2}" y="${top - 6}" class="hm-col">${esc(c)}</text>`;
+  });
+  rows.forEach((vals, i) => {
+    const y = top + i * ch;
+    const last = highlightLast && i === rows.length - 1;
+    svg += `<text x="${left - 4}" y="${y + ch / 2 + 4}" class="hm-row${last ? ' last' : ''}">${esc(label(rowLabels[i]))}</text>`;
+    for (let j = 0; j < colLabels.length; j++) {
+      const v = vals[j] ?? 0;
+      svg += `<rect x="${left + j * cw}" y="${y}" width="${cw - 1}" height="${ch - 1}" fill="${blue(v)}"><title>${esc(label(rowLabels[i]))} ← ${esc(colLabels[j])}: ${v.toFixed(3)}</title></rect>`;
+    }
+    if (last) svg += `<rect x="${left - 1}" y="${y - 1}" width="${colLabels.length * cw + 1}" height="${ch + 1}" class="hm-last"/>`;
+  });
+  if (!rows.length) svg += `<text x="${left}" y="${top + 14}" class="hm-empty">no output yet</text>`;
+  svg += '</svg>';
+  let table = `<table class="hm-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col">output</th>`;
+  table += colLabels.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
+  rows.forEach((vals, i) => {
+    table += `<tr><th scope="row">${esc(label(rowLabels[i]))}</th>`;
+    for (let j = 0; j < colLabels.length; j++) {
+      const v = vals[j] ?? 0;
+      table += `<td style="background:${blue(v)};color:${v > 0.45 ? '#fff' : '#111'}">${v.toFixed(2)}</td>`;
+    }
+    table += '</tr>';
+  });
+  table += '</tbody></table>';
+  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>Same numbers as a table</summary><div class="table-scroll">${table}</div></details>`;
+}
+
+/** Small multiples, one per (layer, head); each a button that selects that head. */
+export function headThumbs({ layers, heads, rows, S, selected, laneId }) {
+  if (!layers || !heads) return '';
+  const c = 4;
+  let out = `<div class="thumbs" role="group" aria-label="Attention per layer and head">`;
+  out += `<button type="button" class="thumb${selected === 'avg' ? ' on' : ''}" data-action="head" data-head="avg" aria-pressed="${selected === 'avg'}">average</button>`;
+  for (let l = 0; l < layers; l++) {
+    for (let h = 0; h < heads; h++) {
+      const key = `${l}.${h}`;
+      const W = Math.max(1, S) * c;
+      const H = Math.max(1, rows.length) * c;
+      let svg = `<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" aria-hidden="true">`;
+      rows.forEach((hv, i) => {
+        for (let s = 0; s < S; s++) {
+          const v = hv ? hv[(l * heads + h) * S + s] : 0;
+          svg += `<rect x="${s * c}" y="${i * c}" width="${c}" height="${c}" fill="${blue(v)}"/>`;
+        }
+      });
+      svg += '</svg>';
+      out += `<button type="button" class="thumb${selected === key ? ' on' : ''}" data-action="head" data-head="${key}" aria-pressed="${selected === key}" aria-label="layer ${l + 1}, head ${h + 1}"><span>L${l + 1} H${h + 1}</span>${svg}</button>`;
+    }
+  }
+  return out + '</div>';
+}
+
+/** Output tokens as chips, with BEGIN in front. */
+export function outputStrip(texts, { forced = [], newest = true, begin = true } = {}) {
+  const chips = [];
+  if (begin) chips.push(chip('<s>', { cls: 'special' }));
+  texts.forEach((t, i) => {
+    const cls = [t === '</s>' ? 'special' : '', forced[i] ? 'forced' : '', newest && i === texts.length - 1 ? 'newest' : ''].join(' ');
+    chips.push(chip(t, { cls, title: forced[i] ? 'forced (what-if)' : '' }));
+  });
+  return `<div class="strip">${chips.join('')}</div>`;
+}
+
+export function phonemeLine(text) {
+  const toks = String(text).split(/\s+/).filter(Boolean);
+  if (!toks.length) return '<span class="empty">(empty)</span>';
+  return `<span class="arpa-line">${esc(toks.join(' '))}</span> <span class="ipa-line">${esc(ipa(toks))}</span>`;
+}
+
+export { fmt };
