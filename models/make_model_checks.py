@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes tests/fixtures/shipped_models.json: what CI checks about the shipped models.
+
+    python3 models/make_model_checks.py            (after training; needs build/native/seq2seq)
+
+For every shipped model (models/g2p-*.safetensors) it records, decoded by our
+C++ engine: the exact outputs for a fixed list of words (words with several
+pronunciations, unusual spellings, unseen words) under each decoding the page
+offers, and the WER on a fixed 1,000-word slice of the test split (every 12th
+word) with a threshold just above it. tests/native/test_shipped_models.cpp
+holds the engine to these, natively and in wasm. Review the outputs before
+committing: they should mostly be right.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from evaluate import ROOT, TEST_SPLIT, decode, find_binary, is_autoregressive, load_references, score  # noqa: E402
+
+OUT = os.path.join(ROOT, "tests", "fixtures", "shipped_models.json")
+WORDS = [
+    # several pronunciations in CMUdict
+    "READ", "LIVE", "RECORD", "PRESENT", "TOMATO", "EITHER", "ROUTE", "DATA",
+    # unusual spellings
+    "COLONEL", "YACHT", "QUEUE", "KNIGHT", "PSYCHOLOGY", "WEDNESDAY", "ISLAND", "PHLEGM", "XYLOPHONE",
+    "O'BRIEN", "THROUGH", "RHYTHM", "CHOIR", "SCHEDULE",
+    # ordinary words and words no dictionary has
+    "PHONEME", "SPEECH", "TRANSFORMER", "ATTENTION", "BEAM", "GREEDY", "WASM", "GLORPTASTIC",
+]
+SLICE_EVERY = 12
+# decodings checked word by word: (name, CLI options, the same as C++ DecodingOptions fields)
+AR_DECODINGS = [
+    ("greedy", ["--greedy"], {"strategy": "greedy"}),
+    ("beam5", ["--beam", "5", "--length-penalty", "average"], {"strategy": "beam", "beam_size": 5, "length_norm": "average"}),
+]
+NAR_DECODINGS = [
+    ("T1", ["--nar", "--iterations", "1"], {"strategy": "nar", "iterations": 1}),
+    ("T10_L3", ["--nar", "--iterations", "10", "--length-candidates", "3"],
+     {"strategy": "nar", "iterations": 10, "length_candidates": 3}),
+]
+MARGIN = 0.6  # WER points above the measured value
+
+
+def main():
+    binary = find_binary()
+    refs = load_references(TEST_SPLIT)
+    slice_refs = dict(list(refs.items())[::SLICE_EVERY])
+    models = []
+    for name in ("g2p-transformer", "g2p-cmlm"):
+        path = os.path.join(ROOT, "models", name + ".safetensors")
+        if not os.path.exists(path):
+            print(f"skipping {name}: {path} does not exist", file=sys.stderr)
+            continue
+        decodings = AR_DECODINGS if is_autoregressive(binary, path) else NAR_DECODINGS
+        entry = {"file": name + ".safetensors", "decodings": []}
+        for label, cli, options in decodings:
+            hyps, _ = decode(binary, path, WORDS, cli)
+            entry["decodings"].append({"name": label, "options": options,
+                                       "outputs": {w: " ".join(hyps.get(w, [])) for w in WORDS}})
+        label, cli, options = decodings[-1]
+        hyps, _ = decode(binary, path, list(slice_refs), cli)
+        wer, per = score(hyps, slice_refs)
+        entry["slice"] = {"every": SLICE_EVERY, "words": len(slice_refs), "options": options,
+                          "measured_wer": round(wer, 2), "measured_per": round(per, 2),
+                          "max_wer": round(wer + MARGIN, 2)}
+        print(f"{name}: slice WER {wer:.2f} (PER {per:.2f}) with {label}", file=sys.stderr)
+        models.append(entry)
+    with open(OUT, "w", encoding="utf-8") as f:
+        json.dump({"test_split": "models/data/cmudict-0.7b.test", "models": models}, f, indent=1)
+        f.write("\n")
+    print(f"wrote {OUT}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
