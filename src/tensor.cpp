@@ -4,9 +4,20 @@
 
 namespace seq2seq {
 
+namespace {
+constexpr Eigen::Index kGemvRows = 4;
+}  // namespace
+
 void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, RowMatrix& y) {
   y.resize(x.rows(), l.out());
-  y.noalias() = x * l.w.transpose();
+  if (x.rows() <= kGemvRows) {
+    // A few rows (a decoding step of a small beam): one matrix-vector product per
+    // row reads the weights straight through, where a GEMM would first repack
+    // the whole weight matrix, which costs as much as the product itself.
+    for (Eigen::Index r = 0; r < x.rows(); ++r) y.row(r).noalias() = x.row(r) * l.w.transpose();
+  } else {
+    y.noalias() = x * l.w.transpose();
+  }
   y.rowwise() += l.b;
 }
 
