@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from g2p_metrics import load_references, score
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TEST_SPLIT = os.path.join(ROOT, "models", "data", "cmudict-0.7b.test")
 
@@ -36,38 +38,6 @@ AR_CONFIGS = [
 NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}",
                 ["--nar", "--iterations", str(t), "--length-candidates", str(l)])
                for t in (1, 4, 10) for l in (1, 3)]
-
-
-def load_references(path):
-    refs = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) >= 2:
-                refs.setdefault(parts[0], []).append(parts[1:])
-    return refs
-
-
-def edit_distance(a, b):
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
-
-
-def score(hyps, refs):
-    wrong = edits = ref_len = 0
-    for word, candidates in refs.items():
-        hyp = hyps.get(word, [])
-        if hyp not in candidates:
-            wrong += 1
-        best = min(candidates, key=lambda r: (edit_distance(hyp, r), len(r)))
-        edits += edit_distance(hyp, best)
-        ref_len += len(best)
-    return 100.0 * wrong / len(refs), 100.0 * edits / ref_len
 
 
 def find_binary():

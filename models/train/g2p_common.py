@@ -8,8 +8,13 @@ import os
 import random
 import time
 
+import sys
+
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from g2p_metrics import edit_distance, score  # noqa: E402,F401  (shared with models/evaluate.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
@@ -313,30 +318,6 @@ def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=25
         for b, w in enumerate(ws):
             out[w] = codec.phones(tokens[b * K + pick[b]].tolist())
     return out
-
-
-def score(hyps, refs):
-    """-> (WER %, PER %): a word is right if it equals any reference; PER is
-    edit distance to the closest reference over that reference's length."""
-    wrong, edits, total = 0, 0, 0
-    for w, rs in refs.items():
-        h = tuple(hyps[w])
-        if h not in rs:
-            wrong += 1
-        best = min(rs, key=lambda r: (edit_distance(h, r), len(r)))
-        edits += edit_distance(h, best)
-        total += len(best)
-    return 100.0 * wrong / len(refs), 100.0 * edits / max(1, total)
-
-
-def edit_distance(a, b):
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
 
 
 def engine_eval_hook(model_path, split="test", log_fn=print, limit=0):
