@@ -302,6 +302,7 @@ class App {
 }
 
 async function main() {
+  performance.mark('app-main');
   let models;
   try {
     const r = await fetch('models.json');
@@ -314,6 +315,7 @@ async function main() {
     el.textContent = `The page cannot start: ${e.message}. Build it with scripts/build-web.mjs and serve build/site.`;
     return;
   }
+  performance.mark('models-json');
   const app = new App(models);
   window.seq2seqPage = app;   // for the browser tests and the curious
   $('engine-kind').textContent = engineKind === 'worker' ? 'in a Web Worker' : 'on the page thread';

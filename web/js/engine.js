@@ -2,45 +2,75 @@
 // talks to what it returns:
 //
 //   const d = await openDecoder(modelUrl);   // d.info: Model.info of the npm module
-//   await d.start(word, options);            // options: the npm module's decoding options
-//   const snapshot = await d.step();         // one decoder pass
+//   await d.exclusive(async ({ start, step }) => {
+//     await start(word, options);            // options: the npm module's decoding options
+//     const snapshot = await step();         // one decoder pass
+//   });
 //   d.terminate();
 //
-// Each lane gets its own decoder in its own Web Worker (the npm module's
-// worker client), so decoding never blocks the page and lanes decode in parallel.
-// This file is the only one that knows: swapping `openDecoder` for the
-// in-thread version below is the one change needed to decode on the page thread.
+// Decoding runs in Web Workers (the npm module's worker client): one worker per
+// model, shared by the lanes that use it, each lane holding it for a whole
+// decode (`exclusive`). So the WebAssembly is compiled and a model loaded once
+// per model, lanes on different models decode in parallel, and the page thread
+// never blocks. This file is the only one that knows: swapping openDecoder for
+// the in-thread version below is the one change needed to decode on the page thread.
 import { createDecoderWorker } from '../wasm/src/worker-client.js';
 
 export const engineKind = 'worker';
 
+const pool = new Map();   // model URL -> { ready: Promise<{w, info}>, users, tail }
+
 export async function openDecoder(url) {
-  const w = createDecoderWorker();
+  let entry = pool.get(url);
+  if (!entry) {
+    entry = { users: 0, tail: Promise.resolve() };
+    entry.ready = (async () => {
+      const w = createDecoderWorker();
+      try {
+        return { w, info: await w.load(url) };
+      } catch (e) {
+        w.terminate().catch(() => {});
+        if (pool.get(url) === entry) pool.delete(url);
+        throw e;
+      }
+    })();
+    pool.set(url, entry);
+  }
+  entry.users++;
+  let w;
   let info;
   try {
-    info = await w.load(url);
+    ({ w, info } = await entry.ready);
   } catch (e) {
-    w.terminate();
+    entry.users--;
     throw e;
   }
+  let closed = false;
   return {
     info,
-    start: (text, options) => w.start(text, options),
-    step: () => w.step(),
-    terminate: () => { w.terminate().catch(() => {}); },
+    /** Runs fn({start, step}) with the worker's session to itself. */
+    exclusive(fn) {
+      const run = entry.tail.then(() => fn({ start: (text, options) => w.start(text, options), step: () => w.step() }));
+      entry.tail = run.catch(() => {});
+      return run;
+    },
+    terminate() {
+      if (closed) return;
+      closed = true;
+      if (--entry.users === 0) {
+        if (pool.get(url) === entry) pool.delete(url);
+        entry.tail.then(() => w.terminate()).catch(() => {});
+      }
+    },
   };
 }
 
-// The same face over the in-thread API (wasm/src/index.js), kept for debugging:
+// The same face over the in-thread API (wasm/src/index.js), for debugging:
 //
 //   import { loadModel } from '../wasm/src/index.js';
 //   export async function openDecoder(url) {
 //     const m = await loadModel(url);
 //     let s = null;
-//     return {
-//       info: m.info,
-//       async start(text, options) { s?.delete(); s = m.createSession(options); s.start(text); },
-//       async step() { return s.step(); },
-//       terminate() { s?.delete(); s = null; },
-//     };
+//     const api = { start: async (text, o) => { s?.delete(); s = m.createSession(o); s.start(text); }, step: async () => s.step() };
+//     return { info: m.info, exclusive: (fn) => fn(api), terminate() { s?.delete(); s = null; } };
 //   }

@@ -64,25 +64,30 @@ export class Lane {
         this.decoder = null;
         this.decoderUrl = url;
         this.decoder = await openDecoder(url);
+        performance.mark(`${this.id}-open`);
         if (gen !== this.gen) return;
         this.info = this.decoder.info;
       }
       const problem = this.app.checkWord(word, m);
       if (problem) throw Object.assign(new Error(problem), { kind: 'InputError' });
-      let t0 = performance.now();
-      await this.decoder.start(word, moduleOptions(this));
-      times[0] = performance.now() - t0;
-      let done = false;
-      while (!done) {
-        if (gen !== this.gen) return;
-        t0 = performance.now();
-        const s = await this.decoder.step();
-        times.push(performance.now() - t0);
-        snaps.push(s);
-        done = s.done;
-        if (snaps.length > 1000) throw new Error('decode did not finish in 1000 steps');
-      }
+      await this.decoder.exclusive(async ({ start, step }) => {
+        if (gen !== this.gen) return;   // superseded while waiting for the worker
+        let t0 = performance.now();
+        await start(word, moduleOptions(this));
+        times[0] = performance.now() - t0;
+        let done = false;
+        while (!done) {
+          if (gen !== this.gen) return;
+          t0 = performance.now();
+          const s = await step();
+          times.push(performance.now() - t0);
+          snaps.push(s);
+          done = s.done;
+          if (snaps.length > 1000) throw new Error('decode did not finish in 1000 steps');
+        }
+      });
       if (gen !== this.gen) return;
+      performance.mark(`${this.id}-done`);
       this.snaps = snaps;
       this.times = times;
       this.done = true;

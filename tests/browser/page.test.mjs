@@ -1,0 +1,315 @@
+// Browser tests of the page (issue 6): Debian's Chromium, headless, driven by
+// playwright-core against build/site served from 127.0.0.1 on a free port.
+//   node scripts/build-web.mjs && node --test tests/browser/
+// Expected values come from the npm module itself (wasm/src/index.js) in Node.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { loadModel } from '../../wasm/src/index.js';
+import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { artifact, launch, openPage, site, startServer, waitReady } from './helpers.mjs';
+
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+const AR = models.find((m) => m.autoregressive);
+const NAR = models.find((m) => !m.autoregressive);
+const loaded = new Map();
+async function model(m) {
+  if (!loaded.has(m.id)) loaded.set(m.id, await loadModel(join(site, m.file)));
+  return loaded.get(m.id);
+}
+// A word both default models can read; a dictionary word when the models are real.
+const WORD = AR.examples.find((w) => NAR.examples.includes(w));
+const WORD2 = AR.examples.filter((w) => NAR.examples.includes(w))[1];
+
+async function expected(spec, word) {
+  const lane = makeLane(spec.type, spec.opts);
+  const m = await model(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR);
+  return m.decode(word, moduleOptions(lane));
+}
+
+let server;
+let browser;
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+  for (const m of loaded.values()) m.delete();
+});
+
+const url = (q) => new URL(q, server.url).href;
+const urlMatches = (page, re) => page.waitForFunction((src) => new RegExp(src).test(decodeURIComponent(location.href)), re.source, { timeout: 5000 });
+const laneState = (page) => page.evaluate(() => seq2seqPage.lanes.map((l) => ({
+  type: l.type, opts: l.opts, error: l.error, last: l.lastIndex,
+  results: l.snaps.at(-1)?.results ?? null,
+  shown: l.el.querySelector('.result-main')?.dataset.result ?? null,
+})));
+const stepStatus = (page) => page.textContent('#step-status');
+
+function sameResults(got, want, what) {
+  assert.equal(got.length, want.length, `${what}: n-best size`);
+  got.forEach((r, i) => {
+    assert.equal(r.text, want[i].text, `${what}: result ${i} text`);
+    assert.ok(Math.abs(r.score - want[i].score) < 1e-6, `${what}: result ${i} score ${r.score} vs ${want[i].score}`);
+    assert.ok(Math.abs(r.logprob - want[i].logprob) < 1e-6, `${what}: result ${i} log P`);
+  });
+}
+
+describe('the page', () => {
+  test('loads with the default lanes, shows a first result quickly, no console errors', async () => {
+    const { page, errors } = await openPage(browser.context);
+    const t0 = Date.now();
+    await page.goto(url('/'));
+    await waitReady(page);
+    const ms = await page.evaluate(() => ({ first: Number(document.body.dataset.firstLaneMs), all: Number(document.body.dataset.allLanesMs) }));
+    console.log(`# first result ${ms.first} ms, all lanes ${ms.all} ms after navigation start (wall ${Date.now() - t0} ms)`);
+    assert.ok(ms.first < 5000, `first result after ${ms.first} ms`);
+    const lanes = await laneState(page);
+    assert.deepEqual(lanes.map((l) => l.type), ['greedy', 'beam', 'nar', 'mp']);
+    for (const l of lanes) {
+      assert.equal(l.error, null);
+      assert.ok(l.results?.length >= 1);
+      assert.equal(l.shown, l.results[0].text);
+    }
+    assert.equal(await page.inputValue('#word'), WORD);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a typed word: every lane type runs to the end and matches the npm module', async () => {
+    const specs = [
+      { type: 'greedy', opts: {} },
+      { type: 'beam', opts: { k: 4, norm: 'gnmt', alpha: 0.8, nbest: 3 } },
+      { type: 'beam', opts: { k: 16, norm: 'none', nbest: 2 } },
+      { type: 'sample', opts: { temp: 0.7, topk: 5, topp: 0.9, seed: 42 } },
+      { type: 'nar', opts: {} },
+      { type: 'nar', opts: { len: 'fixed' } },
+      { type: 'mp', opts: { T: 4, lc: 2 } },
+    ];
+    const q = '?w=X&' + specs.map((s) => `lane=${s.type}:${Object.entries(s.opts).map(([k, v]) => `${k}=${v}`).join(',')}`).join('&');
+    const { page, errors } = await openPage(browser.context, url(q));
+    let ready = await waitReady(page);
+    await page.fill('#word', WORD2.toLowerCase());
+    await page.press('#word', 'Enter');
+    ready = await waitReady(page, ready);
+    const lanes = await laneState(page);
+    assert.equal(lanes.length, specs.length);
+    for (const [i, spec] of specs.entries()) {
+      const want = await expected(spec, WORD2);
+      assert.equal(lanes[i].error, null, `${spec.type}: ${lanes[i].error}`);
+      sameResults(lanes[i].results, want, `${spec.type} ${JSON.stringify(spec.opts)}`);
+      assert.equal(lanes[i].shown, want[0].text);
+    }
+    await urlMatches(page, new RegExp(`w=${WORD2.toLowerCase()}`));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Step, Back, Reset and the keyboard move all lanes in lockstep; Back is instant', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=beam:k=3&lane=mp:T=3`));
+    const ready = await waitReady(page);
+    await page.click('#reset');
+    assert.match(await stepStatus(page), /^step 0 of \d+/);
+    assert.equal(await page.locator('.lane-greedy .strip .chip').count(), 0);
+    await page.click('#step');
+    await page.click('#step');
+    assert.match(await stepStatus(page), /^step 2 of/);
+    // Greedy: BEGIN + 2 tokens; beam: 2 passes; Mask-Predict: two iteration rows.
+    assert.equal(await page.locator('.lane-greedy .strip .chip').count(), 3);
+    assert.equal(await page.textContent('.lane-beam [data-k=passes]'), '2');
+    assert.equal(await page.locator('.lane-mp .nar-grid tbody tr').count(), 2);
+    await page.locator('body').press('ArrowRight');
+    assert.match(await stepStatus(page), /^step 3 of/);
+    const t0 = await page.evaluate(() => performance.now());
+    await page.locator('body').press('ArrowLeft');
+    const t1 = await page.evaluate(() => performance.now());
+    assert.match(await stepStatus(page), /^step 2 of/);
+    assert.ok(t1 - t0 < 250, `Back took ${t1 - t0} ms`);
+    await page.click('#back');
+    assert.match(await stepStatus(page), /^step 1 of/);
+    assert.equal(await page.locator('.lane-greedy .strip .chip').count(), 2);
+    // Nothing was decoded again.
+    assert.equal(await page.evaluate(() => Number(document.body.dataset.ready)), ready);
+    await urlMatches(page, /[?&]t=1(&|$)/);
+    // Space plays, space pauses.
+    await page.click('#reset');
+    await page.locator('h1').click();
+    await page.keyboard.press(' ');
+    assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'true');
+    await page.waitForFunction(() => /^step [1-9]/.test(document.getElementById('step-status').textContent), null, { timeout: 5000 });
+    await page.keyboard.press(' ');
+    assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'false');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the URL round-trips: the same word, lanes, options and step come back', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=6,norm=gnmt,alpha=1.2,nbest=4&lane=sample:temp=1.5,seed=9&lane=mp:T=5,lc=2&lane=nar:len=fixed`));
+    await waitReady(page);
+    await page.click('#reset');
+    await page.click('#step');
+    await page.click('#step');
+    await page.click('#step');
+    await page.waitForFunction(() => /[?&]t=3/.test(location.search));
+    const link = page.url();
+    const before = await page.evaluate(() => ({
+      word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
+      bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
+    }));
+    const { page: page2, errors: errors2 } = await openPage(browser.context, link);
+    await waitReady(page2);
+    const afterState = await page2.evaluate(() => ({
+      word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
+      bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
+    }));
+    assert.equal(afterState.word, before.word);
+    assert.equal(afterState.t, 3);
+    assert.deepEqual(afterState.specs, before.specs);
+    assert.deepEqual(afterState.bodies, before.bodies);
+    assert.match(await stepStatus(page2), /^step 3 of/);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(errors2, []);
+    await page.close();
+    await page2.close();
+  });
+
+  test('a click on a candidate forces that token and re-decodes from there', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&t=2`));
+    let ready = await waitReady(page);
+    const bar = page.locator('.lane-greedy button.bar[data-action=force]').filter({ hasNotText: 'END' }).first();
+    const token = await bar.getAttribute('data-token');
+    await bar.click();
+    ready = await waitReady(page, ready);
+    const lane = (await laneState(page))[0];
+    const firstTwo = await page.evaluate(() => seq2seqPage.lanes[0].snaps[2].live[0]?.texts ?? seq2seqPage.lanes[0].snaps[2].finished[0].texts);
+    assert.equal(firstTwo[1], token);
+    assert.equal(lane.opts.prefix.split(' ')[1], token);
+    await urlMatches(page, new RegExp(`prefix=[^&]*${token}`));
+    assert.equal(await page.locator('.lane-greedy .chip.forced').count(), 2);
+    sameResults(lane.results, await expected({ type: 'greedy', opts: lane.opts }, WORD), 'forced greedy');
+    await page.click('.lane-greedy [data-action=unforce]');
+    await waitReady(page, ready);
+    assert.equal((await laneState(page))[0].opts.prefix, '');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a click on a length bar imposes that length on the NAR lanes', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=nar&lane=mp:T=3`));
+    let ready = await waitReady(page);
+    const predicted = await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).lengths[0]);
+    const L = predicted + 2;
+    await page.click(`.lane-nar button.lenbar[data-length="${L}"]`);
+    ready = await waitReady(page, ready);
+    let lanes = await laneState(page);
+    assert.equal(lanes[0].opts.len, 'given');
+    assert.equal(lanes[0].opts.L, L);
+    assert.deepEqual(await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).lengths), [L]);
+    assert.equal(await page.locator('.lane-nar .nar-grid thead th').count(), L + 1);
+    sameResults(lanes[0].results, await expected({ type: 'nar', opts: { len: 'given', L } }, WORD), 'given length');
+    await page.click(`.lane-mp button.lenbar[data-length="${L + 1}"]`);
+    ready = await waitReady(page, ready);
+    lanes = await laneState(page);
+    sameResults(lanes[1].results, await expected({ type: 'mp', opts: { T: 3, len: 'given', L: L + 1 } }, WORD), 'given length, Mask-Predict');
+    await urlMatches(page, new RegExp(`len=given,L=${L}`));
+    await page.click('.lane-nar [data-action=predicted]');
+    await waitReady(page, ready);
+    assert.equal((await laneState(page))[0].opts.len, 'predicted');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('beam: the length-normalisation control re-ranks the finished hypotheses', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=5,norm=average`));
+    const ready = await waitReady(page);
+    const order = () => page.evaluate(() => [...document.querySelectorAll('.lane-beam .view:nth-of-type(3) table.hyps tbody tr:not(.formula-row) td:nth-child(5)')].map((td) => Number(td.textContent.replace('−', '-'))));
+    const scores = await order();
+    assert.ok(scores.length >= 1);
+    for (let i = 1; i < scores.length; i++) assert.ok(scores[i - 1] >= scores[i]);
+    await page.check('.lane-beam input[data-opt=norm][value=none]');
+    // Re-ranked from log P at once; the lane then decodes again with the new option.
+    await waitReady(page, ready);
+    const none = await order();
+    for (let i = 1; i < none.length; i++) assert.ok(none[i - 1] >= none[i]);
+    assert.match(await page.textContent('.lane-beam table.hyps .formula'), /score = log P = /);
+    const lane = (await laneState(page))[0];
+    sameResults(lane.results, await expected({ type: 'beam', opts: lane.opts }, WORD), 'beam, norm none');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('add, remove and reorder lanes', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=nar`));
+    let ready = await waitReady(page);
+    await page.selectOption('#add-type', 'sample');
+    await page.click('#add-form button[type=submit]');
+    ready = await waitReady(page, ready);
+    assert.deepEqual((await laneState(page)).map((l) => l.type), ['greedy', 'nar', 'sample']);
+    await page.click('.lane-sample [data-action=left]');
+    assert.deepEqual((await laneState(page)).map((l) => l.type), ['greedy', 'sample', 'nar']);
+    await page.click('.lane-greedy [data-action=remove]');
+    assert.deepEqual((await laneState(page)).map((l) => l.type), ['sample', 'nar']);
+    await page.waitForFunction(() => /lane=sample.*lane=nar/.test(location.search) && !/greedy/.test(location.search));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('bad input is a message on the page, never a crash', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}`));
+    let ready = await waitReady(page);
+    await page.fill('#word', `${WORD}ü!`);
+    await page.press('#word', 'Enter');
+    ready = await waitReady(page, ready);
+    assert.match(await page.textContent('#message'), /not in the alphabet/);
+    assert.ok(await page.isVisible('#message'));
+    for (const l of await laneState(page)) assert.match(l.error, /not in the alphabet/);
+    await page.fill('#word', '   ');
+    await page.press('#word', 'Enter');
+    ready = await waitReady(page, ready);
+    assert.match(await page.textContent('#message'), /Type a word/);
+    await page.fill('#word', WORD);
+    await page.press('#word', 'Enter');
+    await waitReady(page, ready);
+    assert.ok(await page.isHidden('#message'));
+    for (const l of await laneState(page)) assert.equal(l.error, null);
+    // A hand-edited URL with nonsense options falls back to defaults.
+    const { page: p2, errors: e2 } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=999,norm=bogus&lane=nosuch&t=abc`));
+    await waitReady(p2);
+    const lanes = await laneState(p2);
+    assert.equal(lanes.length, 1);
+    assert.equal(lanes[0].opts.k, 16);
+    assert.equal(lanes[0].opts.norm, 'average');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(e2, []);
+    await page.close();
+    await p2.close();
+  });
+
+  test('screenshots of every lane type, and at phone width', async () => {
+    const shots = [
+      ['greedy', `lane=greedy&lane=sample:temp=1.2,seed=3`, 3],
+      ['beam', 'lane=beam:k=4,nbest=3', 4],
+      ['nar', 'lane=nar&lane=nar:len=fixed', 1],
+      ['mask-predict', 'lane=mp:T=6,lc=3', 3],
+    ];
+    for (const [name, lanes, t] of shots) {
+      const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&${lanes}&t=${t}`));
+      await waitReady(page);
+      await page.screenshot({ path: artifact(`lane-${name}.png`), fullPage: true });
+      assert.deepEqual(errors, [], name);
+      await page.close();
+    }
+    const { page, errors } = await openPage(browser.context);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(url(`?w=${WORD}`));
+    await waitReady(page);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page is ${overflow}px wider than a phone screen`);
+    await page.screenshot({ path: artifact('phone.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
