@@ -11,21 +11,15 @@
 // what is forgotten, but only when the garbage collector gets to it.
 import { loadCore, readBytes } from './core.js';
 import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
+import { Seq2SeqError, jsOptionNames } from './errors.js';
 
-export { DEFAULT_OPTIONS };
+export { DEFAULT_OPTIONS, Seq2SeqError };
 
-export class Seq2SeqError extends Error {
-  constructor(message, kind = 'Error') {
-    super(message);
-    this.name = 'Seq2SeqError';
-    this.kind = kind;   // 'ModelError' | 'InputError' | 'UsageError' | 'OutOfMemory' | 'Error'
-  }
-}
-
-// C++ returns {error, kind} instead of throwing across the boundary.
+// C++ returns {error, kind} instead of throwing across the boundary. Option
+// names in its messages are given in the JS spelling (beam_size -> beamSize).
 function check(value) {
   if (value && typeof value === 'object' && typeof value.error === 'string' && typeof value.kind === 'string') {
-    throw new Seq2SeqError(value.error, value.kind);
+    throw new Seq2SeqError(jsOptionNames(value.error), value.kind);
   }
   return value;
 }
