@@ -1,0 +1,283 @@
+// Type declarations for seq2seq-wasm (wasm/src/index.js). The shapes of
+// snapshots, results and model info are exactly the objects built by
+// wasm/bindings.cpp; the options mirror seq2seq::DecodingOptions
+// (src/decoding_options.h) as wasm/src/options.js checks them.
+
+/** Search strategy. Greedy is beam search with one hypothesis; 'nar' is Mask-Predict (CMLM models). */
+export type Strategy = 'greedy' | 'beam' | 'sample' | 'nar';
+/**
+ * How finished hypotheses are compared; |Y| counts output tokens including EOS.
+ * 'none': log P; 'average': log P / |Y|; 'gnmt': log P / ((5 + |Y|) / 6)^gnmtAlpha.
+ */
+export type LengthNorm = 'none' | 'average' | 'gnmt';
+/** Where Mask-Predict takes its target length from. */
+export type NarLength = 'predicted' | 'fixed' | 'given';
+
+/** Decoding options. Every field is optional; unknown names and wrong types throw a TypeError, out-of-range values a Seq2SeqError ('UsageError'). */
+export interface DecodingOptions {
+  /** Default: 'greedy' for an autoregressive model, 'nar' for a CMLM. */
+  strategy?: Strategy;
+  /** Beam width, 1..256 (beam only). Default 5. */
+  beamSize?: number;
+  /** Default 'average'. */
+  lengthNorm?: LengthNorm;
+  /** GNMT alpha, 0..10. Default 0.6. */
+  gnmtAlpha?: number;
+  /** Output tokens including EOS, 1..100000, clamped to what the model can hold. Default 256. */
+  maxLength?: number;
+  /** > 0: also cap the output at ceil(ratio * source length). Default 0 (off). */
+  maxLengthRatio?: number;
+  /** EOS is withheld before this many tokens. Default 0. */
+  minLength?: number;
+  /** Hypotheses returned: beam, at most beamSize; sample, samples drawn; greedy, 1. Default 1. */
+  nBest?: number;
+  /** Forced first target tokens, 'HH AH' or ['HH', 'AH']. Default none. */
+  prefix?: string | readonly string[];
+  /** Sampling temperature, (0, 100]. Default 1. */
+  temperature?: number;
+  /** Sampling: keep the k likeliest tokens; 0 is off. Default 0. */
+  topK?: number;
+  /** Sampling: nucleus mass, (0, 1]. Default 1. */
+  topP?: number;
+  /** Sampling seed (a non-negative safe integer); the same seed gives the same samples natively and in wasm. Default 0. */
+  seed?: number;
+  /** Mask-Predict length: the length head's prediction, max length cut at the first EOS, or `length`. Default 'predicted'. */
+  narLength?: NarLength;
+  /** Mask-Predict length beam: decode the L likeliest lengths, keep the best average log-probability, 1..64. Default 1. */
+  lengthCandidates?: number;
+  /** narLength 'given': the target length. Default 0. */
+  length?: number;
+  /** Mask-Predict iterations T, 1..100. Default 10. */
+  iterations?: number;
+  /** Mask-Predict: stop when an iteration changes no token. Default true. */
+  earlyStop?: boolean;
+  /** Next-token candidates kept per hypothesis in snapshots, 0..64. Default 5. */
+  topCandidates?: number;
+  /** Cross-attention in snapshots. Default true. */
+  attention?: boolean;
+}
+
+/** The options a session actually uses: every field filled in, the prefix joined. */
+export type ResolvedDecodingOptions = Required<Omit<DecodingOptions, 'prefix'>> & { prefix: string };
+
+/** The defaults (strategy undefined: it depends on the model). */
+export declare const DEFAULT_OPTIONS: Readonly<Required<Omit<DecodingOptions, 'strategy' | 'prefix'>> & { strategy: undefined; prefix: string }>;
+
+/** The kinds of Seq2SeqError: the C++ exception it came from, or the worker client's own. */
+export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError';
+
+/** Every failure of the library: the C++ message, with option names in their JS spelling. */
+export declare class Seq2SeqError extends Error {
+  constructor(message: string, kind?: ErrorKind);
+  readonly name: 'Seq2SeqError';
+  /** ModelError: bad model file; InputError: unusable text; UsageError: bad options or calls out of order. */
+  readonly kind: ErrorKind;
+}
+
+/** Special target token ids (-1 when the model has none). */
+export interface TargetSpecials {
+  pad: number;
+  unk: number;
+  bos: number;
+  eos: number;
+  mask: number;
+}
+
+/** A model's configuration, size and vocabularies. */
+export interface ModelInfo {
+  name: string;
+  description: string;
+  arch: 'transformer' | 'cmlm';
+  autoregressive: boolean;
+  dModel: number;
+  heads: number;
+  ffn: number;
+  encoderLayers: number;
+  decoderLayers: number;
+  norm: 'pre' | 'post';
+  positions: 'sinusoidal' | 'learned';
+  maxPositions: number;
+  /** CMLM: the length head predicts lengths 0..maxTargetLength. */
+  maxTargetLength: number;
+  parameters: number;
+  fileBytes: number;
+  storedF16: boolean;
+  sourceVocab: string[];
+  targetVocab: string[];
+  targetSpecials: TargetSpecials;
+}
+
+/** A decoded output, best first in a list. */
+export interface Result {
+  /** Target tokens joined by spaces. */
+  text: string;
+  /** Target token ids, without BOS and EOS. */
+  tokens: number[];
+  logprob: number;
+  /** The length-normalised score (Mask-Predict: the average log-probability). */
+  score: number;
+  /** |Y| as used by the normalisation (EOS included when produced). */
+  length: number;
+}
+
+/** A next-token candidate. */
+export interface TokenCandidate {
+  token: number;
+  text: string;
+  prob: number;
+}
+
+/** A node of the autoregressive search tree. */
+export interface Hypothesis {
+  /** Unique within the decode; the root (BOS only) is 0. */
+  id: number;
+  /** The parent node's id; -1 for the root. */
+  parent: number;
+  /** Output token ids (no BOS; ending with EOS when finished). */
+  tokens: number[];
+  /** The tokens' texts. */
+  texts: string[];
+  /** Cumulative log-probability. */
+  logprob: number;
+  /** Length-normalised score. */
+  score: number;
+  finished: boolean;
+  /** The last token was imposed (prefix, or EOS at max length). */
+  forced: boolean;
+  /** Probability of the last token. */
+  tokenProb: number;
+  /** The distribution the last token came from: its top candidates, best first. */
+  candidates: TokenCandidate[];
+  /** Cross-attention of the step that made the last token, averaged over layers and heads: [sourceLength]. Absent with attention: false. */
+  attention?: Float32Array;
+  /** The same per (layer, head): [layers * heads * sourceLength]. Absent with attention: false. */
+  attentionHeads?: Float32Array;
+}
+
+/** A candidate considered at a step and dropped. */
+export interface PrunedCandidate {
+  parent: number;
+  token: number;
+  text: string;
+  /** Cumulative, as if kept. */
+  logprob: number;
+  score: number;
+}
+
+/** One Mask-Predict draft (one per decoded length). */
+export interface NarDraft {
+  /** Positions decoded. */
+  length: number;
+  /** One token id per position. */
+  tokens: number[];
+  texts: string[];
+  /** Confidence of each position's token. */
+  probs: Float32Array;
+  /** 1: re-masked and re-predicted in this iteration. */
+  masked: Uint8Array;
+  /** Tokens before the first EOS. */
+  outputLength: number;
+  /** Over the output (and its EOS, if cut). */
+  avgLogprob: number;
+  /** Cross-attention [length * sourceLength], averaged over layers and heads. Absent with attention: false. */
+  attention?: Float32Array;
+}
+
+interface SnapshotBase {
+  /** Decoder passes so far in this decode. */
+  step: number;
+  done: boolean;
+  sourceLength: number;
+  /** Present once done: the n-best, best first. */
+  results?: Result[];
+}
+
+/** A step of greedy, beam or sampling search. */
+export interface ArSnapshot extends SnapshotBase {
+  autoregressive: true;
+  /** Shape of attentionHeads. */
+  layers: number;
+  heads: number;
+  /** Live hypotheses after this step. */
+  live: Hypothesis[];
+  /** All finished so far, best first. */
+  finished: Hypothesis[];
+  /** Dropped at this step. */
+  pruned: PrunedCandidate[];
+}
+
+/** A Mask-Predict iteration. */
+export interface NarSnapshot extends SnapshotBase {
+  autoregressive: false;
+  /** 1-based iteration of this step. */
+  iteration: number;
+  /** T. */
+  iterations: number;
+  /** The length head's log-probabilities over lengths 0..max. */
+  lengthLogprobs: Float32Array;
+  /** The lengths being decoded. */
+  lengths: number[];
+  drafts: NarDraft[];
+  bestDraft: number;
+  /** Did this iteration change any token. */
+  changed: boolean;
+}
+
+/** Everything a decode step shows; narrow on `autoregressive`. */
+export type Snapshot = ArSnapshot | NarSnapshot;
+
+// Web platform types, if the consumer's libraries declare them (DOM, WebWorker,
+// or @types/node); `never` otherwise, so these declarations need no lib.
+type GlobalInstance<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;
+/** The global URL class's instances. */
+export type URLLike = GlobalInstance<'URL'>;
+/** The global Response class's instances (fetch). */
+export type ResponseLike = GlobalInstance<'Response'>;
+/** The global Blob class's instances (a File, too). */
+export type BlobLike = GlobalInstance<'Blob'>;
+
+/** Where model bytes come from: a URL (fetched), a file path (Node), a Response, or the bytes. */
+export type ModelSource = string | URLLike | ResponseLike | ArrayBuffer | ArrayBufferView;
+
+/** Loads a model (and, the first time, the WebAssembly module). */
+export declare function loadModel(source: ModelSource): Promise<Model>;
+
+/** Immutable weights; any number of sessions may share one. Call delete() when done. */
+export declare class Model {
+  private constructor();
+  /** Configuration, size and vocabularies. */
+  readonly info: Readonly<ModelInfo>;
+  readonly autoregressive: boolean;
+  readonly deleted: boolean;
+  /** The source text as token ids; throws Seq2SeqError ('InputError') for unusable text. */
+  tokenize(text: string): number[];
+  createSession(options?: DecodingOptions): Session;
+  /** One call: decode `text` with `options` and return the n-best, best first. */
+  decode(text: string, options?: DecodingOptions): Result[];
+  /** Frees the weights' wasm memory (sessions made from it keep working). Idempotent. */
+  delete(): void;
+}
+
+/** The state of decoding one source at a time with one set of options. Call delete() when done. */
+export declare class Session {
+  constructor(model: Model, options?: DecodingOptions);
+  readonly options: ResolvedDecodingOptions;
+  readonly model: Model;
+  readonly deleted: boolean;
+  readonly started: boolean;
+  readonly done: boolean;
+  /** The max output length in effect for the current source. */
+  readonly maxLength: number;
+  /** Merged into the current options; they take effect at the next start(). */
+  setOptions(options: DecodingOptions): void;
+  /** Tokenizes and encodes the source; throws Seq2SeqError ('InputError') for unusable text. */
+  start(text: string): void;
+  /** One decoder pass; throws Seq2SeqError ('UsageError') before start() or after the end. */
+  step(): Snapshot;
+  /** Steps to the end; the n-best results, best first. */
+  run(): Result[];
+  /** start(text) then run(). */
+  decode(text: string): Result[];
+  /** Frees the session's wasm memory. Idempotent. */
+  delete(): void;
+}

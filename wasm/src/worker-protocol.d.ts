@@ -1,0 +1,32 @@
+// Type declarations for seq2seq-wasm/worker-protocol (wasm/src/worker-protocol.js):
+// the decoder worker's message handler, for building a worker of your own.
+import type { DecodingOptions, ErrorKind, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
+
+export declare const PROTOCOL_VERSION: 1;
+
+/** Requests the handler understands; replies repeat the id. */
+export type WorkerRequest =
+  | { id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView }
+  | { id: number; type: 'start'; text: string; options?: DecodingOptions }
+  | { id: number; type: 'step' }
+  | { id: number; type: 'run'; progress?: boolean; sliceMs?: number }
+  | { id: number; type: 'cancel' };
+
+/** What the handler posts. */
+export type WorkerReply =
+  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | { cancelled: boolean } }
+  | { id: number; ok: false; error: { name: string; message: string; kind?: ErrorKind } }
+  | { id: number; progress: Snapshot };
+
+export interface WorkerHandlerOptions {
+  /** How long a run steps before yielding, unless the request says otherwise. Default 8 ms. */
+  defaultSliceMs?: number;
+  /** How a model is loaded (default: loadModel). */
+  load?: (source: ModelSource) => Promise<Model>;
+}
+
+/** A message handler: call it with each request; the promise settles once the reply is posted. */
+export declare function createWorkerHandler(
+  post: (message: WorkerReply, transfer: ArrayBuffer[]) => void,
+  options?: WorkerHandlerOptions,
+): (request: WorkerRequest) => Promise<void>;

@@ -1,0 +1,176 @@
+// The decoder worker's protocol as a pure message handler: no Worker API in
+// here, so the same code runs in a Web Worker (worker.js), a Node worker_threads
+// worker (worker.js too) or in-process (tests).
+//
+//   const handle = createWorkerHandler((message, transfer) => postMessage(message, transfer));
+//   onmessage = (e) => handle(e.data);
+//
+// Requests carry an id the replies repeat:
+//   {id, type: 'load', source}             -> value: ModelInfo  (source: URL/path string, ArrayBuffer or typed array)
+//   {id, type: 'start', text, options}     -> value: {sourceLength, maxLength}  (options: a fresh set, defaults for the rest)
+//   {id, type: 'step'}                     -> value: Snapshot
+//   {id, type: 'run', progress, sliceMs}   -> value: Result[]; with progress, {id, progress: Snapshot} per step first
+//   {id, type: 'cancel'}                   -> value: {cancelled}: whether a run was stopped
+// Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
+//
+// Requests are handled one at a time, in order, except cancel, which acts at
+// once: a run in progress (or queued) stops at its next step boundary and fails
+// with kind 'Cancelled'; the session stays where it stopped. A run steps for
+// sliceMs (default 8 ms) at a time and then yields to the event loop, which is
+// how a cancel (or anything else the worker must hear) gets in.
+import { loadModel, Seq2SeqError } from './index.js';
+
+export const PROTOCOL_VERSION = 1;
+const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'cancel']);
+
+// A macrotask turn: setImmediate in Node (after pending I/O, so messages from
+// the parent get in), a MessageChannel in browsers (setTimeout is clamped to
+// 4 ms when nested), setTimeout elsewhere.
+function makeYield() {
+  if (typeof setImmediate === 'function') return () => new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel === 'function') {
+    const channel = new MessageChannel();
+    const waiting = [];
+    channel.port1.onmessage = () => waiting.shift()?.();
+    return () => new Promise((resolve) => {
+      waiting.push(resolve);
+      channel.port2.postMessage(null);
+    });
+  }
+  return () => new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+// The typed arrays of a snapshot own their buffers (copies out of the wasm
+// heap), so they can be transferred rather than copied.
+function transferables(snapshot) {
+  const buffers = new Set();
+  const add = (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); };
+  if (snapshot.autoregressive) {
+    for (const h of [...snapshot.live, ...snapshot.finished]) {
+      add(h.attention);
+      add(h.attentionHeads);
+    }
+  } else {
+    add(snapshot.lengthLogprobs);
+    for (const d of snapshot.drafts) {
+      add(d.probs);
+      add(d.masked);
+      add(d.attention);
+    }
+  }
+  return [...buffers];
+}
+
+function errorData(e) {
+  if (e && typeof e === 'object') {
+    return { name: String(e.name ?? 'Error'), message: String(e.message ?? e), kind: typeof e.kind === 'string' ? e.kind : undefined };
+  }
+  return { name: 'Error', message: String(e), kind: undefined };
+}
+
+/**
+ * A message handler for the decoder worker. `post(message, transfer)` sends a
+ * reply; `handle(request)` returns a promise that settles once the request's
+ * reply has been posted (handy in tests; workers may ignore it).
+ */
+export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel } = {}) {
+  if (typeof post !== 'function') throw new TypeError('createWorkerHandler(post) needs a function to post replies with');
+  const yieldTurn = makeYield();
+  let model = null;
+  let session = null;
+  let queue = Promise.resolve();
+  let cancelGeneration = 0;   // bumped by each cancel; a run started under an older one stops
+  let pendingRuns = 0;        // runs queued or running
+
+  const reply = (id, value, transfer = []) => post({ id, ok: true, value }, transfer);
+  const fail = (id, e) => post({ id, ok: false, error: errorData(e) }, []);
+
+  function requireSession(what) {
+    if (!model) throw new Seq2SeqError(`${what}() before load(): load a model first`, 'UsageError');
+    if (!session) throw new Seq2SeqError(`${what}() before start(): give the session a source first`, 'UsageError');
+    return session;
+  }
+
+  async function doLoad(message) {
+    const { source } = message;
+    const next = await load(source);
+    session?.delete();
+    session = null;
+    model?.delete();
+    model = next;
+    return model.info;
+  }
+
+  function doStart({ text, options }) {
+    if (!model) throw new Seq2SeqError('start() before load(): load a model first', 'UsageError');
+    if (typeof text !== 'string') throw new TypeError('start(text, options) needs a string');
+    const next = model.createSession(options ?? {});   // throws on bad options, leaving the old session as it was
+    try {
+      next.start(text);
+    } catch (e) {
+      next.delete();
+      throw e;
+    }
+    session?.delete();
+    session = next;
+    return { sourceLength: model.tokenize(text).length, maxLength: session.maxLength };
+  }
+
+  async function doRun(id, { progress = false, sliceMs = defaultSliceMs } = {}, generation) {
+    const s = requireSession('run');
+    if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
+    if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
+    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw new TypeError('run: sliceMs must be a number >= 0');
+    const cancelled = () => generation !== cancelGeneration;
+    const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
+    let last = null;
+    let sliceStart = now();
+    for (;;) {
+      if (cancelled()) throw new Seq2SeqError('the run was cancelled', 'Cancelled');
+      last = s.step();
+      if (last.done) break;
+      if (progress) post({ id, progress: last }, transferables(last));
+      if (now() - sliceStart >= sliceMs) {
+        await yieldTurn();
+        sliceStart = now();
+      }
+    }
+    const results = last.results;
+    if (progress) post({ id, progress: last }, transferables(last));
+    return results;
+  }
+
+  function enqueue(task) {
+    const result = queue.then(task);
+    queue = result.catch(() => {});
+    return result;
+  }
+
+  return function handle(message) {
+    const id = message && typeof message === 'object' ? message.id : undefined;
+    const type = message && typeof message === 'object' ? message.type : undefined;
+    if (!REQUEST_TYPES.has(type)) {
+      fail(id, new Seq2SeqError(`unknown request ${JSON.stringify(type)} (known: ${[...REQUEST_TYPES].join(', ')})`, 'UsageError'));
+      return Promise.resolve();
+    }
+    if (type === 'cancel') {
+      const cancelled = pendingRuns > 0;
+      cancelGeneration += 1;
+      reply(id, { cancelled });
+      return Promise.resolve();
+    }
+    if (type === 'run') {
+      pendingRuns += 1;
+      const generation = cancelGeneration;
+      return enqueue(() => doRun(id, message, generation))
+        .then((results) => reply(id, results), (e) => fail(id, e))
+        .finally(() => { pendingRuns -= 1; });
+    }
+    return enqueue(async () => {
+      if (type === 'load') return reply(id, await doLoad(message));
+      if (type === 'start') return reply(id, doStart(message));
+      const snapshot = requireSession('step').step();
+      return reply(id, snapshot, transferables(snapshot));
+    }).catch((e) => fail(id, e));
+  };
+}
