@@ -1,0 +1,261 @@
+// Every way a user can get it wrong, through the installed package: each must
+// throw a JS Error (a Seq2SeqError with the C++ message and kind, or a
+// TypeError for JS-level mistakes) and leave the objects usable.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { installPackage, modelPath } from './helpers.mjs';
+
+const { loadModel, Model, Session, Seq2SeqError } = await installPackage().importPackage();
+
+const seqError = (kind, message) => (e) => {
+  assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
+  assert.ok(e instanceof Error);
+  assert.equal(e.name, 'Seq2SeqError');
+  assert.equal(e.kind, kind, `kind of: ${e.message}`);
+  if (message) assert.match(e.message, message);
+  return true;
+};
+const typeError = (message) => (e) => {
+  assert.ok(e instanceof TypeError, `a TypeError, got ${e?.name}: ${e?.message}`);
+  if (message) assert.match(e.message, message);
+  return true;
+};
+
+const arBytes = new Uint8Array(readFileSync(modelPath('ar')));
+const cmlmBytes = new Uint8Array(readFileSync(modelPath('cmlm')));
+let ar;
+let cmlm;
+before(async () => {
+  ar = await loadModel(arBytes);
+  cmlm = await loadModel(cmlmBytes);
+});
+after(() => {
+  ar.delete();
+  cmlm.delete();
+});
+// A word the model reads.
+const word = (model) => model.info.sourceVocab.filter((c) => c.length === 1 && /[A-Z]/.test(c)).slice(0, 3).join('');
+
+describe('bad model bytes', () => {
+  const cases = [
+    ['no bytes', new Uint8Array(0), /too short/],
+    ['ten random bytes', new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), /header length .* runs past the end/],
+    ['JSON text', new TextEncoder().encode('{"__metadata__": {"format": "seq2seq-wasm"}}'), /model file/],
+    ['the first half of a model', arBytes.slice(0, arBytes.length >> 1), /outside|past|truncated/],
+    ['a model with its last byte cut', arBytes.slice(0, arBytes.length - 1), /outside|past|truncated/],
+    ['a model with a corrupted header', (() => { const b = arBytes.slice(); b.fill(0x20, 8, 40); return b; })(), /model file/],
+  ];
+  for (const [name, bytes, message] of cases) {
+    test(name, async () => {
+      await assert.rejects(loadModel(bytes), seqError('ModelError', message));
+      assert.match((await loadModel(bytes).catch((e) => e)).message, /^model file: /);
+    });
+  }
+  test('a source that is neither bytes nor a URL', async () => {
+    for (const bad of [42, null, undefined, {}, [1, 2, 3], true]) await assert.rejects(loadModel(bad), typeError(/model source/));
+  });
+  test('a path that does not exist', async () => {
+    await assert.rejects(loadModel('/nonexistent/dir/model.safetensors'), (e) => e.code === 'ENOENT');
+  });
+  test('the module still loads models after failures', async () => {
+    const m = await loadModel(arBytes);
+    assert.ok(m.decode(word(m)).length === 1);
+    m.delete();
+  });
+});
+
+describe('bad input text', () => {
+  test('unknown characters name the character and its position', () => {
+    for (const model of [ar, cmlm]) {
+      const w = word(model);
+      for (const [text, what] of [[`${w}#`, "'#'"], [`${w}\u20ac`, "'\u20ac'"], [`${w} ${w}`, "' '"], [`${w}\u0000`, 'control character 0x0']]) {
+        assert.throws(() => model.decode(text), seqError('InputError', new RegExp(`${what.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at position ${w.length + 1} is not in the model's source alphabet`)));
+        const s = model.createSession();
+        assert.throws(() => s.start(text), seqError('InputError'));
+        assert.throws(() => model.tokenize(text), seqError('InputError'));
+        assert.equal(s.decode(w).length, 1, 'the session works after the error');
+        s.delete();
+      }
+    }
+  });
+  test('empty and blank input', () => {
+    for (const model of [ar, cmlm]) {
+      for (const text of ['', ' ', '\t \n']) assert.throws(() => model.decode(text), seqError('InputError', /the source text is empty/));
+    }
+  });
+  test('over-long input', () => {
+    for (const model of [ar, cmlm]) {
+      const message = (() => { try { model.decode('A'.repeat(10000)); } catch (e) { return e.message; } return ''; })();
+      const limit = Number(/reads at most (\d+)/.exec(message)?.[1]);
+      assert.ok(limit > 0, `a limit in: ${message}`);
+      assert.throws(() => model.decode('A'.repeat(limit + 1)), seqError('InputError', new RegExp(`has ${limit + 1} characters; this model reads at most ${limit}`)));
+      assert.ok(Array.isArray(model.decode('A'.repeat(limit))), 'exactly the limit is fine');
+    }
+  });
+  test('text that is not a string', () => {
+    const s = ar.createSession();
+    for (const bad of [42, null, undefined, ['ABC'], { toString: () => 'ABC' }]) assert.throws(() => s.start(bad), typeError(/needs a string/));
+    assert.throws(() => ar.decode(7), typeError(/needs a string/));
+    s.delete();
+  });
+  test('a prefix with tokens the model does not have', () => {
+    assert.throws(() => ar.decode(word(ar), { prefix: 'NOT-A-PHONEME' }), seqError('InputError', /'NOT-A-PHONEME' is not in the model's target vocabulary/));
+    assert.throws(() => ar.decode(word(ar), { prefix: ar.info.targetVocab[ar.info.targetSpecials.eos] }), seqError('InputError', /cannot be emitted/));
+  });
+});
+
+describe('bad options', () => {
+  const snake = /\b[a-z]+_[a-z_]+\b/;
+  test('absurd values: a UsageError naming the option as JS spells it', () => {
+    const cases = [
+      [ar, { strategy: 'beam', beamSize: 0 }, /option beamSize = 0 is outside \[1, 256\]/],
+      [ar, { strategy: 'beam', beamSize: 100000 }, /option beamSize = 100000 is outside/],
+      [ar, { maxLength: 0 }, /option maxLength = 0 is outside/],
+      [ar, { maxLength: 10, minLength: 10 }, /option minLength = 10 must be below maxLength = 10/],
+      [ar, { minLength: -1 }, /option minLength = -1/],
+      [ar, { strategy: 'beam', beamSize: 2, nBest: 3 }, /option nBest = 3 exceeds beamSize = 2/],
+      [ar, { nBest: 2 }, /greedy search returns one hypothesis: nBest must be 1/],
+      [ar, { nBest: 0 }, /option nBest = 0/],
+      [ar, { lengthNorm: 'gnmt', gnmtAlpha: 11 }, /option gnmtAlpha = 11\.0* is outside/],
+      [ar, { maxLengthRatio: -1 }, /option maxLengthRatio = -1\.0* is outside/],
+      [ar, { strategy: 'sample', temperature: 0 }, /option temperature = 0\.0* must be in \(0, 100\]/],
+      [ar, { strategy: 'sample', temperature: -1 }, /option temperature/],
+      [ar, { strategy: 'sample', topP: 0 }, /option topP = 0\.0* must be in \(0, 1\]/],
+      [ar, { strategy: 'sample', topP: 1.5 }, /option topP/],
+      [ar, { topK: -1 }, /option topK = -1/],
+      [ar, { topCandidates: 65 }, /option topCandidates = 65/],
+      [cmlm, { iterations: 0 }, /option iterations = 0 is outside \[1, 100\]/],
+      [cmlm, { iterations: 101 }, /option iterations = 101/],
+      [cmlm, { lengthCandidates: 0 }, /option lengthCandidates = 0 is outside \[1, 64\]/],
+      [cmlm, { lengthCandidates: 65 }, /option lengthCandidates = 65/],
+      [cmlm, { narLength: 'given' }, /narLength = given needs length >= 1/],
+      [cmlm, { narLength: 'given', length: -3 }, /option length = -3/],
+      [ar, { strategy: 'nar' }, /strategy 'nar' needs a non-autoregressive \(cmlm\) model/],
+      [cmlm, { strategy: 'beam' }, /strategy 'beam'/],
+      [cmlm, { strategy: 'greedy' }, /strategy 'greedy'/],
+    ];
+    for (const [model, options, message] of cases) {
+      assert.throws(() => model.createSession(options), seqError('UsageError', message), JSON.stringify(options));
+      assert.throws(() => model.decode(word(model), options), seqError('UsageError', message), JSON.stringify(options));
+      const e = (() => { try { model.createSession(options); } catch (x) { return x; } return null; })();
+      assert.doesNotMatch(e.message, snake, 'no C++ option names in a JS message');
+    }
+  });
+  test('a minimum length the source leaves no room for', () => {
+    assert.throws(() => ar.decode(word(ar), { minLength: 5000, maxLength: 6000 }), seqError('UsageError', /minLength = 5000 leaves no room/));
+  });
+  test('unknown option names: a TypeError listing the known ones', () => {
+    for (const options of [{ beam_size: 5 }, { beamsize: 5 }, { strategy: 'beam', bogus: true }, { n_best: 2 }]) {
+      const name = Object.keys(options).find((k) => k !== 'strategy');
+      assert.throws(() => ar.createSession(options), typeError(new RegExp(`unknown decoding option '${name}' \\(known: strategy, beamSize, .*\\)`)));
+    }
+  });
+  test('wrong types: a TypeError naming the option', () => {
+    const cases = [
+      [{ strategy: 'Beam' }, /option strategy must be one of greedy, beam, sample, nar/],
+      [{ strategy: 3 }, /option strategy/],
+      [{ lengthNorm: 'gnmt:0.6' }, /option lengthNorm must be one of none, average, gnmt/],
+      [{ narLength: true }, /option narLength/],
+      [{ beamSize: '5' }, /option beamSize must be an integer/],
+      [{ beamSize: 2.5 }, /option beamSize must be an integer/],
+      [{ maxLength: NaN }, /option maxLength must be an integer/],
+      [{ maxLength: 2 ** 31 }, /option maxLength must be an integer/],
+      [{ iterations: null }, /option iterations must be an integer/],
+      [{ gnmtAlpha: '0.6' }, /option gnmtAlpha must be a finite number/],
+      [{ temperature: Infinity }, /option temperature must be a finite number/],
+      [{ topP: NaN }, /option topP must be a finite number/],
+      [{ earlyStop: 'yes' }, /option earlyStop must be true or false/],
+      [{ attention: 1 }, /option attention must be true or false/],
+      [{ seed: -1 }, /option seed must be a non-negative integer/],
+      [{ seed: 1.5 }, /option seed/],
+      [{ seed: 2 ** 60 }, /option seed/],
+      [{ prefix: 5 }, /option prefix must be a string or an array of strings/],
+      [{ prefix: ['AA', 5] }, /option prefix/],
+    ];
+    for (const [options, message] of cases) assert.throws(() => ar.createSession(options), typeError(message), JSON.stringify(options));
+  });
+  test('options that are not an object', () => {
+    for (const bad of ['beam', 5, [], [['strategy', 'beam']], true]) assert.throws(() => ar.createSession(bad), typeError(/decoding options must be an object/));
+  });
+  test('setOptions with a bad value leaves the options as they were', () => {
+    const s = ar.createSession({ strategy: 'beam', beamSize: 3 });
+    assert.throws(() => s.setOptions({ beamSize: 0 }), seqError('UsageError'));
+    assert.throws(() => s.setOptions({ beamSize: 'x' }), typeError());
+    assert.throws(() => s.setOptions({ nope: 1 }), typeError(/unknown decoding option 'nope'/));
+    assert.equal(s.options.beamSize, 3);
+    assert.equal(s.options.strategy, 'beam');
+    s.setOptions({ beamSize: 4 });
+    assert.equal(s.options.beamSize, 4);
+    s.delete();
+  });
+});
+
+describe('calls out of order', () => {
+  test('step and run before start', () => {
+    for (const model of [ar, cmlm]) {
+      const s = model.createSession();
+      assert.equal(s.started, false);
+      assert.throws(() => s.step(), seqError('UsageError', /step\(\) before start\(\)/));
+      assert.throws(() => s.run(), seqError('UsageError', /run\(\) before start\(\)/));
+      s.delete();
+    }
+  });
+  test('step and run after the end', () => {
+    for (const model of [ar, cmlm]) {
+      const s = model.createSession();
+      s.start(word(model));
+      let last;
+      while (!s.done) last = s.step();
+      assert.equal(last.done, true);
+      assert.ok(Array.isArray(last.results));
+      assert.throws(() => s.step(), seqError('UsageError', /the decode has finished: start a new one/));
+      assert.throws(() => s.run(), seqError('UsageError', /the decode has finished/));
+      s.start(word(model));
+      assert.equal(s.done, false, 'a new start() is fine');
+      assert.equal(s.run().length, 1);
+      s.delete();
+    }
+  });
+});
+
+describe('use after delete', () => {
+  test('a deleted Model throws a clear error on every use', async () => {
+    const m = await loadModel(arBytes);
+    assert.equal(m.deleted, false);
+    m.delete();
+    assert.equal(m.deleted, true);
+    m.delete();   // idempotent
+    const deleted = seqError('UsageError', /this Model has been deleted/);
+    assert.throws(() => m.info, deleted);
+    assert.throws(() => m.autoregressive, deleted);
+    assert.throws(() => m.tokenize('ABC'), deleted);
+    assert.throws(() => m.createSession(), deleted);
+    assert.throws(() => m.decode('ABC'), deleted);
+    assert.throws(() => new Session(m), deleted);
+  });
+  test('a deleted Session throws a clear error on every use', () => {
+    const s = ar.createSession();
+    s.start(word(ar));
+    s.delete();
+    s.delete();   // idempotent
+    assert.equal(s.deleted, true);
+    const deleted = seqError('UsageError', /this Session has been deleted/);
+    for (const use of [() => s.step(), () => s.run(), () => s.start('ABC'), () => s.decode('ABC'), () => s.done, () => s.started,
+      () => s.maxLength, () => s.options, () => s.setOptions({})]) assert.throws(use, deleted);
+  });
+  test('a session outlives its deleted model (it holds the weights)', async () => {
+    const m = await loadModel(arBytes);
+    const s = m.createSession();
+    const w = word(m);
+    const before = s.decode(w);
+    m.delete();
+    assert.deepEqual(s.decode(w), before);
+    s.delete();
+  });
+  test('Model and Session cannot be made by hand', () => {
+    assert.throws(() => new Model(), typeError(/use loadModel/));
+    assert.throws(() => new Session({}), typeError(/needs a Model/));
+    assert.throws(() => new Session(null), typeError(/needs a Model/));
+  });
+});

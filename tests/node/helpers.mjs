@@ -1,0 +1,184 @@
+// Shared by the npm module's tests (tests/node/*.test.mjs): the packed and
+// installed package, the native CLI, the models and words to test with.
+//
+// The package is tested as a user gets it: `npm pack`, then `npm install
+// --offline <tarball>` into a scratch project in a temp dir, then imported from
+// there. Packing and installing happens once per package content: the scratch
+// project is keyed by a hash of the files npm would pack, so the test files
+// (separate processes under `node --test`) share it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const FIXTURES = join(ROOT, 'tests/fixtures');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The files `npm pack` would put in the tarball (no scripts run). */
+export function packFileList() {
+  const out = execFileSync(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return JSON.parse(out)[0].files.map((f) => f.path).sort();
+}
+
+function sleep(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function withLock(lockDir, fn) {
+  const deadline = Date.now() + 10 * 60 * 1000;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      // A lock older than 10 minutes belongs to a run that died.
+      try { if (Date.now() - statSync(lockDir).mtimeMs > 10 * 60 * 1000) rmSync(lockDir, { recursive: true, force: true }); } catch {}
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lockDir}`);
+      sleep(200);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+let installed = null;
+
+/**
+ * Packs the package (npm pack runs prepack, which builds the wasm) and installs
+ * the tarball offline into a scratch project. Returns {project, tarball, files,
+ * importPackage(subpath)}: importPackage resolves 'seq2seq-wasm' + subpath from
+ * the scratch project, exactly as a user's module there would.
+ */
+export function installPackage() {
+  if (installed) return installed;
+  const files = packFileList();
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(f).update('\0').update(readFileSync(join(ROOT, f)));
+  const key = hash.digest('hex').slice(0, 16);
+  const base = join(tmpdir(), 'seq2seq-wasm-tests');
+  mkdirSync(base, { recursive: true });
+  const project = join(base, `project-${key}`);
+  withLock(join(base, 'lock'), () => {
+    if (existsSync(join(project, 'ready'))) return;
+    for (const old of readdirSync(base)) if (old.startsWith('project-')) rmSync(join(base, old), { recursive: true, force: true });
+    const work = `${project}.partial`;
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    // npm pack runs prepack (scripts/build-wasm.sh: an incremental build),
+    // whose output would be mixed into --json: the tarball is found instead.
+    execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    const tarballs = readdirSync(work).filter((f) => /^seq2seq-wasm-.*\.tgz$/.test(f));
+    if (tarballs.length !== 1) throw new Error(`npm pack made ${tarballs.length} tarballs in ${work}`);
+    const tarball = join(work, tarballs[0]);
+    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'scratch-user', private: true, type: 'module' }, null, 2));
+    execFileSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], {
+      cwd: work, encoding: 'utf8', stdio: 'pipe',
+    });
+    writeFileSync(join(work, 'ready'), key);
+    renameSync(work, project);
+  });
+  const tarball = join(project, readdirSync(project).find((f) => f.endsWith('.tgz')));
+  // A module inside the scratch project: its bare imports resolve like a user's.
+  const resolver = join(project, 'resolve.mjs');
+  if (!existsSync(resolver)) writeFileSync(resolver, 'export const resolve = (s) => import.meta.resolve(s);\n');
+  let resolveIn = null;
+  const importPackage = async (subpath = '') => {
+    resolveIn ??= (await import(pathToFileURL(resolver).href)).resolve;
+    return import(resolveIn(`seq2seq-wasm${subpath}`));
+  };
+  const resolvePackage = async (subpath = '') => {
+    resolveIn ??= (await import(pathToFileURL(resolver).href)).resolve;
+    return resolveIn(`seq2seq-wasm${subpath}`);
+  };
+  installed = { project, tarball, files, importPackage, resolvePackage, packageDir: join(project, 'node_modules/seq2seq-wasm') };
+  return installed;
+}
+
+/** The native CLI (build/native/seq2seq, or $SEQ2SEQ_CLI). */
+export function cliPath() {
+  const p = process.env.SEQ2SEQ_CLI || join(ROOT, 'build/native/seq2seq');
+  if (!existsSync(p)) {
+    throw new Error(`native CLI not found at ${p}: cmake -S . -B build/native && cmake --build build/native -j2 --target seq2seq`);
+  }
+  return p;
+}
+
+/** Runs the CLI; returns stdout (throws with stderr on failure). */
+export function runCli(args, input) {
+  const r = spawnSync(cliPath(), args, { input: input ?? '', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`seq2seq ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+
+const SHIPPED = {
+  ar: join(ROOT, 'models/g2p-transformer.safetensors'),
+  cmlm: join(ROOT, 'models/g2p-cmlm.safetensors'),
+};
+const FIXTURE = {
+  ar: join(FIXTURES, 'ar_pre_sin_tied_relu_f16.safetensors'),
+  cmlm: join(FIXTURES, 'cmlm_pre_sin_tied_relu.safetensors'),
+};
+
+/** The shipped model of this kind ('ar' | 'cmlm') when present, a fixture model otherwise. */
+export function modelPath(kind) {
+  return existsSync(SHIPPED[kind]) ? SHIPPED[kind] : FIXTURE[kind];
+}
+export function isShipped(path) {
+  return path === SHIPPED.ar || path === SHIPPED.cmlm;
+}
+
+/** Every model to check against the native CLI: all fixtures, and the shipped models present. */
+export function parityModels() {
+  const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(FIXTURES, f));
+  return [...Object.values(SHIPPED).filter((p) => existsSync(p)), ...fixtures];
+}
+
+const G2P_WORDS = ['PHONEME', 'HELLO', 'WORLD', 'SEQUENCE', 'TRANSFORMER', "O'BRIEN", 'WEBASSEMBLY', 'MASK', 'BEAM',
+  'GREEDY', 'ZYZZYVA', 'ANTIDISESTABLISHMENTARIANISM', 'A', 'X-RAY', 'ST.', 'LEARNER'];
+const FIXTURE_WORDS = ['ABC', 'FACADE', 'BAGGED', 'DEAF', 'CAGE', 'GA-GA', 'E.', "B'D", 'G', 'DECADE', 'ACCEDED', 'FEED'];
+
+/** Words every character of which the model reads (its sourceVocab). */
+export function wordsFor(info, count = Infinity) {
+  const alphabet = new Set(info.sourceVocab);
+  const fits = (w) => [...w].every((c) => alphabet.has(c)) && w.length <= info.maxPositions;
+  const words = [...G2P_WORDS, ...FIXTURE_WORDS].filter(fits);
+  return words.slice(0, count);
+}
+
+/** Scores agree within an absolute 1e-4. */
+export function close(a, b, tol = 1e-4) {
+  return Math.abs(a - b) <= tol;
+}
+
+/**
+ * A static HTTP server on 127.0.0.1 for the given {urlPath: filePath}; other
+ * paths get 404. Resolves to {base, close()}.
+ */
+export function serveFiles(files) {
+  const server = createServer((req, res) => {
+    const path = files[new URL(req.url, 'http://x').pathname];
+    if (!path) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const body = readFileSync(path);
+    res.writeHead(200, { 'content-type': path.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream', 'content-length': body.length });
+    res.end(body);
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({ base: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}
+
+export { dirname, join };

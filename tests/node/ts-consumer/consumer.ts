@@ -1,0 +1,126 @@
+// A TypeScript user of seq2seq-wasm: every part of the public API, with the
+// types spelled out. tests/node/types.test.mjs type-checks it against the
+// installed package (tsc --noEmit --strict, with and without the DOM library)
+// and then compiles and runs it.
+import { DEFAULT_OPTIONS, Model, Seq2SeqError, Session, loadModel } from 'seq2seq-wasm';
+import type {
+  ArSnapshot, DecodingOptions, ErrorKind, Hypothesis, ModelInfo, ModelSource, NarDraft, NarSnapshot,
+  PrunedCandidate, ResolvedDecodingOptions, Result, Snapshot, TargetSpecials, TokenCandidate,
+} from 'seq2seq-wasm';
+import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
+import type { RunOptions, StartInfo, WorkerModelSource } from 'seq2seq-wasm/worker';
+import { PROTOCOL_VERSION, createWorkerHandler } from 'seq2seq-wasm/worker-protocol';
+import type { WorkerReply, WorkerRequest } from 'seq2seq-wasm/worker-protocol';
+
+function describeSnapshot(s: Snapshot): string {
+  if (s.autoregressive) {
+    const ar: ArSnapshot = s;
+    const best: Hypothesis | undefined = ar.live[0] ?? ar.finished[0];
+    const attention: Float32Array | undefined = best?.attention;
+    const heads: number = ar.layers * ar.heads * ar.sourceLength;
+    const candidates: TokenCandidate[] = best?.candidates ?? [];
+    const pruned: PrunedCandidate[] = ar.pruned;
+    return `step ${ar.step}: ${best?.texts.join(' ')} (${best?.score.toFixed(3)}; attention ${attention?.length ?? 0}/${best?.attentionHeads?.length ?? 0} of ${heads}; ${candidates.length} candidates; ${pruned.length} pruned)`;
+  }
+  const nar: NarSnapshot = s;
+  const draft: NarDraft = nar.drafts[nar.bestDraft];
+  const probs: Float32Array = draft.probs;
+  const masked: Uint8Array = draft.masked;
+  const lengths: Float32Array = nar.lengthLogprobs;
+  return `iteration ${nar.iteration}/${nar.iterations}: ${draft.texts.join(' ')} (${probs.length} probs, ${masked.reduce((a, b) => a + b, 0)} masked, ${lengths.length} lengths, changed ${nar.changed})`;
+}
+
+/** Decodes `text` step by step and in one call; returns what it saw. */
+export async function main(source: ModelSource, text: string): Promise<{ lines: string[]; results: Result[]; info: ModelInfo }> {
+  const model: Model = await loadModel(source);
+  const info: Readonly<ModelInfo> = model.info;
+  const specials: TargetSpecials = info.targetSpecials;
+  const options: DecodingOptions = info.autoregressive
+    ? { strategy: 'beam', beamSize: 4, nBest: 2, lengthNorm: 'gnmt', gnmtAlpha: 0.6, prefix: [], topCandidates: 3 }
+    : { strategy: 'nar', iterations: 4, lengthCandidates: 2, narLength: 'predicted', earlyStop: true };
+  const session: Session = model.createSession(options);
+  const resolved: ResolvedDecodingOptions = session.options;
+  const lines: string[] = [`${info.name}: ${info.arch}, ${resolved.strategy}, eos ${specials.eos}, max ${DEFAULT_OPTIONS.maxLength}`];
+  session.start(text);
+  const max: number = session.maxLength;
+  let results: Result[] = [];
+  while (!session.done) {
+    const s: Snapshot = session.step();
+    lines.push(describeSnapshot(s));
+    if (s.done && s.results) results = s.results;
+  }
+  lines.push(`max length ${max}; best: ${results[0]?.text} ${results[0]?.tokens.length} ${results[0]?.logprob}`);
+  const again: Result[] = model.decode(text, options);
+  if (again[0]?.text !== results[0]?.text) throw new Error('decode() disagrees with stepping');
+  try {
+    model.decode('', options);
+  } catch (e) {
+    if (!(e instanceof Seq2SeqError)) throw e;
+    const kind: ErrorKind = e.kind;
+    lines.push(`${e.name} ${kind}: ${e.message}`);
+  }
+  const ids: number[] = model.tokenize(text);
+  lines.push(`tokens ${ids.join(',')}; deleted ${model.deleted} ${session.deleted} ${session.started} ${session.model === model}`);
+  session.setOptions({ topCandidates: 1 });
+  session.delete();
+  model.delete();
+  return { lines, results, info };
+}
+
+/** The same through the worker client; `worker` may be omitted. */
+export async function viaWorker(source: WorkerModelSource, text: string, worker?: DecoderWorker): Promise<Result[]> {
+  const decoder: DecoderWorker = worker ?? createDecoderWorker();
+  try {
+    const info: ModelInfo = await decoder.load(source);
+    const started: StartInfo = await decoder.start(text, { attention: false });
+    const first: Snapshot = await decoder.step();
+    const steps: number[] = [first.step];
+    const run: RunOptions = { onStep: (s: Snapshot) => { steps.push(s.step); }, sliceMs: 4 };
+    const results: Result[] = await decoder.run(run);
+    const stopped: boolean = await decoder.cancel();
+    if (stopped || steps.length < 1 || started.sourceLength < 1 || !info.name) throw new Error('unexpected worker replies');
+    return results;
+  } finally {
+    await decoder.terminate();
+  }
+}
+
+/** A worker of one's own around the protocol handler. */
+export function ownHandler(post: (reply: WorkerReply, transfer: ArrayBuffer[]) => void): (request: WorkerRequest) => Promise<void> {
+  const version: 1 = PROTOCOL_VERSION;
+  void version;
+  return createWorkerHandler(post, { defaultSliceMs: 4 });
+}
+
+// Misuse the declarations must reject (type-checked, never run).
+export function rejected(model: Model, session: Session): void {
+  // @ts-expect-error options are camelCase
+  model.createSession({ beam_size: 5 });
+  // @ts-expect-error strategies are lower-case names
+  model.createSession({ strategy: 'Beam' });
+  // @ts-expect-error beamSize is a number
+  model.decode('A', { beamSize: '5' });
+  // @ts-expect-error Models come from loadModel()
+  new Model();
+  // @ts-expect-error info is read-only
+  model.info = model.info;
+  // @ts-expect-error start() takes a string
+  session.start(42);
+  const s = session.step();
+  // @ts-expect-error drafts exist only on non-autoregressive snapshots
+  s.drafts;
+  if (!s.autoregressive) {
+    // @ts-expect-error probabilities are a Float32Array, not number[]
+    const probs: number[] = s.drafts[0].probs;
+    void probs;
+  }
+  // @ts-expect-error a decoder worker's step() is asynchronous
+  const snap: Snapshot = createDecoderWorker().step();
+  void snap;
+  // @ts-expect-error not a request type
+  const bad: WorkerRequest = { id: 1, type: 'pause' };
+  void bad;
+}
+
+// Sessions can also be made directly.
+export const direct = (model: Model): Session => new Session(model, { strategy: 'greedy' });

@@ -1,0 +1,71 @@
+// The TypeScript declarations: a consumer (tests/node/ts-consumer/) type-checks
+// against the installed package with tsc --noEmit --strict, as a browser/bundler
+// project (DOM library) and as a bare Node project (no DOM, no @types/node);
+// its @ts-expect-error lines prove misuse is rejected. Then it is compiled and
+// run, so the declared shapes are the real ones; and every runtime export is
+// declared.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { ROOT, installPackage, modelPath, wordsFor } from './helpers.mjs';
+
+const pkg = installPackage();
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const consumerDir = join(pkg.project, 'ts-consumer');
+
+function tsc(args) {
+  try {
+    return execFileSync(process.execPath, [TSC, ...args], { cwd: consumerDir, encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    throw new Error(`tsc ${args.join(' ')} failed:\n${e.stdout}${e.stderr}`);
+  }
+}
+
+rmSync(consumerDir, { recursive: true, force: true });
+cpSync(join(ROOT, 'tests/node/ts-consumer'), consumerDir, { recursive: true });
+
+test('tsc --noEmit --strict: a browser/bundler consumer (DOM library, bundler resolution)', () => {
+  tsc(['--noEmit', '--strict', '-p', 'tsconfig.json']);
+});
+
+test('tsc --noEmit --strict: a Node consumer without DOM or @types/node (NodeNext resolution)', () => {
+  tsc(['--noEmit', '--strict', '-p', 'tsconfig.node.json']);
+});
+
+test('the compiled consumer runs against the package: the declared shapes are real', async (t) => {
+  tsc(['-p', 'tsconfig.node.json', '--noEmit', 'false', '--outDir', 'out']);
+  const consumer = await import(pathToFileURL(join(consumerDir, 'out/consumer.js')).href);
+  const { loadModel } = await pkg.importPackage();
+  for (const kind of ['ar', 'cmlm']) {
+    const path = modelPath(kind);
+    const bytes = new Uint8Array(readFileSync(path));
+    const reference = await loadModel(bytes);
+    const word = wordsFor(reference.info)[0];
+    const { lines, results, info } = await consumer.main(bytes, word);
+    t.diagnostic(`${kind}: ${lines[0]} … ${lines.at(-2)}`);
+    assert.deepEqual(info, reference.info);
+    const options = reference.autoregressive ? { strategy: 'beam', beamSize: 4, nBest: 2, lengthNorm: 'gnmt', gnmtAlpha: 0.6, topCandidates: 3 }
+      : { strategy: 'nar', iterations: 4, lengthCandidates: 2 };
+    assert.deepEqual(results, reference.decode(word, options));
+    assert.ok(lines.some((l) => l.startsWith('Seq2SeqError InputError: input: the source text is empty')));
+    assert.deepEqual(await consumer.viaWorker(path, word), reference.decode(word, { attention: false }));
+    reference.delete();
+  }
+});
+
+test('every runtime export is declared', async () => {
+  for (const [subpath, dts] of [['', 'index.d.ts'], ['/worker', 'worker-client.d.ts'], ['/worker-protocol', 'worker-protocol.d.ts']]) {
+    const names = Object.keys(await pkg.importPackage(subpath));
+    const text = readFileSync(join(pkg.packageDir, 'wasm/src', dts), 'utf8');
+    const declared = new Set([
+      ...[...text.matchAll(/export declare (?:class|function|const) (\w+)/g)].map((m) => m[1]),
+      ...[...text.matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean)),
+    ]);
+    assert.ok(names.length > 0);
+    for (const name of names) assert.ok(declared.has(name), `seq2seq-wasm${subpath}: ${name} is exported at run time but not declared in ${dts}`);
+    for (const name of declared) assert.ok(names.includes(name), `seq2seq-wasm${subpath}: ${name} is declared in ${dts} but not exported`);
+  }
+});

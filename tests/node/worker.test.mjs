@@ -1,0 +1,281 @@
+// The decoder worker: its protocol handler in-process (where cancelling in the
+// middle of a run can be made exact), then real workers through the promise
+// client: a Node worker_threads worker, and the same script in a worker dressed
+// as a browser module worker (browser code paths: locateFile, fetch,
+// instantiateStreaming, MessageChannel yields).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { installPackage, modelPath, serveFiles, wordsFor } from './helpers.mjs';
+
+const pkg = installPackage();
+const { loadModel, Seq2SeqError } = await pkg.importPackage();
+const { createWorkerHandler, PROTOCOL_VERSION } = await pkg.importPackage('/worker-protocol');
+const { createDecoderWorker, Seq2SeqError: ClientSeq2SeqError } = await pkg.importPackage('/worker');
+const workerScript = await pkg.resolvePackage('/worker-script');
+
+const AR = modelPath('ar');
+const CMLM = modelPath('cmlm');
+const arBytes = new Uint8Array(readFileSync(AR));
+const cmlmBytes = new Uint8Array(readFileSync(CMLM));
+let ar;
+let cmlm;
+let server;
+before(async () => {
+  ar = await loadModel(arBytes);
+  cmlm = await loadModel(cmlmBytes);
+  server = await serveFiles({ '/ar.safetensors': AR, '/cmlm.safetensors': CMLM });
+});
+after(async () => {
+  ar.delete();
+  cmlm.delete();
+  await server.close();
+});
+
+// A decode with many steps: beam search held from EOS for a while.
+const longOptions = (model) => ({ strategy: 'beam', beamSize: 4, minLength: 12, maxLength: Math.min(16, model.info.maxPositions - 1) });
+const reference = (model, word, options) => model.decode(word, options);
+// Snapshots compared as plain data (typed arrays as arrays).
+const plain = (x) => JSON.parse(JSON.stringify(x, (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+
+test('the worker client re-exports the package error class (no wasm loaded for it)', () => {
+  assert.equal(ClientSeq2SeqError, Seq2SeqError);
+  assert.equal(PROTOCOL_VERSION, 1);
+});
+
+describe('protocol handler, in-process', () => {
+  // A handler whose replies are collected; request(msg) resolves to the reply.
+  function harness(onPost) {
+    const posts = [];
+    let nextId = 1;
+    const handle = createWorkerHandler((message, transfer) => {
+      posts.push({ message, transfer });
+      onPost?.(message, transfer);
+    });
+    const request = async (msg) => {
+      const id = nextId++;
+      await handle({ ...msg, id });
+      return posts.find((p) => p.message.id === id && !('progress' in p.message));
+    };
+    return { handle, posts, request, nextId: () => nextId++ };
+  }
+
+  test('load, start, step and run give what the in-process API gives', async () => {
+    const { request, posts } = harness();
+    const loaded = await request({ type: 'load', source: arBytes });
+    assert.equal(loaded.message.ok, true);
+    assert.deepEqual(loaded.message.value, plain(ar.info));
+    const word = wordsFor(ar.info)[0];
+    const options = { strategy: 'beam', beamSize: 3, nBest: 2 };
+    const started = await request({ type: 'start', text: word, options });
+    assert.deepEqual(started.message.value, { sourceLength: ar.tokenize(word).length, maxLength: (() => { const s = ar.createSession(options); s.start(word); const m = s.maxLength; s.delete(); return m; })() });
+
+    const session = ar.createSession(options);
+    session.start(word);
+    const expected = session.step();
+    const stepped = await request({ type: 'step' });
+    assert.deepEqual(plain(stepped.message.value), plain(expected));
+    // The snapshot's typed arrays travel as transfers, not copies.
+    const { live, finished } = stepped.message.value;
+    const buffers = [...live, ...finished].flatMap((h) => [h.attention.buffer, h.attentionHeads.buffer]);
+    assert.ok(buffers.length > 0);
+    assert.deepEqual(new Set(stepped.transfer), new Set(buffers));
+
+    const before = posts.length;
+    const ran = await request({ type: 'run', progress: true });
+    const progress = posts.slice(before).filter((p) => 'progress' in p.message).map((p) => p.message.progress);
+    const rest = [];
+    while (!session.done) rest.push(session.step());
+    assert.deepEqual(plain(progress), plain(rest), 'one progress message per step, the last one included');
+    assert.deepEqual(ran.message.value, rest.at(-1).results);
+    assert.deepEqual(ran.message.value, reference(ar, word, options));
+    session.delete();
+  });
+
+  test('cancel stops a run between steps; the session stays where it stopped', async () => {
+    let cancelReply = null;
+    const word = wordsFor(ar.info)[0];
+    const h = harness((message) => {
+      // The first progress message: cancel, as a page would on a click.
+      if ('progress' in message && message.progress.step === 1) {
+        const id = 1000;
+        h.handle({ type: 'cancel', id });
+        cancelReply = h.posts.find((p) => p.message.id === id).message;
+      }
+    });
+    await h.request({ type: 'load', source: arBytes });
+    await h.request({ type: 'start', text: word, options: longOptions(ar) });
+    const ran = await h.request({ type: 'run', progress: true, sliceMs: 0 });
+    assert.equal(ran.message.ok, false);
+    assert.deepEqual(ran.message.error, { name: 'Seq2SeqError', message: 'the run was cancelled', kind: 'Cancelled' });
+    assert.deepEqual(cancelReply, { id: 1000, ok: true, value: { cancelled: true } });
+    const progressed = h.posts.filter((p) => 'progress' in p.message).length;
+    assert.equal(progressed, 1, 'stopped after the step during which cancel arrived');
+    const next = await h.request({ type: 'step' });
+    assert.equal(next.message.value.step, 2, 'the session continues from where the run stopped');
+    const finish = await h.request({ type: 'run' });
+    assert.deepEqual(finish.message.value, reference(ar, word, longOptions(ar)));
+  });
+
+  test('a run still queued when cancel arrives is cancelled too; cancel with nothing running says so', async () => {
+    const h = harness();
+    await h.request({ type: 'load', source: arBytes });
+    await h.request({ type: 'start', text: wordsFor(ar.info)[0], options: longOptions(ar) });
+    const runId = h.nextId();
+    const running = h.handle({ type: 'run', id: runId, progress: true });
+    h.handle({ type: 'cancel', id: h.nextId() });
+    await running;
+    const reply = h.posts.find((p) => p.message.id === runId && !('progress' in p.message)).message;
+    assert.equal(reply.error.kind, 'Cancelled');
+    assert.equal(h.posts.filter((p) => 'progress' in p.message).length, 0, 'no step was taken');
+    const idle = await h.request({ type: 'cancel' });
+    assert.deepEqual(idle.message.value, { cancelled: false });
+  });
+
+  test('requests are handled in order: start waits for a load in flight', async () => {
+    const h = harness();
+    const ids = [h.nextId(), h.nextId(), h.nextId()];
+    const word = wordsFor(cmlm.info)[0];
+    await Promise.all([
+      h.handle({ type: 'load', id: ids[0], source: cmlmBytes }),
+      h.handle({ type: 'start', id: ids[1], text: word }),
+      h.handle({ type: 'run', id: ids[2] }),
+    ]);
+    const replies = ids.map((id) => h.posts.find((p) => p.message.id === id).message);
+    assert.ok(replies.every((r) => r.ok), JSON.stringify(replies.map((r) => r.error)));
+    assert.deepEqual(replies[2].value, reference(cmlm, word, {}));
+  });
+
+  test('errors come back as {name, message, kind} and leave the state as it was', async () => {
+    const h = harness();
+    const err = async (msg) => (await h.request(msg)).message.error;
+    assert.deepEqual(await err({ type: 'frobnicate' }), { name: 'Seq2SeqError', message: 'unknown request "frobnicate" (known: load, start, step, run, cancel)', kind: 'UsageError' });
+    assert.equal((await err({ type: 'step' })).message, 'step() before load(): load a model first');
+    assert.equal((await err({ type: 'start', text: 'ABC' })).message, 'start() before load(): load a model first');
+    assert.equal((await err({ type: 'load', source: new Uint8Array(3) })).kind, 'ModelError');
+    await h.request({ type: 'load', source: arBytes });
+    assert.equal((await err({ type: 'step' })).message, 'step() before start(): give the session a source first');
+    assert.equal((await err({ type: 'run' })).message, 'run() before start(): give the session a source first');
+    const word = wordsFor(ar.info)[0];
+    await h.request({ type: 'start', text: word });
+    assert.deepEqual(await err({ type: 'start', text: word, options: { beamSize: 'x' } }), { name: 'TypeError', message: 'option beamSize must be an integer; got x', kind: undefined });
+    assert.equal((await err({ type: 'start', text: word, options: { strategy: 'beam', beamSize: 0 } })).message, 'option beamSize = 0 is outside [1, 256]');
+    assert.equal((await err({ type: 'start', text: '#' })).kind, 'InputError');
+    assert.equal((await err({ type: 'start', text: 42 })).name, 'TypeError');
+    assert.equal((await err({ type: 'run', sliceMs: -1 })).name, 'TypeError');
+    // The session started before the failures is still there.
+    const ran = await h.request({ type: 'run' });
+    assert.deepEqual(ran.message.value, reference(ar, word, {}));
+    assert.equal((await err({ type: 'step' })).message, 'the decode has finished: start a new one');
+    assert.equal((await err({ type: 'run' })).message, 'the decode has finished: start a new one');
+    assert.equal((await err({ type: 'load', source: '/no/such/model.safetensors' })).message.includes('ENOENT'), true);
+  });
+});
+
+// The same checks against a real worker, whichever way it was made.
+async function exerciseWorker(decoder, { modelUrl }) {
+  const info = await decoder.load(modelUrl);
+  assert.deepEqual(info, plain(ar.info));
+  const words = wordsFor(ar.info, 4);
+  for (const [i, word] of words.entries()) {
+    const options = i % 2 ? { strategy: 'beam', beamSize: 4, nBest: 2 } : {};
+    const started = await decoder.start(word, options);
+    assert.equal(started.sourceLength, ar.tokenize(word).length);
+    const first = await decoder.step();
+    assert.equal(first.step, 1);
+    assert.ok(first.live[0].attention instanceof Float32Array);
+    const seen = [];
+    const results = await decoder.run({ onStep: (s) => seen.push(s.step) });
+    assert.deepEqual(results, reference(ar, word, options));
+    assert.deepEqual(seen, seen.map((_, k) => k + 2), 'every later step, in order');
+  }
+  // Bytes, and a CMLM.
+  assert.equal((await decoder.load(cmlmBytes)).arch, 'cmlm');
+  const word = wordsFor(cmlm.info)[0];
+  await decoder.start(word, { iterations: 4 });
+  assert.deepEqual(await decoder.run(), reference(cmlm, word, { iterations: 4 }));
+  // Cancel a run in progress: run and cancel sent together; the run has begun when cancel arrives.
+  await decoder.load(arBytes);
+  await decoder.start(words[0], longOptions(ar));
+  const run = decoder.run({ sliceMs: 0 });
+  const cancelled = decoder.cancel();
+  await assert.rejects(run, (e) => e instanceof Seq2SeqError && e.kind === 'Cancelled' && e.message === 'the run was cancelled');
+  assert.equal(await cancelled, true);
+  assert.deepEqual(await decoder.run(), reference(ar, words[0], longOptions(ar)), 'the run can be resumed');
+  assert.equal(await decoder.cancel(), false);
+  // Errors cross with their class and kind.
+  await assert.rejects(decoder.start('#'), (e) => e instanceof Seq2SeqError && e.kind === 'InputError');
+  await assert.rejects(decoder.start(words[0], { nope: 1 }), (e) => e instanceof TypeError && /unknown decoding option 'nope'/.test(e.message));
+  await assert.rejects(decoder.start(words[0], { strategy: 'beam', beamSize: 0 }), (e) => e.kind === 'UsageError' && /beamSize = 0/.test(e.message));
+  await assert.rejects(decoder.load(new Uint8Array(10)), (e) => e.kind === 'ModelError');
+  await assert.rejects(decoder.load(`${server.base}/missing.safetensors`), /HTTP 404/);
+  await assert.rejects(decoder.load(42), TypeError);
+  await assert.rejects(decoder.start(7), TypeError);
+  await assert.rejects(decoder.run({ onStep: 'x' }), TypeError);
+  // Still usable after all that.
+  await decoder.start(words[1]);
+  assert.deepEqual(await decoder.run(), reference(ar, words[1], {}));
+}
+
+describe('real workers through createDecoderWorker()', () => {
+  test('the default worker (worker_threads on the package\'s worker script), model by path and by http URL', async () => {
+    const decoder = createDecoderWorker();
+    try {
+      await exerciseWorker(decoder, { modelUrl: AR });
+      assert.equal((await decoder.load(`${server.base}/cmlm.safetensors`)).arch, 'cmlm');
+    } finally {
+      await decoder.terminate();
+    }
+  });
+
+  test('a worker given by URL, and one given as a Worker', async () => {
+    const byUrl = createDecoderWorker(workerScript);
+    const byWorker = createDecoderWorker(new Worker(new URL(workerScript)));
+    try {
+      assert.equal((await byUrl.load(`${server.base}/ar.safetensors`)).arch, 'transformer');
+      await exerciseWorker(byWorker, { modelUrl: pathToFileURL(AR) });
+    } finally {
+      await byUrl.terminate();
+      await byWorker.terminate();
+    }
+  });
+
+  test('terminate rejects what is pending and everything after', async () => {
+    const decoder = createDecoderWorker();
+    await decoder.load(arBytes);
+    await decoder.start(wordsFor(ar.info)[0], longOptions(ar));
+    const pending = decoder.run({ sliceMs: 0 }).then(() => null, (e) => e);
+    await decoder.terminate();
+    const e = await pending;
+    assert.ok(e instanceof Seq2SeqError && e.kind === 'Cancelled' && /terminated/.test(e.message), String(e));
+    await assert.rejects(decoder.step(), (e) => e.kind === 'Cancelled' && /terminated/.test(e.message));
+  });
+
+  test('a worker script that does not exist fails every request', async () => {
+    const decoder = createDecoderWorker(pathToFileURL('/nonexistent/worker.js'));
+    await assert.rejects(decoder.load(arBytes), (e) => e instanceof Seq2SeqError && e.kind === 'WorkerError');
+    await assert.rejects(decoder.step(), (e) => e.kind === 'WorkerError');
+    await decoder.terminate();
+  });
+
+  test('the worker script in a browser-like module worker (no process; locateFile + fetch + instantiateStreaming)', async () => {
+    const worker = new Worker(new URL('./browser-like-worker.mjs', import.meta.url), { workerData: { script: workerScript } });
+    const decoder = createDecoderWorker(worker);
+    try {
+      await exerciseWorker(decoder, { modelUrl: pathToFileURL(AR).href });
+      const fetched = await new Promise((resolve) => {
+        const onMessage = (m) => { if (m && m.__fetched) { worker.off('message', onMessage); resolve(m.__fetched); } };
+        worker.on('message', onMessage);
+        worker.postMessage({ type: '__fetched' });
+      });
+      const wasm = new URL('../dist/seq2seq_core.wasm', workerScript).href;
+      assert.deepEqual(fetched.filter((u) => u.endsWith('.wasm')), [wasm], 'the wasm was fetched once, from next to the module');
+      assert.ok(fetched.includes(pathToFileURL(AR).href), 'the model was fetched by URL');
+      assert.ok(fileURLToPath(wasm).startsWith(pkg.packageDir));
+    } finally {
+      await decoder.terminate();
+    }
+  });
+});
