@@ -18,3 +18,8 @@ echo "== wasm build and tests (Emscripten, run under Node)"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF >/dev/null
 cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
+
+echo "== npm module: pack, install, parity with the native CLI, errors, worker, leaks, types (node --test)"
+[[ -x node_modules/.bin/tsc ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+scripts/build-wasm.sh
+SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test tests/node/
