@@ -149,6 +149,23 @@ void Transformer::output_logits(const RowMatrix& h, RowMatrix& logits) const {
   logits.rowwise() += out_b_;
 }
 
+void Transformer::self_attention(const SelfAttention& w, const RowMatrix& in, int padded_len,
+                                 const std::vector<int>& lengths, int causal_offset, AttentionMaps* maps, int layer,
+                                 RowMatrix& out) const {
+  const int L = cfg_.d_model;
+  RowMatrix qkv, ctx = RowMatrix::Zero(in.rows(), L);
+  linear(in, w.qkv, qkv);
+  std::vector<float> scratch;
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    const float* base = qkv.data() + b * padded_len * 3 * L;
+    // Padded query rows are computed too: they stay finite and are never read as keys.
+    multi_head(base, 3 * L, base + L, 3 * L, base + 2 * L, 3 * L, ctx.data() + b * padded_len * L, L, padded_len,
+               padded_len, lengths[b], causal_offset, cfg_.n_heads, cfg_.head_dim(),
+               sinks_for(maps, static_cast<int>(b), layer), scratch);
+  }
+  linear(ctx, w.out, out);
+}
+
 EncoderOutput Transformer::encode(const std::vector<std::vector<int>>& sources, AttentionMaps* self_attn) const {
   if (sources.empty()) throw InputError("no source to encode");
   EncoderOutput enc;
@@ -160,24 +177,15 @@ EncoderOutput Transformer::encode(const std::vector<std::vector<int>>& sources, 
     enc.max_len = std::max(enc.max_len, static_cast<int>(s.size()));
     seqs.push_back(&s);
   }
-  const int B = enc.batch, S = enc.max_len, L = cfg_.d_model, H = cfg_.n_heads, dh = cfg_.head_dim();
+  const int B = enc.batch, S = enc.max_len, H = cfg_.n_heads;
   prepare_maps(self_attn, B, cfg_.enc_layers, H, S, S);
 
   RowMatrix& x = enc.memory;
   embed(seqs, S, src_embed_, src_pos_, x);
-  std::vector<float> scratch;
   for (int l = 0; l < cfg_.enc_layers; ++l) {
     const EncoderLayer& layer = enc_[static_cast<size_t>(l)];
     residual(x, layer.ln1, [&](const RowMatrix& in, RowMatrix& out) {
-      RowMatrix qkv, ctx = RowMatrix::Zero(in.rows(), L);
-      linear(in, layer.attn.qkv, qkv);
-      for (int b = 0; b < B; ++b) {
-        const float* base = qkv.data() + static_cast<size_t>(b) * S * 3 * L;
-        // Padded query rows are computed too (they stay finite and are never read as keys).
-        multi_head(base, 3 * L, base + L, 3 * L, base + 2 * L, 3 * L, ctx.data() + static_cast<size_t>(b) * S * L, L,
-                   S, S, enc.lengths[static_cast<size_t>(b)], -1, H, dh, sinks_for(self_attn, b, l), scratch);
-      }
-      linear(ctx, layer.attn.out, out);
+      self_attention(layer.attn, in, S, enc.lengths, -1, self_attn, l, out);
     });
     residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
   }
@@ -200,11 +208,13 @@ RowMatrix Transformer::decode_full(const EncoderOutput& enc, const std::vector<i
   const int S = enc.max_len;
   int T = 0;
   std::vector<const std::vector<int>*> seqs;
+  std::vector<int> target_lengths;
   for (int r = 0; r < R; ++r) {
     check_ids(targets[static_cast<size_t>(r)], static_cast<int>(cfg_.tgt_vocab.size()), "target");
     if (src_index[static_cast<size_t>(r)] < 0 || src_index[static_cast<size_t>(r)] >= enc.batch)
       throw UsageError("decode_full: source index out of range");
     T = std::max(T, static_cast<int>(targets[static_cast<size_t>(r)].size()));
+    target_lengths.push_back(static_cast<int>(targets[static_cast<size_t>(r)].size()));
     seqs.push_back(&targets[static_cast<size_t>(r)]);
   }
   const int causal = cfg_.autoregressive() ? 0 : -1;
@@ -217,15 +227,7 @@ RowMatrix Transformer::decode_full(const EncoderOutput& enc, const std::vector<i
   for (int l = 0; l < cfg_.dec_layers; ++l) {
     const DecoderLayer& layer = dec_[static_cast<size_t>(l)];
     residual(x, layer.ln1, [&](const RowMatrix& in, RowMatrix& out) {
-      RowMatrix qkv, ctx = RowMatrix::Zero(in.rows(), L);
-      linear(in, layer.self_attn.qkv, qkv);
-      for (int r = 0; r < R; ++r) {
-        const float* base = qkv.data() + static_cast<size_t>(r) * T * 3 * L;
-        multi_head(base, 3 * L, base + L, 3 * L, base + 2 * L, 3 * L, ctx.data() + static_cast<size_t>(r) * T * L, L, T, T,
-                   static_cast<int>(targets[static_cast<size_t>(r)].size()), causal, H, dh, sinks_for(self_attn, r, l),
-                   scratch);
-      }
-      linear(ctx, layer.self_attn.out, out);
+      self_attention(layer.self_attn, in, T, target_lengths, causal, self_attn, l, out);
     });
     residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) {
       RowMatrix q, ctx = RowMatrix::Zero(in.rows(), L);

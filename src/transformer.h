@@ -98,6 +98,10 @@ class Transformer {
   void embed(const std::vector<const std::vector<int>*>& seqs, int padded_len, const RowMatrix& table,
              const RowMatrix& positions, RowMatrix& x) const;
   void feed_forward(const FeedForward& f, const RowMatrix& x, RowMatrix& y) const;
+  // Self-attention of a padded batch ([lengths.size() * padded_len] rows), with a
+  // key-padding mask per row and, if causal_offset >= 0, a causal mask.
+  void self_attention(const SelfAttention& w, const RowMatrix& in, int padded_len, const std::vector<int>& lengths,
+                      int causal_offset, AttentionMaps* maps, int layer, RowMatrix& out) const;
   // x <- x + f(norm(x)) (pre-LN) or norm(x + f(x)) (post-LN).
   template <typename F> void residual(RowMatrix& x, const LayerNormParams& ln, F&& f) const;
   void output_logits(const RowMatrix& h, RowMatrix& logits) const;
