@@ -3,7 +3,8 @@
 //
 //   web/*                        the page itself (index.html, css, js/)
 //   wasm/src/*.js, wasm/dist/*   the npm module and its WebAssembly, as the page imports them
-//   models/*.safetensors         the shipped models (real ones from models/, else the
+//   models/*.safetensors         the shipped models (real ones from models/, or from
+//                                $SEQ2SEQ_WEB_MODELS if set; else the
 //                                random-weight fixtures so the page still works)
 //   models.json                  the model list the page's pickers read
 //   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
@@ -57,9 +58,11 @@ const EXAMPLES = ['PHONEME', 'KNIGHT', 'THROUGH', 'COLONEL', 'QUEUE', 'READ', 'C
   'ABBENHAUS', 'ZAKARIAN', 'BLORPTASTIC', 'SEQUENCE', 'WEBASSEMBLY',
   'CAFE', 'BADGE', 'FACADE', 'CABBAGE', 'DECADE', 'EGG', 'GAFFE', 'BEADED'];
 
+// SEQ2SEQ_WEB_MODELS=DIR takes the models from DIR instead of models/ (a preview of a checkpoint).
+const modelDir = resolve(process.env.SEQ2SEQ_WEB_MODELS ?? join(root, 'models'));
 const wanted = [];
-const real = existsSync(join(root, 'models'))
-  ? readdirSync(join(root, 'models')).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(root, 'models', f))
+const real = existsSync(modelDir)
+  ? readdirSync(modelDir).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(modelDir, f))
   : [];
 for (const p of real) wanted.push({ path: p, fixture: false });
 const fixtures = {
@@ -159,7 +162,7 @@ for (const [word, list] of [...prons].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
   const split = testWords.has(word) ? 'test' : isDev(word) ? 'dev' : 'train';
   const key = shardOf(word);
   if (!shards.has(key)) shards.set(key, []);
-  shards.get(key).push(`${word}\t${split[0]}\t${list.join('|')}`);
+  shards.get(key).push(`${word}\t${{ train: 'r', dev: 'd', test: 't' }[split]}\t${list.join('|')}`);
 }
 mkdirSync(join(out, 'dict'), { recursive: true });
 let dictBytes = 0;

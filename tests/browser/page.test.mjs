@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadModel } from '../../wasm/src/index.js';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
-import { artifact, launch, openPage, site, startServer, waitReady } from './helpers.mjs';
+import { artifact, launch, openPage, root, site, startServer, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
@@ -75,6 +75,15 @@ describe('the page', () => {
       assert.equal(l.shown, l.results[0].text);
     }
     assert.equal(await page.inputValue('#word'), WORD);
+    // The reference pronunciation(s) and where the word sits in CMUdict.
+    const testSplit = readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n').filter((l) => l.startsWith(`${WORD}  `));
+    const ref = await page.textContent('#reference');
+    if (testSplit.length) {
+      assert.match(ref, /held-out test word/);
+      for (const l of testSplit) assert.ok(ref.includes(l.split('  ')[1]), `${ref} lacks ${l}`);
+    } else {
+      assert.match(ref, /trained on|development word|not in CMUdict/);
+    }
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -275,6 +284,13 @@ describe('the page', () => {
     await waitReady(page, ready);
     assert.ok(await page.isHidden('#message'));
     for (const l of await laneState(page)) assert.equal(l.error, null);
+    // A made-up word has no reference.
+    const madeUp = [...WORD].reverse().join('') + WORD[0];
+    await page.fill('#word', madeUp);
+    await page.press('#word', 'Enter');
+    ready = await waitReady(page, ready);
+    await page.waitForFunction(() => /not in CMUdict|CMUdict;/.test(document.getElementById('reference').textContent));
+    assert.match(await page.textContent('#reference'), new RegExp(`${madeUp} is not in CMUdict`));
     // A hand-edited URL with nonsense options falls back to defaults.
     const { page: p2, errors: e2 } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=999,norm=bogus&lane=nosuch&t=abc`));
     await waitReady(p2);

@@ -51,7 +51,7 @@ class App {
   examples() {
     const used = [...new Set(this.lanes.map((l) => l.model).filter(Boolean))];
     const sets = (used.length ? used : this.models.slice(0, 1)).map((m) => m.examples);
-    return sets.reduce((a, b) => a.filter((w) => b.includes(w)));
+    return sets.reduce((a, b) => a.filter((w) => b.includes(w))).slice(0, 12);
   }
 
   // ------------------------------------------------------------ state changes

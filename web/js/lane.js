@@ -90,6 +90,7 @@ export class Lane {
       performance.mark(`${this.id}-done`);
       this.snaps = snaps;
       this.times = times;
+      this.word = word;         // the word these snapshots belong to
       this.done = true;
     } catch (e) {
       if (gen !== this.gen) return;
@@ -271,7 +272,7 @@ export class Lane {
   }
 
   sourceLetters() {
-    return [...this.app.normalizedWord(this.model)];
+    return [...this.app.normalizedWord(this.model, this.word ?? this.app.word)];
   }
 
   attentionView(pathNodes, caption) {
@@ -301,7 +302,7 @@ export class Lane {
         It never goes back: if an early choice was poor, every later step has to live with it. Click another bar below to force that
         token instead and see where the decoder goes from there.</p>`);
     if (!s) {
-      return intro + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.app.word)}</strong>; the decoder holds only BEGIN. Press <kbd>Step</kbd> (or <kbd>→</kbd>) to run the first decoder pass.</p>`;
+      return intro + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.sourceLetters().join(''))}</strong>; the decoder holds only BEGIN. Press <kbd>Step</kbd> (or <kbd>→</kbd>) to run the first decoder pass.</p>`;
     }
     const map = this.nodes(i);
     const cur = s.live[0] ?? s.finished[0];
@@ -391,7 +392,7 @@ export class Lane {
         more iterations repair repeats and inconsistencies, at one decoder pass each. With several length candidates every length is
         decoded side by side and the best average log-probability wins. It stops early when an iteration changes nothing.</p>`);
     if (!s) {
-      return html + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.app.word)}</strong>. Press <kbd>Step</kbd> for the ${T > 1 ? 'first pass' : 'single pass'}: the length prediction and all positions at once.</p>`;
+      return html + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.sourceLetters().join(''))}</strong>. Press <kbd>Step</kbd> for the ${T > 1 ? 'first pass' : 'single pass'}: the length prediction and all positions at once.</p>`;
     }
     // Length distribution.
     const probs = Array.from(s.lengthLogprobs, Math.exp);
@@ -452,7 +453,7 @@ export class Lane {
   resultView(i) {
     if (this.error) return '';
     const s = this.snaps[i];
-    const refs = this.app.reference;
+    const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
     const judge = (text) => {
       if (!refs) return '';
       if (refs.prons.includes(text)) return '<span class="right">✓ matches the reference</span>';

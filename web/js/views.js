@@ -9,7 +9,7 @@ export function esc(s) {
 // Sequential blue scale for attention (0 = white, 1 = dark blue).
 const BLUES = [[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]];
 export function blue(v) {
-  const x = Math.min(1, Math.max(0, v)) * (BLUES.length - 1);
+  const x = Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * (BLUES.length - 1);
   const i = Math.min(BLUES.length - 2, Math.floor(x));
   const f = x - i;
   const c = BLUES[i].map((a, j) => Math.round(a + (BLUES[i + 1][j] - a) * f));
@@ -17,7 +17,7 @@ export function blue(v) {
 }
 // Confidence scale: pale to saturated green.
 export function green(v) {
-  const x = Math.min(1, Math.max(0, v));
+  const x = Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0));
   const a = [255, 255, 255];
   const b = [35, 139, 69];
   return `rgb(${a.map((p, j) => Math.round(p + (b[j] - p) * x)).join(',')})`;
@@ -56,9 +56,9 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
  * for reading exact values.
  */
 export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = true }) {
-  const cw = 22;
-  const ch = 20;
-  const left = 44;
+  const cw = 28;
+  const ch = 24;
+  const left = 46;
   const top = 20;
   const W = left + colLabels.length * cw + 2;
   const H = top + Math.max(1, rowLabels.length) * ch + 2;
