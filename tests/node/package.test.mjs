@@ -65,6 +65,15 @@ describe('npm pack', () => {
     assert.ok(rows[0][2] < 400 * KB, `wasm gzipped: ${rows[0][2]} bytes`);
   });
 
+  test('no module names a Node built-in literally (browser bundlers would fail to resolve it)', () => {
+    for (const f of pkg.files.filter((x) => /\.m?js$/.test(x))) {
+      const text = readFileSync(join(pkg.packageDir, f), 'utf8');
+      assert.doesNotMatch(text, /\bimport\s*\(\s*(\/\*.*?\*\/\s*)*['"`](node:|fs|path|url|worker_threads)/, `${f}: a literal dynamic import of a Node module`);
+      assert.doesNotMatch(text, /^\s*import\s[^;]*from\s*['"](node:|fs['"]|path['"])/m, `${f}: a static import of a Node module`);
+      assert.doesNotMatch(text, /\brequire\s*\(\s*['"]/, `${f}: require()`);
+    }
+  });
+
   test('package.json: ESM with types for every entry, Node >= 18', () => {
     const manifest = JSON.parse(readFileSync(join(pkg.packageDir, 'package.json'), 'utf8'));
     assert.equal(manifest.name, 'seq2seq-wasm');

@@ -12,11 +12,14 @@ export const isNode = typeof process === 'object' && typeof process.versions ===
 const wasmUrl = new URL('../dist/seq2seq_core.wasm', import.meta.url);
 let corePromise = null;
 
+// Node-only modules, by a name bundlers do not follow (browsers never take these paths).
+const nodeImport = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
 export function loadCore() {
   if (!corePromise) {
     corePromise = (async () => {
       if (isNode) {
-        const { readFile } = await import('node:fs/promises');
+        const { readFile } = await nodeImport('node:fs/promises');
         return createSeq2SeqCore({ wasmBinary: await readFile(wasmUrl) });
       }
       return createSeq2SeqCore({ locateFile: () => wasmUrl.href });
@@ -36,7 +39,7 @@ export async function readBytes(source) {
   if (typeof source === 'string' || source instanceof URL) {
     const url = source instanceof URL ? source : tryUrl(source);
     if (isNode && (!url || url.protocol === 'file:')) {
-      const { readFile } = await import('node:fs/promises');
+      const { readFile } = await nodeImport('node:fs/promises');
       return new Uint8Array(await readFile(url ?? source));
     }
     const response = await fetch(source);
