@@ -11,6 +11,8 @@ fi
 
 missing=()
 for p in "${packages[@]}"; do
+  # Node.js from another source (e.g. NodeSource's nodejs, which bundles npm) counts as installed.
+  if [[ $p == nodejs || $p == npm ]] && command -v "${p/nodejs/node}" >/dev/null; then continue; fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
