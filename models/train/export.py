@@ -33,6 +33,8 @@ _NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2")}
 def expected_tensor_names(config):
     """The tensor names (and shapes) the spec requires for ``config``."""
     cfg = normalize_config(config)
+    if cfg["arch"] == "rnn":
+        return expected_rnn_tensor_names(cfg)
     L, F, Vs, Vt = cfg["d_model"], cfg["d_ff"], len(cfg["src_vocab"]), len(cfg["tgt_vocab"])
     shapes = {"src_embed.weight": [Vs, L], "tgt_embed.weight": [Vt, L], "out_proj.bias": [Vt]}
     if cfg["pos"] == "learned":
@@ -66,6 +68,32 @@ def expected_tensor_names(config):
     if cfg["arch"] == "cmlm":
         shapes["length_head.weight"] = [cfg["max_target_len"] + 1, L]
         shapes["length_head.bias"] = [cfg["max_target_len"] + 1]
+    return shapes
+
+
+def expected_rnn_tensor_names(cfg):
+    """Tensor names and shapes of an ``"arch": "rnn"`` model (docs/model-format.md,
+    "The RNN encoder-decoder"), in the order they are written."""
+    E, H, D = cfg["emb_dim"], cfg["enc_hidden"], cfg["dec_hidden"]
+    Vs, Vt = len(cfg["src_vocab"]), len(cfg["tgt_vocab"])
+    shapes = {"src_embed.weight": [Vs, E], "tgt_embed.weight": [Vt, E]}
+    for k in range(cfg["enc_layers"]):
+        for sfx in ("", "_reverse"):
+            shapes[f"encoder.rnn.weight_ih_l{k}{sfx}"] = [3 * H, E if k == 0 else 2 * H]
+            shapes[f"encoder.rnn.weight_hh_l{k}{sfx}"] = [3 * H, H]
+            shapes[f"encoder.rnn.bias_ih_l{k}{sfx}"] = [3 * H]
+            shapes[f"encoder.rnn.bias_hh_l{k}{sfx}"] = [3 * H]
+    shapes["bridge.weight"], shapes["bridge.bias"] = [D, 2 * H], [D]
+    shapes["decoder.cell.weight_ih"], shapes["decoder.cell.weight_hh"] = [3 * D, E], [3 * D, D]
+    shapes["decoder.cell.bias_ih"], shapes["decoder.cell.bias_hh"] = [3 * D], [3 * D]
+    a, r = cfg["attention"], cfg["attn_dim"]
+    if a == "multiplicative":
+        shapes["attn.W.weight"] = [D, 2 * H]
+    elif a == "reduced_rank":
+        shapes["attn.U.weight"], shapes["attn.V.weight"] = [r, D], [r, 2 * H]
+    elif a == "additive":
+        shapes["attn.W1.weight"], shapes["attn.W2.weight"], shapes["attn.v.weight"] = [r, 2 * H], [r, D], [1, r]
+    shapes["out.weight"], shapes["out.bias"] = [Vt, 2 * H + D], [Vt]
     return shapes
 
 

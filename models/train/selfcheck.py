@@ -7,6 +7,12 @@
    so the hand-written attention/blocks are independently confirmed.
 2. Export -> load_model_file round trip (f32 exact, f16 within rounding).
 3. Masked keys get probability exactly 0 and fully padded query rows give no NaN.
+4. RnnSeq2Seq ("arch": "rnn", all four attention scores, 1 and 2 encoder layers):
+   the encoder equals a hand-written GRU loop (the spec's equations, each example
+   over its own length, both directions), the whole forward equals a hand-written
+   decoder loop (spec formulas for s_0, the scores, softmax, [a; s]), incremental
+   decoding (init_state/step/reorder_state) equals the full forward, padding changes
+   nothing, padded source positions get probability exactly 0, export round trip.
 """
 
 import os
@@ -141,6 +147,156 @@ def check_masks():
     assert all(torch.all(a == 0) for a in o["cross_attn"])
 
 
+# ----------------------------------------------------------------------------
+# RNN
+# ----------------------------------------------------------------------------
+
+def rnn_cfg(attention, enc_layers=1, attn_dim=0):
+    return dict(arch="rnn", emb_dim=5, enc_hidden=4, enc_layers=enc_layers, dec_hidden=8, attention=attention,
+                attn_dim=attn_dim, max_pos=16, src_vocab=SRC_VOCAB, tgt_vocab=TGT_VOCAB)
+
+
+RNN_CASES = [("dot", 1, 0), ("multiplicative", 2, 0), ("reduced_rank", 1, 3), ("additive", 2, 6),
+             ("additive", 1, 5), ("dot", 2, 0)]
+
+
+def gru_step(x, h, w_ih, w_hh, b_ih, b_hh):
+    """The spec's GRU, written out: rows [0,H) r, [H,2H) z, [2H,3H) n."""
+    H = h.shape[0]
+    gi = w_ih @ x + b_ih
+    gh = w_hh @ h + b_hh
+    r = torch.sigmoid(gi[:H] + gh[:H])
+    z = torch.sigmoid(gi[H:2 * H] + gh[H:2 * H])
+    n = torch.tanh(gi[2 * H:] + r * gh[2 * H:])
+    return (1 - z) * n + z * h
+
+
+def manual_encoder(m, src_ids):
+    """One example (a list of ids, no padding) -> list over layers of [S, 2H]."""
+    sd = m.state_dict()
+    H = m.config["enc_hidden"]
+    x = [sd["src_embed.weight"][i] for i in src_ids]
+    S = len(x)
+    layers = []
+    for k in range(m.config["enc_layers"]):
+        outs = []
+        for sfx, order in (("", range(S)), ("_reverse", range(S - 1, -1, -1))):
+            w = [sd[f"encoder.rnn.{n}_l{k}{sfx}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+            h = torch.zeros(H, dtype=torch.float64)
+            o = [None] * S
+            for j in order:
+                h = gru_step(x[j], h, *w)
+                o[j] = h
+            outs.append(o)
+        x = [torch.cat([outs[0][j], outs[1][j]]) for j in range(S)]
+        layers.append(torch.stack(x))
+    return layers
+
+
+def manual_forward(m, src_ids, tgt_ids):
+    """One example -> (logits [T,Vt], alpha [T,S]) from the spec's formulas."""
+    sd = m.state_dict()
+    c = m.config
+    H = c["enc_hidden"]
+    h = manual_encoder(m, src_ids)[-1]  # [S, 2H]
+    S = h.shape[0]
+    s = torch.tanh(sd["bridge.weight"] @ torch.cat([h[S - 1, :H], h[0, H:]]) + sd["bridge.bias"])
+    cell = [sd[f"decoder.cell.{n}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    logits, alphas = [], []
+    for y in tgt_ids:
+        s = gru_step(sd["tgt_embed.weight"][y], s, *cell)
+        e = []
+        for j in range(S):
+            if c["attention"] == "dot":
+                e.append(s @ h[j])
+            elif c["attention"] == "multiplicative":
+                e.append(s @ (sd["attn.W.weight"] @ h[j]))
+            elif c["attention"] == "reduced_rank":
+                e.append((sd["attn.U.weight"] @ s) @ (sd["attn.V.weight"] @ h[j]))
+            else:
+                e.append(sd["attn.v.weight"][0] @ torch.tanh(sd["attn.W1.weight"] @ h[j] + sd["attn.W2.weight"] @ s))
+        e = torch.stack(e)
+        alpha = torch.exp(e - e.max()) / torch.exp(e - e.max()).sum()
+        a = (alpha[:, None] * h).sum(0)
+        logits.append(sd["out.weight"] @ torch.cat([a, s]) + sd["out.bias"])
+        alphas.append(alpha)
+    return torch.stack(logits), torch.stack(alphas)
+
+
+def check_rnn(attention, enc_layers, attn_dim, seed):
+    c = rnn_cfg(attention, enc_layers, attn_dim)
+    m = build_model(c).double().eval()
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for _, p in m.named_parameters():
+            p.copy_(0.5 * torch.randn(p.shape, generator=g, dtype=p.dtype))
+    lens_s, lens_t = [6, 3, 7], [5, 2, 4]
+    srcs = [torch.randint(2, len(SRC_VOCAB), (n,), generator=g).tolist() for n in lens_s]
+    tgts = [[2] + torch.randint(5, len(TGT_VOCAB), (n - 1,), generator=g).tolist() for n in lens_t]
+    src = torch.zeros(3, max(lens_s), dtype=torch.long)
+    tgt = torch.zeros(3, max(lens_t), dtype=torch.long)
+    for b in range(3):
+        src[b, :lens_s[b]] = torch.tensor(srcs[b])
+        tgt[b, :lens_t[b]] = torch.tensor(tgts[b])
+    worst = 0.0
+    with torch.no_grad():
+        logits, alpha = m(src, tgt, torch.tensor(lens_s))
+        memory, spm, _ = m.encode(src)
+        # padded source positions: encoder output exactly 0, attention probability exactly 0
+        assert torch.all(alpha[1, :, 3:] == 0) and torch.all(memory[1, 3:] == 0)
+        assert torch.all(alpha[0, :, 6:] == 0) and torch.all(memory[0, 6:] == 0)
+        for b in range(3):
+            ref_layers = manual_encoder(m, srcs[b])
+            d = (memory[b, :lens_s[b]] - ref_layers[-1]).abs().max().item()
+            assert d < 1e-12, ("encoder", attention, d)
+            worst = max(worst, d)
+            ref_logits, ref_alpha = manual_forward(m, srcs[b], tgts[b])
+            d = max((logits[b, :lens_t[b]] - ref_logits).abs().max().item(),
+                    (alpha[b, :lens_t[b], :lens_s[b]] - ref_alpha).abs().max().item())
+            assert d < 1e-12, ("forward", attention, d)
+            worst = max(worst, d)
+            # alone (no padding) = in the padded batch
+            lo, ao = m(src[b:b + 1, :lens_s[b]], tgt[b:b + 1, :lens_t[b]])
+            d = max((lo[0] - logits[b, :lens_t[b]]).abs().max().item(),
+                    (ao[0] - alpha[b, :lens_t[b], :lens_s[b]]).abs().max().item())
+            assert d < 1e-12, ("alone", attention, d)
+            worst = max(worst, d)
+        # incremental decoding == full forward, with a beam-style reorder in the middle
+        K = 2
+        mem_k, spm_k = memory.repeat_interleave(K, 0), spm.repeat_interleave(K, 0)
+        state = m.init_state(mem_k, spm_k)
+        tgt_k = tgt.repeat_interleave(K, 0)
+        perm = torch.tensor([1, 0, 3, 2, 5, 4])  # swap the two hypotheses of each source (identical rows)
+        for t in range(tgt.shape[1]):
+            lt, state, at = m.step(tgt_k[:, t], state, mem_k, spm_k)
+            d = max((lt - logits.repeat_interleave(K, 0)[:, t]).abs().max().item(),
+                    (at - alpha.repeat_interleave(K, 0)[:, t]).abs().max().item())
+            assert d < 1e-12, ("incremental", attention, t, d)
+            worst = max(worst, d)
+            state = m.reorder_state(state, perm)
+    return worst
+
+
+def check_rnn_export():
+    for attention, layers, r in RNN_CASES[:4]:
+        c = rnn_cfg(attention, layers, r)
+        m = build_model(c)
+        with tempfile.TemporaryDirectory() as td:
+            p = os.path.join(td, "m.safetensors")
+            export(m, c, p, "f32")
+            c2, sd = load_model_file(p)
+            assert all(torch.equal(sd[k], v) for k, v in m.state_dict().items())
+            assert c2["arch"] == "rnn" and "d_model" not in c2 and "max_target_len" not in c2
+            assert c2["attn_dim"] == r
+    # Transformer fields are not rnn fields; dot needs D == 2H
+    for bad in ({"d_model": 16}, {"max_target_len": 8}, {"dec_hidden": 6}):
+        try:
+            build_model(dict(rnn_cfg("dot"), **bad))
+        except ValueError:
+            continue
+        raise AssertionError(f"accepted {bad}")
+
+
 def main():
     torch.set_num_threads(2)
     for norm in ("post", "pre"):
@@ -152,6 +308,12 @@ def main():
     print("export round trip ok")
     check_masks()
     print("masks ok")
+    for i, (attention, layers, r) in enumerate(RNN_CASES):
+        d = check_rnn(attention, layers, r, 100 + i)
+        print(f"rnn {attention:14s} enc_layers {layers}: vs hand-written GRU/decoder, incremental, alone: "
+              f"max |diff| {d:.2e}")
+    check_rnn_export()
+    print("rnn export round trip ok")
 
 
 if __name__ == "__main__":

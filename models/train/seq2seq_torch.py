@@ -5,9 +5,11 @@ exactly the tensor names of that spec (so the exporter writes the state dict as
 is). Nothing uses nn.Transformer / nn.MultiheadAttention: attention, masking and
 the block structure are spelled out so that the C++ engine can match them.
 
-Architectures are looked up in ``ARCHITECTURES`` (arch name -> model class), so a
-third one (an RNN) is added by registering a class that takes ``(config)`` and has
-a ``state_dict()`` following the spec.
+Architectures are looked up in ``ARCHITECTURES`` (arch name -> model class): a
+class that takes ``(config)`` and has a ``state_dict()`` following the spec.
+``Seq2SeqTransformer`` handles "transformer" and "cmlm", ``RnnSeq2Seq`` "rnn"
+(bidirectional GRU encoder, GRU decoder, four attention scores; built on nn.GRU /
+nn.GRUCell, whose parameter names and gate layout are the spec's).
 """
 
 import json
@@ -74,8 +76,11 @@ def normalize_config(config):
     """Return a complete, validated copy of ``config`` (a dict), keys in spec order.
 
     Applies the ranges that the C++ loader enforces, so a model that passes here
-    loads there.
+    loads there. ``"arch": "rnn"`` configs have their own fields
+    (``normalize_rnn_config``).
     """
+    if config.get("arch") == "rnn":
+        return normalize_rnn_config(config)
     cfg = dict(CONFIG_DEFAULTS)
     cfg.update(config)
     unknown = set(config) - set(CONFIG_DEFAULTS)
@@ -394,9 +399,283 @@ class Seq2SeqTransformer(nn.Module):
         return out
 
 
+# ----------------------------------------------------------------------------
+# The RNN encoder-decoder ("arch": "rnn", docs/model-format.md "The RNN
+# encoder-decoder"): bidirectional GRU encoder, bridge, GRU decoder, one of four
+# attention scores, output layer on [a_t ; s_t]. No input feeding.
+# ----------------------------------------------------------------------------
+
+# Keys of an rnn config, in the order they are written, with defaults. None =
+# required (attn_dim is required for reduced_rank/additive and 0 otherwise).
+RNN_CONFIG_DEFAULTS = {
+    "arch": "rnn",
+    "cell": "gru",
+    "emb_dim": 64,
+    "enc_hidden": 128,
+    "enc_layers": 1,
+    "dec_hidden": 256,
+    "attention": "additive",
+    "attn_dim": None,
+    "max_pos": 64,
+    "src_vocab": None,
+    "tgt_vocab": None,
+    "src_specials": {"pad": 0, "unk": 1},
+    "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
+    "src_case": "upper",
+    "name": "",
+    "description": "",
+}
+
+RNN_ATTENTIONS = ("dot", "multiplicative", "reduced_rank", "additive")
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def normalize_rnn_config(config):
+    """Complete, validated copy of an ``"arch": "rnn"`` config, keys in spec order.
+    Transformer fields (d_model, n_heads, ..., max_target_len) are rejected."""
+    cfg = dict(RNN_CONFIG_DEFAULTS)
+    cfg.update(config)
+    unknown = set(config) - set(RNN_CONFIG_DEFAULTS)
+    _check(not unknown, f"unknown config keys for arch rnn: {sorted(unknown)}")
+    _check(cfg["arch"] == "rnn", "normalize_rnn_config needs arch rnn")
+    _check(cfg["cell"] == "gru", "cell must be gru")
+    for k in ("emb_dim", "enc_hidden", "dec_hidden"):
+        _check(_is_int(cfg[k]) and 1 <= cfg[k] <= 4096, f"{k} out of range")
+    _check(_is_int(cfg["enc_layers"]) and 1 <= cfg["enc_layers"] <= 4, "enc_layers must be 1..4")
+    _check(cfg["attention"] in RNN_ATTENTIONS, "attention must be dot|multiplicative|reduced_rank|additive")
+    if cfg["attention"] in ("reduced_rank", "additive"):
+        _check(_is_int(cfg["attn_dim"]) and 1 <= cfg["attn_dim"] <= 4096,
+               f"attn_dim must be 1..4096 for {cfg['attention']} attention")
+    else:
+        _check(cfg["attn_dim"] in (None, 0), f"attn_dim must be 0 for {cfg['attention']} attention")
+        cfg["attn_dim"] = 0
+    if cfg["attention"] == "dot":
+        _check(cfg["dec_hidden"] == 2 * cfg["enc_hidden"], "dot attention needs dec_hidden == 2 * enc_hidden")
+    _check(_is_int(cfg["max_pos"]) and 1 <= cfg["max_pos"] <= 4096, "max_pos out of range")
+    _check(cfg["src_case"] in ("upper", "lower", "none"), "src_case must be upper|lower|none")
+    _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
+    _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
+    src_special_ids = set(cfg["src_specials"].values())
+    _check(all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
+           "source tokens must be single characters (specials excepted)")
+    _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
+    _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "rnn needs bos and eos")
+    return {k: cfg[k] for k in RNN_CONFIG_DEFAULTS}
+
+
+class RnnEncoder(nn.Module):
+    """``encoder.rnn``: PyTorch's bidirectional nn.GRU, so the state-dict names are
+    ``encoder.rnn.{weight_ih,weight_hh,bias_ih,bias_hh}_l{k}[_reverse]``."""
+
+    def __init__(self, E, H, layers, dropout=0.0):
+        super().__init__()
+        self.rnn = nn.GRU(E, H, num_layers=layers, bidirectional=True, batch_first=True,
+                          dropout=dropout if layers > 1 else 0.0)
+
+    def forward(self, x, lengths):
+        """x [B,S,E], lengths [B] (>= 1) -> h [B,S,2H], zero at padded positions.
+        Packed, so each direction only sees the example's own S_b positions (the
+        backward direction starts at S_b - 1, from a zero state)."""
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+        out, _ = self.rnn(packed)
+        h, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True, total_length=x.shape[1])
+        return h
+
+
+class RnnDecoder(nn.Module):
+    """``decoder.cell``: nn.GRUCell(E, D)."""
+
+    def __init__(self, E, D):
+        super().__init__()
+        self.cell = nn.GRUCell(E, D)
+
+
+class DotScore(nn.Module):
+    """e_j = s_tᵀ h_j (needs D == 2H). No parameters."""
+
+    def keys(self, h):
+        return h
+
+    def forward(self, keys, s):
+        return torch.bmm(keys, s.unsqueeze(-1)).squeeze(-1)
+
+
+class MultiplicativeScore(nn.Module):
+    """e_j = s_tᵀ W h_j; ``attn.W.weight`` [D, 2H]; keys W h_j [B,S,D]."""
+
+    def __init__(self, H2, D):
+        super().__init__()
+        self.W = nn.Linear(H2, D, bias=False)
+
+    def keys(self, h):
+        return self.W(h)
+
+    def forward(self, keys, s):
+        return torch.bmm(keys, s.unsqueeze(-1)).squeeze(-1)
+
+
+class ReducedRankScore(nn.Module):
+    """e_j = (U s_t)ᵀ (V h_j); ``attn.U.weight`` [r, D], ``attn.V.weight`` [r, 2H]."""
+
+    def __init__(self, H2, D, r):
+        super().__init__()
+        self.U = nn.Linear(D, r, bias=False)
+        self.V = nn.Linear(H2, r, bias=False)
+
+    def keys(self, h):
+        return self.V(h)
+
+    def forward(self, keys, s):
+        return torch.bmm(keys, self.U(s).unsqueeze(-1)).squeeze(-1)
+
+
+class AdditiveScore(nn.Module):
+    """e_j = vᵀ tanh(W1 h_j + W2 s_t); ``attn.W1.weight`` [A, 2H], ``attn.W2.weight``
+    [A, D], ``attn.v.weight`` [1, A]; no biases."""
+
+    def __init__(self, H2, D, A):
+        super().__init__()
+        self.W1 = nn.Linear(H2, A, bias=False)
+        self.W2 = nn.Linear(D, A, bias=False)
+        self.v = nn.Linear(A, 1, bias=False)
+
+    def keys(self, h):
+        return self.W1(h)
+
+    def forward(self, keys, s):
+        return self.v(torch.tanh(keys + self.W2(s).unsqueeze(1))).squeeze(-1)
+
+
+class RnnSeq2Seq(nn.Module):
+    """arch "rnn": bidirectional GRU encoder, GRU decoder with attention.
+
+        src_embed, tgt_embed   nn.Embedding (no scaling, no positions)
+        encoder.rnn            nn.GRU(E, H, enc_layers, bidirectional, batch_first)
+        bridge                 s_0 = tanh(bridge([h→_{S-1} ; h←_0])), top layer
+        decoder.cell           s_t = GRUCell(tgt_embed[y_{t-1}], s_{t-1})
+        attn                   scores e_j (dot | multiplicative | reduced_rank | additive)
+        out                    logits_t = out([a_t ; s_t]),  a_t = Σ_j softmax(e)_j h_j
+
+    Padded source positions get probability exactly 0. Dropout (training only, not
+    part of the config) is applied to the embeddings, between encoder layers and
+    to [a_t ; s_t] before ``out``.
+
+    Decoding one token at a time: ``encode`` -> ``init_state`` -> ``step`` (and
+    ``reorder_state`` for beam search); the state is the [N, D] matrix s plus the
+    per-source attention keys (precomputed once).
+    """
+
+    def __init__(self, config, dropout=0.0, attn_dropout=0.0, act_dropout=0.0, emb_dropout=None):
+        super().__init__()
+        cfg = normalize_config(config)
+        _check(cfg["arch"] == "rnn", "RnnSeq2Seq handles arch rnn")
+        self.config = cfg
+        E, H, D = cfg["emb_dim"], cfg["enc_hidden"], cfg["dec_hidden"]
+        Vs, Vt = len(cfg["src_vocab"]), len(cfg["tgt_vocab"])
+        self.src_pad = cfg["src_specials"]["pad"]
+        self.tgt_pad = cfg["tgt_specials"]["pad"]
+        self.H, self.D = H, D
+        self.src_embed = nn.Embedding(Vs, E)
+        self.tgt_embed = nn.Embedding(Vt, E)
+        self.encoder = RnnEncoder(E, H, cfg["enc_layers"], dropout)
+        self.bridge = nn.Linear(2 * H, D)
+        self.decoder = RnnDecoder(E, D)
+        a = cfg["attention"]
+        if a == "dot":
+            self.attn = DotScore()
+        elif a == "multiplicative":
+            self.attn = MultiplicativeScore(2 * H, D)
+        elif a == "reduced_rank":
+            self.attn = ReducedRankScore(2 * H, D, cfg["attn_dim"])
+        else:
+            self.attn = AdditiveScore(2 * H, D, cfg["attn_dim"])
+        self.out = nn.Linear(2 * H + D, Vt)
+        self.emb_drop = nn.Dropout(dropout if emb_dropout is None else emb_dropout)
+        self.drop = nn.Dropout(dropout)
+
+    # -- encoder ------------------------------------------------------------
+    def _src_mask(self, src, src_pad_mask=None, src_lengths=None):
+        if src_pad_mask is not None:
+            return src_pad_mask
+        if src_lengths is not None:
+            lengths = torch.as_tensor(src_lengths, device=src.device)
+            return torch.arange(src.shape[1], device=src.device)[None, :] >= lengths[:, None]
+        return src.eq(self.src_pad)
+
+    def encode(self, src, src_pad_mask=None, src_lengths=None):
+        """src [B,S] -> (memory h [B,S,2H] (0 at padding), src_pad_mask [B,S], []).
+        Padding must come after the tokens (lengths = non-pad count)."""
+        spm = self._src_mask(src, src_pad_mask, src_lengths)
+        S = src.shape[1]
+        if S > self.config["max_pos"]:
+            raise ValueError(f"source length {S} exceeds max_pos {self.config['max_pos']}")
+        lengths = (~spm).sum(1)
+        if bool((lengths < 1).any()):
+            raise ValueError("empty source")
+        x = self.emb_drop(self.src_embed(src))
+        return self.encoder(x, lengths), spm, []
+
+    def init_state(self, memory, src_pad_mask):
+        """s_0 = tanh(bridge([h→_{S_b-1} ; h←_0])) from the top layer's outputs, plus
+        the attention keys. -> state dict {"s": [B,D], "keys": [B,S,K]}."""
+        H = self.H
+        last = (~src_pad_mask).sum(1) - 1
+        fwd = memory[torch.arange(memory.shape[0], device=memory.device), last, :H]
+        bwd = memory[:, 0, H:]
+        s0 = torch.tanh(self.bridge(torch.cat([fwd, bwd], -1)))
+        return {"s": s0, "keys": self.attn.keys(memory)}
+
+    def reorder_state(self, state, idx):
+        return {k: v.index_select(0, idx) for k, v in state.items()}
+
+    # -- decoder ------------------------------------------------------------
+    def attend(self, keys, memory, src_pad_mask, s):
+        """-> (context a [N,2H], probabilities alpha [N,S]; exactly 0 at padding)."""
+        e = self.attn(keys, s).masked_fill(src_pad_mask, float("-inf"))
+        alpha = torch.softmax(e, -1)
+        return torch.bmm(alpha.unsqueeze(1), memory).squeeze(1), alpha
+
+    def step(self, prev_tokens, state, memory, src_pad_mask):
+        """One decoder step for every row: prev_tokens [N] (y_{t-1}; BOS first).
+        -> (logits [N,Vt], new state, alpha [N,S])."""
+        s = self.decoder.cell(self.emb_drop(self.tgt_embed(prev_tokens)), state["s"])
+        a, alpha = self.attend(state["keys"], memory, src_pad_mask, s)
+        logits = self.out(self.drop(torch.cat([a, s], -1)))
+        return logits, {"s": s, "keys": state["keys"]}, alpha
+
+    def decode(self, tgt, memory, src_pad_mask, tgt_pad_mask=None, return_attn=False):
+        """Teacher-forced decoder over tgt [B,T] (input tokens, BOS first) ->
+        (logits [B,T,Vt], [], [alpha [B,T,S]]). Rows after a target's end are
+        computed but meaningless (tgt_pad_mask is not needed: no look-ahead)."""
+        state = self.init_state(memory, src_pad_mask)
+        s, keys = state["s"], state["keys"]
+        y = self.emb_drop(self.tgt_embed(tgt))
+        ctx, states, alphas = [], [], []
+        for t in range(tgt.shape[1]):
+            s = self.decoder.cell(y[:, t], s)
+            a, alpha = self.attend(keys, memory, src_pad_mask, s)
+            ctx.append(a)
+            states.append(s)
+            alphas.append(alpha)
+        feats = torch.cat([torch.stack(ctx, 1), torch.stack(states, 1)], -1)
+        logits = self.out(self.drop(feats))
+        return logits, [], [torch.stack(alphas, 1)]
+
+    def forward(self, src, tgt, src_lengths=None, src_pad_mask=None):
+        """src [B,S] (padded after the tokens), tgt [B,T] decoder input (BOS first),
+        src_lengths [B] (default: non-pad count) -> (logits [B,T,Vt], attention [B,T,S])."""
+        memory, spm, _ = self.encode(src, src_pad_mask, src_lengths)
+        logits, _, ca = self.decode(tgt, memory, spm)
+        return logits, ca[0]
+
+
 ARCHITECTURES = {
     "transformer": Seq2SeqTransformer,
     "cmlm": Seq2SeqTransformer,
+    "rnn": RnnSeq2Seq,
 }
 
 
