@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, refs_by_word, score  # noqa: E402
+from g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score  # noqa: E402
 from export import load_model, load_model_file  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -36,8 +36,8 @@ def find_bin():
 def engine_options(cfg, beam=5, iterations=10, length_candidates=3):
     if cfg["arch"] == "cmlm":
         return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates)]
-    # the PyTorch decoders stop after max_target_len output tokens (EOS included)
-    return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(cfg["max_target_len"])]
+    # the PyTorch decoders stop after max_target_len output tokens (EOS included; rnn: max_output_len)
+    return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(max_output_len(cfg))]
 
 
 def engine_decode(binary, model_path, words, options):
@@ -73,7 +73,7 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
         if cfg["arch"] == "cmlm":
             ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=3)
         else:
-            ref_h = ar_beam(model, codec, words, cfg["max_target_len"], beam=5)
+            ref_h = ar_beam(model, codec, words, max_output_len(cfg), beam=5)
         res["differ_from_pytorch"] = sum(1 for w in words if ref_h[w] != hyps[w])
         res["pytorch_wer"], res["pytorch_per"] = score(ref_h, refs)
     log_fn(f"[engine eval] {model_path} on {split}: " + ", ".join(f"{k} {v}" for k, v in res.items()))

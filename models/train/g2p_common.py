@@ -148,12 +148,45 @@ def epoch_files(run_dir):
 # Decoding (PyTorch reference decoders)
 # ----------------------------------------------------------------------------
 
-def _ar_step_logprobs(model, codec, ys, memory, spm, t, max_len):
+MAX_OUTPUT_LEN = 40  # output cap of the G2P models (EOS included), = train_transformer.MAX_TARGET_LEN
+
+
+def max_output_len(cfg):
+    """Longest output (EOS included) the G2P decoders allow for a model config:
+    max_target_len (Transformer configs), else MAX_OUTPUT_LEN within max_pos (rnn)."""
+    if "max_target_len" in cfg:
+        return cfg["max_target_len"]
+    return min(MAX_OUTPUT_LEN, cfg["max_pos"])
+
+
+class _Stepper:
+    """Next-token logits for a batch of prefixes ys [N, t+1]. A model with an
+    incremental step (``init_state``/``step``/``reorder_state``: the RNN) is fed the
+    last token only; the Transformer recomputes its decoder over the whole prefix."""
+
+    def __init__(self, model, memory, spm):
+        self.model, self.memory, self.spm = model, memory, spm
+        self.incremental = hasattr(model, "step")
+        self.state = model.init_state(memory, spm) if self.incremental else None
+
+    def logits(self, ys):
+        if self.incremental:
+            logits, self.state, _ = self.model.step(ys[:, -1], self.state, self.memory, self.spm)
+            return logits
+        logits, _, _ = self.model.decode(ys, self.memory, self.spm, torch.zeros_like(ys, dtype=torch.bool))
+        return logits[:, -1]
+
+    def reorder(self, idx):
+        """Row i of the new batch continues old row idx[i] (beam search)."""
+        if self.incremental:
+            self.state = self.model.reorder_state(self.state, idx)
+
+
+def _ar_step_logprobs(stepper, codec, ys, t, max_len):
     """Log-probabilities of the next token, with the C++ engine's rules (src/ar_search.cpp):
     pad/unk/bos/mask are never emitted, and the last position (t + 1 == max_len) can
     only be EOS."""
-    logits, _, _ = model.decode(ys, memory, spm, torch.zeros_like(ys, dtype=torch.bool))
-    lp = torch.log_softmax(logits[:, -1].float(), -1)
+    lp = torch.log_softmax(stepper.logits(ys).float(), -1)
     lp[:, sorted(codec.special_ids - {codec.eos})] = float("-inf")
     if t + 1 >= max_len:
         eos = lp[:, codec.eos].clone()
@@ -171,10 +204,11 @@ def ar_greedy(model, codec, words, max_len, batch_size=512):
         ws = words[i:i + batch_size]
         src = pad_seqs([codec.src(w) for w in ws], codec.src_pad)
         memory, spm, _ = model.encode(src)
+        stepper = _Stepper(model, memory, spm)
         ys = torch.full((len(ws), 1), codec.bos, dtype=torch.long)
         done = torch.zeros(len(ws), dtype=torch.bool)
         for t in range(max_len):
-            nxt = _ar_step_logprobs(model, codec, ys, memory, spm, t, max_len).argmax(-1)
+            nxt = _ar_step_logprobs(stepper, codec, ys, t, max_len).argmax(-1)
             nxt = torch.where(done, torch.full_like(nxt, codec.eos), nxt)
             ys = torch.cat([ys, nxt[:, None]], 1)
             done |= nxt.eq(codec.eos)
@@ -205,6 +239,7 @@ def ar_beam(model, codec, words, max_len, beam=5, batch_size=128):
         memory, spm, _ = model.encode(src)
         memory = memory.repeat_interleave(K, 0)
         spm = spm.repeat_interleave(K, 0)
+        stepper = _Stepper(model, memory, spm)
         ys = torch.full((B * K, 1), codec.bos, dtype=torch.long)
         live = torch.full((B, K), NEG, dtype=torch.float64)
         live[:, 0] = 0.0
@@ -212,7 +247,7 @@ def ar_beam(model, codec, words, max_len, beam=5, batch_size=128):
         best_tokens = [[] for _ in range(B)]
         done = torch.zeros(B, dtype=torch.bool)
         for t in range(max_len):
-            lp = _ar_step_logprobs(model, codec, ys, memory, spm, t, max_len).double().view(B, K, V)
+            lp = _ar_step_logprobs(stepper, codec, ys, t, max_len).double().view(B, K, V)
             cand = (live[..., None] + lp).view(B, K * V)
             top, idx = cand.topk(2 * K, -1)  # sorted, best first
             row, tok = idx // V, idx % V
@@ -238,6 +273,7 @@ def ar_beam(model, codec, words, max_len, beam=5, batch_size=128):
             new_live = torch.where(sel, top.gather(1, order), torch.full((B, K), NEG, dtype=torch.float64))
             base = (torch.arange(B)[:, None] * K + new_row).view(-1)
             ys = torch.cat([ys[base], new_tok.view(-1, 1)], 1)
+            stepper.reorder(base)
             live = torch.where(done[:, None], torch.full_like(new_live, NEG), new_live)
             best_live = live.max(-1).values
             done |= ~torch.isfinite(best_live) | (torch.isfinite(best_fin) & (best_live <= best_fin))
