@@ -5,7 +5,8 @@
 Small random-weight models, one per configuration below, each exported to
 tests/fixtures/<name>.safetensors, with tests/fixtures/<name>.json holding the
 inputs and the reference numbers (logits, attention probabilities, and for cmlm
-the length log-probabilities). References are computed in float64 from the
+the length log-probabilities; for rnn the logits and the attention
+probabilities). References are computed in float64 from the
 stored (f32 or f16-rounded) weights, on a PADDED batch of three sources and
 targets of different lengths, so masking is exercised. Deterministic.
 """
@@ -86,7 +87,7 @@ def make_inputs(cfg, gen):
     sources = [pick(src_tokens, n) for n in SRC_LENS]
     targets = []
     for n in TGT_LENS:
-        if cfg["arch"] == "transformer":
+        if cfg["arch"] != "cmlm":  # transformer, rnn
             targets.append([sp["bos"]] + pick(tgt_tokens, n - 1))
         else:
             t = pick(tgt_tokens, n)
@@ -173,11 +174,135 @@ def build_fixture(name, overrides, dtype, seed):
           f"  |logits| max {lg.abs().max():.2f}  file {os.path.getsize(path)} B")
 
 
+# ----------------------------------------------------------------------------
+# RNN encoder-decoder fixtures ("arch": "rnn")
+# ----------------------------------------------------------------------------
+
+RNN_BASE = {
+    "arch": "rnn", "cell": "gru", "emb_dim": 16, "enc_hidden": 12, "dec_hidden": 24, "max_pos": 32,
+    "src_vocab": SRC_VOCAB, "tgt_vocab": TGT_VOCAB,
+    "src_specials": {"pad": 0, "unk": 1},
+    "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
+    "src_case": "upper",
+}
+
+# name -> config overrides (all stored as F32)
+RNN_FIXTURES = {
+    "rnn_dot": {"attention": "dot", "attn_dim": 0, "enc_layers": 1},
+    "rnn_multiplicative": {"attention": "multiplicative", "attn_dim": 0, "enc_layers": 2},
+    "rnn_reduced_rank": {"attention": "reduced_rank", "attn_dim": 8, "enc_layers": 1},
+    "rnn_additive": {"attention": "additive", "attn_dim": 8, "enc_layers": 1},
+}
+
+# Standard deviations of the random weights, by parameter-name prefix (first match).
+RNN_STD = [
+    ("src_embed.", 0.5), ("tgt_embed.", 0.5),
+    ("encoder.rnn.weight", 0.4), ("decoder.cell.weight", 0.4), ("bridge.weight", 0.4),
+    ("attn.W.", 0.5), ("attn.U.", 0.5), ("attn.V.", 0.5), ("attn.W1.", 0.5), ("attn.W2.", 0.5),
+    ("attn.v.", 1.2), ("out.weight", 0.3),
+    ("", 0.2),  # biases: encoder/decoder GRU, bridge, out
+]
+
+
+def randomize_rnn(model, gen):
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            std = next(sd for prefix, sd in RNN_STD if name.startswith(prefix))
+            p.copy_((std * torch.randn(p.shape, generator=gen, dtype=torch.float64)).to(p.dtype))
+
+
+def _gru_gates(x, h, w_ih, w_hh, b_ih, b_hh):
+    """-> (h', r, z, n-preactivation) with PyTorch's GRU equations (gate rows r, z, n)."""
+    H = h.shape[0]
+    gi, gh = w_ih @ x + b_ih, w_hh @ h + b_hh
+    r = torch.sigmoid(gi[:H] + gh[:H])
+    z = torch.sigmoid(gi[H:2 * H] + gh[H:2 * H])
+    npre = gi[2 * H:] + r * gh[2 * H:]
+    return (1 - z) * torch.tanh(npre) + z * h, r, z, npre
+
+
+def rnn_gate_stats(model, sources, targets):
+    """Gate values of every GRU step (encoder layers, both directions, decoder):
+    -> (fraction of r/z outside [0.02, 0.98], fraction of |n pre-activation| > 3, max |n pre|)."""
+    sd = model.state_dict()
+    cfg = model.config
+    H = cfg["enc_hidden"]
+    rz, npre = [], []
+    for src, tgt in zip(sources, targets):
+        x = [sd["src_embed.weight"][i] for i in src]
+        S = len(x)
+        for k in range(cfg["enc_layers"]):
+            outs = []
+            for sfx, order in (("", range(S)), ("_reverse", range(S - 1, -1, -1))):
+                w = [sd[f"encoder.rnn.{n}_l{k}{sfx}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+                h, o = torch.zeros(H, dtype=torch.float64), [None] * S
+                for j in order:
+                    h, r, z, n = _gru_gates(x[j], h, *w)
+                    o[j] = h
+                    rz += [r, z]
+                    npre.append(n)
+                outs.append(o)
+            x = [torch.cat([outs[0][j], outs[1][j]]) for j in range(S)]
+        s = torch.tanh(sd["bridge.weight"] @ torch.cat([x[S - 1][:H], x[0][H:]]) + sd["bridge.bias"])
+        w = [sd[f"decoder.cell.{n}"] for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+        for y in tgt:
+            s, r, z, n = _gru_gates(sd["tgt_embed.weight"][y], s, *w)
+            rz += [r, z]
+            npre.append(n)
+    rz, npre = torch.cat(rz), torch.cat(npre)
+    return ((rz < 0.02) | (rz > 0.98)).double().mean().item(), (npre.abs() > 3).double().mean().item(), \
+        npre.abs().max().item()
+
+
+def build_rnn_fixture(name, overrides, seed):
+    cfg = dict(RNN_BASE, **overrides, name=f"fixture {name}",
+               description="random weights, parity fixture from models/make_fixtures.py")
+    gen = torch.Generator().manual_seed(seed)
+    model = build_model(cfg)
+    randomize_rnn(model, gen)
+    path = os.path.join(OUT_DIR, name + ".safetensors")
+    export(model, cfg, path, "f32")
+
+    cfg_loaded, sd = load_model_file(path)
+    ref = build_model(cfg_loaded).double().eval()
+    ref.load_state_dict({k: v.double() for k, v in sd.items()})
+
+    sources, targets = make_inputs(cfg_loaded, gen)
+    src, _ = pad_batch(sources, cfg_loaded["src_specials"]["pad"])
+    tgt, _ = pad_batch(targets, cfg_loaded["tgt_specials"]["pad"])
+    sl, tl = [len(s) for s in sources], [len(t) for t in targets]
+    B = len(sources)
+    with torch.no_grad():
+        logits, attn = ref(src, tgt, torch.tensor(sl))
+        for b in range(B):
+            assert torch.all(attn[b, :, sl[b]:] == 0), f"{name}: padded source positions got probability"
+            one_logits, one_attn = ref(src[b:b + 1, :sl[b]], tgt[b:b + 1, :tl[b]])
+            d = max((one_logits[0] - logits[b, :tl[b]]).abs().max().item(),
+                    (one_attn[0] - attn[b, :tl[b], :sl[b]]).abs().max().item())
+            assert d < 1e-9, f"{name}: padded vs unpadded differ by {d}"
+
+    fx = {"model": name + ".safetensors", "tolerance": 1e-4, "sources": sources, "targets": targets,
+          "logits": [r(logits[b, :tl[b]].tolist()) for b in range(B)],
+          "cross_attn": [r(attn[b, :tl[b], :sl[b]].tolist()) for b in range(B)]}
+    with open(os.path.join(OUT_DIR, name + ".json"), "w") as f:
+        json.dump(fx, f, separators=(",", ":"))
+        f.write("\n")
+
+    maxp = torch.cat([attn[b, :tl[b], :sl[b]].max(-1).values for b in range(B)])
+    lg = torch.cat([logits[b, :tl[b]].flatten() for b in range(B)])
+    sat_rz, sat_n, max_n = rnn_gate_stats(ref, sources, targets)
+    print(f"{name:36s} f32  attn max-prob mean {maxp.mean():.3f} (min {maxp.min():.3f}, max {maxp.max():.3f})"
+          f"  |logits| max {lg.abs().max():.2f}  gates r/z outside [.02,.98] {100 * sat_rz:.1f}%"
+          f"  |n pre| > 3 {100 * sat_n:.1f}% (max {max_n:.2f})  file {os.path.getsize(path)} B")
+
+
 def main():
     torch.set_num_threads(2)
     os.makedirs(OUT_DIR, exist_ok=True)
     for i, (name, (overrides, dtype)) in enumerate(FIXTURES.items()):
         build_fixture(name, overrides, dtype, seed=1000 + i)
+    for i, (name, overrides) in enumerate(RNN_FIXTURES.items()):
+        build_rnn_fixture(name, overrides, seed=2000 + i)
 
 
 if __name__ == "__main__":
