@@ -4,6 +4,8 @@
 #include <iterator>
 
 #include "errors.h"
+#include "rnn.h"
+#include "transformer.h"
 #include "safetensors.h"
 
 namespace seq2seq {
@@ -31,10 +33,26 @@ std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size
   m->config_ = parse_model_config(meta("config"));
   m->src_vocab_ = Vocabulary(m->config_.src_vocab);
   m->tgt_vocab_ = Vocabulary(m->config_.tgt_vocab);
-  m->transformer_ = std::make_unique<Transformer>(m->config_, file);
+  if (m->config_.arch == Arch::Rnn) {
+    m->network_ = std::make_unique<Rnn>(m->config_, file);
+  } else {
+    m->network_ = std::make_unique<Transformer>(m->config_, file);
+  }
   m->file_bytes_ = size;
   for (const auto& kv : file.tensors) m->stored_f16_ = m->stored_f16_ || kv.second.dtype == DType::F16;
   return m;
+}
+
+const Transformer& Model::transformer() const {
+  const auto* t = dynamic_cast<const Transformer*>(network_.get());
+  if (!t) throw UsageError(std::string("this is an ") + to_string(config_.arch) + " model, not a Transformer");
+  return *t;
+}
+
+const Rnn& Model::rnn() const {
+  const auto* r = dynamic_cast<const Rnn*>(network_.get());
+  if (!r) throw UsageError(std::string("this is a ") + to_string(config_.arch) + " model, not an RNN");
+  return *r;
 }
 
 std::vector<int> Model::tokenize(const std::string& text) const {

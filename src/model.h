@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "model_config.h"
+#include "network.h"
+#include "rnn.h"
 #include "transformer.h"
 #include "vocabulary.h"
 
@@ -23,8 +25,11 @@ class Model {
   const ModelConfig& config() const { return config_; }
   const Vocabulary& source_vocab() const { return src_vocab_; }
   const Vocabulary& target_vocab() const { return tgt_vocab_; }
-  const Transformer& transformer() const { return *transformer_; }
-  int64_t parameter_count() const { return transformer_->parameter_count(); }
+  const Network& network() const { return *network_; }
+  // The concrete architecture; throws UsageError if the model is another kind.
+  const Transformer& transformer() const;
+  const Rnn& rnn() const;
+  int64_t parameter_count() const { return network_->parameter_count(); }
   size_t file_bytes() const { return file_bytes_; }
   bool stored_f16() const { return stored_f16_; }
 
@@ -35,7 +40,7 @@ class Model {
   Model() = default;
   ModelConfig config_;
   Vocabulary src_vocab_, tgt_vocab_;
-  std::unique_ptr<Transformer> transformer_;
+  std::unique_ptr<Network> network_;
   size_t file_bytes_ = 0;
   bool stored_f16_ = false;
 };

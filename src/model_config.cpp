@@ -97,24 +97,41 @@ ModelConfig parse_model_config(const std::string& text) {
   if (!j.is_object()) throw ModelError("config is not a JSON object");
 
   ModelConfig c;
-  c.arch = get_enum<Arch>(j, "arch", {{"transformer", Arch::Transformer}, {"cmlm", Arch::Cmlm}});
-  c.d_model = get_int(j, "d_model", 1, 4096);
-  c.n_heads = get_int(j, "n_heads", 1, 256);
-  if (c.d_model % c.n_heads != 0) throw ModelError("config: d_model " + std::to_string(c.d_model) +
-                                                   " is not divisible by n_heads " + std::to_string(c.n_heads));
-  c.d_ff = get_int(j, "d_ff", 1, 16384);
-  c.activation = get_enum<Activation>(j, "activation", {{"relu", Activation::Relu}, {"gelu", Activation::Gelu}});
-  c.enc_layers = get_int(j, "enc_layers", 0, 64);
-  c.dec_layers = get_int(j, "dec_layers", 1, 64);
-  c.norm = get_enum<NormPlacement>(j, "norm", {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}});
-  const json& eps = field(j, "ln_eps");
-  if (!eps.is_number() || !(eps.get<double>() > 0.0 && eps.get<double>() < 1.0))
-    throw ModelError("config: 'ln_eps' must be a number in (0, 1)");
-  c.ln_eps = eps.get<float>();
-  c.pos = get_enum<PosEncoding>(j, "pos", {{"sinusoidal", PosEncoding::Sinusoidal}, {"learned", PosEncoding::Learned}});
+  c.arch = get_enum<Arch>(j, "arch", {{"transformer", Arch::Transformer}, {"cmlm", Arch::Cmlm}, {"rnn", Arch::Rnn}});
+  if (c.arch == Arch::Rnn) {
+    c.cell = get_enum<RnnCell>(j, "cell", {{"gru", RnnCell::Gru}});
+    c.emb_dim = get_int(j, "emb_dim", 1, 4096);
+    c.enc_hidden = get_int(j, "enc_hidden", 1, 4096);
+    c.enc_layers = get_int(j, "enc_layers", 1, 4);
+    c.dec_hidden = get_int(j, "dec_hidden", 1, 4096);
+    c.attention = get_enum<AttentionScore>(j, "attention", {{"dot", AttentionScore::Dot},
+                                                            {"multiplicative", AttentionScore::Multiplicative},
+                                                            {"reduced_rank", AttentionScore::ReducedRank},
+                                                            {"additive", AttentionScore::Additive}});
+    if (c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive)
+      c.attn_dim = get_int(j, "attn_dim", 1, 4096);
+    if (c.attention == AttentionScore::Dot && c.dec_hidden != 2 * c.enc_hidden)
+      throw ModelError("config: dot attention needs dec_hidden (" + std::to_string(c.dec_hidden) + ") == 2 * enc_hidden (" +
+                       std::to_string(2 * c.enc_hidden) + ")");
+  } else {
+    c.d_model = get_int(j, "d_model", 1, 4096);
+    c.n_heads = get_int(j, "n_heads", 1, 256);
+    if (c.d_model % c.n_heads != 0) throw ModelError("config: d_model " + std::to_string(c.d_model) +
+                                                     " is not divisible by n_heads " + std::to_string(c.n_heads));
+    c.d_ff = get_int(j, "d_ff", 1, 16384);
+    c.activation = get_enum<Activation>(j, "activation", {{"relu", Activation::Relu}, {"gelu", Activation::Gelu}});
+    c.enc_layers = get_int(j, "enc_layers", 0, 64);
+    c.dec_layers = get_int(j, "dec_layers", 1, 64);
+    c.norm = get_enum<NormPlacement>(j, "norm", {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}});
+    const json& eps = field(j, "ln_eps");
+    if (!eps.is_number() || !(eps.get<double>() > 0.0 && eps.get<double>() < 1.0))
+      throw ModelError("config: 'ln_eps' must be a number in (0, 1)");
+    c.ln_eps = eps.get<float>();
+    c.pos = get_enum<PosEncoding>(j, "pos", {{"sinusoidal", PosEncoding::Sinusoidal}, {"learned", PosEncoding::Learned}});
+    c.scale_embedding = get_bool(j, "scale_embedding");
+    c.tie_output = get_bool(j, "tie_output");
+  }
   c.max_pos = get_int(j, "max_pos", 1, 4096);
-  c.scale_embedding = get_bool(j, "scale_embedding");
-  c.tie_output = get_bool(j, "tie_output");
   c.src_vocab = get_vocab(j, "src_vocab");
   c.tgt_vocab = get_vocab(j, "tgt_vocab");
   c.src_specials = get_specials(j, "src_specials", c.src_vocab.size());
@@ -125,16 +142,27 @@ ModelConfig parse_model_config(const std::string& text) {
   if (j.contains("name")) c.name = get_string(j, "name");
   if (j.contains("description")) c.description = get_string(j, "description");
 
-  if (c.arch == Arch::Transformer && (c.tgt_specials.bos < 0 || c.tgt_specials.eos < 0))
+  if (c.autoregressive() && (c.tgt_specials.bos < 0 || c.tgt_specials.eos < 0))
     throw ModelError("config: an autoregressive model needs 'bos' and 'eos' in tgt_specials");
   if (c.arch == Arch::Cmlm) {
     if (c.tgt_specials.mask < 0) throw ModelError("config: a cmlm model needs 'mask' in tgt_specials");
+    c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
+  } else if (j.contains("max_target_len")) {  // written by every Transformer export; checked, not used
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
   }
   return c;
 }
 
-const char* to_string(Arch a) { return a == Arch::Transformer ? "transformer" : "cmlm"; }
+const char* to_string(Arch a) { return a == Arch::Transformer ? "transformer" : a == Arch::Cmlm ? "cmlm" : "rnn"; }
+const char* to_string(AttentionScore a) {
+  switch (a) {
+    case AttentionScore::Dot: return "dot";
+    case AttentionScore::Multiplicative: return "multiplicative";
+    case AttentionScore::ReducedRank: return "reduced_rank";
+    case AttentionScore::Additive: return "additive";
+  }
+  return "?";
+}
 const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post" : "pre"; }
 const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }

@@ -7,7 +7,9 @@
 
 namespace seq2seq {
 
-enum class Arch { Transformer, Cmlm };
+enum class Arch { Transformer, Cmlm, Rnn };
+enum class RnnCell { Gru };
+enum class AttentionScore { Dot, Multiplicative, ReducedRank, Additive };
 enum class NormPlacement { Post, Pre };
 enum class PosEncoding { Sinusoidal, Learned };
 enum class Activation { Relu, Gelu };
@@ -29,12 +31,18 @@ struct ModelConfig {
   bool scale_embedding = true;
   bool tie_output = true;
   int max_target_len = 0;  // cmlm: length classes 0..max_target_len
+
+  // RNN encoder-decoder (arch rnn); enc_layers above counts its bi-GRU layers.
+  RnnCell cell = RnnCell::Gru;
+  int emb_dim = 0, enc_hidden = 0, dec_hidden = 0, attn_dim = 0;
+  AttentionScore attention = AttentionScore::Dot;
+
   std::vector<std::string> src_vocab, tgt_vocab;
   SpecialIds src_specials, tgt_specials;
   CaseFold src_case = CaseFold::None;
   std::string name, description;
 
-  bool autoregressive() const { return arch == Arch::Transformer; }
+  bool autoregressive() const { return arch != Arch::Cmlm; }
   int head_dim() const { return d_model / n_heads; }
 };
 
@@ -45,5 +53,6 @@ const char* to_string(Arch a);
 const char* to_string(NormPlacement n);
 const char* to_string(PosEncoding p);
 const char* to_string(Activation a);
+const char* to_string(AttentionScore a);
 
 }  // namespace seq2seq

@@ -43,10 +43,10 @@ void Session::start(const std::string& source) {
   const TargetSpecials sp = target_specials(c);
   if (c.autoregressive()) {
     const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
-    step_scorer_ = make_step_scorer(model_->transformer(), source_, max_len_);
+    step_scorer_ = model_->network().step_scorer(source_, max_len_);
     ar_ = std::make_unique<ArSearch>(*step_scorer_, sp, opt_, prefix, max_len_);
   } else {
-    parallel_scorer_ = make_parallel_scorer(model_->transformer(), source_);
+    parallel_scorer_ = model_->network().parallel_scorer(source_);
     nar_ = std::make_unique<NarSearch>(*parallel_scorer_, sp, opt_, max_len_);
   }
 }

@@ -10,13 +10,14 @@
 //                   a self-attention K/V cache in DecoderCache; reorder_cache()
 //                   gathers the cache by parent index for beam search.
 //
-// Nothing here decides what to decode: search lives in decoding/ and sees this
-// model only through the Scorer interface (scorer.h).
+// Nothing here decides what to decode: search (ar_search, nar_search) sees this
+// model only through the scorer interface (scorer.h).
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "model_config.h"
+#include "network.h"
 #include "safetensors.h"
 #include "tensor.h"
 
@@ -58,13 +59,16 @@ struct DecoderCache {
   RowMatrix spare;                  // reorder_cache's double buffer
 };
 
-class Transformer {
+class Transformer final : public Network {
  public:
   // Loads and shape-checks every tensor the config calls for; throws ModelError.
   Transformer(const ModelConfig& config, const SafetensorsFile& file);
 
   const ModelConfig& config() const { return cfg_; }
-  int64_t parameter_count() const { return n_params_; }
+  int64_t parameter_count() const override { return n_params_; }
+  // The scorer adapters (transformer_scorer.cpp); this Transformer must outlive them.
+  std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
+  std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
 
   EncoderOutput encode(const std::vector<std::vector<int>>& sources, AttentionMaps* self_attn = nullptr) const;
 

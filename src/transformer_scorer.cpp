@@ -1,6 +1,7 @@
 #include "transformer_scorer.h"
 
 #include "errors.h"
+#include "transformer.h"
 
 namespace seq2seq {
 
@@ -83,12 +84,12 @@ class TransformerParallelScorer final : public ParallelScorer {
 
 }  // namespace
 
-std::unique_ptr<StepScorer> make_step_scorer(const Transformer& model, const std::vector<int>& source, int capacity) {
-  return std::make_unique<TransformerStepScorer>(model, source, capacity);
+std::unique_ptr<StepScorer> Transformer::step_scorer(const std::vector<int>& source, int capacity) const {
+  return std::make_unique<TransformerStepScorer>(*this, source, capacity);
 }
 
-std::unique_ptr<ParallelScorer> make_parallel_scorer(const Transformer& model, const std::vector<int>& source) {
-  return std::make_unique<TransformerParallelScorer>(model, source);
+std::unique_ptr<ParallelScorer> Transformer::parallel_scorer(const std::vector<int>& source) const {
+  return std::make_unique<TransformerParallelScorer>(*this, source);
 }
 
 }  // namespace seq2seq

@@ -56,15 +56,25 @@ int info(const std::string& path) {
   const auto& c = model->config();
   std::cout << "name:            " << (c.name.empty() ? "(unnamed)" : c.name) << '\n';
   if (!c.description.empty()) std::cout << "description:     " << c.description << '\n';
-  std::cout << "architecture:    " << seq2seq::to_string(c.arch) << (c.autoregressive() ? " (autoregressive)" : " (non-autoregressive, Mask-Predict)") << '\n'
-            << "layers:          " << c.enc_layers << " encoder, " << c.dec_layers << " decoder\n"
-            << "width:           d_model " << c.d_model << ", " << c.n_heads << " heads of " << c.head_dim() << ", FFN " << c.d_ff
-            << " (" << seq2seq::to_string(c.activation) << ")\n"
-            << "layer norm:      " << seq2seq::to_string(c.norm) << "-LN, eps " << c.ln_eps << '\n'
-            << "positions:       " << seq2seq::to_string(c.pos) << ", " << c.max_pos << " max\n"
-            << "embedding:       " << (c.scale_embedding ? "scaled by sqrt(d_model)" : "unscaled") << ", output "
-            << (c.tie_output ? "tied to target embedding" : "untied") << '\n';
-  if (c.arch == seq2seq::Arch::Cmlm) std::cout << "length head:     lengths 0.." << c.max_target_len << '\n';
+  if (c.arch == seq2seq::Arch::Rnn) {
+    std::cout << "architecture:    rnn (autoregressive): bidirectional GRU encoder, GRU decoder, "
+              << seq2seq::to_string(c.attention) << " attention\n"
+              << "sizes:           embedding " << c.emb_dim << ", encoder " << c.enc_layers << " x 2 x " << c.enc_hidden
+              << ", decoder " << c.dec_hidden;
+    if (c.attn_dim) std::cout << ", attention " << c.attn_dim;
+    std::cout << "\nmax length:      " << c.max_pos << '\n';
+  } else {
+    std::cout << "architecture:    " << seq2seq::to_string(c.arch)
+              << (c.autoregressive() ? " (autoregressive)" : " (non-autoregressive, Mask-Predict)") << '\n'
+              << "layers:          " << c.enc_layers << " encoder, " << c.dec_layers << " decoder\n"
+              << "width:           d_model " << c.d_model << ", " << c.n_heads << " heads of " << c.head_dim() << ", FFN "
+              << c.d_ff << " (" << seq2seq::to_string(c.activation) << ")\n"
+              << "layer norm:      " << seq2seq::to_string(c.norm) << "-LN, eps " << c.ln_eps << '\n'
+              << "positions:       " << seq2seq::to_string(c.pos) << ", " << c.max_pos << " max\n"
+              << "embedding:       " << (c.scale_embedding ? "scaled by sqrt(d_model)" : "unscaled") << ", output "
+              << (c.tie_output ? "tied to target embedding" : "untied") << '\n';
+    if (c.arch == seq2seq::Arch::Cmlm) std::cout << "length head:     lengths 0.." << c.max_target_len << '\n';
+  }
   std::cout << "parameters:      " << model->parameter_count() << '\n'
             << "file size:       " << model->file_bytes() << " bytes (" << (model->stored_f16() ? "f16" : "f32") << " storage)\n";
   print_vocab("source vocabulary", model->source_vocab());

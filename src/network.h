@@ -1,0 +1,23 @@
+// What every architecture offers the rest of the library: its size, and the
+// scorers that search drives. Model holds one Network; Session asks it for a
+// scorer and never needs to know which architecture answered.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "scorer.h"
+
+namespace seq2seq {
+
+class Network {
+ public:
+  virtual ~Network() = default;
+  virtual int64_t parameter_count() const = 0;
+  // Autoregressive scoring of one source; `capacity`: decoder positions to reserve.
+  virtual std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const = 0;
+  // Non-autoregressive scoring of one source (CMLM only).
+  virtual std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const = 0;
+};
+
+}  // namespace seq2seq

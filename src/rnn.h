@@ -1,0 +1,57 @@
+// The RNN encoder-decoder of the course notes (docs/model-format.md, "The RNN
+// encoder-decoder"): a bidirectional GRU encoder, a GRU decoder, and one of four
+// attention scores — dot sᵀh, multiplicative sᵀWh, reduced rank (Us)ᵀ(Vh),
+// additive vᵀtanh(W1 h + W2 s) — whose output [a; s] feeds the output layer.
+#pragma once
+#include <vector>
+
+#include "model_config.h"
+#include "network.h"
+#include "safetensors.h"
+#include "tensor.h"
+
+namespace seq2seq {
+
+// Per-source state: what the encoder computed once, and the decoder state of
+// every hypothesis.
+struct RnnState {
+  RowMatrix values;   // [S x 2H] encoder states h_j
+  RowMatrix keys;     // [S x K] what the score compares against (see rnn.cpp)
+  RowMatrix dec;      // [n_hyps x D] decoder state s of each hypothesis
+  int steps = 0;      // tokens fed so far
+};
+
+class Rnn final : public Network {
+ public:
+  Rnn(const ModelConfig& config, const SafetensorsFile& file);
+
+  const ModelConfig& config() const { return cfg_; }
+  int64_t parameter_count() const override { return n_params_; }
+  std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
+  std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
+
+  // Encodes one source; the state starts with one hypothesis at s_0.
+  RnnState encode(const std::vector<int>& source) const;
+  // Feeds tokens[i] to hypothesis i: logits [n x Vt], attention [n x S] if asked.
+  void step(RnnState& state, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention) const;
+  void reorder(RnnState& state, const std::vector<int>& parents) const;
+
+ private:
+  struct Gru { Linear ih, hh; };  // gates r, z, n stacked as PyTorch stores them
+  struct BiLayer { Gru fwd, bwd; };
+
+  // One GRU update for every row: h <- GRU(x_proj, h), with x_proj = x W_ihᵀ + b_ih precomputed.
+  static void gru_update(const Gru& g, const Eigen::Ref<const RowMatrix>& x_proj, RowMatrix& h);
+
+  ModelConfig cfg_;
+  RowMatrix src_embed_, tgt_embed_;
+  std::vector<BiLayer> enc_;
+  Linear bridge_;
+  Gru dec_;
+  RowMatrix attn_w_, attn_u_, attn_v_, attn_w1_, attn_w2_;  // whichever the score uses
+  RowVector attn_vec_;                                       // additive v
+  Linear out_;
+  int64_t n_params_ = 0;
+};
+
+}  // namespace seq2seq
