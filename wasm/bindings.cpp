@@ -221,6 +221,14 @@ class ModelHandle {
       o.set("positions", std::string(to_string(c.pos)));
       o.set("maxPositions", c.max_pos);
       o.set("maxTargetLength", c.max_target_len);
+      if (c.arch == Arch::Rnn) {  // the RNN's own sizes; the Transformer fields above are 0
+        o.set("cell", std::string("gru"));
+        o.set("attentionScore", std::string(to_string(c.attention)));
+        o.set("embDim", c.emb_dim);
+        o.set("encHidden", c.enc_hidden);
+        o.set("decHidden", c.dec_hidden);
+        o.set("attnDim", c.attn_dim);
+      }
       o.set("parameters", static_cast<double>(model_->parameter_count()));
       o.set("fileBytes", static_cast<double>(model_->file_bytes()));
       o.set("storedF16", model_->stored_f16());
