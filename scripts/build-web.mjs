@@ -185,11 +185,22 @@ let raw = 0;
 let gz = 0;
 for (const f of walk(out)) {
   const rel = f.slice(out.length + 1);
-  if (rel.startsWith('dict/')) continue;
+  if (rel.startsWith('dict/') || rel.endsWith('.gz')) continue;
   if (rel.startsWith('models/') && !defaults.has(rel)) continue;
   const b = readFileSync(f);
   raw += b.length;
   gz += gzipSync(b, { level: 6 }).length;
 }
 writeFileSync(join(out, 'weight.json'), JSON.stringify({ raw, gzip: gz }) + '\n');
+
+// Precompressed twins (file.gz), which scripts/serve.mjs sends to browsers that
+// accept gzip: no compression work while a page loads.
+const COMPRESS = /\.(html|js|mjs|css|json|tsv|svg|wasm|safetensors)$/;
+for (const f of walk(out)) {
+  if (!COMPRESS.test(f)) continue;
+  const b = readFileSync(f);
+  if (b.length < 1024) continue;
+  const z = gzipSync(b, { level: 9 });
+  if (z.length < b.length * 0.95) writeFileSync(`${f}.gz`, z);
+}
 log(`site: ${out}\nfirst visit (page + wasm + default models): ${raw} bytes raw, ${gz} bytes gzip`);

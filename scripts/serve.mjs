@@ -2,7 +2,8 @@
 // A tiny static file server for the built page (no dependencies).
 //   node scripts/serve.mjs [DIR] [--port N] [--host H]
 // DIR defaults to build/site; port 8080 (PORT env too; 0 picks a free one).
-// Sends gzip when the browser accepts it (compressed once, kept in memory),
+// Sends gzip when the browser accepts it (the build's precompressed file.gz, or
+// compressed once here and kept in memory),
 // ETags for revalidation, and the MIME types module scripts and
 // WebAssembly.instantiateStreaming insist on. Prints "serving http://HOST:PORT/".
 import { createHash } from 'node:crypto';
@@ -55,8 +56,13 @@ async function load(path) {
   const entry = { mtimeMs: st.mtimeMs, size: st.size, body, gz: null,
     etag: '"' + createHash('sha1').update(body).digest('base64url').slice(0, 20) + '"' };
   if (COMPRESS.has(extname(path)) && body.length > 512) {
-    const gz = await gzipAsync(body, { level: 6 });
-    if (gz.length < body.length * 0.95) entry.gz = gz;
+    // A precompressed twin (scripts/build-web.mjs writes them) if it is current, else compress once here.
+    const twin = await stat(`${path}.gz`).catch(() => null);
+    if (twin && twin.mtimeMs >= st.mtimeMs) entry.gz = await readFile(`${path}.gz`);
+    else {
+      const gz = await gzipAsync(body, { level: 6 });
+      if (gz.length < body.length * 0.95) entry.gz = gz;
+    }
   }
   cache.set(path, entry);
   return entry;

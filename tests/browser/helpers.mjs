@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const site = join(root, 'build/site');
+export const site = process.env.SEQ2SEQ_SITE ? resolve(process.env.SEQ2SEQ_SITE) : join(root, 'build/site');
 export const artifacts = join(root, 'tests/artifacts');
 
 export async function startServer() {
