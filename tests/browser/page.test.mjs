@@ -112,6 +112,13 @@ describe('the page', () => {
       sameResults(lanes[i].results, want, `${spec.type} ${JSON.stringify(spec.opts)}`);
       assert.equal(lanes[i].shown, want[0].text);
     }
+    // Greedy takes the most probable token at every step and stops at the first END.
+    const greedy = await page.evaluate(() => seq2seqPage.lanes[0].snaps.slice(1).map((s) => {
+      const h = s.live[0] ?? s.finished[0];
+      return { chosen: h.tokens.at(-1), top: h.candidates[0].token, live: s.live.length };
+    }));
+    for (const g of greedy) assert.equal(g.chosen, g.top);
+    assert.equal(greedy.at(-1).live, 0);
     await urlMatches(page, new RegExp(`w=${WORD2.toLowerCase()}`));
     assert.deepEqual(errors, []);
     await page.close();

@@ -298,9 +298,10 @@ export class Lane {
       ? explain('Sampling', `<p>Instead of taking the most probable phoneme, sampling <em>draws</em> the next one at random from the model's distribution.
         Temperature below 1 sharpens the distribution (closer to greedy), above 1 flattens it (more surprises); top-k keeps only the k likeliest
         phonemes and top-p the smallest set whose probabilities add up to p. The same seed gives the same draws, so a link reproduces them.</p>`)
-      : explain('Greedy decoding', `<p>The decoder runs once per output phoneme and always keeps the single most probable next token.
-        It never goes back: if an early choice was poor, every later step has to live with it. Click another bar below to force that
-        token instead and see where the decoder goes from there.</p>`);
+      : explain('Greedy decoding', `<p>The decoder runs once per output phoneme and always keeps the single most probable next token,
+        until that token is END. It never goes back: if an early choice was poor, every later step has to live with it. Click another
+        bar below to force that token instead and see where the decoder goes from there. (A beam of size 1 is almost the same, but not
+        quite: it sets a finished output aside and may keep the runner-up going. Try a beam lane with k = 1.)</p>`);
     if (!s) {
       return intro + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.sourceLetters().join(''))}</strong>; the decoder holds only BEGIN. Press <kbd>Step</kbd> (or <kbd>→</kbd>) to run the first decoder pass.</p>`;
     }
