@@ -87,7 +87,8 @@ export interface TargetSpecials {
 export interface ModelInfo {
   name: string;
   description: string;
-  arch: 'transformer' | 'cmlm';
+  /** 'cmlm' is non-autoregressive (Mask-Predict); the others decode left to right. */
+  arch: 'transformer' | 'cmlm' | 'rnn';
   autoregressive: boolean;
   dModel: number;
   heads: number;
