@@ -68,6 +68,7 @@ for (const p of real) wanted.push({ path: p, fixture: false });
 const fixtures = {
   ar: join(root, 'tests/fixtures/ar_post_sin_tied_relu.safetensors'),
   nar: join(root, 'tests/fixtures/cmlm_pre_sin_tied_relu.safetensors'),
+  rnn: join(root, 'tests/fixtures/rnn_additive.safetensors'),
 };
 const models = [];
 function addModel({ path, fixture }) {
@@ -106,6 +107,8 @@ function addModel({ path, fixture }) {
 for (const m of wanted) addModel(m);
 if (!models.some((m) => m.autoregressive)) addModel({ path: fixtures.ar, fixture: true });
 if (!models.some((m) => !m.autoregressive)) addModel({ path: fixtures.nar, fixture: true });
+// The RNN encoder-decoder (issue 7): a random-weight stand-in until a trained one is in models/.
+if (!models.some((m) => m.arch === 'rnn') && existsSync(fixtures.rnn)) addModel({ path: fixtures.rnn, fixture: true });
 // Transformer before RNN before anything else; real models before fixtures.
 const archOrder = { transformer: 0, cmlm: 1, rnn: 2 };
 models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9)) || a.id.localeCompare(b.id));

@@ -273,6 +273,27 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('the model picker lists every model of the lane\'s kind, and a lane can switch', async () => {
+    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=mp`));
+    let ready = await waitReady(page);
+    const arOptions = await page.$$eval('.lane-greedy select[data-opt=m] option', (os) => os.map((o) => o.value));
+    assert.deepEqual(arOptions, models.filter((m) => m.autoregressive).map((m) => m.id));
+    const narOptions = await page.$$eval('.lane-mp select[data-opt=m] option', (os) => os.map((o) => o.value));
+    assert.deepEqual(narOptions, models.filter((m) => !m.autoregressive).map((m) => m.id));
+    const other = models.find((m) => m.autoregressive && m.id !== AR.id && m.examples.includes(WORD));
+    if (other) {
+      await page.selectOption('.lane-greedy select[data-opt=m]', other.id);
+      ready = await waitReady(page, ready);
+      const lane = (await laneState(page))[0];
+      assert.equal(lane.opts.m, other.id);
+      const m = await model(other);
+      sameResults(lane.results, m.decode(WORD, moduleOptions(makeLane('greedy', lane.opts))), `greedy on ${other.id}`);
+      await urlMatches(page, new RegExp(`lane=greedy:m=${other.id}`));
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('bad input is a message on the page, never a crash', async () => {
     const { page, errors } = await openPage(browser.context, url(`?w=${WORD}`));
     let ready = await waitReady(page);
