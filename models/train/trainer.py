@@ -80,6 +80,7 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
         batches = make_batches(examples, args.batch_size, args.seed * 1000 + ep, batch_key)
         model.train()
         t0, tot_loss, tot_tok, n_steps = time.time(), 0.0, 0, 0
+        c0 = time.process_time()
         while state["batch"] < len(batches):
             bi = state["batch"]
             rng = random.Random((args.seed * 1000 + ep) * 100003 + bi)
@@ -98,8 +99,10 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
             tot_tok += ntok
             if args.bench and n_steps == args.bench:
                 dt = (time.time() - t0) / n_steps
+                cpu = (time.process_time() - c0) / n_steps
                 log(f"bench: {dt:.3f} s/step; {steps_per_epoch} steps/epoch -> {dt * steps_per_epoch / 60:.1f} "
-                    f"min/epoch; {n_params} params")
+                    f"min/epoch; {n_params} params; CPU {cpu:.3f} s/step (all threads; about "
+                    f"{cpu / args.threads:.3f} s/step wall on {args.threads} idle cores)")
                 return None
             if state["batch"] % 100 == 0:
                 el = time.time() - t0
