@@ -83,7 +83,10 @@ std::vector<ArSearch::Candidate> ArSearch::select_beam(const RowMatrix& lp, int 
     std::iota(order.begin(), order.end(), 0);
     const auto mid = std::stable_partition(order.begin(), order.end(), [&](int v) { return allowed[static_cast<size_t>(v)] != 0; });
     const auto n_allowed = static_cast<size_t>(mid - order.begin());
-    const size_t take = std::min(n_allowed, static_cast<size_t>(2 * beam_));
+    // Greedy looks at the single best token (an END ends it); beam search takes
+    // 2k so that hypotheses finishing within the top k do not shrink the beam.
+    const size_t want = opt_.strategy == Strategy::Greedy ? 1 : static_cast<size_t>(2 * beam_);
+    const size_t take = std::min(n_allowed, want);
     std::partial_sort(order.begin(), order.begin() + static_cast<long>(take), mid, [&](int a, int b) {
       return better(p[a], 0, a, p[b], 0, b);
     });

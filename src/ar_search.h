@@ -1,5 +1,11 @@
-// Autoregressive search over a StepScorer: beam search (greedy is beam size 1)
-// and sampling, one decoder call per step for all live hypotheses.
+// Autoregressive search over a StepScorer: greedy, beam search and sampling, one
+// decoder call per step for all live hypotheses.
+//
+// Greedy is textbook greedy: the most probable token at every step, ending at the
+// first END. Beam search with k = 1 is the same path, except that when END is the
+// best token it keeps the runner-up going (the refill rule below) for as long as
+// the length normalisation says a longer output could still score better; with no
+// normalisation the two always agree.
 //
 // Beam search, step by step: every live hypothesis is scored in one batched
 // call; each proposes its 2k best allowed tokens; the pool is ranked by

@@ -310,3 +310,24 @@ TEST_CASE("Mask-Predict: the length beam, the re-mask schedule and early stop", 
     CHECK_THROWS_AS(NarSearch(s, toy_specials(), o, 6), UsageError);
   }
 }
+
+TEST_CASE("greedy takes the most probable token at every step and stops at the first END", "[search]") {
+  // END is the best first token (0.5) but a long continuation scores better on average:
+  // greedy must still stop, beam k=1 with average normalisation may go on.
+  auto model = [](const std::vector<int>& p) -> std::map<int, double> {
+    if (p.empty()) return {{EOS, 0.5}, {A, 0.45}, {B, 0.05}};
+    if (p.size() < 4) return {{A, 0.99}, {EOS, 0.01}};
+    return {{EOS, 0.99}, {A, 0.01}};
+  };
+  ToyStepScorer g(model), b(model);
+  DecodingOptions greedy = beam(1, LengthNorm::Average);
+  ArSearch gs(g, toy_specials(), greedy, {}, 10);
+  run_all(gs);
+  CHECK(gs.results().at(0).tokens.empty());  // END first: done
+  CHECK(g.calls == 1);
+  DecodingOptions one = beam(1, LengthNorm::Average);
+  one.strategy = Strategy::Beam;
+  ArSearch bs(b, toy_specials(), one, {}, 10);
+  run_all(bs);
+  CHECK(bs.results().at(0).tokens == std::vector<int>{A, A, A, A});  // log(0.45 .99^3 .99)/5 > log(0.5)/1
+}

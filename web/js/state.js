@@ -65,10 +65,7 @@ export function moduleOptions(lane) {
   switch (lane.type) {
     case 'greedy':
       // Textbook greedy: the most probable token at every step, stop at the first END.
-      // That is sampling restricted to the top token. (The module's 'greedy' strategy is
-      // beam search with k = 1, which keeps a runner-up alive after an END: the beam lane
-      // with k = 1 shows it.)
-      return { strategy: 'sample', topK: 1, prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
+      return { strategy: 'greedy', prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
     case 'beam':
       return { strategy: 'beam', beamSize: o.k, lengthNorm: o.norm, gnmtAlpha: o.alpha, nBest: Math.min(o.nbest, o.k),
         prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
