@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "gemv_kernel.h"
+
 namespace seq2seq {
 
 namespace {
@@ -13,8 +15,10 @@ void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, RowMatrix& y)
   if (x.rows() <= kGemvRows) {
     // A few rows (a decoding step of a small beam): one matrix-vector product per
     // row reads the weights straight through, where a GEMM would first repack
-    // the whole weight matrix, which costs as much as the product itself.
-    for (Eigen::Index r = 0; r < x.rows(); ++r) y.row(r).noalias() = x.row(r) * l.w.transpose();
+    // the whole weight matrix, which costs as much as the product itself. Our
+    // SIMD kernel, because Eigen's row-major one is scalar in wasm.
+    for (Eigen::Index r = 0; r < x.rows(); ++r)
+      gemv_rowmajor_simd(l.w.data(), l.out(), l.in(), static_cast<int>(l.w.outerStride()), x.row(r).data(), y.row(r).data());
   } else {
     y.noalias() = x * l.w.transpose();
   }
