@@ -122,7 +122,8 @@ export class DecoderWorker {
   }
 
   #idle() {
-    if (this.#pending.size === 0) this.#endpoint.then((ep) => ep.hold(false), () => {});
+    // Checked again when it runs: a request made in between keeps the hold.
+    this.#endpoint.then((ep) => { if (this.#pending.size === 0) ep.hold(false); }, () => {});
   }
 
   #fail(e) {
