@@ -131,14 +131,15 @@ const FIXTURE = {
 export function modelPath(kind) {
   return existsSync(SHIPPED[kind]) ? SHIPPED[kind] : FIXTURE[kind];
 }
+const MODELS = join(ROOT, 'models');
 export function isShipped(path) {
-  return path === SHIPPED.ar || path === SHIPPED.cmlm;
+  return dirname(path) === MODELS;
 }
 
-/** Every model to check against the native CLI: all fixtures, and the shipped models present. */
+/** Every model to check against the native CLI: the shipped ones (models/*.safetensors) and all fixtures. */
 export function parityModels() {
-  const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(FIXTURES, f));
-  return [...Object.values(SHIPPED).filter((p) => existsSync(p)), ...fixtures];
+  const list = (dir) => readdirSync(dir).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(dir, f));
+  return [...list(MODELS), ...list(FIXTURES)];
 }
 
 const G2P_WORDS = ['PHONEME', 'HELLO', 'WORLD', 'SEQUENCE', 'TRANSFORMER', "O'BRIEN", 'WEBASSEMBLY', 'MASK', 'BEAM',
