@@ -6,11 +6,11 @@
 // declared.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { ROOT, installPackage, modelPath, wordsFor } from './helpers.mjs';
+import { FIXTURES, ROOT, installPackage, modelPath, wordsFor } from './helpers.mjs';
 
 const pkg = installPackage();
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
@@ -39,8 +39,9 @@ test('the compiled consumer runs against the package: the declared shapes are re
   tsc(['-p', 'tsconfig.node.json', '--noEmit', 'false', '--outDir', 'out']);
   const consumer = await import(pathToFileURL(join(consumerDir, 'out/consumer.js')).href);
   const { loadModel } = await pkg.importPackage();
-  for (const kind of ['ar', 'cmlm']) {
-    const path = modelPath(kind);
+  const rnn = join(FIXTURES, 'rnn_additive.safetensors');
+  for (const path of [modelPath('ar'), modelPath('cmlm'), ...(existsSync(rnn) ? [rnn] : [])]) {
+    const kind = path.split('/').at(-1);
     const bytes = new Uint8Array(readFileSync(path));
     const reference = await loadModel(bytes);
     const word = wordsFor(reference.info)[0];
@@ -67,5 +68,72 @@ test('every runtime export is declared', async () => {
     assert.ok(names.length > 0);
     for (const name of names) assert.ok(declared.has(name), `seq2seq-wasm${subpath}: ${name} is exported at run time but not declared in ${dts}`);
     for (const name of declared) assert.ok(names.includes(name), `seq2seq-wasm${subpath}: ${name} is declared in ${dts} but not exported`);
+  }
+});
+
+// The fields of each exported interface in a .d.ts (with those of the one it
+// extends): {required, optional}.
+function declaredFields(text) {
+  const interfaces = new Map();
+  for (const m of text.matchAll(/^(?:export )?interface (\w+)(?: extends (\w+))? \{\n([\s\S]*?)^\}/gm)) {
+    const fields = [...m[3].matchAll(/^  (\w+)(\?)?:/gm)];
+    interfaces.set(m[1], { base: m[2], required: fields.filter((f) => !f[2]).map((f) => f[1]), optional: fields.filter((f) => f[2]).map((f) => f[1]) });
+  }
+  const resolve = (name) => {
+    const i = interfaces.get(name);
+    assert.ok(i, `interface ${name} is declared`);
+    const base = i.base ? resolve(i.base) : { required: [], optional: [] };
+    return { required: [...new Set([...base.required, ...i.required])], optional: [...new Set([...base.optional, ...i.optional])] };
+  };
+  return resolve;
+}
+
+test('the declared interfaces have exactly the fields of the objects the bindings build', async () => {
+  const { loadModel } = await pkg.importPackage();
+  const fields = declaredFields(readFileSync(join(pkg.packageDir, 'wasm/src/index.d.ts'), 'utf8'));
+  const checked = new Set();
+  const check = (name, object) => {
+    const { required, optional } = fields(name);
+    const keys = Object.keys(object);
+    for (const k of required) assert.ok(keys.includes(k), `${name}.${k} is declared but missing at run time`);
+    for (const k of keys) assert.ok(required.includes(k) || optional.includes(k), `${name}: run-time field ${k} is not declared`);
+    checked.add(name);
+  };
+  const rnn = join(FIXTURES, 'rnn_additive.safetensors');
+  for (const path of [modelPath('ar'), modelPath('cmlm'), ...(existsSync(rnn) ? [rnn] : [])]) {
+    const model = await loadModel(readFileSync(path));
+    const info = model.info;
+    check(info.arch === 'rnn' ? 'RnnModelInfo' : 'TransformerModelInfo', info);
+    check('TargetSpecials', info.targetSpecials);
+    const word = wordsFor(info)[0];
+    for (const attention of [true, false]) {
+      const s = model.createSession(model.autoregressive ? { strategy: 'beam', beamSize: 2, nBest: 2, attention } : { lengthCandidates: 2, attention });
+      s.start(word);
+      let snap;
+      do {
+        snap = s.step();
+        if (snap.autoregressive) {
+          check('ArSnapshot', snap);
+          for (const h of [...snap.live, ...snap.finished]) {
+            check('Hypothesis', h);
+            assert.equal('attention' in h, attention);
+            for (const c of h.candidates) check('TokenCandidate', c);
+          }
+          for (const p of snap.pruned) check('PrunedCandidate', p);
+        } else {
+          check('NarSnapshot', snap);
+          for (const d of snap.drafts) {
+            check('NarDraft', d);
+            assert.equal('attention' in d, attention);
+          }
+        }
+      } while (!snap.done);
+      for (const r of snap.results) check('Result', r);
+      s.delete();
+    }
+    model.delete();
+  }
+  for (const name of ['TransformerModelInfo', 'TargetSpecials', 'ArSnapshot', 'Hypothesis', 'TokenCandidate', 'PrunedCandidate', 'NarSnapshot', 'NarDraft', 'Result']) {
+    assert.ok(checked.has(name), `${name} was seen at run time`);
   }
 });

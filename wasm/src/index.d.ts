@@ -83,13 +83,14 @@ export interface TargetSpecials {
   mask: number;
 }
 
-/** A model's configuration, size and vocabularies. */
-export interface ModelInfo {
+/** What every model's info holds. */
+export interface ModelInfoBase {
   name: string;
   description: string;
   /** 'cmlm' is non-autoregressive (Mask-Predict); the others decode left to right. */
   arch: 'transformer' | 'cmlm' | 'rnn';
   autoregressive: boolean;
+  /** Transformer sizes (0 for an RNN). */
   dModel: number;
   heads: number;
   ffn: number;
@@ -107,6 +108,27 @@ export interface ModelInfo {
   targetVocab: string[];
   targetSpecials: TargetSpecials;
 }
+
+/** A Transformer: autoregressive ('transformer') or Mask-Predict ('cmlm'). */
+export interface TransformerModelInfo extends ModelInfoBase {
+  arch: 'transformer' | 'cmlm';
+}
+
+/** An RNN encoder-decoder (bi-GRU encoder, GRU decoder with attention) and its own sizes. */
+export interface RnnModelInfo extends ModelInfoBase {
+  arch: 'rnn';
+  autoregressive: true;
+  cell: 'gru';
+  attentionScore: 'dot' | 'multiplicative' | 'reduced_rank' | 'additive';
+  embDim: number;
+  encHidden: number;
+  decHidden: number;
+  /** 0 for the dot and multiplicative scores. */
+  attnDim: number;
+}
+
+/** A model's configuration, size and vocabularies; narrow on `arch`. */
+export type ModelInfo = TransformerModelInfo | RnnModelInfo;
 
 /** A decoded output, best first in a list. */
 export interface Result {

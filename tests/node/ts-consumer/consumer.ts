@@ -5,7 +5,7 @@
 import { DEFAULT_OPTIONS, Model, Seq2SeqError, Session, loadModel } from 'seq2seq-wasm';
 import type {
   ArSnapshot, DecodingOptions, ErrorKind, Hypothesis, ModelInfo, ModelSource, NarDraft, NarSnapshot,
-  PrunedCandidate, ResolvedDecodingOptions, Result, Snapshot, TargetSpecials, TokenCandidate,
+  PrunedCandidate, ResolvedDecodingOptions, Result, RnnModelInfo, Snapshot, TargetSpecials, TokenCandidate, TransformerModelInfo,
 } from 'seq2seq-wasm';
 import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
 import type { RunOptions, StartInfo, WorkerModelSource } from 'seq2seq-wasm/worker';
@@ -41,6 +41,13 @@ export async function main(source: ModelSource, text: string): Promise<{ lines: 
   const session: Session = model.createSession(options);
   const resolved: ResolvedDecodingOptions = session.options;
   const lines: string[] = [`${info.name}: ${info.arch}, ${resolved.strategy}, eos ${specials.eos}, max ${DEFAULT_OPTIONS.maxLength}`];
+  if (info.arch === 'rnn') {
+    const rnn: Readonly<RnnModelInfo> = info;
+    lines.push(`${rnn.cell} ${rnn.attentionScore} ${rnn.embDim}/${rnn.encHidden}/${rnn.decHidden}/${rnn.attnDim}`);
+  } else {
+    const transformer: Readonly<TransformerModelInfo> = info;
+    lines.push(`${transformer.dModel} x ${transformer.heads} heads, ${transformer.encoderLayers}+${transformer.decoderLayers} layers, ${transformer.norm}-LN`);
+  }
   session.start(text);
   const max: number = session.maxLength;
   let results: Result[] = [];
@@ -104,6 +111,8 @@ export function rejected(model: Model, session: Session): void {
   new Model();
   // @ts-expect-error info is read-only
   model.info = model.info;
+  // @ts-expect-error RNN sizes exist only once narrowed to arch 'rnn'
+  model.info.encHidden;
   // @ts-expect-error start() takes a string
   session.start(42);
   const s = session.step();
