@@ -79,6 +79,16 @@ describe('bad input text', () => {
       }
     }
   });
+  test('a lone UTF-16 surrogate is named as such, not as another character', () => {
+    for (const model of [ar, cmlm]) {
+      const w = word(model);
+      for (const [text, code] of [[`${w}\uD800`, 'D800'], [`\uDC00${w}`, 'DC00']]) {
+        assert.throws(() => model.decode(text), seqError('InputError', new RegExp(`lone UTF-16 surrogate \\(U\\+${code}\\)`)));
+        assert.throws(() => model.tokenize(text), seqError('InputError', /lone UTF-16 surrogate/));
+      }
+      assert.throws(() => model.decode(`${w}\uD83D\uDE00`), seqError('InputError', /not in the model's source alphabet/));
+    }
+  });
   test('empty and blank input', () => {
     for (const model of [ar, cmlm]) {
       for (const text of ['', ' ', '\t \n']) assert.throws(() => model.decode(text), seqError('InputError', /the source text is empty/));

@@ -24,6 +24,16 @@ function check(value) {
   return value;
 }
 
+// Embind encodes a lone UTF-16 surrogate as some other character, and the C++
+// error would then name a character the user never typed: refuse it here.
+function wellFormed(text) {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(text);
+  if (lone) {
+    throw new Seq2SeqError(`input: the text holds a lone UTF-16 surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}`, 'InputError');
+  }
+  return text;
+}
+
 const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
   : null;
@@ -74,7 +84,7 @@ export class Model {
   get autoregressive() { return this.info.autoregressive; }
   get deleted() { return this.#handle === null; }
 
-  tokenize(text) { return check(this.#live().tokenize(String(text))); }
+  tokenize(text) { return check(this.#live().tokenize(wellFormed(String(text)))); }
 
   createSession(options = {}) { return new Session(this, options); }
 
@@ -140,7 +150,7 @@ export class Session {
 
   start(text) {
     if (typeof text !== 'string') throw new TypeError('start(text) needs a string');
-    check(this.#live().start(text));
+    check(this.#live().start(wellFormed(text)));
   }
 
   /** One decoder pass; returns the step's snapshot. */
