@@ -142,6 +142,13 @@ void Transformer::residual(RowMatrix& x, const LayerNormParams& ln, F&& f) const
   }
 }
 
+void Transformer::final_norm(RowMatrix& x, const LayerNormParams& ln) const {
+  if (cfg_.norm != NormPlacement::Pre) return;  // post-LN stacks end normalised already
+  RowMatrix normed;
+  layer_norm(x, ln, cfg_.ln_eps, normed);
+  x.swap(normed);
+}
+
 void Transformer::output_logits(const RowMatrix& h, RowMatrix& logits) const {
   const RowMatrix& w = cfg_.tie_output ? tgt_embed_ : out_w_;
   logits.resize(h.rows(), w.rows());
@@ -189,11 +196,7 @@ EncoderOutput Transformer::encode(const std::vector<std::vector<int>>& sources, 
     });
     residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
   }
-  if (cfg_.norm == NormPlacement::Pre && cfg_.enc_layers > 0) {
-    RowMatrix normed;
-    layer_norm(x, enc_final_, cfg_.ln_eps, normed);
-    x.swap(normed);
-  }
+  if (cfg_.enc_layers > 0) final_norm(x, enc_final_);
   enc.cross_kv.resize(dec_.size());
   for (size_t l = 0; l < dec_.size(); ++l) linear(x, dec_[l].cross_attn.kv, enc.cross_kv[l]);
   return enc;
@@ -244,11 +247,7 @@ RowMatrix Transformer::decode_full(const EncoderOutput& enc, const std::vector<i
     });
     residual(x, layer.ln3, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
   }
-  if (cfg_.norm == NormPlacement::Pre) {
-    RowMatrix normed;
-    layer_norm(x, dec_final_, cfg_.ln_eps, normed);
-    x.swap(normed);
-  }
+  final_norm(x, dec_final_);
   RowMatrix logits;
   output_logits(x, logits);
   return logits;
@@ -350,11 +349,7 @@ void Transformer::decode_step(DecoderCache& c, const std::vector<int>& tokens, R
     });
     residual(x, layer.ln3, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
   }
-  if (cfg_.norm == NormPlacement::Pre) {
-    RowMatrix normed;
-    layer_norm(x, dec_final_, cfg_.ln_eps, normed);
-    x.swap(normed);
-  }
+  final_norm(x, dec_final_);
   output_logits(x, logits);
   c.length = t + 1;
 }

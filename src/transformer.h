@@ -108,6 +108,8 @@ class Transformer final : public Network {
                       int causal_offset, AttentionMaps* maps, int layer, RowMatrix& out) const;
   // x <- x + f(norm(x)) (pre-LN) or norm(x + f(x)) (post-LN).
   template <typename F> void residual(RowMatrix& x, const LayerNormParams& ln, F&& f) const;
+  // The LayerNorm after a pre-LN stack (nothing for post-LN).
+  void final_norm(RowMatrix& x, const LayerNormParams& ln) const;
   void output_logits(const RowMatrix& h, RowMatrix& logits) const;
   void check_ids(const std::vector<int>& ids, int vocab, const char* what) const;
 
