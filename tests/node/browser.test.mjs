@@ -88,7 +88,7 @@ test('in Chromium: the module on the page and in a module Web Worker', { skip, t
     const { loadModel } = await pkg.importPackage();
     const ar = await loadModel(modelPath('ar'));
     const cmlm = await loadModel(modelPath('cmlm'));
-    const word = wordsFor(ar.info)[0];
+    const word = wordsFor(ar.info, cmlm.info)[0];  // decoded by both models
     const longOptions = { strategy: 'beam', beamSize: 4, minLength: 12, maxLength: Math.min(16, ar.info.maxPositions - 1) };
     const out = await page.evaluate(([w, o]) => window.runChecks(w, o), [word, longOptions]);
     assert.deepEqual(problems, []);

@@ -146,11 +146,16 @@ const G2P_WORDS = ['PHONEME', 'HELLO', 'WORLD', 'SEQUENCE', 'TRANSFORMER', "O'BR
   'GREEDY', 'ZYZZYVA', 'ANTIDISESTABLISHMENTARIANISM', 'A', 'X-RAY', 'ST.', 'LEARNER'];
 const FIXTURE_WORDS = ['ABC', 'FACADE', 'BAGGED', 'DEAF', 'CAGE', 'GA-GA', 'E.', "B'D", 'G', 'DECADE', 'ACCEDED', 'FEED'];
 
-/** Words every character of which the model reads (its sourceVocab). */
-export function wordsFor(info, count = Infinity) {
-  const alphabet = new Set(info.sourceVocab);
-  const fits = (w) => [...w].every((c) => alphabet.has(c)) && w.length <= info.maxPositions;
-  const words = [...G2P_WORDS, ...FIXTURE_WORDS].filter(fits);
+/** Words every character of which each given model reads (its sourceVocab):
+ * a shipped G2P model and a fixture standing in for another kind read different
+ * alphabets, and a test that feeds one word to both needs words both can read. */
+export function wordsFor(...infos) {
+  const count = typeof infos.at(-1) === 'number' ? infos.pop() : Infinity;
+  const fits = (info) => {
+    const alphabet = new Set(info.sourceVocab);
+    return (w) => [...w].every((c) => alphabet.has(c)) && w.length <= info.maxPositions;
+  };
+  const words = [...G2P_WORDS, ...FIXTURE_WORDS].filter((w) => infos.every((info) => fits(info)(w)));
   return words.slice(0, count);
 }
 

@@ -36,7 +36,8 @@ const cmlmBytes = new Uint8Array(readFileSync(modelPath('cmlm')));
 test('10,000 decodes: the wasm heap stays bounded and no handles are left', async (t) => {
   const ar = await loadModel(arBytes);
   const cmlm = await loadModel(cmlmBytes);
-  const words = wordsFor(ar.info).filter((w) => w.length <= 12);
+  const words = wordsFor(ar.info, cmlm.info).filter((w) => w.length <= 12);
+  assert.ok(words.length > 0, 'words both models read');
   const beam = ar.createSession({ strategy: 'beam', beamSize: 3, maxLength: 6 });
   const handles = core.count_emval_handles();
   let decodes = 0;
