@@ -27,17 +27,32 @@ std::vector<int> iota(int n) {
 // Selects rows [i*rows, i*rows + n) of a padded block as the fixture's [n][..].
 double max_diff_block(const nlohmann::json& ref, const RowMatrix& m, long first_row) { return max_abs_diff(ref, m, first_row); }
 
+// A fixture: PyTorch's numbers, the model they came from, and its inputs.
+struct Parity {
+  nlohmann::json fx;
+  std::shared_ptr<const Model> model;
+  double tol;
+  std::vector<std::vector<int>> sources, targets;
+};
+
+Parity load_parity(const std::string& name) {
+  Parity p;
+  p.fx = load_json(fixture_path(name + ".json"));
+  p.model = Model::from_file(fixture_path(p.fx["model"].get<std::string>()));
+  p.tol = p.fx["tolerance"].get<double>();
+  p.sources = int_rows(p.fx["sources"]);
+  p.targets = int_rows(p.fx["targets"]);
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("full-pass logits, attention and length distribution match PyTorch", "[parity]") {
   for (const auto& name : fixture_names()) {
     SECTION(name) {
-      const auto fx = load_json(fixture_path(name + ".json"));
-      const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()));
+      const Parity p = load_parity(name);
+      const auto& [fx, model, tol, sources, targets] = p;
       const Transformer& tf = model->transformer();
-      const double tol = fx["tolerance"].get<double>();
-      const auto sources = int_rows(fx["sources"]);
-      const auto targets = int_rows(fx["targets"]);
       const int B = static_cast<int>(sources.size());
 
       AttentionMaps enc_self, dec_self, cross;
@@ -76,12 +91,9 @@ TEST_CASE("incremental decoding with the KV cache equals the full pass and PyTor
   for (const auto& name : fixture_names()) {
     if (name.rfind("ar_", 0) != 0) continue;
     SECTION(name) {
-      const auto fx = load_json(fixture_path(name + ".json"));
-      const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()));
+      const Parity p = load_parity(name);
+      const auto& [fx, model, tol, sources, targets] = p;
       const Transformer& tf = model->transformer();
-      const double tol = fx["tolerance"].get<double>();
-      const auto sources = int_rows(fx["sources"]);
-      const auto targets = int_rows(fx["targets"]);
       const int H = model->config().n_heads;
       for (size_t b = 0; b < sources.size(); ++b) {
         INFO("source " << b);
@@ -112,11 +124,9 @@ TEST_CASE("incremental decoding with the KV cache equals the full pass and PyTor
 }
 
 TEST_CASE("batched equals one-by-one, and a reordered cache equals recomputation", "[parity][batch]") {
-  const auto fx = load_json(fixture_path("ar_pre_learned_untied_gelu.json"));
-  const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()));
+  const Parity p = load_parity("ar_pre_learned_untied_gelu");
+  const auto& [fx, model, tol, sources, targets] = p;
   const Transformer& tf = model->transformer();
-  const auto sources = int_rows(fx["sources"]);
-  const auto targets = int_rows(fx["targets"]);
   const int B = static_cast<int>(sources.size());
 
   SECTION("encoder and full decoder: a padded batch equals each source alone") {
