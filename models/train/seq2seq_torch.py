@@ -23,6 +23,17 @@ import torch.nn.functional as F
 # Configuration
 # ----------------------------------------------------------------------------
 
+# The vocabulary and naming keys every architecture writes last, in this order.
+VOCAB_CONFIG_DEFAULTS = {
+    "src_vocab": None,
+    "tgt_vocab": None,
+    "src_specials": {"pad": 0, "unk": 1},
+    "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
+    "src_case": "upper",
+    "name": "",
+    "description": "",
+}
+
 # Keys of the exported config (docs/model-format.md, "The configuration") and
 # the defaults used when a key is absent.
 CONFIG_DEFAULTS = {
@@ -40,13 +51,7 @@ CONFIG_DEFAULTS = {
     "scale_embedding": True,
     "tie_output": True,
     "max_target_len": 48,
-    "src_vocab": None,
-    "tgt_vocab": None,
-    "src_specials": {"pad": 0, "unk": 1},
-    "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
-    "src_case": "upper",
-    "name": "",
-    "description": "",
+    **VOCAB_CONFIG_DEFAULTS,
 }
 
 CONFIG_KEY_ORDER = list(CONFIG_DEFAULTS.keys())
@@ -417,13 +422,7 @@ RNN_CONFIG_DEFAULTS = {
     "attention": "additive",
     "attn_dim": None,
     "max_pos": 64,
-    "src_vocab": None,
-    "tgt_vocab": None,
-    "src_specials": {"pad": 0, "unk": 1},
-    "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
-    "src_case": "upper",
-    "name": "",
-    "description": "",
+    **VOCAB_CONFIG_DEFAULTS,
 }
 
 RNN_ATTENTIONS = ("dot", "multiplicative", "reduced_rank", "additive")
