@@ -4,7 +4,8 @@ training words.
     /usr/bin/python3 models/train/distill.py [--teacher models/g2p-transformer.safetensors] [--beam 1]
 
 Decodes every distinct word of work/data/train.tsv (never dev or test) with the
-teacher (greedy by default, --beam N for beam search) and writes
+teacher (greedy by default, --beam N for beam search; with the C++ engine when it is
+built, else with the PyTorch decoders) and writes
 work/data/train_distill.tsv (``WORD<TAB>PH ON ES``, one line per word). Resumable:
 it appends chunk by chunk to a .partial file and skips words already done.
 """
@@ -18,6 +19,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log  # noqa: E402
+from eval_engine import engine_decode, find_bin  # noqa: E402
 from export import load_model_file, load_model  # noqa: E402
 
 DEFAULT_OUT = os.path.join(DATA, "train_distill.tsv")
@@ -48,11 +50,21 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
             f.writelines(good)
         done = {ln.split("\t")[0] for ln in good}
     todo = [w for w in words if w not in done]
-    log(f"distilling {len(todo)} of {len(words)} training words with {teacher} ({'greedy' if beam <= 1 else f'beam {beam}'})")
+    binary = find_bin()
+    log(f"distilling {len(todo)} of {len(words)} training words with {teacher} "
+        f"({'greedy' if beam <= 1 else f'beam {beam}'}, {'C++ engine' if binary else 'PyTorch'})")
+    # the engine gives the PyTorch decoders' outputs (parity_check.py) several times faster
+    engine_opts = (["--greedy"] if beam <= 1 else ["--beam", str(beam), "--length-penalty", "none"]) + \
+        ["--max-length", str(max_len)]
     with open(partial, "a", encoding="utf-8") as f:
         for i in range(0, len(todo), chunk):
             ws = todo[i:i + chunk]
-            hyps = ar_greedy(model, codec, ws, max_len) if beam <= 1 else ar_beam(model, codec, ws, max_len, beam)
+            if binary:
+                hyps = engine_decode(binary, teacher, ws, engine_opts)
+            elif beam <= 1:
+                hyps = ar_greedy(model, codec, ws, max_len)
+            else:
+                hyps = ar_beam(model, codec, ws, max_len, beam)
             for w in ws:
                 f.write(f"{w}\t{' '.join(hyps[w])}\n")
             f.flush()

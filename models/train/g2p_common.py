@@ -11,7 +11,6 @@ import time
 import sys
 
 import torch
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from g2p_metrics import edit_distance, score  # noqa: E402,F401  (shared with models/evaluate.py)
@@ -354,17 +353,3 @@ def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=25
         for b, w in enumerate(ws):
             out[w] = codec.phones(tokens[b * K + pick[b]].tolist())
     return out
-
-
-def engine_eval_hook(model_path, split="test", log_fn=print, limit=0):
-    """Evaluate a shipped model with the C++ engine CLI (eval_engine.py): WER/PER of
-    the engine's own decoding (to set beside the PyTorch numbers; eval_engine.py
-    --compare counts the words that differ).
-    Skipped (logged) when no seq2seq binary is built; SEQ2SEQ_BIN overrides the path.
-    Run by hand: /usr/bin/python3 models/train/eval_engine.py MODEL --compare"""
-    import eval_engine
-    try:
-        return eval_engine.evaluate(model_path, split, limit=limit, compare=False, log_fn=log_fn)
-    except Exception as e:  # never lose a finished training run to the hook
-        log_fn(f"[engine eval] failed: {e}")
-        return None

@@ -5,9 +5,10 @@ distilled from g2p-transformer.
 
 One command: (1) if work/data/train_distill.tsv is missing, decodes the training
 words with the AR teacher models/g2p-transformer.safetensors (distill.py, resumable);
-(2) trains on the teacher's outputs (resuming from work/cmlm/last.pt); (3) picks
-last / averaged weights by dev WER, exports models/g2p-cmlm.safetensors (f16 if dev
-WER holds), reports test WER to models/g2p-cmlm.results.json, calls the engine hook.
+(2) trains on the teacher's outputs (resuming from work/cmlm/last.pt); (3)
+recipe.finalize: picks last / averaged weights by dev WER, exports
+models/g2p-cmlm.safetensors (f16 if dev WER holds), measures test WER/PER with the
+C++ engine, checks PyTorch-vs-engine parity, writes models/g2p-cmlm.results.json.
 
 Training (Mask-Predict): for each target of N tokens, n ~ U{1..N} positions are
 replaced by <mask> and predicted (label-smoothed CE on the masked positions only);
@@ -30,16 +31,14 @@ import torch.nn.functional as F  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import distill  # noqa: E402
 import trainer  # noqa: E402
-from g2p_common import (DATA, MODELS_DIR, WORK, Codec, cmlm_decode, load_tsv, load_vocab, pad_seqs,  # noqa: E402
-                        refs_by_word, score)
-from train_transformer import MAX_TARGET_LEN, add_model_args, finalize, model_config  # noqa: E402
+from g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score  # noqa: E402
+import recipe  # noqa: E402
+from train_transformer import MAX_TARGET_LEN, add_model_args, model_config  # noqa: E402
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--run-dir", default=os.path.join(WORK, "cmlm"))
-    ap.add_argument("--name", default="g2p-cmlm")
-    ap.add_argument("--models-dir", default=MODELS_DIR)
+    recipe.add_recipe_args(ap, run_dir=os.path.join(WORK, "cmlm"), name="g2p-cmlm")
     ap.add_argument("--teacher", default=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"))
     ap.add_argument("--distill-beam", type=int, default=1, help="teacher decoding: 1 = greedy, else beam size")
     ap.add_argument("--distill-file", default=distill.DEFAULT_OUT)
@@ -48,17 +47,11 @@ def main(argv=None):
     ap.add_argument("--eos-pad-max", type=int, default=6)
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--length-beam", type=int, default=3)
-    ap.add_argument("--dev-eval-words", type=int, default=1000)
-    ap.add_argument("--limit-train", type=int, default=0, help="smoke tests only")
-    ap.add_argument("--limit-eval", type=int, default=0, help="smoke tests only")
     add_model_args(ap)
     trainer.add_train_args(ap, epochs=10, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-
-    final_json = os.path.join(args.run_dir, "final.json")
-    if os.path.exists(final_json) and not args.bench:
-        print(open(final_json).read())
+    if recipe.already_finished(args):
         return
 
     distill.run(args.teacher, args.distill_beam, args.distill_file, limit=args.limit_train)
@@ -68,16 +61,9 @@ def main(argv=None):
                           "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), non-autoregressive Mask-Predict "
                           "CMLM distilled from g2p-transformer; input: an English word in upper case; output: "
                           "ARPAbet phonemes")
-    rows = load_tsv(args.distill_file)
-    if args.limit_train:
-        rows = rows[: args.limit_train]
-    examples = [(codec.src(w), codec.tgt(p)) for w, p in rows if 0 < len(p) <= MAX_TARGET_LEN]
-    dev_refs = refs_by_word(load_tsv(os.path.join(DATA, "dev.tsv")))
-    test_refs = refs_by_word(load_tsv(os.path.join(DATA, "test.tsv")))
-    if args.limit_eval:
-        dev_refs = {w: dev_refs[w] for w in sorted(dev_refs)[: args.limit_eval]}
-        test_refs = {w: test_refs[w] for w in sorted(test_refs)[: args.limit_eval]}
-    dev_small = sorted(dev_refs)[: args.dev_eval_words]
+    examples = [(codec.src(w), codec.tgt(p)) for w, p in recipe.training_rows(args, args.distill_file)
+                if 0 < len(p) <= MAX_TARGET_LEN]
+    dev_refs, _, dev_small = recipe.eval_refs(args)
 
     def batch_fn(exs, rng):
         tins, touts, lens = [], [], []
@@ -120,13 +106,13 @@ def main(argv=None):
     if model is None:
         return
 
-    def evaluate(m, split):
-        refs = dev_refs if split == "dev" else test_refs
+    def torch_evaluate(m, refs):
         return score(decode(m, sorted(refs)), refs)
 
-    finalize(args.run_dir, args.name, evaluate,
-             {"decoding": f"mask-predict, {args.iterations} iterations, length beam {args.length_beam}",
-              "train_args": vars(args)}, models_dir=args.models_dir, eval_limit=args.limit_eval)
+    recipe.finalize(args, config, torch_evaluate,
+                    f"mask-predict, {args.iterations} iterations, length beam {args.length_beam}",
+                    engine_opts=["--nar", "--iterations", str(args.iterations),
+                                 "--length-candidates", str(args.length_beam)])
 
 
 if __name__ == "__main__":

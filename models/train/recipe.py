@@ -1,0 +1,160 @@
+"""What every G2P training command does around its training loop: the common
+command-line options, the evaluation word lists, the teacher-forced batches and dev
+check of the autoregressive models, and ``finalize`` (choose the weights, export,
+evaluate with the C++ engine, check parity, write the results).
+
+train_transformer.py, train_cmlm.py and train_rnn.py differ only in their model
+config, their loss and their decoder; a new architecture plugs in the same way.
+"""
+
+import json
+import os
+import time
+
+import torch
+
+from eval_engine import engine_decode, engine_options, find_bin
+from export import export, load_model
+from g2p_common import (DATA, MODELS_DIR, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
+                        refs_by_word, score)
+from seq2seq_torch import build_model
+import parity_check
+
+
+def add_recipe_args(ap, run_dir=None, name=None):
+    ap.add_argument("--run-dir", default=run_dir, help="checkpoints and logs of this run")
+    ap.add_argument("--name", default=name, help="model name (the shipped file is MODELS_DIR/NAME.safetensors)")
+    ap.add_argument("--models-dir", default=MODELS_DIR, help="where the shipped model and results go")
+    ap.add_argument("--dev-eval-words", type=int, default=1000, help="dev words for the per-epoch dev check")
+    ap.add_argument("--parity-words", type=int, default=300, help="dev words of the final PyTorch-vs-engine check")
+    ap.add_argument("--limit-train", type=int, default=0, help="smoke tests only: use the first N training lines")
+    ap.add_argument("--limit-eval", type=int, default=0, help="smoke tests only: evaluate on the first N dev/test words")
+
+
+def already_finished(args):
+    """A finished run only prints its results (delete RUN_DIR/final.json to redo the final step)."""
+    final_json = os.path.join(args.run_dir, "final.json")
+    if os.path.exists(final_json) and not args.bench:
+        print(open(final_json).read())
+        return True
+    return False
+
+
+def training_rows(args, path=None):
+    rows = load_tsv(path or os.path.join(DATA, "train.tsv"))
+    return rows[: args.limit_train] if args.limit_train else rows
+
+
+def eval_refs(args):
+    """-> (dev refs, test refs, dev_small: the words of the per-epoch dev check)."""
+    dev = refs_by_word(load_tsv(os.path.join(DATA, "dev.tsv")))
+    test = refs_by_word(load_tsv(os.path.join(DATA, "test.tsv")))
+    if args.limit_eval:
+        dev = {w: dev[w] for w in sorted(dev)[: args.limit_eval]}
+        test = {w: test[w] for w in sorted(test)[: args.limit_eval]}
+    return dev, test, sorted(dev)[: args.dev_eval_words]
+
+
+def teacher_forcing_batch(codec, exs):
+    """(source, source lengths, decoder input BOS+y, decoder target y+EOS), padded."""
+    src = pad_seqs([s for s, _ in exs], codec.src_pad)
+    lengths = torch.tensor([len(s) for s, _ in exs])
+    tin = pad_seqs([[codec.bos] + t for _, t in exs], codec.pad)
+    tout = pad_seqs([t + [codec.eos] for _, t in exs], codec.pad)
+    return src, lengths, tin, tout
+
+
+def greedy_dev_check(codec, dev_refs, dev_small, max_len):
+    """The per-epoch dev number of the autoregressive models: greedy WER/PER."""
+    def eval_fn(model):
+        wer, per = score(ar_greedy(model, codec, dev_small, max_len), {w: dev_refs[w] for w in dev_small})
+        return {"dev_greedy_wer": round(wer, 2), "dev_greedy_per": round(per, 2)}
+    return eval_fn
+
+
+def _engine_scorer(binary, options):
+    def evaluate_file(path, refs):
+        words = sorted(refs)
+        return score(engine_decode(binary, path, words, options), refs)
+    return evaluate_file
+
+
+def finalize(args, config, torch_evaluate, decoding, f16_tolerance=0.2, engine_opts=None):
+    """Choose last / average of the last 3 / 5 epochs by dev WER, export (f16 if its
+    dev WER is within f16_tolerance of f32), then test WER/PER, a parity check of the
+    shipped file against PyTorch, and MODELS_DIR/NAME.results.json.
+
+    With a built seq2seq binary every WER here is measured by the C++ engine with
+    ``engine_opts`` (default: eval_engine.engine_options), which is also much faster
+    than the PyTorch decoders; without one, ``torch_evaluate(model, refs)`` is used
+    and the results say so."""
+    run_dir, name = args.run_dir, args.name
+    binary = find_bin()
+    engine_opts = engine_opts if engine_opts is not None else engine_options(config)
+    engine_eval = _engine_scorer(binary, engine_opts) if binary else None
+    dev_refs, test_refs, _ = eval_refs(args)
+
+    def evaluate(path, refs):
+        if engine_eval:
+            return engine_eval(path, refs)
+        return torch_evaluate(load_model(path), refs)
+
+    files = epoch_files(run_dir)
+    ck = torch.load(files[-1], map_location="cpu")
+    config = ck["config"]
+    cands = {"last": ck["model"]}
+    for k in (3, 5):
+        if len(files) >= k:
+            cands[f"avg{k}"] = average_state_dicts(files[-k:])
+    results = {"evaluated_by": "C++ engine (" + " ".join(engine_opts) + ")" if engine_eval else "PyTorch",
+               "decoding": decoding, "candidates": {}}
+    best, best_wer = None, None
+    for cname, sd in cands.items():
+        m = build_model(config)
+        m.load_state_dict(sd)
+        path = os.path.join(run_dir, f"{name}.{cname}.f32.safetensors")
+        export(m.eval(), config, path, "f32")
+        wer, per = evaluate(path, dev_refs)
+        results["candidates"][cname] = {"dev_wer": wer, "dev_per": per}
+        log(f"final candidate {cname}: dev WER {wer:.2f} PER {per:.2f}")
+        if best_wer is None or wer < best_wer:
+            best, best_wer = cname, wer
+    out32 = os.path.join(run_dir, f"{name}.{best}.f32.safetensors")
+    out16 = os.path.join(run_dir, f"{name}.f16.safetensors")
+    m = build_model(config)
+    m.load_state_dict(cands[best])
+    export(m.eval(), config, out16, "f16")
+    wer16, per16 = evaluate(out16, dev_refs)
+    log(f"f16 export of {best}: dev WER {wer16:.2f} PER {per16:.2f}")
+    use16 = wer16 <= best_wer + f16_tolerance
+    chosen = out16 if use16 else out32
+    final = os.path.join(args.models_dir, f"{name}.safetensors")
+    with open(chosen, "rb") as fi, open(final + ".tmp", "wb") as fo:
+        fo.write(fi.read())
+    os.replace(final + ".tmp", final)
+    twer, tper = evaluate(final, test_refs)
+    results.update({
+        "chosen": best, "storage": "f16" if use16 else "f32", "file": os.path.relpath(final, args.models_dir),
+        "bytes": os.path.getsize(final), "params": sum(p.numel() for p in m.parameters()),
+        "dev_wer": wer16 if use16 else best_wer, "test_wer": twer, "test_per": tper,
+        "test_words": len(test_refs), "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "train_minutes": round(sum(h.get("minutes", 0) for h in _history(run_dir)), 1),
+        "train_args": vars(args),
+    })
+    log(f"shipped {final} ({results['bytes']} bytes, {results['storage']}): test WER {twer:.2f} PER {tper:.2f}")
+    if binary:
+        results["parity"] = parity_check.run(final, args.parity_words, binary=binary)
+    else:
+        log("[parity] no seq2seq binary: parity check skipped (build it, then run parity_check.py)")
+    for p in (os.path.join(args.models_dir, f"{name}.results.json"), os.path.join(run_dir, "final.json")):
+        with open(p, "w") as f:
+            json.dump(results, f, indent=1)
+    return results
+
+
+def _history(run_dir):
+    path = os.path.join(run_dir, "history.json")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return json.load(f)
