@@ -21,13 +21,11 @@ only: no PyTorch needed.
 import argparse
 import json
 import os
-import subprocess
 import sys
-import time
 
+from engine_cli import ROOT, decode, find_binary, is_autoregressive
 from g2p_metrics import load_references, score
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TEST_SPLIT = os.path.join(ROOT, "models", "data", "cmudict-0.7b.test")
 
 AR_CONFIGS = [
@@ -40,34 +38,6 @@ NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}
                for t in (1, 4, 10) for l in (1, 3)]
 
 
-def find_binary():
-    for p in (os.environ.get("SEQ2SEQ_BIN"), os.path.join(ROOT, "build", "native", "seq2seq"),
-              os.path.join(ROOT, "build", "seq2seq")):
-        if p and os.path.exists(p):
-            return p
-    sys.exit("no seq2seq binary: build it (cmake -S . -B build/native && cmake --build build/native) or set SEQ2SEQ_BIN")
-
-
-def decode(binary, model, words, options):
-    start = time.perf_counter()
-    p = subprocess.run([binary, "decode", "--model", model] + options, input="\n".join(words) + "\n",
-                       capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - start
-    if p.returncode not in (0, 1):
-        sys.exit(f"{binary} failed ({p.returncode}): {p.stderr[:2000]}")
-    hyps = {}
-    for line in p.stdout.splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 2 and parts[0] not in hyps:
-            hyps[parts[0]] = parts[1].split()
-    return hyps, seconds
-
-
-def is_autoregressive(binary, model):
-    info = subprocess.run([binary, "info", model], capture_output=True, text=True, check=True).stdout
-    return "(autoregressive)" in info
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
@@ -76,6 +46,8 @@ def main():
     args = ap.parse_args()
 
     binary = find_binary()
+    if not binary:
+        sys.exit("no seq2seq binary: build it (cmake -S . -B build/native && cmake --build build/native) or set SEQ2SEQ_BIN")
     refs = load_references(TEST_SPLIT)
     if args.limit:
         refs = dict(list(refs.items())[: args.limit])

@@ -17,7 +17,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from evaluate import ROOT, TEST_SPLIT, decode, find_binary, is_autoregressive  # noqa: E402
+from engine_cli import ROOT, decode, find_binary, is_autoregressive  # noqa: E402
+from evaluate import TEST_SPLIT  # noqa: E402
 from g2p_metrics import load_references, score  # noqa: E402
 
 OUT = os.path.join(ROOT, "tests", "fixtures", "shipped_models.json")
@@ -41,15 +42,18 @@ NAR_DECODINGS = [
     ("T10_L3", ["--nar", "--iterations", "10", "--length-candidates", "3"],
      {"strategy": "nar", "iterations": 10, "length_candidates": 3}),
 ]
+SHIPPED = ["g2p-transformer", "g2p-cmlm"] + [f"g2p-rnn-{s}" for s in ("dot", "multiplicative", "reduced-rank", "additive")]
 MARGIN = 0.6  # WER points above the measured value
 
 
 def main():
     binary = find_binary()
+    if not binary:
+        sys.exit("no seq2seq binary: build it (cmake -S . -B build/native && cmake --build build/native) or set SEQ2SEQ_BIN")
     refs = load_references(TEST_SPLIT)
     slice_refs = dict(list(refs.items())[::SLICE_EVERY])
     models = []
-    for name in ("g2p-transformer", "g2p-cmlm"):
+    for name in SHIPPED:
         path = os.path.join(ROOT, "models", name + ".safetensors")
         if not os.path.exists(path):
             print(f"skipping {name}: {path} does not exist", file=sys.stderr)

@@ -19,7 +19,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log  # noqa: E402
-from eval_engine import engine_decode, find_bin  # noqa: E402
+from engine_cli import decode, find_binary  # noqa: E402
 from export import load_model_file, load_model  # noqa: E402
 
 DEFAULT_OUT = os.path.join(DATA, "train_distill.tsv")
@@ -50,7 +50,7 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
             f.writelines(good)
         done = {ln.split("\t")[0] for ln in good}
     todo = [w for w in words if w not in done]
-    binary = find_bin()
+    binary = find_binary()
     log(f"distilling {len(todo)} of {len(words)} training words with {teacher} "
         f"({'greedy' if beam <= 1 else f'beam {beam}'}, {'C++ engine' if binary else 'PyTorch'})")
     # the engine gives the PyTorch decoders' outputs (parity_check.py) several times faster
@@ -60,7 +60,7 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
         for i in range(0, len(todo), chunk):
             ws = todo[i:i + chunk]
             if binary:
-                hyps = engine_decode(binary, teacher, ws, engine_opts)
+                hyps, _ = decode(binary, teacher, ws, engine_opts)
             elif beam <= 1:
                 hyps = ar_greedy(model, codec, ws, max_len)
             else:

@@ -12,7 +12,6 @@ differ.
 
 import argparse
 import os
-import subprocess
 import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -21,16 +20,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score  # noqa: E402
 from export import load_model, load_model_file  # noqa: E402
-
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-
-
-def find_bin():
-    for p in (os.environ.get("SEQ2SEQ_BIN"), os.path.join(ROOT, "build", "native", "seq2seq"),
-              os.path.join(ROOT, "build", "seq2seq")):
-        if p and os.path.exists(p):
-            return p
-    return None
+from engine_cli import decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
 
 
 def engine_options(cfg, beam=5, iterations=10, length_candidates=3):
@@ -40,23 +30,8 @@ def engine_options(cfg, beam=5, iterations=10, length_candidates=3):
     return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(max_output_len(cfg))]
 
 
-def engine_decode(binary, model_path, words, options):
-    p = subprocess.run([binary, "decode", "--model", model_path] + options, input="\n".join(words) + "\n",
-                       capture_output=True, text=True, check=False)
-    if p.returncode not in (0, 1):
-        raise RuntimeError(f"{binary} failed ({p.returncode}): {p.stderr[:2000]}")
-    hyps = {}
-    for line in p.stdout.splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 2 and parts[0] not in hyps:
-            hyps[parts[0]] = parts[1].split()
-    for w in words:
-        hyps.setdefault(w, [])
-    return hyps
-
-
 def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print):
-    binary = binary or find_bin()
+    binary = binary or find_binary()
     if not binary:
         log_fn("[engine eval] no seq2seq binary (build it, or set SEQ2SEQ_BIN): skipped")
         return None
@@ -64,7 +39,7 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
     refs = refs_by_word(load_tsv(os.path.join(DATA, f"{split}.tsv")))
     words = sorted(refs)[:limit] if limit else sorted(refs)
     refs = {w: refs[w] for w in words}
-    hyps = engine_decode(binary, model_path, words, engine_options(cfg))
+    hyps, _ = decode(binary, model_path, words, engine_options(cfg))
     wer, per = score(hyps, refs)
     res = {"engine_wer": wer, "engine_per": per, "words": len(words), "split": split}
     if compare:

@@ -13,7 +13,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from g2p_metrics import edit_distance, score  # noqa: E402,F401  (shared with models/evaluate.py)
+from g2p_metrics import edit_distance, score  # noqa: E402,F401  (re-exported: the training scripts import them from here)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")

@@ -28,9 +28,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eval_engine import find_bin  # noqa: E402
-from export import load_model, load_model_file  # noqa: E402
 from g2p_common import DATA, Codec, ar_greedy, load_tsv, log, max_output_len, pad_seqs  # noqa: E402
+from engine_cli import find_binary  # noqa: E402
+from export import load_model, load_model_file  # noqa: E402
 
 
 def dev_words(n):
@@ -123,7 +123,7 @@ def check_cmlm(model, cfg, codec, steps, words, mm):
 
 
 def run(model_path, n_words=300, tol=1e-4, binary=None, log_fn=log):
-    binary = binary or find_bin()
+    binary = binary or find_binary()
     if not binary:
         raise SystemExit("no seq2seq binary: build it (cmake --build build/native) or set SEQ2SEQ_BIN")
     cfg, _ = load_model_file(model_path)

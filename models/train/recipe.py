@@ -13,10 +13,11 @@ import time
 
 import torch
 
-from eval_engine import engine_decode, engine_options, find_bin
-from export import export, load_model
 from g2p_common import (DATA, MODELS_DIR, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
                         refs_by_word, score)
+from engine_cli import decode, find_binary
+from eval_engine import engine_options
+from export import export, load_model
 from seq2seq_torch import build_model
 import parity_check
 
@@ -75,7 +76,7 @@ def greedy_dev_check(codec, dev_refs, dev_small, max_len):
 def _engine_scorer(binary, options):
     def evaluate_file(path, refs):
         words = sorted(refs)
-        return score(engine_decode(binary, path, words, options), refs)
+        return score(decode(binary, path, words, options)[0], refs)
     return evaluate_file
 
 
@@ -89,7 +90,7 @@ def finalize(args, config, torch_evaluate, decoding, f16_tolerance=0.2, engine_o
     than the PyTorch decoders; without one, ``torch_evaluate(model, refs)`` is used
     and the results say so."""
     run_dir, name = args.run_dir, args.name
-    binary = find_bin()
+    binary = find_binary()
     engine_opts = engine_opts if engine_opts is not None else engine_options(config)
     engine_eval = _engine_scorer(binary, engine_opts) if binary else None
     dev_refs, test_refs, _ = eval_refs(args)

@@ -1,0 +1,41 @@
+"""Running the native CLI (build/native/seq2seq) over many words: the one place the
+evaluation and training scripts call the C++ engine from. Standard library only."""
+
+import os
+import subprocess
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def find_binary():
+    """$SEQ2SEQ_BIN, else build/native/seq2seq, else build/seq2seq; None if none is built."""
+    for p in (os.environ.get("SEQ2SEQ_BIN"), os.path.join(ROOT, "build", "native", "seq2seq"),
+              os.path.join(ROOT, "build", "seq2seq")):
+        if p and os.path.exists(p):
+            return p
+    return None
+
+
+def decode(binary, model, words, options):
+    """Decode all words in one process (stdin, one per line) -> ({word: [phonemes]}, seconds).
+    Exit status 1 means some words were rejected (their error is on stderr); they get []."""
+    start = time.perf_counter()
+    p = subprocess.run([binary, "decode", "--model", model] + list(options), input="\n".join(words) + "\n",
+                       capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if p.returncode not in (0, 1):
+        raise RuntimeError(f"{binary} failed ({p.returncode}): {p.stderr[:2000]}")
+    hyps = {}
+    for line in p.stdout.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2 and parts[0] not in hyps:
+            hyps[parts[0]] = parts[1].split()
+    for w in words:
+        hyps.setdefault(w, [])
+    return hyps, seconds
+
+
+def is_autoregressive(binary, model):
+    info = subprocess.run([binary, "info", model], capture_output=True, text=True, check=True).stdout
+    return "(autoregressive)" in info
