@@ -12,8 +12,10 @@ import os
 import time
 
 import torch
+import torch.nn.functional as F
 
-from g2p_common import (DATA, MODELS_DIR, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
+import trainer
+from g2p_common import (DATA, MODELS_DIR, ar_beam, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
                         refs_by_word, score)
 from engine_cli import decode, find_binary
 from eval_engine import engine_options
@@ -71,6 +73,35 @@ def greedy_dev_check(codec, dev_refs, dev_small, max_len):
         wer, per = score(ar_greedy(model, codec, dev_small, max_len), {w: dev_refs[w] for w in dev_small})
         return {"dev_greedy_wer": round(wer, 2), "dev_greedy_per": round(per, 2)}
     return eval_fn
+
+
+def train_autoregressive(args, config, codec, logits_fn, max_len):
+    """The whole command of an autoregressive model (transformer, rnn): teacher-forced
+    label-smoothed cross-entropy, a greedy dev check per epoch, then ``finalize`` with
+    beam ``args.beam`` and no length normalization. logits_fn(model, src, src_lengths,
+    decoder_input) -> logits [B, T, V] is all that differs between architectures."""
+    examples = [(codec.src(w), codec.tgt(p)) for w, p in training_rows(args)]
+    dev_refs, _, dev_small = eval_refs(args)
+
+    def loss_fn(model, batch):
+        src, lengths, tin, tout = batch
+        logits = logits_fn(model, src, lengths, tin)
+        ntok = int(tout.ne(codec.pad).sum())
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
+                               ignore_index=codec.pad, label_smoothing=args.label_smoothing)
+        return loss, ntok
+
+    model = trainer.train(args.run_dir, config, args, examples, lambda exs, rng: teacher_forcing_batch(codec, exs),
+                          loss_fn, greedy_dev_check(codec, dev_refs, dev_small, max_len),
+                          batch_key=lambda e: len(e[0]) + len(e[1]))
+    if model is None:
+        return None
+
+    def torch_evaluate(m, refs):
+        return score(ar_beam(m, codec, sorted(refs), max_len, beam=args.beam), refs)
+
+    return finalize(args, config, torch_evaluate, f"beam {args.beam}, no length normalization",
+                    engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)])
 
 
 def _engine_scorer(binary, options):

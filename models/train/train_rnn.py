@@ -23,10 +23,9 @@ import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import WORK, Codec, ar_beam, load_vocab, max_output_len, score  # noqa: E402
+from g2p_common import WORK, Codec, load_vocab, max_output_len  # noqa: E402
 from seq2seq_torch import RNN_ATTENTIONS, normalize_config  # noqa: E402
 import recipe  # noqa: E402
 import trainer  # noqa: E402
@@ -71,29 +70,8 @@ def main(argv=None):
                           "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder "
                           f"(bidirectional GRU, GRU decoder, {score_name} attention); "
                           "input: an English word in upper case; output: ARPAbet phonemes")
-    max_len = max_output_len(config)
-    examples = [(codec.src(w), codec.tgt(p)) for w, p in recipe.training_rows(args)]
-    dev_refs, _, dev_small = recipe.eval_refs(args)
-
-    def loss_fn(model, batch):
-        src, lengths, tin, tout = batch
-        logits, _ = model(src, tin, lengths)
-        ntok = int(tout.ne(codec.pad).sum())
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
-                               ignore_index=codec.pad, label_smoothing=args.label_smoothing)
-        return loss, ntok
-
-    model = trainer.train(args.run_dir, config, args, examples, lambda exs, rng: recipe.teacher_forcing_batch(codec, exs),
-                          loss_fn, recipe.greedy_dev_check(codec, dev_refs, dev_small, max_len),
-                          batch_key=lambda e: len(e[0]) + len(e[1]))
-    if model is None:
-        return
-
-    def torch_evaluate(m, refs):
-        return score(ar_beam(m, codec, sorted(refs), max_len, beam=args.beam), refs)
-
-    recipe.finalize(args, config, torch_evaluate, f"beam {args.beam}, no length normalization",
-                    engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)])
+    recipe.train_autoregressive(args, config, codec, lambda m, src, lengths, tin: m(src, tin, lengths)[0],
+                                max_output_len(config))
 
 
 if __name__ == "__main__":

@@ -19,10 +19,9 @@ import sys
 # machine) made steps 3x slower; passive waiting fixes it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
-import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import WORK, Codec, ar_beam, load_vocab, score  # noqa: E402
+from g2p_common import WORK, Codec, load_vocab  # noqa: E402
 from seq2seq_torch import normalize_config  # noqa: E402
 import recipe  # noqa: E402
 import trainer  # noqa: E402
@@ -69,29 +68,10 @@ def main(argv=None):
     config = model_config(args, vocab, "transformer", args.name,
                           "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), autoregressive Transformer; "
                           "input: an English word in upper case; output: ARPAbet phonemes")
-    examples = [(codec.src(w), codec.tgt(p)) for w, p in recipe.training_rows(args)]
-    dev_refs, _, dev_small = recipe.eval_refs(args)
-
-    def loss_fn(model, batch):
-        src, _, tin, tout = batch
-        out = model(src, tin, src.eq(codec.src_pad), tin.eq(codec.pad))
-        ntok = int(tout.ne(codec.pad).sum())
-        loss = F.cross_entropy(out["logits"].reshape(-1, out["logits"].shape[-1]), tout.reshape(-1),
-                               ignore_index=codec.pad, label_smoothing=args.label_smoothing)
-        return loss, ntok
-
-    model = trainer.train(args.run_dir, config, args, examples, lambda exs, rng: recipe.teacher_forcing_batch(codec, exs),
-                          loss_fn, recipe.greedy_dev_check(codec, dev_refs, dev_small, MAX_TARGET_LEN),
-                          batch_key=lambda e: len(e[0]) + len(e[1]))
-    if model is None:
-        return
-
-    def torch_evaluate(m, refs):
-        return score(ar_beam(m, codec, sorted(refs), MAX_TARGET_LEN, beam=args.beam), refs)
-
-    recipe.finalize(args, config, torch_evaluate, f"beam {args.beam}, no length normalization",
-                    engine_opts=["--beam", str(args.beam), "--length-penalty", "none",
-                                 "--max-length", str(MAX_TARGET_LEN)])
+    recipe.train_autoregressive(
+        args, config, codec,
+        lambda m, src, lengths, tin: m(src, tin, src.eq(codec.src_pad), tin.eq(codec.pad))["logits"],
+        MAX_TARGET_LEN)
 
 
 if __name__ == "__main__":
