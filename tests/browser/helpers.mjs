@@ -11,9 +11,9 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const site = process.env.SEQ2SEQ_SITE ? resolve(process.env.SEQ2SEQ_SITE) : join(root, 'build/site');
 export const artifacts = join(root, 'tests/artifacts');
 
-export async function startServer() {
-  if (!existsSync(join(site, 'index.html'))) throw new Error('build/site is missing: run node scripts/build-web.mjs');
-  const proc = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), site, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startServer(dir = site) {
+  if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir} is missing: run node scripts/build-web.mjs`);
+  const proc = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise((res, rej) => {
     let buf = '';
     const timer = setTimeout(() => rej(new Error('server did not start')), 10000);

@@ -1,0 +1,63 @@
+// Issue 6's bound on what a first visit costs: page + wasm + default models
+// <= 6 MB transferred, counted from the network events of headless Chromium
+// (the page's requests and its workers'), with an empty cache. And no model is
+// downloaded that no lane uses (boot.js must pick the first lane's model as the
+// page does; the RNN models load only when a lane asks for them).
+// Time to first result is measured by bench/page-load.mjs, not here: the
+// machine is shared, so a time bound would fail for reasons of its own.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { launch, openPage, site, startServer, waitReady } from './helpers.mjs';
+import { recordNetwork } from './load-record.mjs';
+
+const LIMIT = 6_000_000;
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+
+let server;
+before(async () => {
+  server = await startServer();
+});
+after(async () => {
+  await server?.stop();
+});
+
+/** A first visit (a fresh profile, so an empty HTTP cache) to `query`: bytes transferred, model files downloaded, the lanes' models. */
+async function firstVisit(query) {
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser.context);
+    const net = recordNetwork(page);
+    await page.goto(new URL(query, server.url).href);
+    await waitReady(page);
+    const used = await page.evaluate(() => [...new Set(seq2seqPage.lanes.flatMap((l) => (l.models ?? [l.model]).map((m) => m.file)))]);
+    const { bytes, responses } = await net.total();
+    const downloaded = responses.filter((r) => r.url.endsWith('.safetensors') && r.body > 0).map((r) => new URL(r.url).pathname.slice(1));
+    assert.deepEqual(errors, []);
+    return { bytes, responses, downloaded, used };
+  } finally {
+    await browser.close();
+  }
+}
+
+test('a first visit transfers at most 6 MB: page, wasm and the default lanes\' models', async () => {
+  const { bytes, responses, downloaded, used } = await firstVisit('/');
+  const by = (re) => responses.filter((r) => re.test(new URL(r.url).pathname)).reduce((a, r) => a + r.body + r.headers, 0);
+  console.log(`first visit: ${responses.length} responses, ${bytes} bytes (models ${by(/\.safetensors$/)}, wasm ${by(/\.wasm$/)}, everything else ${bytes - by(/\.safetensors$|\.wasm$/)})`);
+  assert.ok(bytes <= LIMIT, `a first visit transferred ${bytes} bytes, over the ${LIMIT} allowed`);
+  // The count is real: the models and the wasm are in it, each once.
+  assert.ok(by(/\.wasm$/) > 50_000, 'the WebAssembly is counted');
+  assert.deepEqual([...downloaded].sort(), [...used].sort(), 'each model a lane uses is downloaded once, and no other');
+  assert.ok(!models.some((m) => m.arch === 'rnn' && downloaded.includes(m.file)), 'no RNN model on a first visit');
+});
+
+test('a link to lanes on other models downloads exactly those models', async () => {
+  const rnn = models.find((m) => m.arch === 'rnn');
+  const other = rnn ?? models.find((m) => m.autoregressive && m !== models.find((x) => x.autoregressive));
+  if (!other) return;
+  const word = other.examples[0];
+  const { downloaded, used } = await firstVisit(`/?w=${word}&lane=greedy:m=${other.id}&lane=beam:m=${other.id}`);
+  assert.deepEqual(used, [other.file]);
+  assert.deepEqual(downloaded, [other.file]);
+});
