@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Assembles the static page into build/site/ (or the folder given as argv[2]):
 //
-//   web/*                        the page itself (index.html, css, js/)
+//   web/*                        the page itself (index.html, css, js/); index.html gets
+//                                the site data, js/boot.js and style.css inline (no
+//                                request before the first paint and the first worker)
 //   wasm/src/*.js, wasm/dist/*   the npm module and its WebAssembly, as the page imports them
 //   models/*.safetensors         the shipped models (real ones from models/, or from
 //                                $SEQ2SEQ_WEB_MODELS if set; else the
 //                                random-weight fixtures so the page still works)
-//   models.json                  the model list the page's pickers read
+//   models.json                  the model list the page's pickers read, and what
+//                                boot.js needs to pick the first lane's model
 //   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
 //                                one shard per first two letters, fetched on demand
 //
@@ -16,6 +19,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { DEFAULT_LANES, LANE_TYPES } from '../web/js/state.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(process.argv[2] ?? join(root, 'build/site'));
@@ -112,8 +116,37 @@ if (!models.some((m) => m.arch === 'rnn') && existsSync(fixtures.rnn)) addModel(
 // Transformer before RNN before anything else; real models before fixtures.
 const archOrder = { transformer: 0, cmlm: 1, rnn: 2 };
 models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9)) || a.id.localeCompare(b.id));
-writeFileSync(join(out, 'models.json'), JSON.stringify({ models }, null, 1) + '\n');
+// What the page needs before it can start: the models, and what boot.js needs
+// to pick the first lane's model as the page will (the lane types of state.js).
+const site = {
+  models,
+  defaultLanes: DEFAULT_LANES,
+  laneKinds: Object.fromEntries(Object.entries(LANE_TYPES).map(([t, k]) => [t, k.ar ? 'ar' : 'nar'])),
+};
+writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
 for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-weight fixture' : ''}): ${m.bytes} bytes`);
+
+// index.html gets the site data and boot.js inline, so that the first decoder
+// worker starts while the HTML is parsed with no request to wait for first, and
+// the stylesheet, so that the first paint waits for no request either.
+{
+  const htmlPath = join(out, 'index.html');
+  let html = readFileSync(htmlPath, 'utf8');
+  const inline = (tag, text) => {
+    if (!html.includes(tag)) fail(`web/index.html lacks ${tag}`);
+    html = html.replace(tag, () => text);
+  };
+  const boot = readFileSync(join(root, 'web/js/boot.js'), 'utf8');
+  if (/<\/script/i.test(boot)) fail('web/js/boot.js must not contain "</script"');
+  const json = JSON.stringify(site).replace(/</g, '\\u003c');
+  inline('<script src="js/boot.js"></script>', `<script type="application/json" id="site-data">${json}</script>\n<script>\n${boot}</script>`);
+  const css = readFileSync(join(root, 'web/style.css'), 'utf8');
+  if (/<\/style/i.test(css)) fail('web/style.css must not contain "</style"');
+  inline('<link rel="stylesheet" href="style.css">', `<style>\n${css}</style>`);
+  writeFileSync(htmlPath, html);
+  rmSync(join(out, 'style.css'));   // now in index.html, as boot.js is
+  rmSync(join(out, 'js/boot.js'));
+}
 
 // ---------------------------------------------------------------- dictionary
 // CMUdict 0.7b as the training recipe reads it (models/train/prepare_data.py):

@@ -2,10 +2,11 @@
 // talks to what it returns:
 //
 //   const d = await openDecoder(modelUrl);   // d.info: Model.info of the npm module
-//   await d.exclusive(async ({ start, step }) => {
+//   await d.exclusive(async ({ start, step, run, cancel }) => {
 //     await start(word, options);            // options: the npm module's decoding options
 //     const snapshot = await step();         // one decoder pass
-//   });
+//     const nbest = await run(onSnapshot);   // the rest, every snapshot to onSnapshot
+//   });                                      // cancel(): the run stops at its next step
 //   d.terminate();
 //
 // Decoding runs in Web Workers (the npm module's worker client): one worker per
@@ -19,9 +20,9 @@ import { createDecoderWorker } from '../wasm/src/worker-client.js';
 export const engineKind = 'worker';
 
 const pool = new Map();   // model URL -> { ready: Promise<{w, info}>, users, tail }
-// Workers start at once, but load their models (WebAssembly compile, model
-// parse) one after the other, in the order the lanes asked: on two busy cores
-// the first lane's result comes sooner that way.
+// Workers start and load their models (WebAssembly compile, model parse) one
+// after the other, in the order the lanes asked: on two busy cores the first
+// lane's result comes sooner that way.
 let loads = Promise.resolve();
 
 export async function openDecoder(url) {
@@ -29,13 +30,26 @@ export async function openDecoder(url) {
   if (!entry) {
     entry = { users: 0, tail: Promise.resolve() };
     const turn = loads;
+    // The first lane's worker may have been started by boot.js while the page
+    // was still loading, its model already on the way.
+    const early = globalThis.seq2seqBoot?.take(url);
     entry.ready = (async () => {
+      // A worker of its own starts only when its turn comes: starting its code
+      // beside the first load would take CPU from it.
+      if (!early) await turn;
       performance.mark(`spawn ${url.split('/').pop()}`);
-      const w = createDecoderWorker();
+      // The model downloads on the page while the worker's code loads (as in boot.js).
+      const download = early ? null : fetch(url);
+      download?.catch(() => {});
+      const w = createDecoderWorker(early?.worker ?? new URL('./decoder-worker.js', import.meta.url));
       try {
-        await turn;
-        performance.mark(`load ${url.split('/').pop()}`);
-        const info = await w.load(url);
+        let info;
+        if (early) info = await early.loaded;
+        else {
+          const response = await download;
+          performance.mark(`load ${url.split('/').pop()}`);
+          info = await w.load(response);   // the worker client reads it, or names the HTTP error
+        }
         performance.mark(`loaded ${url.split('/').pop()}`);
         return { w, info };
       } catch (e) {
@@ -59,9 +73,19 @@ export async function openDecoder(url) {
   let closed = false;
   return {
     info,
-    /** Runs fn({start, step}) with the worker's session to itself. */
+    /**
+     * Runs fn({start, step, run, cancel}) with the worker's session to itself.
+     * A cancel() made inside fn can only reach fn's own run: the worker gets no
+     * other lane's request before fn is over.
+     */
     exclusive(fn) {
-      const run = entry.tail.then(() => fn({ start: (text, options) => w.start(text, options), step: () => w.step() }));
+      const api = {
+        start: (text, options) => w.start(text, options),
+        step: () => w.step(),
+        run: (onStep) => w.run({ onStep }),
+        cancel: () => w.cancel(),
+      };
+      const run = entry.tail.then(() => fn(api));
       entry.tail = run.catch(() => {});
       return run;
     },
@@ -82,6 +106,7 @@ export async function openDecoder(url) {
 //   export async function openDecoder(url) {
 //     const m = await loadModel(url);
 //     let s = null;
-//     const api = { start: async (text, o) => { s?.delete(); s = m.createSession(o); s.start(text); }, step: async () => s.step() };
+//     const api = { start: async (text, o) => { s?.delete(); s = m.createSession(o); s.start(text); }, step: async () => s.step(),
+//       run: async (onStep) => { let x; do { x = s.step(); onStep(x); } while (!x.done); return x.results; }, cancel: async () => false };
 //     return { info: m.info, exclusive: (fn) => fn(api), terminate() { s?.delete(); s = null; } };
 //   }

@@ -70,21 +70,29 @@ export class Lane {
       }
       const problem = this.app.checkWord(word, m);
       if (problem) throw Object.assign(new Error(problem), { kind: 'InputError' });
-      await this.decoder.exclusive(async ({ start, step }) => {
+      await this.decoder.exclusive(async ({ start, run, cancel }) => {
         if (gen !== this.gen) return;   // superseded while waiting for the worker
         let t0 = performance.now();
         await start(word, moduleOptions(this));
         times[0] = performance.now() - t0;
-        let done = false;
-        while (!done) {
-          if (gen !== this.gen) return;
-          t0 = performance.now();
-          const s = await step();
-          times.push(performance.now() - t0);
+        // One request for the whole decode, not one per step: the worker steps
+        // on without waiting for this (possibly busy) thread to ask again. The
+        // time of a pass is the time between two snapshots' arrival.
+        t0 = performance.now();
+        let cancelled = false;
+        await run((s) => {
+          if (gen !== this.gen) {
+            if (!cancelled) cancel().catch(() => {});
+            cancelled = true;
+            return;
+          }
+          const t = performance.now();
+          times.push(t - t0);
+          t0 = t;
           snaps.push(s);
-          done = s.done;
-          if (snaps.length > 1000) throw new Error('decode did not finish in 1000 steps');
-        }
+        }).catch((e) => {
+          if (!(cancelled && e?.kind === 'Cancelled')) throw e;
+        });
       });
       if (gen !== this.gen) return;
       performance.mark(`${this.id}-done`);
