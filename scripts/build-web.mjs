@@ -7,7 +7,8 @@
 //   wasm/src/*.js, wasm/dist/*   the npm module and its WebAssembly, as the page imports them
 //   models/*.safetensors         the shipped models (real ones from models/, or from
 //                                $SEQ2SEQ_WEB_MODELS if set; else the
-//                                random-weight fixtures so the page still works)
+//                                random-weight fixtures so the page still works;
+//                                the four RNN fixtures while no trained RNN exists)
 //   models.json                  the model list the page's pickers read, and what
 //                                boot.js needs to pick the first lane's model
 //   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
@@ -19,7 +20,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { DEFAULT_LANES, LANE_TYPES } from '../web/js/state.js';
+import { ATTENTION_SCORES, DEFAULT_LANES, LANE_TYPES, compareModels } from '../web/js/state.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(process.argv[2] ?? join(root, 'build/site'));
@@ -72,7 +73,8 @@ for (const p of real) wanted.push({ path: p, fixture: false });
 const fixtures = {
   ar: join(root, 'tests/fixtures/ar_post_sin_tied_relu.safetensors'),
   nar: join(root, 'tests/fixtures/cmlm_pre_sin_tied_relu.safetensors'),
-  rnn: join(root, 'tests/fixtures/rnn_additive.safetensors'),
+  // The RNN encoder-decoder (issue 7), one per attention score.
+  rnn: ATTENTION_SCORES.map((score) => join(root, `tests/fixtures/rnn_${score}.safetensors`)),
 };
 const models = [];
 function addModel({ path, fixture }) {
@@ -105,23 +107,31 @@ function addModel({ path, fixture }) {
     srcCase: config.src_case,
     maxPositions: config.max_pos,
     maxTargetLength: config.max_target_len,
+    ...(config.arch === 'rnn' ? { cell: config.cell, attention: config.attention } : {}),
     examples,
   });
 }
 for (const m of wanted) addModel(m);
 if (!models.some((m) => m.autoregressive)) addModel({ path: fixtures.ar, fixture: true });
 if (!models.some((m) => !m.autoregressive)) addModel({ path: fixtures.nar, fixture: true });
-// The RNN encoder-decoder (issue 7): a random-weight stand-in until a trained one is in models/.
-if (!models.some((m) => m.arch === 'rnn') && existsSync(fixtures.rnn)) addModel({ path: fixtures.rnn, fixture: true });
-// Transformer before RNN before anything else; real models before fixtures.
+// The four RNN fixtures (random weights) stand in while no trained RNN is in
+// models/; once one is, only trained ones are listed (a comparison of trained
+// and random models would teach nothing).
+if (!models.some((m) => m.arch === 'rnn')) {
+  for (const path of fixtures.rnn) if (existsSync(path)) addModel({ path, fixture: true });
+}
+// Transformer, CMLM, then the RNNs in the order of their scores; real models before fixtures.
 const archOrder = { transformer: 0, cmlm: 1, rnn: 2 };
-models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9)) || a.id.localeCompare(b.id));
+const scoreOrder = (m) => (m.attention ? ATTENTION_SCORES.indexOf(m.attention) : -1);
+models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9))
+  || (scoreOrder(a) - scoreOrder(b)) || a.id.localeCompare(b.id));
 // What the page needs before it can start: the models, and what boot.js needs
 // to pick the first lane's model as the page will (the lane types of state.js).
 const site = {
   models,
+  compare: compareModels(models).filter(Boolean).map((m) => m.id),
   defaultLanes: DEFAULT_LANES,
-  laneKinds: Object.fromEntries(Object.entries(LANE_TYPES).map(([t, k]) => [t, k.ar ? 'ar' : 'nar'])),
+  laneKinds: Object.fromEntries(Object.entries(LANE_TYPES).map(([t, k]) => [t, k.compare ? 'compare' : k.ar ? 'ar' : 'nar'])),
 };
 writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
 for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-weight fixture' : ''}): ${m.bytes} bytes`);

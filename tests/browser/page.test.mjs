@@ -6,18 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { loadModel } from '../../wasm/src/index.js';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
 import { artifact, launch, openPage, root, site, startServer, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
 const NAR = models.find((m) => !m.autoregressive);
-const loaded = new Map();
-async function model(m) {
-  if (!loaded.has(m.id)) loaded.set(m.id, await loadModel(join(site, m.file)));
-  return loaded.get(m.id);
-}
 // A word both default models can read; a dictionary word when the models are real.
 const WORD = AR.examples.find((w) => NAR.examples.includes(w));
 const WORD2 = AR.examples.filter((w) => NAR.examples.includes(w))[1];
@@ -37,7 +32,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.stop();
-  for (const m of loaded.values()) m.delete();
+  await releaseModels();
 });
 
 const url = (q) => new URL(q, server.url).href;
@@ -48,15 +43,6 @@ const laneState = (page) => page.evaluate(() => seq2seqPage.lanes.map((l) => ({
   shown: l.el.querySelector('.result-main')?.dataset.result ?? null,
 })));
 const stepStatus = (page) => page.textContent('#step-status');
-
-function sameResults(got, want, what) {
-  assert.equal(got.length, want.length, `${what}: n-best size`);
-  got.forEach((r, i) => {
-    assert.equal(r.text, want[i].text, `${what}: result ${i} text`);
-    assert.ok(Math.abs(r.score - want[i].score) < 1e-6, `${what}: result ${i} score ${r.score} vs ${want[i].score}`);
-    assert.ok(Math.abs(r.logprob - want[i].logprob) < 1e-6, `${what}: result ${i} log P`);
-  });
-}
 
 describe('the page', () => {
   test('loads with the default lanes and their results, no console errors', async () => {

@@ -52,6 +52,16 @@ test('a first visit transfers at most 6 MB: page, wasm and the default lanes\' m
   assert.ok(!models.some((m) => m.arch === 'rnn' && downloaded.includes(m.file)), 'no RNN model on a first visit');
 });
 
+test('a link to the compare lane downloads the RNN models it compares, and nothing else', async () => {
+  const { compare } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+  if (!compare.length) return;
+  const files = compare.map((id) => models.find((m) => m.id === id).file);
+  const word = models.find((m) => m.id === compare[0]).examples[0];
+  const { downloaded, used } = await firstVisit(`/?w=${word}&lane=compare`);
+  assert.deepEqual([...used].sort(), [...files].sort());
+  assert.deepEqual([...downloaded].sort(), [...files].sort());
+});
+
 test('a link to lanes on other models downloads exactly those models', async () => {
   const rnn = models.find((m) => m.arch === 'rnn');
   const other = rnn ?? models.find((m) => m.autoregressive && m !== models.find((x) => x.autoregressive));

@@ -1,6 +1,7 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
 import { lookup } from './dict.js';
 import { engineKind } from './engine.js';
+import { CompareLane } from './compare.js';
 import { Lane } from './lane.js';
 import { DEFAULT_LANES, decodeState, encodeState, makeLane } from './state.js';
 import { esc, phonemeLine } from './views.js';
@@ -33,23 +34,39 @@ class App {
     return model.srcCase === 'lower' ? w.toLowerCase() : model.srcCase === 'upper' ? w.toUpperCase() : w;
   }
 
-  /** A message for a word this model cannot read, or null. */
-  checkWord(word, model) {
+  /** A message for a word this model cannot read, or null. `name`: who is named in it. */
+  checkWord(word, model, name = model.name) {
     const w = this.normalizedWord(model, word);
     if (!w) return 'Type a word to decode.';
     const alphabet = new Set(model.alphabet);
     const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
     if (bad.length) {
       const shown = bad.map((c) => (c === ' ' ? 'space' : `“${c}”`)).join(', ');
-      return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${model.name}: it reads only ${model.alphabet.join(' ')}.`;
+      return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${name}, which is: ${model.alphabet.join(' ')}.`;
     }
     const limit = Math.min(model.maxPositions ?? Infinity, 40);
-    if ([...w].length > limit) return `The word is too long: ${model.name} reads at most ${limit} letters.`;
+    if ([...w].length > limit) return `The word is too long for ${name}: at most ${limit} letters.`;
     return null;
   }
 
+  /** The models the lanes decode with (a compare lane has several). */
+  usedModels() {
+    return [...new Set(this.lanes.flatMap((l) => l.models ?? [l.model]).filter(Boolean))];
+  }
+
+  /** One message per problem with the word, naming every model it concerns (the four RNNs share an alphabet). */
+  wordMessages(word) {
+    const NAME = '\u0000';
+    const names = new Map();
+    for (const m of this.usedModels()) {
+      const p = this.checkWord(word, m, NAME);
+      if (p) names.set(p, [...(names.get(p) ?? []), m.name]);
+    }
+    return [...names].map(([p, list]) => p.replace(NAME, list.join(', ')));
+  }
+
   examples() {
-    const used = [...new Set(this.lanes.map((l) => l.model).filter(Boolean))];
+    const used = this.usedModels();
     const sets = (used.length ? used : this.models.slice(0, 1)).map((m) => m.examples);
     return sets.reduce((a, b) => a.filter((w) => b.includes(w))).slice(0, 12);
   }
@@ -94,11 +111,7 @@ class App {
     $('source-line').innerHTML = letters.length
       ? `<span class="src-label">Input letters:</span> ${letters.map((c, i) => `<span class="letter" title="letter ${i + 1}">${esc(c)}</span>`).join('')}`
       : '';
-    const problem = this.word ? null : 'Type a word to decode.';
-    const msgs = new Set();
-    if (problem) msgs.add(problem);
-    else for (const l of this.lanes) { const m2 = l.model; const p = m2 && this.checkWord(this.word, m2); if (p) msgs.add(p); }
-    this.message([...msgs].join(' '));
+    this.message(this.word ? this.wordMessages(this.word).join(' ') : 'Type a word to decode.');
   }
 
   message(text) {
@@ -108,7 +121,7 @@ class App {
   }
 
   addLane(spec, { decode = true } = {}) {
-    const lane = new Lane(this, spec);
+    const lane = spec.type === 'compare' ? new CompareLane(this, spec) : new Lane(this, spec);
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();
@@ -318,7 +331,8 @@ async function main() {
   const app = new App(models);
   window.seq2seqPage = app;   // for the browser tests and the curious
   $('engine-kind').textContent = engineKind === 'worker' ? 'in a Web Worker' : 'on the page thread';
-  $('model-list').innerHTML = models.map((m) => `<strong>${esc(m.name)}</strong> (${esc(m.arch)}, ${(m.bytes / 1e6).toFixed(1)} MB${m.fixture ? ', random weights: a test fixture standing in until the trained model is built' : ''})`).join('; ');
+  const size = (b) => (b < 1e6 ? `${Math.max(1, Math.round(b / 1e3))} KB` : `${(b / 1e6).toFixed(1)} MB`);
+  $('model-list').innerHTML = models.map((m) => `<strong>${esc(m.name)}</strong> (${esc(m.arch)}${m.attention ? `, ${esc(m.attention.replace('_', ' '))} attention` : ''}, ${size(m.bytes)}${m.fixture ? ', random weights: a test fixture standing in until the trained model is built' : ''})`).join('; ');
   app.wire();
   const st = decodeState(location.search);
   const specs = st.lanes ?? DEFAULT_LANES.map((t) => makeLane(t));

@@ -2,9 +2,10 @@
 // once (the snapshots are kept, so Back is instant) and draws the step the
 // page is at.
 import { openDecoder } from './engine.js';
-import { editDistance, ipa, label } from './phonemes.js';
+import { ipa, label } from './phonemes.js';
 import { LANE_TYPES, cleanOption, fmt, moduleOptions, normalizedScore, scoreFormula } from './state.js';
-import { bars, chip, esc, explain, green, headThumbs, heatmap, outputStrip, phonemeLine } from './views.js';
+import { bars, chip, esc, explain, green, headThumbs, heatmap, outputStrip, phonemeLine, verdict } from './views.js';
+import { SCORES } from './scores.js';
 import { beamTree } from './tree.js';
 
 let nextId = 1;
@@ -53,8 +54,6 @@ export class Lane {
     this.busy = true;
     this.error = null;
     this.renderStats(this.app.t);
-    const snaps = [null];
-    const times = [0];
     try {
       const m = this.model;
       if (!m) throw new Error(`no ${this.kind.ar ? 'autoregressive' : 'non-autoregressive'} model is available`);
@@ -70,37 +69,15 @@ export class Lane {
       }
       const problem = this.app.checkWord(word, m);
       if (problem) throw Object.assign(new Error(problem), { kind: 'InputError' });
-      await this.decoder.exclusive(async ({ start, run, cancel }) => {
-        if (gen !== this.gen) return;   // superseded while waiting for the worker
-        let t0 = performance.now();
-        await start(word, moduleOptions(this));
-        times[0] = performance.now() - t0;
-        // One request for the whole decode, not one per step: the worker steps
-        // on without waiting for this (possibly busy) thread to ask again. The
-        // time of a pass is the time between two snapshots' arrival.
-        t0 = performance.now();
-        let cancelled = false;
-        await run((s) => {
-          if (gen !== this.gen) {
-            if (!cancelled) cancel().catch(() => {});
-            cancelled = true;
-            return;
-          }
-          const t = performance.now();
-          times.push(t - t0);
-          t0 = t;
-          snaps.push(s);
-        }).catch((e) => {
-          if (!(cancelled && e?.kind === 'Cancelled')) throw e;
-        });
-      });
-      if (gen !== this.gen) return;
+      const got = await this.decodeAll(this.decoder, word, moduleOptions(this), gen);
+      if (!got) return;
       performance.mark(`${this.id}-done`);
-      this.snaps = snaps;
-      this.times = times;
+      this.snaps = got.snaps;
+      this.times = got.times;
       this.word = word;         // the word these snapshots belong to
       this.done = true;
     } catch (e) {
+      if (!this.decoder) this.decoderUrl = null;   // the next decode tries to open it again
       if (gen !== this.gen) return;
       this.snaps = [null];
       this.times = [0];
@@ -114,6 +91,41 @@ export class Lane {
         this.app.laneDecoded(this);
       }
     }
+  }
+
+  /**
+   * Decodes `word` to the end on `decoder` (from openDecoder): every snapshot
+   * (snaps[k] after pass k) and the wall time of each pass (times[0]: start,
+   * with the encoder). null when a newer decode of this lane (gen) took over.
+   */
+  async decodeAll(decoder, word, options, gen) {
+    const snaps = [null];
+    const times = [0];
+    await decoder.exclusive(async ({ start, run, cancel }) => {
+      if (gen !== this.gen) return;   // superseded while waiting for the worker
+      let t0 = performance.now();
+      await start(word, options);
+      times[0] = performance.now() - t0;
+      // One request for the whole decode, not one per step: the worker steps
+      // on without waiting for this (possibly busy) thread to ask again. The
+      // time of a pass is the time between two snapshots' arrival.
+      t0 = performance.now();
+      let cancelled = false;
+      await run((s) => {
+        if (gen !== this.gen) {
+          if (!cancelled) cancel().catch(() => {});
+          cancelled = true;
+          return;
+        }
+        const t = performance.now();
+        times.push(t - t0);
+        t0 = t;
+        snaps.push(s);
+      }).catch((e) => {
+        if (!(cancelled && e?.kind === 'Cancelled')) throw e;
+      });
+    });
+    return gen === this.gen ? { snaps, times } : null;
   }
 
   // ------------------------------------------------------------ events
@@ -174,12 +186,8 @@ export class Lane {
   }
 
   // ------------------------------------------------------------ controls
-  renderControls() {
-    const k = this.kind;
-    const o = this.opts;
-    const title = this.type === 'beam' ? `${k.title} (k = ${o.k})` : this.type === 'mp' ? `${k.title} (T = ${o.T})` : k.title;
-    const models = this.app.models.filter((m) => m.autoregressive === k.ar);
-    const cur = this.model;
+  /** The title and the move / remove buttons every lane has. */
+  renderHead(title) {
     const idx = this.app.lanes.indexOf(this);
     this.el.querySelector('.lane-head').innerHTML = `
       <h2 id="${this.id}-title">${esc(title)}</h2>
@@ -188,6 +196,15 @@ export class Lane {
         <button type="button" data-action="right" aria-label="Move this lane right"${idx >= this.app.lanes.length - 1 ? ' disabled' : ''}>▶</button>
         <button type="button" data-action="remove" aria-label="Remove this lane">✕</button>
       </div>`;
+  }
+
+  renderControls() {
+    const k = this.kind;
+    const o = this.opts;
+    const title = this.type === 'beam' ? `${k.title} (k = ${o.k})` : this.type === 'mp' ? `${k.title} (T = ${o.T})` : k.title;
+    const models = this.app.models.filter((m) => m.autoregressive === k.ar);
+    const cur = this.model;
+    this.renderHead(title);
     const f = (id) => `${this.id}-${id}`;
     let html = `<label for="${f('m')}">Model</label><select id="${f('m')}" data-opt="m">${models.map((m) =>
       `<option value="${esc(m.id)}"${cur && m.id === cur.id ? ' selected' : ''}>${esc(m.name)}${m.fixture ? ' (random weights)' : ''}</option>`).join('')}</select>`;
@@ -295,9 +312,37 @@ export class Lane {
       const off = (l * heads + h) * S;
       return n.attentionHeads.subarray(off, off + S);
     });
-    const which = sel === 'avg' ? 'averaged over all layers and heads' : `layer ${Number(sel.split('.')[0]) + 1}, head ${Number(sel.split('.')[1]) + 1}`;
+    // An RNN has one attention, no layers or heads to pick from.
+    const score = this.model?.arch === 'rnn' ? SCORES[this.model.attention] : null;
+    const which = score ? `${score.name.toLowerCase()} score` : sel === 'avg' ? 'averaged over all layers and heads' : `layer ${Number(sel.split('.')[0]) + 1}, head ${Number(sel.split('.')[1]) + 1}`;
     return heatmap({ rowLabels: pathNodes.map((n) => n.texts.at(-1)), colLabels: this.sourceLetters(), rows, caption: `${caption}, ${which}` })
-      + headThumbs({ layers, heads, rows: pathNodes.map((n) => n.attentionHeads), S, selected: sel, laneId: this.id });
+      + (layers * heads > 1 ? headThumbs({ layers, heads, rows: pathNodes.map((n) => n.attentionHeads), S, selected: sel, laneId: this.id }) : '');
+  }
+
+  /** What the AR views say about the decoder and its attention, for a Transformer or an RNN. */
+  decoderNotes(pos) {
+    const m = this.model;
+    if (m?.arch === 'rnn') {
+      const sc = SCORES[m.attention];
+      return {
+        decoder: explain('The recurrent decoder', `<p>This decoder is a GRU: it keeps one state vector <i>s</i> and updates it with every
+          phoneme it writes, so all it has written so far is folded into <i>s</i>. It writes one token per step for the same reason as any
+          autoregressive decoder: token ${pos + 1} needs token ${pos} first.</p>`, false),
+        attention: explain('Attention in an RNN', `<p>At each step the decoder state <i>s</i> is scored against the encoder's state
+          <i>h</i><sub><i>j</i></sub> of every letter with the ${sc ? `${esc(sc.name.toLowerCase())} score ${sc.formula}` : 'model\'s score'}; a softmax over the letters
+          turns the scores into the weights drawn here, and their weighted sum of the <i>h</i><sub><i>j</i></sub> goes with <i>s</i> into
+          the output layer. One attention, no heads. The lane “Four attention scores, side by side” compares the four scores on one word.</p>`, false),
+      };
+    }
+    return {
+      decoder: explain('Masked self-attention', `<p>The decoder reads BEGIN plus everything it has written so far. Its self-attention is <em>masked</em>:
+      a position may look at earlier positions but never at later ones. That is how it was trained (predict each token from the past alone),
+      and it is why it can only write one token per pass: token ${pos + 1} needs token ${pos} first.</p>`, false),
+      attention: explain('Cross-attention', `<p>Each row is an output phoneme, each column a letter of the word. The shade shows how much the decoder looked
+      at that letter (through cross-attention to the encoder's output) while producing the phoneme. A new row appears at every step.
+      In a trained model the bright cells tend to walk along the word, lining letters up with sounds; single heads often specialise
+      more sharply than the average. Pick a head below.</p>`, false),
+    };
   }
 
   arView(i) {
@@ -321,18 +366,14 @@ export class Lane {
     if (!cands.some((c) => c.token === chosen)) cands.push({ token: chosen, text: cur.texts.at(-1), prob: cur.tokenProb });
     const pos = cur.tokens.length;
     let html = intro;
+    const notes = this.decoderNotes(pos);
     html += `<div class="view"><h3>Output so far</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
-      ${explain('Masked self-attention', `<p>The decoder reads BEGIN plus everything it has written so far. Its self-attention is <em>masked</em>:
-      a position may look at earlier positions but never at later ones. That is how it was trained (predict each token from the past alone),
-      and it is why it can only write one token per pass: token ${pos + 1} needs token ${pos} first.</p>`, false)}</div>`;
+      ${notes.decoder}</div>`;
     html += `<div class="view"><h3>Pass ${i}: probabilities for token ${pos}</h3>
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
       <p class="note">${cur.forced ? 'This token was <strong>forced</strong>. ' : ''}${this.type === 'sample' ? 'Highlighted: the token drawn.' : 'Highlighted: the token taken.'} Other bars are buttons: what if the model had said that?</p></div>`;
-    html += `<div class="view"><h3>Cross-attention: letters × phonemes</h3>${this.attentionView(path, 'Cross-attention of each output phoneme over the input letters')}
-      ${explain('Cross-attention', `<p>Each row is an output phoneme, each column a letter of the word. The shade shows how much the decoder looked
-      at that letter (through cross-attention to the encoder's output) while producing the phoneme. A new row appears at every step.
-      In a trained model the bright cells tend to walk along the word, lining letters up with sounds; single heads often specialise
-      more sharply than the average. Pick a head below.</p>`, false)}</div>`;
+    html += `<div class="view"><h3>${this.model?.arch === 'rnn' ? 'Attention' : 'Cross-attention'}: letters × phonemes</h3>${this.attentionView(path, `${this.model?.arch === 'rnn' ? 'Attention' : 'Cross-attention'} of each output phoneme over the input letters`)}
+      ${notes.attention}</div>`;
     return html;
   }
 
@@ -378,8 +419,9 @@ export class Lane {
     const selNode = map.get(selected);
     if (selNode) {
       const path = this.path(map, selected);
-      html += `<div class="view"><h3>Cross-attention of the selected hypothesis</h3>${this.attentionView(path, 'Cross-attention of the selected hypothesis over the input letters')}
-        ${explain('Cross-attention', `<p>Rows: the phonemes of the selected hypothesis (click one in the tables or the tree); columns: the letters.
+      const attn = this.model?.arch === 'rnn' ? 'Attention' : 'Cross-attention';
+      html += `<div class="view"><h3>${attn} of the selected hypothesis</h3>${this.attentionView(path, `${attn} of the selected hypothesis over the input letters`)}
+        ${explain(attn, `<p>Rows: the phonemes of the selected hypothesis (click one in the tables or the tree); columns: the letters.
         The shade is how much the decoder attended to each letter while producing each phoneme.</p>`, false)}</div>`;
     }
     return html;
@@ -463,12 +505,7 @@ export class Lane {
     if (this.error) return '';
     const s = this.snaps[i];
     const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
-    const judge = (text) => {
-      if (!refs) return '';
-      if (refs.prons.includes(text)) return '<span class="right">✓ matches the reference</span>';
-      const dist = Math.min(...refs.prons.map((p) => editDistance(p, text)));
-      return `<span class="wrong">✗ ${dist} phoneme${dist === 1 ? '' : 's'} off</span>`;
-    };
+    const judge = (text) => verdict(refs, text);
     if (!s || !s.done) {
       let sofar = '';
       if (s && s.autoregressive) {
@@ -491,7 +528,7 @@ export class Lane {
   }
 }
 
-function friendlyError(e) {
+export function friendlyError(e) {
   const m = String(e?.message ?? e);
   return m.charAt(0).toUpperCase() + m.slice(1);
 }

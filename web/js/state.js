@@ -25,7 +25,20 @@ export const LANE_TYPES = {
     title: 'Mask-Predict', ar: false,
     defaults: { m: '', T: 10, lc: 3, len: 'predicted', L: 0 },
   },
+  // The four RNN attention scores side by side (compare.js), each decoding greedily.
+  compare: {
+    title: 'Four attention scores, side by side', ar: true, compare: true,
+    defaults: {},
+  },
 };
+
+// The RNN's attention scores (issue 7), in the order the course notes build them up.
+export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
+
+/** The RNN model of each attention score (the first listed), null where there is none. */
+export function compareModels(models) {
+  return ATTENTION_SCORES.map((score) => models.find((m) => m.arch === 'rnn' && m.attention === score) ?? null);
+}
 
 const RANGES = {
   k: [1, 16, 'int'], alpha: [0, 10, 'num'], nbest: [1, 16, 'int'], max: [0, 256, 'int'],
@@ -77,6 +90,8 @@ export function moduleOptions(lane) {
     case 'mp':
       return { strategy: 'nar', iterations: o.T, narLength: o.len, length: o.len === 'given' ? o.L : 0,
         lengthCandidates: o.len === 'predicted' ? o.lc : 1 };
+    case 'compare':
+      return { strategy: 'greedy', topCandidates: 1 };
     default:
       throw new Error(`unknown lane type ${lane.type}`);
   }

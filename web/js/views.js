@@ -1,5 +1,5 @@
 // Pieces of HTML/SVG the lanes are drawn from. Pure functions: data in, markup out.
-import { ipa, ipaOf, label } from './phonemes.js';
+import { editDistance, ipa, ipaOf, label } from './phonemes.js';
 import { fmt } from './state.js';
 
 export function esc(s) {
@@ -126,6 +126,14 @@ export function outputStrip(texts, { forced = [], newest = true, begin = true } 
     chips.push(chip(t, { cls, title: forced[i] ? 'forced (what-if)' : '' }));
   });
   return `<div class="strip">${chips.join('')}</div>`;
+}
+
+/** Whether an output matches the dictionary's reference(s) ({prons}); '' without one. */
+export function verdict(refs, text) {
+  if (!refs) return '';
+  if (refs.prons.includes(text)) return '<span class="right">✓ matches the reference</span>';
+  const dist = Math.min(...refs.prons.map((p) => editDistance(p, text)));
+  return `<span class="wrong">✗ ${dist} phoneme${dist === 1 ? '' : 's'} off</span>`;
 }
 
 export function phonemeLine(text) {
