@@ -18,9 +18,9 @@
 //   loaded    the worker has compiled the wasm and parsed the model
 //   first     the first lane's result is drawn   all     every lane's result is drawn
 //   cpu       CPU time all Chromium processes spent from navigation to every lane's
-//             result (ms; /proc): unlike the times, it hardly depends on what else runs
-// and KB transferred (encoded bodies + headers). Not a test: the machine is
-// shared, so the figures are reported, never asserted.
+//             result (ms; /proc): it depends less on what else runs than the times do
+// and, from one more load, the KB transferred (encoded bodies + headers). Not a
+// test: the machine is shared, so the figures are reported, never asserted.
 import { readFileSync, readdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { launch, openPage, startServer, waitReady } from '../tests/browser/helpers.mjs';
@@ -68,17 +68,19 @@ function chromiumCpuMs() {
   return (ticks * 1000) / 100;   // USER_HZ is 100 on Linux
 }
 
-async function oneLoad(url) {
+// Recording the network (Playwright asks the browser about every response)
+// slows a load down, so timed loads do not; one extra load counts the bytes.
+async function oneLoad(url, { record = false } = {}) {
   const browser = await launch();
   try {
     const { page, errors } = await openPage(browser.context);
-    const net = recordNetwork(page);
+    const net = record ? recordNetwork(page) : null;
     const cpu0 = chromiumCpuMs();
     await page.goto(url);
     await waitReady(page);
     const cpu = cpu0 == null ? null : chromiumCpuMs() - cpu0;
     const tl = await timeline(page);
-    const { bytes } = await net.total();
+    const bytes = net ? (await net.total()).bytes : null;
     if (errors.length) throw new Error(`the page reported errors: ${errors.join('; ')}`);
     const firstModel = Object.keys(tl.marks).find((m) => m.startsWith('loaded '))?.slice('loaded '.length);
     const res = (pred) => tl.resources.filter(pred).sort((a, b) => a.end - b.end)[0];
@@ -96,7 +98,7 @@ async function oneLoad(url) {
       first: tl.firstResult,
       all: tl.allLanes,
       cpu,
-      kb: bytes / 1024,
+      kb: bytes == null ? null : bytes / 1024,
     };
   } finally {
     await browser.close();
@@ -146,17 +148,18 @@ async function parts(baseUrl) {
 }
 
 const AGAINST = arg('against', null);
-const cols = ['html', 'fcp', 'app', 'worker', 'wasm', 'model', 'loaded', 'first', 'all', 'cpu', 'kb'];
+const cols = ['html', 'fcp', 'app', 'worker', 'wasm', 'model', 'loaded', 'first', 'all', 'cpu'];
 const cell = (v) => (v == null ? '–' : Math.round(v));
 const sites = [{ name: 'this build', server: await startServer() }];
 if (AGAINST) sites.push({ name: AGAINST, server: await startServer(AGAINST) });
 try {
   console.log(`page load, first visits${QUERY ? ` of ${QUERY}` : ''}; ${RUNS} runs${AGAINST ? ' each, alternating' : ''}; ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; load average ${loadavg()[0].toFixed(1)} at start`);
-  // The first load of each warms its server's file cache (a real server has its files in memory too); not counted.
+  // The first load of each warms its server's file cache (a real server has
+  // its files in memory too) and counts the bytes; not timed.
   for (const s of sites) {
     s.url = new URL(QUERY || '/', s.server.url).href;
     s.rows = [];
-    await oneLoad(s.url);
+    s.kb = (await oneLoad(s.url, { record: true })).kb;
   }
   console.log(`| site | run | ${cols.join(' | ')} |`);
   console.log(`| --- | ---: | ${cols.map(() => '---:').join(' | ')} |`);
@@ -171,7 +174,7 @@ try {
   console.log('');
   for (const s of sites) {
     const first = s.rows.map((r) => r.first);
-    console.log(`${s.name}: first result median ${Math.round(median(first))} ms after navigation start (min ${Math.round(Math.min(...first))}, max ${Math.round(Math.max(...first))})`);
+    console.log(`${s.name}: first result median ${Math.round(median(first))} ms after navigation start (min ${Math.round(Math.min(...first))}, max ${Math.round(Math.max(...first))}); ${Math.round(s.kb)} KB transferred`);
   }
   const p = [];
   for (let i = 0; i < Math.min(RUNS, 5); i++) p.push(await parts(sites[0].url));
