@@ -42,7 +42,9 @@ class App {
     const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
     if (bad.length) {
       const shown = bad.map((c) => (c === ' ' ? 'space' : `“${c}”`)).join(', ');
-      return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${name}, which is: ${model.alphabet.join(' ')}.`;
+      // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
+      const letters = model.alphabet.map((c) => `“${c}”`).join(' ');
+      return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${name}, which is: ${letters}.`;
     }
     const limit = Math.min(model.maxPositions ?? Infinity, 40);
     if ([...w].length > limit) return `The word is too long for ${name}: at most ${limit} letters.`;
