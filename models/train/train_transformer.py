@@ -57,7 +57,7 @@ def main(argv=None):
     recipe.add_recipe_args(ap, run_dir=os.path.join(WORK, "ar"), name="g2p-transformer")
     ap.add_argument("--beam", type=int, default=5)
     add_model_args(ap)
-    trainer.add_train_args(ap, epochs=6, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
+    trainer.add_train_args(ap, epochs=14, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     if recipe.already_finished(args):
