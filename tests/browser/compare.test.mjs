@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
-import { artifact, launch, openPage, site, startServer, waitReady } from './helpers.mjs';
+import { artifact, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const { models } = siteData;
@@ -19,19 +19,8 @@ const COMPARE = siteData.compare.map((id) => models.find((m) => m.id === id));
 const WORD = COMPARE.reduce((ws, m) => ws.filter((w) => m.examples.includes(w)), COMPARE[0]?.examples ?? [])[0];
 const SCORE_NAMES = { dot: 'Dot product', multiplicative: 'Multiplicative', reduced_rank: 'Reduced rank', additive: 'Additive' };
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await releaseModels();
-});
-
-const url = (q) => new URL(q, server.url).href;
+const served = servedSite({ cleanup: releaseModels });
+const url = served.url;
 const compareState = (page) => page.evaluate(() => {
   const lane = seq2seqPage.lanes.find((l) => l.type === 'compare');
   return lane.panels.map((p) => {
@@ -88,7 +77,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
     const types = ['greedy', 'beam', 'sample'];
     const specs = RNN.map((m, i) => ({ type: types[i % 3], opts: { m: m.id, ...(types[i % 3] === 'beam' ? { k: 3, nbest: 2 } : {}), ...(types[i % 3] === 'sample' ? { seed: 7 } : {}) } }));
     const q = `?w=${WORD}&` + specs.map((s) => `lane=${s.type}:${Object.entries(s.opts).map(([k, v]) => `${k}=${v}`).join(',')}`).join('&');
-    const { page, errors } = await openPage(browser.context, url(q));
+    const { page, errors } = await openPage(served.context, url(q));
     await waitReady(page);
     const picker = await page.$eval('.lane select[data-opt=m]', (s) => [...s.options].map((o) => o.value));
     assert.deepEqual(picker, models.filter((m) => m.autoregressive).map((m) => m.id), 'the picker lists every autoregressive model');
@@ -112,7 +101,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
   });
 
   test('the compare lane decodes the word with the four scores, each as the npm module does, maps and all', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD.toLowerCase()}&lane=compare`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD.toLowerCase()}&lane=compare`));
     await waitReady(page);
     const panels = await compareState(page);
     assert.deepEqual(panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
@@ -151,7 +140,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
   });
 
   test('Step and Back move the compare lane with the others, and its URL brings back the same moment', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=compare`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=compare`));
     await waitReady(page);
     await page.click('#reset');
     assert.equal(await page.locator('.lane-compare svg.heatmap .hm-row').count(), 0);
@@ -170,7 +159,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
       bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
     }));
     const before = await read(page);
-    const { page: page2, errors: errors2 } = await openPage(browser.context, link);
+    const { page: page2, errors: errors2 } = await openPage(served.context, link);
     await waitReady(page2);
     const again = await read(page2);
     assert.equal(again.t, 3);
@@ -185,7 +174,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
   });
 
   test('the compare lane is added, read and stepped with the keyboard alone', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy`));
     let ready = await waitReady(page);
     await page.focus('#add-type');
     // A select takes arrow keys; the compare lane is the last kind.
@@ -216,7 +205,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
   });
 
   test('a word the RNNs cannot read is one message naming them, and every panel says so', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=compare`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=compare`));
     let ready = await waitReady(page);
     await page.fill('#word', `${WORD}!`);
     await page.press('#word', 'Enter');
@@ -235,7 +224,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
   });
 
   test('screenshots of the compare lane, wide and at phone width', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=compare`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=compare`));
     await waitReady(page);
     await page.screenshot({ path: artifact('compare.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

@@ -1,5 +1,6 @@
 // Shared by the browser tests: build-free server start/stop on a free port and
 // Debian's Chromium through playwright-core (which never downloads a browser).
+import { after, before } from 'node:test';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,27 @@ export async function launch() {
     viewport: { width: 1500, height: 1000 },
   });
   return { context, close: async () => { await context.close(); rmSync(userDir, { recursive: true, force: true }); } };
+}
+
+/** The set-up most browser test files share: the site served and one Chromium
+ * for the whole file (started in before(), stopped in after(), then `cleanup`).
+ * Returns { context, url(query) }, usable once the tests run. */
+export function servedSite({ cleanup } = {}) {
+  let server;
+  let browser;
+  before(async () => {
+    server = await startServer();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await cleanup?.();
+  });
+  return {
+    get context() { return browser.context; },
+    url: (q) => new URL(q, server.url).href,
+  };
 }
 
 /** A page that records console errors and uncaught exceptions. */

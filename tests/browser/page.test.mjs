@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
 import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
-import { artifact, launch, openPage, root, site, startServer, waitReady } from './helpers.mjs';
+import { artifact, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
@@ -23,19 +23,8 @@ async function expected(spec, word) {
   return m.decode(word, moduleOptions(lane));
 }
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await releaseModels();
-});
-
-const url = (q) => new URL(q, server.url).href;
+const served = servedSite({ cleanup: releaseModels });
+const url = served.url;
 const urlMatches = (page, re) => page.waitForFunction((src) => new RegExp(src).test(decodeURIComponent(location.href)), re.source, { timeout: 5000 });
 const laneState = (page) => page.evaluate(() => seq2seqPage.lanes.map((l) => ({
   type: l.type, opts: l.opts, error: l.error, last: l.lastIndex,
@@ -46,7 +35,7 @@ const stepStatus = (page) => page.textContent('#step-status');
 
 describe('the page', () => {
   test('loads with the default lanes and their results, no console errors', async () => {
-    const { page, errors } = await openPage(browser.context);
+    const { page, errors } = await openPage(served.context);
     const t0 = Date.now();
     await page.goto(url('/'));
     await waitReady(page);
@@ -85,7 +74,7 @@ describe('the page', () => {
       { type: 'mp', opts: { T: 4, lc: 2 } },
     ];
     const q = '?w=X&' + specs.map((s) => `lane=${s.type}:${Object.entries(s.opts).map(([k, v]) => `${k}=${v}`).join(',')}`).join('&');
-    const { page, errors } = await openPage(browser.context, url(q));
+    const { page, errors } = await openPage(served.context, url(q));
     let ready = await waitReady(page);
     await page.fill('#word', WORD2.toLowerCase());
     await page.press('#word', 'Enter');
@@ -111,7 +100,7 @@ describe('the page', () => {
   });
 
   test('Step, Back, Reset and the keyboard move all lanes in lockstep; Back is instant', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=beam:k=3&lane=mp:T=3`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=beam:k=3&lane=mp:T=3`));
     const ready = await waitReady(page);
     await page.click('#reset');
     assert.match(await stepStatus(page), /^step 0 of \d+/);
@@ -149,7 +138,7 @@ describe('the page', () => {
   });
 
   test('the URL round-trips: the same word, lanes, options and step come back', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=6,norm=gnmt,alpha=1.2,nbest=4&lane=sample:temp=1.5,seed=9&lane=mp:T=5,lc=2&lane=nar:len=fixed`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=6,norm=gnmt,alpha=1.2,nbest=4&lane=sample:temp=1.5,seed=9&lane=mp:T=5,lc=2&lane=nar:len=fixed`));
     await waitReady(page);
     await page.click('#reset');
     await page.click('#step');
@@ -161,7 +150,7 @@ describe('the page', () => {
       word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
       bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
     }));
-    const { page: page2, errors: errors2 } = await openPage(browser.context, link);
+    const { page: page2, errors: errors2 } = await openPage(served.context, link);
     await waitReady(page2);
     const afterState = await page2.evaluate(() => ({
       word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
@@ -179,7 +168,7 @@ describe('the page', () => {
   });
 
   test('a click on a candidate forces that token and re-decodes from there', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&t=2`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&t=2`));
     let ready = await waitReady(page);
     const bar = page.locator('.lane-greedy button.bar[data-action=force]').filter({ hasNotText: 'END' }).first();
     const token = await bar.getAttribute('data-token');
@@ -200,7 +189,7 @@ describe('the page', () => {
   });
 
   test('a click on a length bar imposes that length on the NAR lanes', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=nar&lane=mp:T=3`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=nar&lane=mp:T=3`));
     let ready = await waitReady(page);
     const predicted = await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).lengths[0]);
     const L = predicted + 2;
@@ -225,7 +214,7 @@ describe('the page', () => {
   });
 
   test('beam: the length-normalisation control re-ranks the finished hypotheses', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=5,norm=average`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=5,norm=average`));
     const ready = await waitReady(page);
     const order = () => page.evaluate(() => [...document.querySelectorAll('.lane-beam .view:nth-of-type(3) table.hyps tbody tr:not(.formula-row) td:nth-child(5)')].map((td) => Number(td.textContent.replace('−', '-'))));
     const scores = await order();
@@ -244,7 +233,7 @@ describe('the page', () => {
   });
 
   test('add, remove and reorder lanes', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=nar`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=nar`));
     let ready = await waitReady(page);
     await page.selectOption('#add-type', 'sample');
     await page.click('#add-form button[type=submit]');
@@ -260,7 +249,7 @@ describe('the page', () => {
   });
 
   test('the model picker lists every model of the lane\'s kind, and a lane can switch', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&lane=greedy&lane=mp`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp`));
     let ready = await waitReady(page);
     const arOptions = await page.$$eval('.lane-greedy select[data-opt=m] option', (os) => os.map((o) => o.value));
     assert.deepEqual(arOptions, models.filter((m) => m.autoregressive).map((m) => m.id));
@@ -281,7 +270,7 @@ describe('the page', () => {
   });
 
   test('bad input is a message on the page, never a crash', async () => {
-    const { page, errors } = await openPage(browser.context, url(`?w=${WORD}`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}`));
     let ready = await waitReady(page);
     await page.fill('#word', `${WORD}ü!`);
     await page.press('#word', 'Enter');
@@ -306,7 +295,7 @@ describe('the page', () => {
     await page.waitForFunction(() => /not in CMUdict|CMUdict;/.test(document.getElementById('reference').textContent));
     assert.match(await page.textContent('#reference'), new RegExp(`${madeUp} is not in CMUdict`));
     // A hand-edited URL with nonsense options falls back to defaults.
-    const { page: p2, errors: e2 } = await openPage(browser.context, url(`?w=${WORD}&lane=beam:k=999,norm=bogus&lane=nosuch&t=abc`));
+    const { page: p2, errors: e2 } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=999,norm=bogus&lane=nosuch&t=abc`));
     await waitReady(p2);
     const lanes = await laneState(p2);
     assert.equal(lanes.length, 1);
@@ -326,13 +315,13 @@ describe('the page', () => {
       ['mask-predict', 'lane=mp:T=6,lc=3', 3],
     ];
     for (const [name, lanes, t] of shots) {
-      const { page, errors } = await openPage(browser.context, url(`?w=${WORD}&${lanes}&t=${t}`));
+      const { page, errors } = await openPage(served.context, url(`?w=${WORD}&${lanes}&t=${t}`));
       await waitReady(page);
       await page.screenshot({ path: artifact(`lane-${name}.png`), fullPage: true });
       assert.deepEqual(errors, [], name);
       await page.close();
     }
-    const { page, errors } = await openPage(browser.context);
+    const { page, errors } = await openPage(served.context);
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url(`?w=${WORD}`));
     await waitReady(page);
