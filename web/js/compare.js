@@ -19,18 +19,13 @@ export class CompareLane extends Lane {
   get model() { return this.models[0] ?? null; }
   get lastIndex() { return Math.max(0, ...this.panels.map((p) => p.snaps.length - 1)); }
 
-  destroy() {
-    this.gen++;
+  stopDecoders() {
     for (const p of this.panels) p.decoder?.terminate();
-    this.el.remove();
   }
 
   // ------------------------------------------------------------ decoding
   async decode(word) {
-    const gen = ++this.gen;
-    this.busy = true;
-    this.error = null;
-    this.renderStats(this.app.t);
+    const gen = this.beginDecode();
     const found = compareModels(this.app.models);
     if (!found.some(Boolean)) this.error = 'This build of the page has no RNN models to compare (scripts/build-web.mjs takes them from models/, or the test fixtures).';
     // The four decode side by side, each in its model's worker.

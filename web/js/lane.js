@@ -42,18 +42,29 @@ export class Lane {
   index(t) { return Math.min(t, this.lastIndex); }
 
   destroy() {
-    this.gen++;
-    this.decoder?.terminate();
-    this.decoder = null;
+    this.gen++; // a decode still under way sees it is stale and stops drawing
+    this.stopDecoders();
     this.el.remove();
   }
 
-  // ------------------------------------------------------------ decoding
-  async decode(word) {
+  /** Ends this lane's worker(s); the compare lane has one per panel. */
+  stopDecoders() {
+    this.decoder?.terminate();
+    this.decoder = null;
+  }
+
+  /** Starts a decode: a new generation (older decodes stop drawing), busy, no error. */
+  beginDecode() {
     const gen = ++this.gen;
     this.busy = true;
     this.error = null;
     this.renderStats(this.app.t);
+    return gen;
+  }
+
+  // ------------------------------------------------------------ decoding
+  async decode(word) {
+    const gen = this.beginDecode();
     try {
       const m = this.model;
       if (!m) throw new Error(`no ${this.kind.ar ? 'autoregressive' : 'non-autoregressive'} model is available`);
