@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
-import { artifact, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const { models } = siteData;
@@ -230,8 +230,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url(`?w=${WORD}&lane=compare&t=4`));
     await waitReady(page);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 1, `the page is ${overflow}px wider than a phone screen`);
+    await assertFitsPhone(page);
     await page.screenshot({ path: artifact('compare-phone.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -61,6 +61,12 @@ export function servedSite({ cleanup } = {}) {
   };
 }
 
+/** Fails if the page is wider than the phone viewport it is shown in. */
+export async function assertFitsPhone(page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 1) throw new Error(`the page is ${overflow}px wider than a phone screen`);
+}
+
 /** A page that records console errors and uncaught exceptions. */
 export async function openPage(context, url) {
   const page = await context.newPage();

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
 import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
-import { artifact, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
+import { artifact, assertFitsPhone, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
@@ -325,8 +325,7 @@ describe('the page', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(url(`?w=${WORD}`));
     await waitReady(page);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 1, `the page is ${overflow}px wider than a phone screen`);
+    await assertFitsPhone(page);
     await page.screenshot({ path: artifact('phone.png'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -90,11 +90,7 @@ export class CompareLane extends Lane {
     this.renderStats(t);
     const body = this.el.querySelector('.lane-body');
     const result = this.el.querySelector('.lane-result');
-    if (this.error) {
-      body.innerHTML = `<p class="lane-error" role="alert">${esc(this.error)}</p>`;
-      result.innerHTML = '';
-      return;
-    }
+    if (this.renderError(body, result)) return;
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
     const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
     body.innerHTML = explain('What differs between the four', `<p>The same word goes through four RNN encoder-decoders that are built alike

@@ -53,6 +53,14 @@ export class Lane {
     this.decoder = null;
   }
 
+  /** Draws this lane's error in place of its body and result; true if there was one. */
+  renderError(body, result) {
+    if (!this.error) return false;
+    body.innerHTML = `<p class="lane-error" role="alert">${esc(this.error)}</p>`;
+    result.innerHTML = '';
+    return true;
+  }
+
   /** Starts a decode: a new generation (older decodes stop drawing), busy, no error. */
   beginDecode() {
     const gen = ++this.gen;
@@ -272,11 +280,7 @@ export class Lane {
     this.renderStats(t);
     const body = this.el.querySelector('.lane-body');
     const result = this.el.querySelector('.lane-result');
-    if (this.error) {
-      body.innerHTML = `<p class="lane-error" role="alert">${esc(this.error)}</p>`;
-      result.innerHTML = '';
-      return;
-    }
+    if (this.renderError(body, result)) return;
     const i = this.index(t);
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
     if (this.type === 'beam') body.innerHTML = this.beamView(i);
