@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from engine_cli import ROOT, decode, find_binary, is_autoregressive
+from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive
 from g2p_metrics import load_references, score
 
 TEST_SPLIT = os.path.join(ROOT, "models", "data", "cmudict-0.7b.test")
@@ -33,9 +33,15 @@ AR_CONFIGS = [
     ("beam 5, no normalisation", ["--beam", "5", "--length-penalty", "none"]),
     ("beam 5, average (log P / |Y|)", ["--beam", "5", "--length-penalty", "average"]),
 ]
-NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}",
-                ["--nar", "--iterations", str(t), "--length-candidates", str(l)])
-               for t in (1, 4, 10) for l in (1, 3)]
+W = CMLM_LENGTH_SCORE_WEIGHT
+NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}" + (f", ranked with w={W}" if l > 1 else ""),
+                ["--nar", "--iterations", str(t), "--length-candidates", str(l), "--length-score-weight", str(W)])
+               for t in (1, 4, 10) for l in (1, 3)] + [
+    ("Mask-Predict T=10, 3 length candidates, ranked by avg log P only (w=0)",
+     ["--nar", "--iterations", "10", "--length-candidates", "3"]),
+    ("one pass at the fixed maximum length, cut at END", ["--nar", "--iterations", "1", "--fixed-length"]),
+    ("Mask-Predict T=10 at the fixed maximum length, cut at END", ["--nar", "--iterations", "10", "--fixed-length"]),
+]
 
 
 def main():

@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from engine_cli import ROOT, decode, find_binary, is_autoregressive  # noqa: E402
+from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive  # noqa: E402
 from evaluate import TEST_SPLIT  # noqa: E402
 from g2p_metrics import load_references, score  # noqa: E402
 
@@ -39,8 +39,9 @@ AR_DECODINGS = [
 ]
 NAR_DECODINGS = [
     ("T1", ["--nar", "--iterations", "1"], {"strategy": "nar", "iterations": 1}),
-    ("T10_L3", ["--nar", "--iterations", "10", "--length-candidates", "3"],
-     {"strategy": "nar", "iterations": 10, "length_candidates": 3}),
+    ("T10_L3", ["--nar", "--iterations", "10", "--length-candidates", "3",
+                "--length-score-weight", str(CMLM_LENGTH_SCORE_WEIGHT)],
+     {"strategy": "nar", "iterations": 10, "length_candidates": 3, "length_score_weight": CMLM_LENGTH_SCORE_WEIGHT}),
 ]
 SHIPPED = ["g2p-transformer", "g2p-cmlm"] + [f"g2p-rnn-{s}" for s in ("dot", "multiplicative", "reduced-rank", "additive")]
 MARGIN = 0.6  # WER points above the measured value

@@ -52,6 +52,8 @@ void validate(const DecodingOptions& o) {
   if (!(o.top_p > 0.0f && o.top_p <= 1.0f))
     throw UsageError("option top_p = " + std::to_string(o.top_p) + " must be in (0, 1]");
   check_range("length_candidates", o.length_candidates, 1, 64);
+  if (!(o.length_score_weight >= 0.0f && o.length_score_weight <= 10.0f))
+    throw UsageError("option length_score_weight = " + std::to_string(o.length_score_weight) + " must be in [0, 10]");
   check_range("nar_given_length", o.nar_given_length, 0, 100000);
   if (o.strategy == Strategy::Nar && o.nar_length == NarLength::Given && o.nar_given_length < 1)
     throw UsageError("nar_length = given needs nar_given_length >= 1");

@@ -17,7 +17,9 @@ enum class LengthNorm { None, Average, Gnmt };
 
 // Where a non-autoregressive decode takes its target length from.
 //   Predicted: the length head's best `length_candidates` lengths, decoded in
-//              parallel; the best by average log-probability wins (length beam).
+//              parallel; the best draft wins (length beam), scored by
+//                avg log P(tokens) + length_score_weight * log P(length).
+//              Weight 0 is Mask-Predict's rule (average log-probability only).
 //   Fixed:     max_length positions, the output cut at the first EOS.
 //   Given:     exactly `nar_length` positions.
 enum class NarLength { Predicted, Fixed, Given };
@@ -44,6 +46,7 @@ struct DecodingOptions {
   // Non-autoregressive (CMLM, Mask-Predict).
   NarLength nar_length = NarLength::Predicted;
   int length_candidates = 1;           // Predicted: length beam width
+  float length_score_weight = 0.0f;    // Predicted: weight of log P(length) in a draft's score, 0..10
   int nar_given_length = 0;            // Given: the length
   int iterations = 10;                 // Mask-Predict T, 1..100
   bool early_stop = true;              // stop when an iteration changes no token

@@ -46,6 +46,7 @@ NarSearch::NarSearch(ParallelScorer& scorer, const TargetSpecials& specials, con
     d.tokens.assign(static_cast<size_t>(n), sp_.mask);
     d.probs.assign(static_cast<size_t>(n), 0.0f);
     d.masked.assign(static_cast<size_t>(n), 1);
+    if (opt_.nar_length == NarLength::Predicted) d.length_logprob = length_lp_[static_cast<size_t>(n)];
     drafts_.push_back(std::move(d));
   }
 }
@@ -57,6 +58,10 @@ void NarSearch::finalize(NarDraft& d) const {
   double sum = 0;
   for (int i = 0; i < counted; ++i) sum += std::log(std::max(d.probs[static_cast<size_t>(i)], 1e-30f));
   d.avg_logprob = counted > 0 ? sum / counted : 0.0;
+  // Drafts of different lengths are compared by their tokens' confidence and by how likely
+  // the length head finds their length: the decoder, always trained at the true length,
+  // is not calibrated across lengths on its own.
+  d.score = d.avg_logprob + opt_.length_score_weight * d.length_logprob;
 }
 
 Snapshot NarSearch::step() {
@@ -123,7 +128,7 @@ Snapshot NarSearch::step() {
   snap.changed = changed || iteration_ == 1;
   snap.best_draft = 0;
   for (size_t r = 1; r < drafts_.size(); ++r)
-    if (drafts_[r].avg_logprob > drafts_[static_cast<size_t>(snap.best_draft)].avg_logprob) snap.best_draft = static_cast<int>(r);
+    if (drafts_[r].score > drafts_[static_cast<size_t>(snap.best_draft)].score) snap.best_draft = static_cast<int>(r);
   snap.done = done_;
   if (done_) snap.results = results();
   return snap;
@@ -132,7 +137,7 @@ Snapshot NarSearch::step() {
 std::vector<Result> NarSearch::results() const {
   std::vector<size_t> order(drafts_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return drafts_[a].avg_logprob > drafts_[b].avg_logprob; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return drafts_[a].score > drafts_[b].score; });
   std::vector<Result> out;
   for (size_t i : order) {
     if (static_cast<int>(out.size()) >= opt_.n_best) break;
@@ -140,7 +145,7 @@ std::vector<Result> NarSearch::results() const {
     Result r;
     r.tokens.assign(d.tokens.begin(), d.tokens.begin() + d.output_length);
     r.length = std::min(d.length, d.output_length + 1);
-    r.score = d.avg_logprob;
+    r.score = d.score;
     for (int k = 0; k < r.length; ++k) r.logprob += std::log(std::max(d.probs[static_cast<size_t>(k)], 1e-30f));
     out.push_back(std::move(r));
   }

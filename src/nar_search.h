@@ -2,7 +2,8 @@
 // et al. 2019). Step 1 fills every position of every draft in one decoder pass;
 // step t = 2..T re-masks the floor(N·(T−t+1)/T) least confident tokens of each
 // draft and predicts them again, all drafts in one pass. Drafts come from the
-// length head's best lengths (a length beam, won by average log-probability),
+// length head's best lengths (a length beam, won by average log-probability plus
+// an optional weight times the length's log-probability),
 // from a fixed maximum length whose output is cut at the first EOS, or from a
 // length the user gives.
 #pragma once

@@ -45,6 +45,8 @@ struct NarDraft {
   std::vector<char> masked;       // 1: re-masked and re-predicted in this iteration
   int output_length = 0;          // tokens before the first EOS
   double avg_logprob = 0;         // over the output (and its EOS, if cut)
+  double length_logprob = 0;      // log P(length) from the length head (0 unless the length was predicted)
+  double score = 0;               // avg_logprob + length_score_weight * length_logprob: the length beam ranks by it
   std::vector<float> attention;   // [length x source length], averaged over layers and heads
 };
 
@@ -52,7 +54,7 @@ struct Result {
   std::vector<int> tokens;        // no BOS, no EOS
   std::string text;               // tokens joined by spaces
   double logprob = 0;
-  double score = 0;               // normalised score (NAR: average log-probability)
+  double score = 0;               // normalised score (NAR: the draft's score, see NarDraft)
   int length = 0;                 // |Y| used by the normalisation (EOS included when produced)
 };
 

@@ -45,7 +45,8 @@ nlohmann::json to_json(const Snapshot& s, const Vocabulary& v) {
       for (int t : d.tokens) toks.push_back(v.token(t));
       std::vector<int> masked(d.masked.begin(), d.masked.end());
       j["drafts"].push_back({{"length", d.length}, {"tokens", toks}, {"probs", d.probs}, {"masked", masked},
-                             {"output_length", d.output_length}, {"avg_logprob", d.avg_logprob}});
+                             {"output_length", d.output_length}, {"avg_logprob", d.avg_logprob},
+                             {"length_logprob", d.length_logprob}, {"score", d.score}});
     }
   }
   if (s.done) {

@@ -151,6 +151,8 @@ val snapshot(const Snapshot& s, const Vocabulary& vocab) {
       v.set("masked", typed_array("Uint8Array", masked));
       v.set("outputLength", d.output_length);
       v.set("avgLogprob", d.avg_logprob);
+      v.set("lengthLogprob", d.length_logprob);
+      v.set("score", d.score);
       if (!d.attention.empty()) v.set("attention", typed_array("Float32Array", d.attention));
       drafts.set(i, v);
     }
@@ -184,6 +186,7 @@ DecodingOptions options_from(const val& o) {
   const std::string nl = str("narLength");
   d.nar_length = nl == "fixed" ? NarLength::Fixed : nl == "given" ? NarLength::Given : NarLength::Predicted;
   d.length_candidates = o["lengthCandidates"].as<int>();
+  d.length_score_weight = o["lengthScoreWeight"].as<float>();
   d.nar_given_length = o["length"].as<int>();
   d.iterations = o["iterations"].as<int>();
   d.early_stop = o["earlyStop"].as<bool>();

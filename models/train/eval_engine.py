@@ -20,12 +20,13 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score  # noqa: E402
 from export import load_model, load_model_file  # noqa: E402
-from engine_cli import decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
+from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
 
 
 def engine_options(cfg, beam=5, iterations=10, length_candidates=3):
     if cfg["arch"] == "cmlm":
-        return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates)]
+        return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates),
+                "--length-score-weight", str(CMLM_LENGTH_SCORE_WEIGHT)]
     # the PyTorch decoders stop after max_target_len output tokens (EOS included; rnn: max_output_len)
     return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(max_output_len(cfg))]
 
@@ -46,7 +47,8 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
         model = load_model(model_path)
         codec = Codec(cfg)
         if cfg["arch"] == "cmlm":
-            ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=3)
+            ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=3,
+                                length_score_weight=CMLM_LENGTH_SCORE_WEIGHT)
         else:
             ref_h = ar_beam(model, codec, words, max_output_len(cfg), beam=5)
         res["differ_from_pytorch"] = sum(1 for w in words if ref_h[w] != hyps[w])

@@ -284,7 +284,8 @@ def ar_beam(model, codec, words, max_len, beam=5, batch_size=128):
 
 
 @torch.no_grad()
-def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=256, early_stop=True):
+def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=256, early_stop=True,
+                length_score_weight=0.0):
     """Mask-Predict, with the same rules as the C++ engine's NarSearch (src/nar_search.cpp):
 
     * candidates: the ``length_beam`` most likely lengths 1..max_target_len of the
@@ -295,7 +296,8 @@ def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=25
       re-masked; it stops after T iterations, when the schedule would re-mask nothing,
       or (early_stop) when an iteration t > 1 changed no draft of that source;
     * a draft's output is cut at the first EOS; its score is the mean log-probability
-      of its tokens up to and including that EOS; the best-scoring draft wins.
+      of its tokens up to and including that EOS plus ``length_score_weight`` times
+      the length head's log-probability of its length; the best-scoring draft wins.
     """
     model.eval()
     out = {}
@@ -349,7 +351,8 @@ def cmlm_decode(model, codec, words, iterations=10, length_beam=3, batch_size=25
         counted = torch.minimum(lens, first_eos + has_eos.long())
         logp = probs.clamp(min=1e-30).log().masked_fill(pos >= counted[:, None], 0.0)
         avg = torch.where(counted > 0, logp.sum(-1) / counted.clamp(min=1).float(), torch.zeros(B * K))
-        pick = avg.view(B, K).argmax(-1)  # first maximum: the more likely length on ties
+        draft_score = avg.view(B, K) + length_score_weight * torch.gather(len_lp, 1, order - 1).to(avg.dtype)
+        pick = draft_score.argmax(-1)  # first maximum: the more likely length on ties
         for b, w in enumerate(ws):
             out[w] = codec.phones(tokens[b * K + pick[b]].tolist())
     return out

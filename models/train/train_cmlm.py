@@ -17,7 +17,8 @@ probability --eos-pad-prob a target is first padded with k ~ U{1..--eos-pad-max}
 EOS tokens (the length target stays the true length), so that decoding at a fixed
 maximum length and cutting at the first EOS works (docs/model-format.md).
 Dev/test decoding here: length beam --length-beam from the length head,
---iterations rounds of Mask-Predict, best candidate by mean log-probability.
+--iterations rounds of Mask-Predict, best candidate by mean log-probability plus
+--length-score-weight times the length head's log-probability.
 """
 
 import argparse
@@ -33,6 +34,7 @@ import distill  # noqa: E402
 import trainer  # noqa: E402
 from g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score  # noqa: E402
 import recipe  # noqa: E402
+from engine_cli import CMLM_LENGTH_SCORE_WEIGHT  # noqa: E402  (models/, on the path via g2p_common)
 from train_transformer import MAX_TARGET_LEN, add_model_args, model_config  # noqa: E402
 
 
@@ -47,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--eos-pad-max", type=int, default=6)
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--length-beam", type=int, default=3)
+    ap.add_argument("--length-score-weight", type=float, default=CMLM_LENGTH_SCORE_WEIGHT,
+                    help="length beam: a draft's score is avg log P(tokens) + this * log P(length)")
     add_model_args(ap)
     trainer.add_train_args(ap, epochs=10, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
     args = ap.parse_args(argv)
@@ -95,7 +99,8 @@ def main(argv=None):
         return tok_loss + args.length_weight * len_loss, ntok
 
     def decode(m, words):
-        return cmlm_decode(m, codec, words, iterations=args.iterations, length_beam=args.length_beam)
+        return cmlm_decode(m, codec, words, iterations=args.iterations, length_beam=args.length_beam,
+                           length_score_weight=args.length_score_weight)
 
     def eval_fn(model):
         wer, per = score(decode(model, dev_small), {w: dev_refs[w] for w in dev_small})
@@ -110,9 +115,11 @@ def main(argv=None):
         return score(decode(m, sorted(refs)), refs)
 
     recipe.finalize(args, config, torch_evaluate,
-                    f"mask-predict, {args.iterations} iterations, length beam {args.length_beam}",
+                    f"mask-predict, {args.iterations} iterations, length beam {args.length_beam} "
+                    f"ranked with length score weight {args.length_score_weight}",
                     engine_opts=["--nar", "--iterations", str(args.iterations),
-                                 "--length-candidates", str(args.length_beam)])
+                                 "--length-candidates", str(args.length_beam),
+                                 "--length-score-weight", str(args.length_score_weight)])
 
 
 if __name__ == "__main__":

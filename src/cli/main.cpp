@@ -35,6 +35,7 @@ const char* kUsage =
     "  --nar                         non-autoregressive Mask-Predict [the default for cmlm models]\n"
     "  --iterations T                Mask-Predict iterations [10]\n"
     "  --length-candidates L         decode the L most likely lengths, keep the best [1]\n"
+    "  --length-score-weight W       rank those drafts by avg log P(tokens) + W log P(length) [0]\n"
     "  --fixed-length                decode max-length positions, cut at the first EOS\n"
     "  --length N                    decode exactly N positions\n"
     "  --no-early-stop               run all T iterations even if nothing changes\n"
@@ -137,6 +138,7 @@ int decode(const std::vector<std::string>& args) {
     else if (a == "--seed") o.seed = parse_number<uint64_t>(a, value());
     else if (a == "--iterations") o.iterations = parse_number<int>(a, value());
     else if (a == "--length-candidates") o.length_candidates = parse_number<int>(a, value());
+    else if (a == "--length-score-weight") o.length_score_weight = parse_number<float>(a, value());
     else if (a == "--fixed-length") o.nar_length = seq2seq::NarLength::Fixed;
     else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number<int>(a, value()); }
     else if (a == "--no-early-stop") o.early_stop = false;

@@ -138,7 +138,7 @@ describe('the page', () => {
   });
 
   test('the URL round-trips: the same word, lanes, options and step come back', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=6,norm=gnmt,alpha=1.2,nbest=4&lane=sample:temp=1.5,seed=9&lane=mp:T=5,lc=2&lane=nar:len=fixed`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=6,norm=gnmt,alpha=1.2,nbest=4&lane=sample:temp=1.5,seed=9&lane=mp:T=5,lc=2,lw=0.35&lane=nar:len=fixed`));
     await waitReady(page);
     await page.click('#reset');
     await page.click('#step');
@@ -159,6 +159,7 @@ describe('the page', () => {
     assert.equal(afterState.word, before.word);
     assert.equal(afterState.t, 3);
     assert.deepEqual(afterState.specs, before.specs);
+    assert.ok(JSON.stringify(before.specs).includes('lw=0.35'), `the length weight is in the lane spec: ${JSON.stringify(before.specs)}`);
     assert.deepEqual(afterState.bodies, before.bodies);
     assert.match(await stepStatus(page2), /^step 3 of/);
     assert.deepEqual(errors, []);

@@ -1,4 +1,5 @@
 // Search against hand-built toy scorers, where the right answer is known.
+#include <cmath>
 #include <set>
 
 #include <catch2/catch.hpp>
@@ -229,6 +230,35 @@ TEST_CASE("Mask-Predict: the length beam, the re-mask schedule and early stop", 
     CHECK(snap.best_draft == best_i);
     CHECK(snap.drafts[static_cast<size_t>(best_i)].length == 4);
     CHECK(search.results().at(0).tokens == std::vector<int>{A, B, C, A});
+    for (const auto& d : snap.drafts) CHECK(d.score == d.avg_logprob);  // weight 0: Mask-Predict's rule
+  }
+  SECTION("a length score weight adds log P(length): a large one lets the length head decide") {
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.length_candidates = 3;
+    o.iterations = 1;
+    o.length_score_weight = 10.0f;
+    NarSearch search(s, toy_specials(), o, 6);
+    const Snapshot snap = search.step();
+    REQUIRE(snap.drafts.size() == 3);
+    for (const auto& d : snap.drafts) {
+      CHECK(d.length_logprob == Approx(s.length_lp[static_cast<size_t>(d.length)]));
+      CHECK(d.score == Approx(d.avg_logprob + 10.0 * d.length_logprob));
+    }
+    CHECK(snap.drafts[static_cast<size_t>(snap.best_draft)].length == 3);  // P(3) = 0.5 against P(4) = 0.25
+    const auto results = search.results();
+    CHECK(results.at(0).score == Approx(snap.drafts[static_cast<size_t>(snap.best_draft)].score));
+    CHECK(results.at(0).tokens.size() <= 3);
+  }
+  SECTION("a length score weight outside [0, 10] is a usage error") {
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.length_score_weight = -0.5f;
+    CHECK_THROWS_WITH(validate(o), Catch::Contains("length_score_weight"));
+    o.length_score_weight = std::nanf("");
+    CHECK_THROWS_WITH(validate(o), Catch::Contains("length_score_weight"));
+    o.length_score_weight = 11.0f;
+    CHECK_THROWS_AS(validate(o), UsageError);
   }
   SECTION("each iteration re-masks exactly the scheduled count of least confident tokens") {
     // A draft whose token at a position depends on how many positions are masked,

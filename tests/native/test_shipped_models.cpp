@@ -25,6 +25,7 @@ DecodingOptions options_from(const nlohmann::json& j) {
   o.length_norm = norm == "none" ? LengthNorm::None : norm == "gnmt" ? LengthNorm::Gnmt : LengthNorm::Average;
   o.iterations = j.value("iterations", o.iterations);
   o.length_candidates = j.value("length_candidates", o.length_candidates);
+  o.length_score_weight = j.value("length_score_weight", o.length_score_weight);
   o.attention = false;
   return o;
 }

@@ -139,6 +139,7 @@ describe('bad options', () => {
       [cmlm, { iterations: 101 }, /option iterations = 101/],
       [cmlm, { lengthCandidates: 0 }, /option lengthCandidates = 0 is outside \[1, 64\]/],
       [cmlm, { lengthCandidates: 65 }, /option lengthCandidates = 65/],
+      [cmlm, { lengthScoreWeight: -1 }, /option lengthScoreWeight = -1.* must be in \[0, 10\]/],
       [cmlm, { narLength: 'given' }, /narLength = given needs length >= 1/],
       [cmlm, { narLength: 'given', length: -3 }, /option length = -3/],
       [ar, { strategy: 'nar' }, /strategy 'nar' needs a non-autoregressive \(cmlm\) model/],

@@ -29,6 +29,8 @@ function arConfigs(info) {
 const NAR_CONFIGS = [
   ['mask-predict', [], {}],
   ['mask-predict T 4, 3 length candidates', ['--iterations', '4', '--length-candidates', '3'], { iterations: 4, lengthCandidates: 3 }],
+  ['mask-predict T 4, 3 length candidates ranked with w 0.5', ['--iterations', '4', '--length-candidates', '3', '--length-score-weight', '0.5'],
+    { iterations: 4, lengthCandidates: 3, lengthScoreWeight: 0.5 }],
   ['mask-predict fixed length, T 1', ['--fixed-length', '--iterations', '1'], { narLength: 'fixed', iterations: 1 }],
   ['mask-predict length 5, no early stop', ['--length', '5', '--no-early-stop'], { narLength: 'given', length: 5, earlyStop: false }],
 ];

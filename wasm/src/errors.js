@@ -15,6 +15,7 @@ export class Seq2SeqError extends Error {
 // C++ messages name options as the struct does (beam_size); a JS user wrote
 // beamSize. Longest names first so that max_length_ratio wins over max_length.
 const JS_OPTION_NAMES = [
+  ['length_score_weight', 'lengthScoreWeight'],
   ['nar_given_length', 'length'],
   ['max_length_ratio', 'maxLengthRatio'],
   ['length_candidates', 'lengthCandidates'],

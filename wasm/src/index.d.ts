@@ -43,8 +43,10 @@ export interface DecodingOptions {
   seed?: number;
   /** Mask-Predict length: the length head's prediction, max length cut at the first EOS, or `length`. Default 'predicted'. */
   narLength?: NarLength;
-  /** Mask-Predict length beam: decode the L likeliest lengths, keep the best average log-probability, 1..64. Default 1. */
+  /** Mask-Predict length beam: decode the L likeliest lengths, keep the best-scoring draft, 1..64. Default 1. */
   lengthCandidates?: number;
+  /** Length beam: a draft's score is avgLogprob + w * log P(length), w in [0, 10]. Default 0 (Mask-Predict's rule). */
+  lengthScoreWeight?: number;
   /** narLength 'given': the target length. Default 0. */
   length?: number;
   /** Mask-Predict iterations T, 1..100. Default 10. */
@@ -202,6 +204,10 @@ export interface NarDraft {
   outputLength: number;
   /** Over the output (and its EOS, if cut). */
   avgLogprob: number;
+  /** log P(length) from the length head; 0 unless narLength is 'predicted'. */
+  lengthLogprob: number;
+  /** avgLogprob + lengthScoreWeight * lengthLogprob: the length beam keeps the highest. */
+  score: number;
   /** Cross-attention [length * sourceLength], averaged over layers and heads. Absent with attention: false. */
   attention?: Float32Array;
 }

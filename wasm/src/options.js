@@ -18,6 +18,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
   seed: 0,
   narLength: 'predicted',       // 'predicted' | 'fixed' | 'given'
   lengthCandidates: 1,
+  lengthScoreWeight: 0,         // rank length candidates by avg log P(tokens) + w * log P(length)
   length: 0,                    // narLength 'given'
   iterations: 10,
   earlyStop: true,
@@ -31,7 +32,7 @@ const ENUMS = {
   narLength: ['predicted', 'fixed', 'given'],
 };
 const INTS = ['beamSize', 'maxLength', 'minLength', 'nBest', 'topK', 'lengthCandidates', 'length', 'iterations', 'topCandidates'];
-const NUMBERS = ['gnmtAlpha', 'maxLengthRatio', 'temperature', 'topP'];
+const NUMBERS = ['gnmtAlpha', 'maxLengthRatio', 'temperature', 'topP', 'lengthScoreWeight'];
 const BOOLS = ['earlyStop', 'attention'];
 
 export function normalizeOptions(options, autoregressive) {

@@ -243,7 +243,10 @@ export class Lane {
     } else if (this.type === 'nar' || this.type === 'mp') {
       if (this.type === 'mp') {
         html += range('T', 'Iterations T', 1, 20, 1, 'Mask-Predict iterations');
-        if (o.len === 'predicted') html += range('lc', 'Length candidates', 1, 8, 1, 'how many of the likeliest lengths are decoded side by side');
+        if (o.len === 'predicted') {
+          html += range('lc', 'Length candidates', 1, 8, 1, 'how many of the likeliest lengths are decoded side by side');
+          if (o.lc > 1) html += range('lw', 'Length weight w', 0, 1, 0.05, 'a candidate scores avg log P(tokens) + w · log P(length)');
+        }
       }
       html += select('len', 'Length', [['predicted', 'predicted by the length head'], ['fixed', 'fixed maximum, cut at END'], ['given', 'given (imposed)']]);
       if (o.len === 'given') html += num('L', 'Imposed length', 1, 256, 1);
@@ -456,7 +459,9 @@ export class Lane {
         then repeats: at iteration t it masks again the N·(T−t+1)/T tokens it is least sure of (outlined) and predicts them anew, now seeing the
         more confident tokens around them. Shade and number: each token's confidence (its probability). T = 1 is plain one-pass decoding;
         more iterations repair repeats and inconsistencies, at one decoder pass each. With several length candidates every length is
-        decoded side by side and the best average log-probability wins. It stops early when an iteration changes nothing.</p>`);
+        decoded side by side; each scores its tokens' average log-probability plus w times the log-probability the length head gave
+        its length, and the highest score wins. (The decoder was always trained at the true length, so its confidence alone does not
+        tell a wrong length from a right one; w = 0 is the original paper's rule.) It stops early when an iteration changes nothing.</p>`);
     if (!s) {
       return html + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.sourceLetters().join(''))}</strong>. Press <kbd>Step</kbd> for the ${T > 1 ? 'first pass' : 'single pass'}: the length prediction and all positions at once.</p>`;
     }
@@ -478,7 +483,8 @@ export class Lane {
     const d = this.ui.draft != null && this.ui.draft < s.drafts.length ? this.ui.draft : s.bestDraft;
     if (s.drafts.length > 1) {
       html += `<div class="draft-tabs" role="group" aria-label="Length candidates">${s.drafts.map((x, j) =>
-        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">length ${x.length}${j === s.bestDraft ? ' ★ best' : ''}<br><small>avg log P ${fmt(x.avgLogprob)}</small></button>`).join('')}</div>`;
+        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">length ${x.length}${j === s.bestDraft ? ' ★ best' : ''}<br><small>score ${fmt(x.score)} = ${fmt(x.avgLogprob)} + ${o.lw} × ${fmt(x.lengthLogprob)}</small></button>`).join('')}</div>
+        <p class="note">score = avg log P(tokens) + w × log P(length)</p>`;
     }
     let grid = '';
     for (let k = 1; k <= i; k++) {

@@ -23,7 +23,9 @@ export const LANE_TYPES = {
   },
   mp: {
     title: 'Mask-Predict', ar: false,
-    defaults: { m: '', T: 10, lc: 3, len: 'predicted', L: 0 },
+    // lw: the length beam ranks drafts by avg log P(tokens) + lw * log P(length); 0.1 is
+    // what g2p-cmlm is evaluated with (models/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
+    defaults: { m: '', T: 10, lc: 3, lw: 0.1, len: 'predicted', L: 0 },
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
@@ -43,7 +45,7 @@ export function compareModels(models) {
 const RANGES = {
   k: [1, 16, 'int'], alpha: [0, 10, 'num'], nbest: [1, 16, 'int'], max: [0, 256, 'int'],
   temp: [0.05, 10, 'num'], topk: [0, 64, 'int'], topp: [0.01, 1, 'num'], seed: [0, 2 ** 31 - 1, 'int'],
-  L: [0, 256, 'int'], T: [1, 100, 'int'], lc: [1, 16, 'int'],
+  L: [0, 256, 'int'], T: [1, 100, 'int'], lc: [1, 16, 'int'], lw: [0, 10, 'num'],
 };
 const ENUMS = { norm: ['none', 'average', 'gnmt'], len: ['predicted', 'fixed', 'given'] };
 
@@ -89,7 +91,7 @@ export function moduleOptions(lane) {
       return { strategy: 'nar', iterations: 1, narLength: o.len, length: o.len === 'given' ? o.L : 0, lengthCandidates: 1 };
     case 'mp':
       return { strategy: 'nar', iterations: o.T, narLength: o.len, length: o.len === 'given' ? o.L : 0,
-        lengthCandidates: o.len === 'predicted' ? o.lc : 1 };
+        lengthCandidates: o.len === 'predicted' ? o.lc : 1, lengthScoreWeight: o.lw };
     case 'compare':
       return { strategy: 'greedy', topCandidates: 1 };
     default:
