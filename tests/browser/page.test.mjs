@@ -159,7 +159,7 @@ describe('the page', () => {
     assert.equal(afterState.word, before.word);
     assert.equal(afterState.t, 3);
     assert.deepEqual(afterState.specs, before.specs);
-    assert.ok(JSON.stringify(before.specs).includes('lw=0.35'), `the length weight is in the lane spec: ${JSON.stringify(before.specs)}`);
+    assert.equal(before.specs.find((l) => l.type === 'mp')?.opts.lw, 0.35, 'the Mask-Predict length weight came from the URL');
     assert.deepEqual(afterState.bodies, before.bodies);
     assert.match(await stepStatus(page2), /^step 3 of/);
     assert.deepEqual(errors, []);
