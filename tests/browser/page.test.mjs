@@ -94,6 +94,16 @@ describe('the page', () => {
     }));
     for (const g of greedy) assert.equal(g.chosen, g.top);
     assert.equal(greedy.at(-1).live, 0);
+    // The fixed-maximum lane draws attention rows up to the first END only and says so.
+    const fixed = await page.evaluate(() => {
+      const lane = seq2seqPage.lanes[5];
+      const draft = lane.snaps.at(-1).drafts[0];
+      return { length: draft.length, firstEnd: draft.texts.indexOf('</s>'),
+        rows: lane.el.querySelectorAll('.hm-table tbody tr').length, body: lane.el.querySelector('.lane-body').innerText };
+    });
+    assert.ok(fixed.firstEnd >= 0 && fixed.length - fixed.firstEnd > 2, `the fixed-length draft ends early: ${JSON.stringify(fixed)}`);
+    assert.equal(fixed.rows, fixed.firstEnd + 1);
+    assert.match(fixed.body, new RegExp(`Positions ${fixed.firstEnd + 2}–${fixed.length} come after the first END`));
     await urlMatches(page, new RegExp(`w=${WORD2.toLowerCase()}`));
     assert.deepEqual(errors, []);
     await page.close();
