@@ -44,6 +44,12 @@ NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}
 ]
 
 
+def repeats(hyps):
+    """How many outputs say a phoneme twice in a row: the non-autoregressive failure
+    the page marks with ↻ (CMUdict's own pronunciations almost never do)."""
+    return sum(any(a == b for a, b in zip(p, p[1:])) for p in hyps.values())
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
@@ -64,13 +70,16 @@ def main():
         hyps, seconds = decode(binary, args.model, words, options)
         wer, per = score(hyps, refs)
         rows.append({"decoding": name, "options": " ".join(options), "wer": round(wer, 2), "per": round(per, 2),
-                     "ms_per_word": round(1000 * seconds / len(words), 3)})
-        print(f"{name}: WER {wer:.2f}%  PER {per:.2f}%  {1000 * seconds / len(words):.2f} ms/word", file=sys.stderr)
+                     "ms_per_word": round(1000 * seconds / len(words), 3), "repeats": repeats(hyps)})
+        print(f"{name}: WER {wer:.2f}%  PER {per:.2f}%  {1000 * seconds / len(words):.2f} ms/word  "
+              f"{rows[-1]['repeats']} outputs with a repeated phoneme", file=sys.stderr)
 
-    print(f"| decoding ({os.path.basename(args.model)}, {len(words)} test words, C++ engine) | WER % | PER % | ms/word |")
-    print("| --- | --- | --- | --- |")
+    print(f"| decoding ({os.path.basename(args.model)}, {len(words)} test words, C++ engine) | WER % | PER % | ms/word "
+          "| outputs with a phoneme twice in a row |")
+    print("| --- | --- | --- | --- | --- |")
     for r in rows:
-        print(f"| {r['decoding']} (`{r['options']}`) | {r['wer']:.2f} | {r['per']:.2f} | {r['ms_per_word']:.2f} |")
+        print(f"| {r['decoding']} (`{r['options']}`) | {r['wer']:.2f} | {r['per']:.2f} | {r['ms_per_word']:.2f} "
+              f"| {r['repeats']} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"model": os.path.basename(args.model), "words": len(words), "rows": rows}, f, indent=1)
