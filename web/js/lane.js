@@ -518,8 +518,9 @@ export class Lane {
       // to the first END and say how many were left out, rather than 40 rows of padding.
       const firstEnd = dr.texts.indexOf('</s>');
       const shown = firstEnd >= 0 && dr.length - firstEnd > 2 ? firstEnd + 1 : dr.length;
-      const rows = dr.texts.slice(0, shown).map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
-      html += `<div class="view"><h3>Cross-attention, iteration ${i}</h3>${heatmap({ rowLabels: dr.texts.slice(0, shown), colLabels: this.sourceLetters(), rows, caption: 'Cross-attention of every position over the input letters, averaged over layers and heads', highlightLast: false })}
+      const rowLabels = dr.texts.slice(0, shown);
+      const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
+      html += `<div class="view"><h3>Cross-attention, iteration ${i}</h3>${heatmap({ rowLabels, colLabels: this.sourceLetters(), rows, caption: 'Cross-attention of every position over the input letters, averaged over layers and heads', highlightLast: false })}
       ${shown < dr.length ? `<p class="note">Positions ${shown + 1}–${dr.length} come after the first END and are cut from the output; their rows are not drawn.</p>` : ''}
       ${explain('Cross-attention', `<p>Every position attends to the letters at the same time. Rows: output positions; columns: letters; shade: attention
       averaged over layers and heads. Compare with the autoregressive lane, where rows arrive one by one.</p>`, false)}</div>`;
