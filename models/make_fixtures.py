@@ -51,6 +51,11 @@ FIXTURES = {
                                        "activation": "gelu", "scale_embedding": True}, "f32"),
     "ar_pre_sin_tied_relu_f16": ({"arch": "transformer", "norm": "pre", "pos": "sinusoidal", "tie_output": True,
                                   "activation": "relu", "scale_embedding": True}, "f16"),
+    # (new fixtures go last: the seed is the position in this table)
+    # length head predicting the offset -5..+11 from the source length (max_target_len 16):
+    # sources of 7, 4 and 9 letters leave lengths at both ends unreachable
+    "cmlm_pre_sin_tied_relu_offset": ({"arch": "cmlm", "norm": "pre", "pos": "sinusoidal", "tie_output": True,
+                                       "activation": "relu", "scale_embedding": True, "length_offset": 5}, "f32"),
 }
 
 SRC_LENS = [7, 4, 9]

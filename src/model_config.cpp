@@ -1,5 +1,6 @@
 #include "model_config.h"
 
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -149,6 +150,12 @@ ModelConfig parse_model_config(const std::string& text) {
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
   } else if (j.contains("max_target_len")) {  // written by every Transformer export; checked, not used
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
+  }
+  if (j.contains("length_offset")) {  // optional: files written before it existed have absolute lengths
+    c.length_offset = get_int(j, "length_offset", 0, std::max(0, c.max_target_len));
+    if (c.length_offset != 0 && c.arch != Arch::Cmlm)
+      throw ModelError("config: 'length_offset' applies to cmlm models only (this one is " + std::string(to_string(c.arch)) +
+                       ")");
   }
   return c;
 }

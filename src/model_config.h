@@ -15,6 +15,11 @@ enum class PosEncoding { Sinusoidal, Learned };
 enum class Activation { Relu, Gelu };
 enum class CaseFold { None, Upper, Lower };
 
+// The length logit of lengths an offset length head cannot reach (docs/model-format.md):
+// finite so that log-probabilities stay finite (snapshots are JSON), low enough that
+// their probability is exactly 0 in float32. models/train/seq2seq_torch.py has the same.
+constexpr float kLengthUnreachable = -1e4f;
+
 struct SpecialIds {
   int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;  // -1: absent
 };
@@ -31,6 +36,10 @@ struct ModelConfig {
   bool scale_embedding = true;
   bool tie_output = true;
   int max_target_len = 0;  // cmlm: length classes 0..max_target_len
+  // cmlm: 0 = length class k is length k; C > 0 = class k is length (source length + k - C),
+  // the head predicts the offset from the source length. Transformer::length_logits
+  // returns logits over absolute lengths either way.
+  int length_offset = 0;
 
   // RNN encoder-decoder (arch rnn); enc_layers above counts its bi-GRU layers.
   RnnCell cell = RnnCell::Gru;

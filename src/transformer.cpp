@@ -260,8 +260,20 @@ RowMatrix Transformer::length_logits(const EncoderOutput& enc) const {
     const int n = enc.lengths[static_cast<size_t>(b)];
     pooled.row(b) = enc.memory.middleRows(static_cast<Eigen::Index>(b) * enc.max_len, n).colwise().sum() / static_cast<float>(n);
   }
-  RowMatrix logits;
-  linear(pooled, length_head_, logits);
+  RowMatrix head;
+  linear(pooled, length_head_, head);
+  if (cfg_.length_offset == 0) return head;
+  // Offset head: class k means length n + k - C. Remap to absolute lengths 0..max_target_len;
+  // lengths no class reaches get kLengthUnreachable (finite: snapshots are JSON).
+  const int C = cfg_.length_offset, K = static_cast<int>(head.cols());
+  RowMatrix logits = RowMatrix::Constant(enc.batch, K, kLengthUnreachable);
+  for (int b = 0; b < enc.batch; ++b) {
+    const int n = enc.lengths[static_cast<size_t>(b)];
+    for (int len = 0; len < K; ++len) {
+      const int k = len - n + C;
+      if (k >= 0 && k < K) logits(b, len) = head(b, k);
+    }
+  }
   return logits;
 }
 

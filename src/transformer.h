@@ -78,7 +78,8 @@ class Transformer final : public Network {
                         const std::vector<std::vector<int>>& targets, AttentionMaps* self_attn = nullptr,
                         AttentionMaps* cross_attn = nullptr) const;
 
-  // CMLM only: logits [B x max_target_len+1] over target lengths.
+  // CMLM only: logits [B x max_target_len+1] over target lengths (absolute, also for an
+  // offset head; lengths an offset head cannot reach get kLengthUnreachable).
   RowMatrix length_logits(const EncoderOutput& enc) const;
 
   // Autoregressive models only.

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seq2seq_torch import build_model, normalize_config  # noqa: E402
+from seq2seq_torch import CONFIG_DEFAULTS, OPTIONAL_CONFIG_KEYS, build_model, normalize_config  # noqa: E402
 
 FORMAT = "seq2seq-wasm"
 FORMAT_VERSION = "1"
@@ -158,8 +158,11 @@ def export(model, config_dict, path, dtype="f32"):
     for k, s in want.items():
         if got[k] != s:
             raise ValueError(f"{k}: shape {got[k]} != spec {s}")
+    # Optional keys at their default are left out, so that a model not using them is
+    # written exactly as before the key existed (and older engines still load it).
+    written = {k: v for k, v in cfg.items() if not (k in OPTIONAL_CONFIG_KEYS and v == CONFIG_DEFAULTS[k])}
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
-            "config": json.dumps(cfg, ensure_ascii=False, separators=(",", ":"))}
+            "config": json.dumps(written, ensure_ascii=False, separators=(",", ":"))}
     write_safetensors(path, {k: sd[k] for k in want}, meta, dtype)
     return cfg
 

@@ -51,10 +51,23 @@ CONFIG_DEFAULTS = {
     "scale_embedding": True,
     "tie_output": True,
     "max_target_len": 48,
+    # cmlm length head: 0 = class k is length k (0..max_target_len); C > 0 = class k
+    # is length (source length + k - C), i.e. the head predicts the offset from the
+    # word's length (fairseq's pred_length_offset). Classes are remapped to absolute
+    # lengths in length_logits(), so everything downstream sees lengths.
+    "length_offset": 0,
     **VOCAB_CONFIG_DEFAULTS,
 }
 
 CONFIG_KEY_ORDER = list(CONFIG_DEFAULTS.keys())
+
+# Keys added after the first models shipped: written only when not at their default.
+OPTIONAL_CONFIG_KEYS = ("length_offset",)
+
+# The logit given to lengths an offset length head cannot reach (docs/model-format.md):
+# finite, so that log-probabilities stay finite (JSON has no -inf), and low enough that
+# their probability is exactly 0 in float32.
+LENGTH_UNREACHABLE = -1e4
 
 
 class ConfigError(ValueError):
@@ -106,6 +119,9 @@ def normalize_config(config):
            "scale_embedding/tie_output must be booleans")
     _check(isinstance(cfg["max_target_len"], int) and 1 <= cfg["max_target_len"] < cfg["max_pos"],
            "max_target_len must satisfy 1 <= max_target_len < max_pos")
+    _check(isinstance(cfg["length_offset"], int) and 0 <= cfg["length_offset"] <= cfg["max_target_len"],
+           "length_offset must satisfy 0 <= length_offset <= max_target_len")
+    _check(cfg["length_offset"] == 0 or cfg["arch"] == "cmlm", "length_offset applies to cmlm models only")
     _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
     _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
     src_special_ids = set(cfg["src_specials"].values())
@@ -385,10 +401,23 @@ class Seq2SeqTransformer(nn.Module):
         return self.out_proj(y, self.tgt_embed.weight), sa, ca
 
     def length_logits(self, memory, src_pad_mask):
-        """Mean of the encoder output over non-pad source positions -> length head."""
+        """Mean of the encoder output over non-pad source positions -> length head.
+
+        Returns logits over absolute lengths 0..max_target_len [B, max_target_len+1].
+        With length_offset C > 0 the head's class k means length S + k - C (S = the
+        source length); lengths no class reaches get LENGTH_UNREACHABLE."""
         keep = (~src_pad_mask).to(memory.dtype).unsqueeze(-1)
-        mean = (memory * keep).sum(1) / keep.sum(1).clamp(min=1.0)
-        return self.length_head(mean)
+        n_src = keep.sum(1).clamp(min=1.0)
+        head = self.length_head((memory * keep).sum(1) / n_src)
+        C = self.config["length_offset"]
+        if C == 0:
+            return head
+        K = head.shape[-1]
+        # class of absolute length L: L - S + C
+        cls = torch.arange(K, device=head.device)[None, :] - n_src.long() + C
+        ok = (cls >= 0) & (cls < K)
+        picked = head.gather(1, cls.clamp(0, K - 1))
+        return picked.masked_fill(~ok, LENGTH_UNREACHABLE)
 
     def forward(self, src, tgt, src_pad_mask=None, tgt_pad_mask=None, return_attn=False):
         """Returns a dict: logits [B,T,Vt]; length_logits [B,max_target_len+1]

@@ -74,7 +74,13 @@ int info(const std::string& path) {
               << "positions:       " << seq2seq::to_string(c.pos) << ", " << c.max_pos << " max\n"
               << "embedding:       " << (c.scale_embedding ? "scaled by sqrt(d_model)" : "unscaled") << ", output "
               << (c.tie_output ? "tied to target embedding" : "untied") << '\n';
-    if (c.arch == seq2seq::Arch::Cmlm) std::cout << "length head:     lengths 0.." << c.max_target_len << '\n';
+    if (c.arch == seq2seq::Arch::Cmlm) {
+      std::cout << "length head:     lengths 0.." << c.max_target_len;
+      if (c.length_offset > 0)
+        std::cout << ", predicted as the offset -" << c.length_offset << "..+" << c.max_target_len - c.length_offset
+                  << " from the word's length";
+      std::cout << '\n';
+    }
   }
   std::cout << "parameters:      " << model->parameter_count() << '\n'
             << "file size:       " << model->file_bytes() << " bytes (" << (model->stored_f16() ? "f16" : "f32") << " storage)\n";

@@ -43,7 +43,8 @@ double max_abs_diff(const nlohmann::json& ref, const M& m, long r0 = 0) {
 inline const std::vector<std::string>& fixture_names() {
   static const std::vector<std::string> names = {
       "ar_post_sin_tied_relu", "ar_pre_learned_untied_gelu", "ar_post_learned_tied_gelu_noscale",
-      "cmlm_pre_sin_tied_relu", "cmlm_post_learned_untied_gelu", "ar_pre_sin_tied_relu_f16"};
+      "cmlm_pre_sin_tied_relu", "cmlm_post_learned_untied_gelu", "cmlm_pre_sin_tied_relu_offset",
+      "ar_pre_sin_tied_relu_f16"};
   return names;
 }
 

@@ -186,6 +186,19 @@ TEST_CASE("config values are range-checked and vocabularies held to the embeddin
   CHECK_THAT(with([](json& c) { c["pos"] = "sinusoidal"; }), Catch::Contains("unexpected tensor"));
   CHECK_THAT(with([](json& c) { c["tie_output"] = true; }), Catch::Contains("unexpected tensor 'out_proj.weight'"));
   CHECK_THAT(with([](json& c) { c["arch"] = "transformer"; }), Catch::Contains("needs 'bos' and 'eos'") || Catch::Contains("unexpected tensor"));
+  // length_offset: optional, 0..max_target_len (16 here), cmlm only
+  CHECK(with([](json& c) { c["length_offset"] = 16; }).empty());
+  CHECK_THAT(with([](json& c) { c["length_offset"] = -1; }), Catch::Contains("'length_offset' = -1 is outside"));
+  CHECK_THAT(with([](json& c) { c["length_offset"] = 17; }), Catch::Contains("'length_offset' = 17 is outside"));
+  CHECK_THAT(with([](json& c) { c["length_offset"] = "5"; }), Catch::Contains("'length_offset'"));
+  Parts ar = split(read_bytes(fixture_path("ar_post_sin_tied_relu.safetensors")));
+  json c = config_of(ar);
+  c["length_offset"] = 0;
+  set_config(ar, c);
+  CHECK(load_error(join(ar)).empty());
+  c["length_offset"] = 3;
+  set_config(ar, c);
+  CHECK_THAT(load_error(join(ar)), Catch::Contains("'length_offset' applies to cmlm models only"));
 }
 
 TEST_CASE("no byte sequence crashes the loader", "[model_file][fuzz]") {
