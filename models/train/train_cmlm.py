@@ -35,6 +35,7 @@ import trainer  # noqa: E402
 from g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score  # noqa: E402
 import recipe  # noqa: E402
 from engine_cli import CMLM_LENGTH_SCORE_WEIGHT  # noqa: E402  (models/, on the path via g2p_common)
+from seq2seq_torch import normalize_config  # noqa: E402
 from train_transformer import MAX_TARGET_LEN, add_model_args, model_config  # noqa: E402
 
 
@@ -45,6 +46,8 @@ def main(argv=None):
     ap.add_argument("--distill-beam", type=int, default=1, help="teacher decoding: 1 = greedy, else beam size")
     ap.add_argument("--distill-file", default=distill.DEFAULT_OUT)
     ap.add_argument("--length-weight", type=float, default=0.1)
+    ap.add_argument("--length-offset", type=int, default=20,
+                    help="length head classes: 0 = absolute lengths; C > 0 = offsets -C..C from the word's length")
     ap.add_argument("--eos-pad-prob", type=float, default=0.2)
     ap.add_argument("--eos-pad-max", type=int, default=6)
     ap.add_argument("--iterations", type=int, default=10)
@@ -65,8 +68,11 @@ def main(argv=None):
                           "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), non-autoregressive Mask-Predict "
                           "CMLM distilled from g2p-transformer; input: an English word in upper case; output: "
                           "ARPAbet phonemes")
+    config = normalize_config({**config, "length_offset": args.length_offset})
+    # (an offset head also needs the length within C of the word's length; words outside are dropped)
     examples = [(codec.src(w), codec.tgt(p)) for w, p in recipe.training_rows(args, args.distill_file)
-                if 0 < len(p) <= MAX_TARGET_LEN]
+                if 0 < len(p) <= MAX_TARGET_LEN
+                and (args.length_offset == 0 or abs(len(p) - len(w)) <= args.length_offset)]
     dev_refs, _, dev_small = recipe.eval_refs(args)
 
     def batch_fn(exs, rng):

@@ -10,14 +10,17 @@ State lives in RUN_DIR:
   history.json   per-epoch loss / dev numbers.
 """
 
+import hashlib
 import json
 import os
 import random
+import shutil
 import time
 
 import torch
 
 from g2p_common import epoch_files, log, lr_at, make_batches, save_atomic
+from export import load_model_file
 from seq2seq_torch import build_model
 
 
@@ -38,6 +41,35 @@ def add_train_args(ap, **defaults):
     ap.add_argument("--ckpt-minutes", type=float, default=d["ckpt_minutes"], help="mid-epoch checkpoint interval")
     ap.add_argument("--bench", type=int, default=0, help="only time this many training steps, then exit")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--bf16", action="store_true", help="bfloat16 autocast for the forward pass (CPU)")
+    ap.add_argument("--init-from", default=None, metavar="MODEL.safetensors",
+                    help="warm start: a new run starts from this model file's weights (copied into the run "
+                         "directory, its sha256 logged) instead of a random init")
+    ap.add_argument("--init-skip", default="", metavar="PREFIX[,PREFIX]",
+                    help="with --init-from: tensors whose names start with these stay randomly initialised")
+
+
+def warm_start(model, path, skip, run_dir):
+    """Copy a model file's weights into ``model`` (a new run's), except tensors named by
+    the ``skip`` prefixes. The file is copied to RUN_DIR/init.safetensors first, so
+    that the run does not depend on a shipped file that its own final step replaces.
+    Returns what the run's state records about it."""
+    copy = os.path.join(run_dir, "init.safetensors")
+    if os.path.abspath(path) != os.path.abspath(copy):
+        shutil.copyfile(path, copy)
+    with open(copy, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    _, weights = load_model_file(copy)
+    prefixes = [p for p in skip.split(",") if p]
+    own = model.state_dict()
+    kept = [k for k in own if not any(k.startswith(p) for p in prefixes)]
+    for k in kept:
+        if k not in weights or weights[k].shape != own[k].shape:
+            raise SystemExit(f"--init-from {path}: tensor {k} is missing or has another shape")
+        own[k].copy_(weights[k])
+    skipped = sorted(set(own) - set(kept))
+    log(f"warm start from {path} (sha256 {sha[:16]}…): {len(kept)} tensors copied, kept fresh: {skipped}")
+    return {"from": path, "sha256": sha, "skipped": skipped}
 
 
 def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batch_key=None):
@@ -69,6 +101,8 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
     else:
         log(f"new run in {run_dir}: {n_params} parameters, {len(examples)} examples, "
             f"{steps_per_epoch} steps/epoch x {args.epochs} epochs")
+        if args.init_from:
+            state["init"] = warm_start(model, args.init_from, args.init_skip, run_dir)
 
     def checkpoint():
         save_atomic({"config": config, "model": model.state_dict(), "optimizer": opt.state_dict(),
@@ -87,7 +121,8 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
             batch = batch_fn([examples[i] for i in batches[bi]], rng)
             for g in opt.param_groups:
                 g["lr"] = lr_at(state["step"], total, args.lr, args.warmup)
-            loss, ntok = loss_fn(model, batch)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
+                loss, ntok = loss_fn(model, batch)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
