@@ -7,7 +7,7 @@ tests/fixtures/<name>.safetensors, with tests/fixtures/<name>.json holding the
 inputs and the reference numbers (logits, attention probabilities, and for cmlm
 the length log-probabilities; for rnn the logits and the attention
 probabilities). References are computed in float64 from the
-stored (f32 or f16-rounded) weights, on a PADDED batch of three sources and
+stored (f32, f16-rounded or int8-dequantized) weights, on a PADDED batch of three sources and
 targets of different lengths, so masking is exercised. Deterministic.
 """
 
@@ -56,6 +56,8 @@ FIXTURES = {
     # sources of 7, 4 and 9 letters leave lengths at both ends unreachable
     "cmlm_pre_sin_tied_relu_offset": ({"arch": "cmlm", "norm": "pre", "pos": "sinusoidal", "tie_output": True,
                                        "activation": "relu", "scale_embedding": True, "length_offset": 5}, "f32"),
+    "ar_pre_sin_tied_relu_i8": ({"arch": "transformer", "norm": "pre", "pos": "sinusoidal", "tie_output": True,
+                                 "activation": "relu", "scale_embedding": True}, "i8"),
 }
 
 SRC_LENS = [7, 4, 9]
@@ -129,7 +131,7 @@ def build_fixture(name, overrides, dtype, seed):
     path = os.path.join(OUT_DIR, name + ".safetensors")
     export(model, cfg, path, dtype)
 
-    # Reference: reload the stored weights (f16-rounded for f16) and run in float64.
+    # Reference: reload the stored weights (f16-rounded, int8-dequantized) and run in float64.
     cfg_loaded, sd = load_model_file(path)
     ref = build_model(cfg_loaded).double().eval()
     ref.load_state_dict({k: v.double() for k, v in sd.items()})

@@ -39,7 +39,10 @@ std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size
     m->network_ = std::make_unique<Transformer>(m->config_, file);
   }
   m->file_bytes_ = size;
-  for (const auto& kv : file.tensors) m->stored_f16_ = m->stored_f16_ || kv.second.dtype == DType::F16;
+  for (const auto& kv : file.tensors) {
+    if (kv.second.dtype == DType::I8) m->storage_ = "int8";
+    if (kv.second.dtype == DType::F16 && m->storage_ == "f32") m->storage_ = "f16";
+  }
   return m;
 }
 

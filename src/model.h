@@ -31,7 +31,10 @@ class Model {
   const Rnn& rnn() const;
   int64_t parameter_count() const { return network_->parameter_count(); }
   size_t file_bytes() const { return file_bytes_; }
-  bool stored_f16() const { return stored_f16_; }
+  bool stored_f16() const { return storage_ == "f16"; }
+  // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
+  // int8 files keep biases and norms in f32).
+  const std::string& storage() const { return storage_; }
 
   // The source text as token ids (see tokenize_source for what is rejected).
   std::vector<int> tokenize(const std::string& text) const;
@@ -42,7 +45,7 @@ class Model {
   Vocabulary src_vocab_, tgt_vocab_;
   std::unique_ptr<Network> network_;
   size_t file_bytes_ = 0;
-  bool stored_f16_ = false;
+  std::string storage_ = "f32";
 };
 
 }  // namespace seq2seq

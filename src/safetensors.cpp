@@ -18,14 +18,15 @@ namespace {
 constexpr uint64_t kMaxHeaderBytes = 16u << 20;
 constexpr size_t kMaxDims = 8;
 
-size_t dtype_size(DType d) { return d == DType::F32 ? 4 : 2; }
+size_t dtype_size(DType d) { return d == DType::F32 ? 4 : d == DType::F16 ? 2 : 1; }
 
 DType parse_dtype(const nlohmann::json& j, const std::string& name) {
   if (!j.is_string()) throw ModelError("tensor '" + name + "': dtype is not a string");
   const auto s = j.get<std::string>();
   if (s == "F32") return DType::F32;
   if (s == "F16") return DType::F16;
-  throw ModelError("tensor '" + name + "': unsupported dtype '" + s + "' (F32 or F16 expected)");
+  if (s == "I8") return DType::I8;
+  throw ModelError("tensor '" + name + "': unsupported dtype '" + s + "' (F32, F16 or I8 expected)");
 }
 
 uint64_t as_u64(const nlohmann::json& j, const std::string& what) {
@@ -137,6 +138,7 @@ float half_to_float(uint16_t h) {
 }
 
 std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
+  if (t.dtype == DType::I8) throw ModelError("tensor '" + name + "' is stored as I8, which only 2-D weights with a '" + name + ".scale' may be");
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);
   if (t.dtype == DType::F32) {
@@ -150,6 +152,21 @@ std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
   }
   for (size_t i = 0; i < n; ++i)
     if (!std::isfinite(out[i])) throw ModelError("tensor '" + name + "' holds a non-finite value at index " + std::to_string(i));
+  return out;
+}
+
+std::vector<float> dequantize_i8(const TensorView& q, const std::vector<float>& scale, const std::string& name) {
+  if (q.dtype != DType::I8 || q.shape.size() != 2 || static_cast<int64_t>(scale.size()) != q.shape[0])
+    throw ModelError("tensor '" + name + "': I8 storage needs a 2-D tensor and one scale per row");
+  const auto rows = static_cast<size_t>(q.shape[0]), cols = static_cast<size_t>(q.shape[1]);
+  std::vector<float> out(rows * cols);
+  for (size_t r = 0; r < rows; ++r) {
+    if (!(scale[r] >= 0.0f) || !std::isfinite(scale[r]))
+      throw ModelError("tensor '" + name + ".scale' holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
+                       " (scales must be finite and >= 0)");
+    for (size_t c = 0; c < cols; ++c)
+      out[r * cols + c] = static_cast<float>(static_cast<int8_t>(q.data[r * cols + c])) * scale[r];
+  }
   return out;
 }
 

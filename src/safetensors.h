@@ -11,7 +11,9 @@
 
 namespace seq2seq {
 
-enum class DType { F32, F16 };
+// I8: a 2-D weight stored as int8 with a per-row scale in the tensor "<name>.scale"
+// (docs/model-format.md, "Storage"); WeightLoader pairs the two.
+enum class DType { F32, F16, I8 };
 
 struct TensorView {
   DType dtype = DType::F32;
@@ -31,8 +33,13 @@ struct SafetensorsFile {
 SafetensorsFile parse_safetensors(const uint8_t* data, size_t size);
 
 // Widens a tensor to f32 (F16 is converted; the host is little-endian, as are
-// x86, ARM and wasm). Throws ModelError if any value is NaN or infinite.
+// x86, ARM and wasm). Throws ModelError if any value is NaN or infinite, or if
+// the tensor is I8 (that needs its scales: dequantize_i8).
 std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name);
+
+// An I8 matrix [rows, cols] times its per-row scales [rows]: w[r][c] = float(q[r][c]) * scale[r],
+// one float multiply, as the exporter's reference does. Scales must be finite and >= 0.
+std::vector<float> dequantize_i8(const TensorView& q, const std::vector<float>& scale, const std::string& name);
 
 float half_to_float(uint16_t h);
 

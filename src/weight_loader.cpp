@@ -18,7 +18,16 @@ std::vector<float> WeightLoader::take(const std::string& name, const std::vector
   if (it->second.shape != shape)
     throw ModelError("tensor '" + name + "' has shape " + shape_str(it->second.shape) + ", expected " + shape_str(shape));
   used_.insert(name);
-  return tensor_to_f32(it->second, name);
+  if (it->second.dtype != DType::I8) return tensor_to_f32(it->second, name);
+  if (shape.size() != 2) throw ModelError("tensor '" + name + "' is stored as I8, which only 2-D weights may be");
+  const std::string scale_name = name + ".scale";
+  auto s = file_.tensors.find(scale_name);
+  if (s == file_.tensors.end()) throw ModelError("tensor '" + name + "' is stored as I8 but '" + scale_name + "' is missing");
+  if (s->second.shape != std::vector<int64_t>{shape[0]})
+    throw ModelError("tensor '" + scale_name + "' has shape " + shape_str(s->second.shape) + ", expected [" +
+                     std::to_string(shape[0]) + "]");
+  used_.insert(scale_name);
+  return dequantize_i8(it->second, tensor_to_f32(s->second, scale_name), name);
 }
 
 RowMatrix WeightLoader::matrix(const std::string& name, int rows, int cols) {

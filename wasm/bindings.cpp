@@ -235,6 +235,7 @@ class ModelHandle {
       o.set("parameters", static_cast<double>(model_->parameter_count()));
       o.set("fileBytes", static_cast<double>(model_->file_bytes()));
       o.set("storedF16", model_->stored_f16());
+      o.set("storage", model_->storage());
       val sv = val::array(), tv = val::array();
       for (size_t i = 0; i < c.src_vocab.size(); ++i) sv.set(i, c.src_vocab[i]);
       for (size_t i = 0; i < c.tgt_vocab.size(); ++i) tv.set(i, c.tgt_vocab[i]);

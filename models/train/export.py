@@ -1,11 +1,11 @@
 """Write and read seq2seq-wasm model files (docs/model-format.md).
 
-    export(model, config_dict, path, dtype="f32"|"f16")
+    export(model, config_dict, path, dtype="f32"|"f16"|"i8")
     config, state_dict = load_model_file(path)
 
 CLI (a training checkpoint written by train_*.py -> model file):
 
-    /usr/bin/python3 models/train/export.py CHECKPOINT.pt OUT.safetensors [--f16]
+    /usr/bin/python3 models/train/export.py CHECKPOINT.pt OUT.safetensors [--f16 | --i8]
 
 The safetensors container is written here by hand (no safetensors package):
 u64 LE header length, JSON header (tensor entries + ``__metadata__`` of strings,
@@ -26,8 +26,24 @@ from seq2seq_torch import CONFIG_DEFAULTS, OPTIONAL_CONFIG_KEYS, build_model, no
 
 FORMAT = "seq2seq-wasm"
 FORMAT_VERSION = "1"
-_DT = {"f32": ("F32", np.dtype("<f4")), "f16": ("F16", np.dtype("<f2"))}
-_NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2")}
+# "i8": 2-D weights as int8 with per-row f32 scales (name + ".scale"), everything else f32
+_DT = {"f32": ("F32", np.dtype("<f4")), "f16": ("F16", np.dtype("<f2")), "i8": ("F32", np.dtype("<f4"))}
+_NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I8": np.dtype("i1")}
+SCALE_SUFFIX = ".scale"
+
+
+def quantize_rows(a):
+    """float64 [R, C] -> (int8 [R, C], float32 scales [R]): symmetric, per row,
+    q = round(w / s) with s = max|w| / 127 (s = 0 for an all-zero row). The stored
+    weight is float32(q) * s, one float32 multiply, as the engines compute it."""
+    scale = (np.abs(a).max(axis=1) / 127.0).astype(np.float32)
+    safe = np.where(scale > 0, scale, 1).astype(np.float64)
+    q = np.clip(np.rint(a / safe[:, None]), -127, 127).astype(np.int8)
+    return q, scale
+
+
+def dequantize_rows(q, scale):
+    return torch.from_numpy(q.astype(np.float32)) * torch.from_numpy(scale.astype(np.float32))[:, None]
 
 
 def expected_tensor_names(config):
@@ -105,13 +121,20 @@ def write_safetensors(path, tensors, metadata, dtype="f32"):
     for name, t in tensors.items():
         if isinstance(t, torch.Tensor):
             t = t.detach().cpu().to(torch.float64).numpy()
-        a = np.ascontiguousarray(np.asarray(t, dtype=np.float64).astype(np_dtype))
-        if dtype == "f16" and not np.all(np.isfinite(a)):
-            raise ValueError(f"tensor {name} overflows float16")
-        b = a.tobytes(order="C")
-        header[name] = {"dtype": st_dtype, "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
-        blobs.append(b)
-        offset += len(b)
+        a64 = np.asarray(t, dtype=np.float64)
+        if dtype == "i8" and a64.ndim == 2:
+            q, scale = quantize_rows(a64)
+            parts = [(name, "I8", q), (name + SCALE_SUFFIX, "F32", scale)]
+        else:
+            parts = [(name, st_dtype, a64.astype(np_dtype))]
+        for pname, pdt, a in parts:
+            a = np.ascontiguousarray(a)
+            if pdt == "F16" and not np.all(np.isfinite(a)):
+                raise ValueError(f"tensor {name} overflows float16")
+            b = a.tobytes(order="C")
+            header[pname] = {"dtype": pdt, "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+            blobs.append(b)
+            offset += len(b)
     hj = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     hj += b" " * ((-len(hj)) % 8)
     tmp = path + ".tmp"
@@ -124,19 +147,26 @@ def write_safetensors(path, tensors, metadata, dtype="f32"):
 
 
 def read_safetensors(path):
-    """-> (metadata dict, {name: float32 torch tensor}, {name: dtype string})."""
+    """-> (metadata dict, {name: float32 torch tensor}, {name: dtype string}).
+    I8 tensors come back dequantized with their scales (which are not listed)."""
     with open(path, "rb") as f:
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8:8 + n].decode("utf-8"))
     body = data[8 + n:]
     meta = header.pop("__metadata__", {})
-    tensors, dtypes = {}, {}
+    raw, dtypes = {}, {}
     for name, e in header.items():
         b, en = e["data_offsets"]
-        a = np.frombuffer(body[b:en], dtype=_NP_OF[e["dtype"]]).reshape(e["shape"])
-        tensors[name] = torch.from_numpy(a.astype(np.float32))
+        raw[name] = np.frombuffer(body[b:en], dtype=_NP_OF[e["dtype"]]).reshape(e["shape"])
         dtypes[name] = e["dtype"]
+    tensors = {}
+    for name, a in raw.items():
+        if dtypes[name] == "I8":
+            tensors[name] = dequantize_rows(a, raw[name + SCALE_SUFFIX])
+        elif not (name.endswith(SCALE_SUFFIX) and dtypes.get(name[: -len(SCALE_SUFFIX)]) == "I8"):
+            tensors[name] = torch.from_numpy(a.astype(np.float32))
+    dtypes = {k: v for k, v in dtypes.items() if k in tensors}
     return meta, tensors, dtypes
 
 
@@ -147,7 +177,7 @@ def export(model, config_dict, path, dtype="f32"):
     Returns the normalized config.
     """
     if dtype not in _DT:
-        raise ValueError("dtype must be 'f32' or 'f16'")
+        raise ValueError("dtype must be 'f32', 'f16' or 'i8'")
     cfg = normalize_config(config_dict)
     sd = model.state_dict() if hasattr(model, "state_dict") else dict(model)
     want = expected_tensor_names(cfg)
@@ -192,6 +222,7 @@ def main(argv=None):
     ap.add_argument("checkpoint", help="checkpoint .pt with keys 'config' and 'model' (or 'avg_model')")
     ap.add_argument("out", help="output .safetensors")
     ap.add_argument("--f16", action="store_true", help="store weights as float16")
+    ap.add_argument("--i8", action="store_true", help="store 2-D weights as int8 with per-row scales")
     ap.add_argument("--key", default=None, help="state-dict key inside the checkpoint (default: avg_model if present, else model)")
     a = ap.parse_args(argv)
     torch.set_num_threads(2)
@@ -199,7 +230,7 @@ def main(argv=None):
     key = a.key or ("avg_model" if ck.get("avg_model") is not None else "model")
     model = build_model(ck["config"])
     model.load_state_dict(ck[key])
-    export(model, ck["config"], a.out, "f16" if a.f16 else "f32")
+    export(model, ck["config"], a.out, "i8" if a.i8 else "f16" if a.f16 else "f32")
     print(f"wrote {a.out} ({os.path.getsize(a.out)} bytes) from {key}")
 
 

@@ -7,6 +7,7 @@ train_transformer.py, train_cmlm.py and train_rnn.py differ only in their model
 config, their loss and their decoder; a new architecture plugs in the same way.
 """
 
+import hashlib
 import json
 import os
 import time
@@ -111,10 +112,11 @@ def _engine_scorer(binary, options):
     return evaluate_file
 
 
-def finalize(args, config, torch_evaluate, decoding, f16_tolerance=0.2, engine_opts=None):
-    """Choose last / average of the last 3 / 5 epochs by dev WER, export (f16 if its
-    dev WER is within f16_tolerance of f32), then test WER/PER, a parity check of the
-    shipped file against PyTorch, and MODELS_DIR/NAME.results.json.
+def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engine_opts=None):
+    """Choose last / average of the last 3 / 5 epochs by dev WER, export it in the
+    smallest storage (int8, else f16, else f32) whose dev WER is within
+    storage_tolerance of f32, then test WER/PER, a parity check of the shipped file
+    against PyTorch, and MODELS_DIR/NAME.results.json.
 
     With a built seq2seq binary every WER here is measured by the C++ engine with
     ``engine_opts`` (default: eval_engine.engine_options), which is also much faster
@@ -151,28 +153,36 @@ def finalize(args, config, torch_evaluate, decoding, f16_tolerance=0.2, engine_o
         log(f"final candidate {cname}: dev WER {wer:.2f} PER {per:.2f}")
         if best_wer is None or wer < best_wer:
             best, best_wer = cname, wer
-    out32 = os.path.join(run_dir, f"{name}.{best}.f32.safetensors")
-    out16 = os.path.join(run_dir, f"{name}.f16.safetensors")
     m = build_model(config)
     m.load_state_dict(cands[best])
-    export(m.eval(), config, out16, "f16")
-    wer16, per16 = evaluate(out16, dev_refs)
-    log(f"f16 export of {best}: dev WER {wer16:.2f} PER {per16:.2f}")
-    use16 = wer16 <= best_wer + f16_tolerance
-    chosen = out16 if use16 else out32
+    chosen, storage, chosen_wer = os.path.join(run_dir, f"{name}.{best}.f32.safetensors"), "f32", best_wer
+    results["storage_candidates"] = {"f32": {"dev_wer": best_wer}}
+    for dtype in ("f16", "i8"):  # each smaller than the last; keep the smallest that holds
+        path = os.path.join(run_dir, f"{name}.{dtype}.safetensors")
+        export(m.eval(), config, path, dtype)
+        wer_d, per_d = evaluate(path, dev_refs)
+        results["storage_candidates"][dtype] = {"dev_wer": wer_d, "dev_per": per_d, "bytes": os.path.getsize(path)}
+        log(f"{dtype} export of {best}: dev WER {wer_d:.2f} PER {per_d:.2f}")
+        if wer_d <= best_wer + storage_tolerance:
+            chosen, storage, chosen_wer = path, dtype, wer_d
     final = os.path.join(args.models_dir, f"{name}.safetensors")
     with open(chosen, "rb") as fi, open(final + ".tmp", "wb") as fo:
         fo.write(fi.read())
     os.replace(final + ".tmp", final)
     twer, tper = evaluate(final, test_refs)
     results.update({
-        "chosen": best, "storage": "f16" if use16 else "f32", "file": os.path.relpath(final, args.models_dir),
+        "chosen": best, "storage": storage, "file": os.path.relpath(final, args.models_dir),
         "bytes": os.path.getsize(final), "params": sum(p.numel() for p in m.parameters()),
-        "dev_wer": wer16 if use16 else best_wer, "test_wer": twer, "test_per": tper,
+        "dev_wer": chosen_wer, "test_wer": twer, "test_per": tper,
         "test_words": len(test_refs), "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
         "train_minutes": round(sum(h.get("minutes", 0) for h in _history(run_dir)), 1),
         "train_args": vars(args),
     })
+    init = os.path.join(run_dir, "init.safetensors")
+    if os.path.exists(init):  # a warm-started run (trainer.warm_start): which file it started from
+        with open(init, "rb") as f:
+            results["warm_start"] = {"from": args.init_from, "sha256": hashlib.sha256(f.read()).hexdigest(),
+                                     "skipped": args.init_skip}
     log(f"shipped {final} ({results['bytes']} bytes, {results['storage']}): test WER {twer:.2f} PER {tper:.2f}")
     if binary:
         results["parity"] = parity_check.run(final, args.parity_words, binary=binary)

@@ -83,7 +83,7 @@ int info(const std::string& path) {
     }
   }
   std::cout << "parameters:      " << model->parameter_count() << '\n'
-            << "file size:       " << model->file_bytes() << " bytes (" << (model->stored_f16() ? "f16" : "f32") << " storage)\n";
+            << "file size:       " << model->file_bytes() << " bytes (" << model->storage() << " storage)\n";
   print_vocab("source vocabulary", model->source_vocab());
   print_vocab("target vocabulary", model->target_vocab());
   return 0;

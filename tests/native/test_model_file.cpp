@@ -2,6 +2,7 @@
 // names the problem, and no byte sequence makes it crash or read out of bounds.
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -199,6 +200,52 @@ TEST_CASE("config values are range-checked and vocabularies held to the embeddin
   c["length_offset"] = 3;
   set_config(ar, c);
   CHECK_THAT(load_error(join(ar)), Catch::Contains("'length_offset' applies to cmlm models only"));
+}
+
+TEST_CASE("int8 weights need their per-row scales, sane ones", "[model_file][int8]") {
+  const Parts good = split(read_bytes(fixture_path("ar_pre_sin_tied_relu_i8.safetensors")));
+  const std::string w = "encoder.layers.0.ffn.fc1.weight";  // [d_ff, d_model] = [64, 32]
+  REQUIRE(good.header[w]["dtype"] == "I8");
+  REQUIRE(good.header[w + ".scale"]["dtype"] == "F32");
+  CHECK(load_error(join(good)).empty());
+  auto scale_at = [&](const Parts& p, int row) {
+    return p.header[w + ".scale"]["data_offsets"][0].get<size_t>() + 4 * static_cast<size_t>(row);
+  };
+  SECTION("a missing scale") {
+    Parts p = good;
+    p.header.erase(w + ".scale");
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + w + "' is stored as I8 but '" + w + ".scale' is missing"));
+  }
+  SECTION("a scale of the wrong shape") {
+    Parts p = good;
+    p.header[w + ".scale"]["shape"] = {16};
+    p.header[w + ".scale"]["data_offsets"][1] = p.header[w + ".scale"]["data_offsets"][0].get<size_t>() + 64;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + w + ".scale' has shape [16], expected [64]"));
+  }
+  SECTION("a negative or non-finite scale") {
+    for (float bad : {-0.5f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+      Parts p = good;
+      std::memcpy(p.data.data() + scale_at(p, 3), &bad, 4);
+      const std::string msg = load_error(join(p));
+      INFO(msg);
+      CHECK((msg.find("scales must be finite and >= 0") != std::string::npos || msg.find("non-finite value") != std::string::npos));
+      CHECK_THAT(msg, Catch::Contains(w + ".scale"));
+    }
+  }
+  SECTION("int8 where no scale can go: a 1-D tensor") {
+    Parts p = good;
+    const std::string b = "encoder.layers.0.ffn.fc1.bias";  // [64] f32 -> claimed as 64 int8 bytes
+    p.header[b]["dtype"] = "I8";
+    p.header[b]["data_offsets"][1] = p.header[b]["data_offsets"][0].get<size_t>() + 64;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + b + "' is stored as I8, which only 2-D weights may be"));
+  }
+  SECTION("a scale without an int8 weight") {
+    Parts p = good;
+    const size_t at = p.data.size();  // out_proj.bias is f32 [16]: give it 16 scales of its own
+    p.data.resize(at + 64, 0);
+    p.header["out_proj.bias.scale"] = {{"dtype", "F32"}, {"shape", {16}}, {"data_offsets", {at, at + 64}}};
+    CHECK_THAT(load_error(join(p)), Catch::Contains("unexpected tensor 'out_proj.bias.scale'"));
+  }
 }
 
 TEST_CASE("no byte sequence crashes the loader", "[model_file][fuzz]") {

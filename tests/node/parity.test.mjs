@@ -124,7 +124,7 @@ for (const [path, model] of models) {
       const text = runCli(['info', path]);
       const info = model.info;
       assert.match(text, new RegExp(`parameters:\\s+${info.parameters}\\n`));
-      assert.match(text, new RegExp(`file size:\\s+${info.fileBytes} bytes \\(${info.storedF16 ? 'f16' : 'f32'} storage\\)`));
+      assert.match(text, new RegExp(`file size:\\s+${info.fileBytes} bytes \\(${info.storage} storage\\)`));
       assert.match(text, new RegExp(`architecture:\\s+${info.arch} `));
       assert.ok(text.includes(`target vocabulary (${info.targetVocab.length}): ${info.targetVocab.join(' ')}\n`));
       assert.ok(text.includes(`source vocabulary (${info.sourceVocab.length}): ${info.sourceVocab.join(' ')}\n`));
