@@ -54,7 +54,7 @@ def main(argv=None):
     ap.add_argument("--length-beam", type=int, default=3)
     ap.add_argument("--length-score-weight", type=float, default=CMLM_LENGTH_SCORE_WEIGHT,
                     help="length beam: a draft's score is avg log P(tokens) + this * log P(length)")
-    add_model_args(ap)
+    add_model_args(ap, d_model=128, d_ff=512)
     trainer.add_train_args(ap, epochs=10, batch_size=256, lr=1.5e-3, warmup=500, attn_dropout=0.0)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)

@@ -10,6 +10,7 @@ State lives in RUN_DIR:
   history.json   per-epoch loss / dev numbers.
 """
 
+import argparse
 import hashlib
 import json
 import os
@@ -26,7 +27,7 @@ from seq2seq_torch import build_model
 
 def add_train_args(ap, **defaults):
     d = dict(epochs=15, batch_size=256, lr=1e-3, warmup=800, dropout=0.1, attn_dropout=0.1,
-             label_smoothing=0.1, weight_decay=0.0, seed=1, keep_epochs=5, ckpt_minutes=10.0)
+             label_smoothing=0.1, weight_decay=0.0, seed=1, keep_epochs=5, ckpt_minutes=10.0, bf16=True)
     d.update(defaults)
     ap.add_argument("--epochs", type=int, default=d["epochs"])
     ap.add_argument("--batch-size", type=int, default=d["batch_size"])
@@ -41,7 +42,9 @@ def add_train_args(ap, **defaults):
     ap.add_argument("--ckpt-minutes", type=float, default=d["ckpt_minutes"], help="mid-epoch checkpoint interval")
     ap.add_argument("--bench", type=int, default=0, help="only time this many training steps, then exit")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--bf16", action="store_true", help="bfloat16 autocast for the forward pass (CPU)")
+    ap.add_argument("--bf16", action=argparse.BooleanOptionalAction, default=d["bf16"],
+                    help="bfloat16 autocast of the forward pass (1.4-1.5x faster steps on a CPU with AVX-512 "
+                         "BF16; weights, optimizer and evaluation stay f32)")
     ap.add_argument("--init-from", default=None, metavar="MODEL.safetensors",
                     help="warm start: a new run starts from this model file's weights (copied into the run "
                          "directory, its sha256 logged) instead of a random init")
