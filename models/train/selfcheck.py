@@ -5,7 +5,9 @@
 1. Cross-checks Seq2SeqTransformer against torch's own nn.TransformerEncoderLayer /
    nn.TransformerDecoderLayer (same weights, post- and pre-LN, relu and gelu),
    so the hand-written attention/blocks are independently confirmed.
-2. Export -> load_model_file round trip (f32 exact, f16 within rounding).
+2. Export -> load_model_file round trip (f32 exact, f16 within rounding, int8 within
+   half a step of its row's scale, all-zero rows exact); an offset length head's
+   remapping equals a plain loop over lengths.
 3. Masked keys get probability exactly 0 and fully padded query rows give no NaN.
 4. RnnSeq2Seq ("arch": "rnn", all four attention scores, 1 and 2 encoder layers):
    the encoder equals a hand-written GRU loop (the spec's equations, each example
@@ -121,6 +123,34 @@ def check_roundtrip():
         _, sd = load_model_file(p)
         assert all(torch.equal(sd[k], v.half().float()) for k, v in m.state_dict().items())
         assert c2["arch"] == "cmlm"
+        with torch.no_grad():
+            m.out_proj.weight[3].zero_()  # an all-zero row: scale 0, stored exactly
+        export(m, c, p, "i8")
+        _, sd = load_model_file(p)
+        for k, v in m.state_dict().items():
+            if v.dim() == 2:  # |w - q*s| <= s/2 (plus float rounding), s = max|row| / 127
+                step = v.abs().amax(1, keepdim=True) / 127
+                assert bool(((sd[k] - v).abs() <= step * 0.5 + 1e-6).all()), k
+                assert not bool(torch.equal(sd[k], v)), f"{k} was not quantized"
+            else:
+                assert torch.equal(sd[k], v), k
+        assert bool((sd["out_proj.weight"][3] == 0).all())
+    # offset length head: logits over absolute lengths, = head class L - S + C where it exists
+    c = cfg(arch="cmlm", length_offset=3)
+    m = build_model(c).eval()
+    randomize(m, 8)
+    src = torch.tensor([[5, 6, 7, 8, 0, 0], [5, 6, 7, 8, 9, 5]])
+    with torch.no_grad():
+        memory, spm, _ = m.encode(src)
+        got = m.length_logits(memory, spm)
+        keep = (~spm).float().unsqueeze(-1)
+        head = m.length_head((memory * keep).sum(1) / keep.sum(1))
+    K = c["max_target_len"] + 1
+    for b, S in enumerate((4, 6)):
+        for L in range(K):
+            k = L - S + 3
+            want = head[b, k] if 0 <= k < K else torch.tensor(-1e4)
+            assert torch.equal(got[b, L], want), (b, L)
     c = cfg()  # tied: no out_proj.weight key
     assert "out_proj.weight" not in build_model(c).state_dict()
     assert "out_proj.bias" in build_model(c).state_dict()
