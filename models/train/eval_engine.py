@@ -1,13 +1,14 @@
 """Evaluate a model file with the C++ engine's CLI (and optionally compare with PyTorch).
 
     /usr/bin/python3 models/train/eval_engine.py MODEL.safetensors [--split test|dev] [--bin build/seq2seq]
-        [--limit N] [--compare]
+        [--limit N] [--compare] [--length-score-weight W [W ...]]
 
 Runs ``seq2seq decode --model MODEL`` over the split's words (stdin, one per line),
 with the decoding the training scripts use for their numbers (AR: beam 5, no length
 penalty, at most max_target_len tokens; CMLM: Mask-Predict, 10 iterations, 3 length candidates), and prints WER/PER.
 --compare also decodes with the PyTorch reference decoder and reports how many words
-differ.
+differ. --length-score-weight (CMLM) evaluates each weight in turn: how
+CMLM_LENGTH_SCORE_WEIGHT is chosen, on dev words (`--split dev`).
 """
 
 import argparse
@@ -23,15 +24,16 @@ from export import load_model, load_model_file  # noqa: E402
 from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
 
 
-def engine_options(cfg, beam=5, iterations=10, length_candidates=3):
+def engine_options(cfg, beam=5, iterations=10, length_candidates=3, length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):
     if cfg["arch"] == "cmlm":
         return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates),
-                "--length-score-weight", str(CMLM_LENGTH_SCORE_WEIGHT)]
+                "--length-score-weight", str(length_score_weight)]
     # the PyTorch decoders stop after max_target_len output tokens (EOS included; rnn: max_output_len)
     return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(max_output_len(cfg))]
 
 
-def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print):
+def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print,
+             length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):
     binary = binary or find_binary()
     if not binary:
         log_fn("[engine eval] no seq2seq binary (build it, or set SEQ2SEQ_BIN): skipped")
@@ -40,15 +42,17 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
     refs = refs_by_word(load_tsv(os.path.join(DATA, f"{split}.tsv")))
     words = sorted(refs)[:limit] if limit else sorted(refs)
     refs = {w: refs[w] for w in words}
-    hyps, _ = decode(binary, model_path, words, engine_options(cfg))
+    hyps, _ = decode(binary, model_path, words, engine_options(cfg, length_score_weight=length_score_weight))
     wer, per = score(hyps, refs)
     res = {"engine_wer": wer, "engine_per": per, "words": len(words), "split": split}
+    if cfg["arch"] == "cmlm":
+        res["length_score_weight"] = length_score_weight
     if compare:
         model = load_model(model_path)
         codec = Codec(cfg)
         if cfg["arch"] == "cmlm":
             ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=3,
-                                length_score_weight=CMLM_LENGTH_SCORE_WEIGHT)
+                                length_score_weight=length_score_weight)
         else:
             ref_h = ar_beam(model, codec, words, max_output_len(cfg), beam=5)
         res["differ_from_pytorch"] = sum(1 for w in words if ref_h[w] != hyps[w])
@@ -64,9 +68,12 @@ def main(argv=None):
     ap.add_argument("--bin", default=None)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--length-score-weight", type=float, nargs="+", default=[CMLM_LENGTH_SCORE_WEIGHT],
+                    help="CMLM: evaluate with each of these length-score weights")
     a = ap.parse_args(argv)
     torch.set_num_threads(2)
-    evaluate(a.model, a.split, a.bin, a.limit, a.compare)
+    for w in a.length_score_weight:
+        evaluate(a.model, a.split, a.bin, a.limit, a.compare, length_score_weight=w)
 
 
 if __name__ == "__main__":
