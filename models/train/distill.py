@@ -13,6 +13,7 @@ it appends chunk by chunk to a .partial file and skips words already done.
 import argparse
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
@@ -56,19 +57,24 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
     # the engine gives the PyTorch decoders' outputs (parity_check.py) several times faster
     engine_opts = (["--greedy"] if beam <= 1 else ["--beam", str(beam), "--length-penalty", "none"]) + \
         ["--max-length", str(max_len)]
-    with open(partial, "a", encoding="utf-8") as f:
-        for i in range(0, len(todo), chunk):
-            ws = todo[i:i + chunk]
-            if binary:
-                hyps, _ = decode(binary, teacher, ws, engine_opts)
-            elif beam <= 1:
-                hyps = ar_greedy(model, codec, ws, max_len)
-            else:
-                hyps = ar_beam(model, codec, ws, max_len, beam)
+    def teach(ws):
+        if binary:
+            return decode(binary, teacher, ws, engine_opts)[0]
+        if beam <= 1:
+            return ar_greedy(model, codec, ws, max_len)
+        return ar_beam(model, codec, ws, max_len, beam)
+
+    # engine processes are single-threaded: run one per core, chunks written in order
+    workers = max(1, torch.get_num_threads()) if binary else 1
+    chunks = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+    with open(partial, "a", encoding="utf-8") as f, ThreadPoolExecutor(workers) as pool:
+        n = len(done)
+        for ws, hyps in zip(chunks, pool.map(teach, chunks)):
             for w in ws:
                 f.write(f"{w}\t{' '.join(hyps[w])}\n")
             f.flush()
-            log(f"distilled {len(done) + i + len(ws)}/{len(words)}")
+            n += len(ws)
+            log(f"distilled {n}/{len(words)}")
     # sort into the final file
     with open(partial, encoding="utf-8") as f:
         rows = sorted(ln for ln in f if ln.strip())
