@@ -118,7 +118,9 @@ test('models never deleted are freed once garbage-collected (FinalizationRegistr
   const grown = heapBytes() - before;
   t.diagnostic(`${n} forgotten models of ${(weights / MB).toFixed(2)} MB: the heap grew by ${(grown / MB).toFixed(1)} MB (${((n * weights) / MB).toFixed(0)} MB if none were freed)`);
   assert.equal(ref.deref(), undefined, 'the forgotten Model was collected');
-  assert.ok(grown < 32 * MB, 'forgotten models are freed');
+  // At most the models of the round in progress, one more not yet collected, and slack.
+  const allowed = (Math.ceil(n / 4) + 1) * weights + 8 * MB;
+  assert.ok(grown < allowed, `forgotten models are freed (grew ${(grown / MB).toFixed(1)} MB, allowed ${(allowed / MB).toFixed(1)} MB)`);
 });
 
 test('sessions never deleted are freed once garbage-collected (FinalizationRegistry)', async (t) => {
@@ -134,12 +136,15 @@ test('sessions never deleted are freed once garbage-collected (FinalizationRegis
     }
   };
   const sizes = [];
+  // A synchronous loop never yields to the registry, so every session of a round lives
+  // until the round ends: 500 beam-4 sessions of the 4 M Transformer fit under the heap's
+  // 1 GB cap (1,500 did not; the error was a clean 'out of memory' Seq2SeqError).
   for (let r = 0; r < 4; ++r) {
-    litter(1500);
+    litter(500);
     await settle();
     sizes.push(heapBytes());
   }
-  t.diagnostic(`heap after each round of 1,500 forgotten sessions: ${sizes.map((b) => (b / MB).toFixed(1)).join(', ')} MB`);
+  t.diagnostic(`heap after each round of 500 forgotten sessions: ${sizes.map((b) => (b / MB).toFixed(1)).join(', ')} MB`);
   assert.equal(probe.deref(), undefined, 'the forgotten Session was collected');
   assert.equal(sizes[3], sizes[1], 'later rounds reuse the memory freed by the registry');
   ar.delete();
