@@ -12,7 +12,7 @@
 namespace seq2seq {
 
 // I8: a 2-D weight stored as int8 with a per-row scale in the tensor "<name>.scale"
-// (docs/model-format.md, "Storage"); WeightLoader pairs the two.
+// (docs/model-format.md, the "int8 storage" paragraph); WeightLoader pairs the two.
 enum class DType { F32, F16, I8 };
 
 struct TensorView {
