@@ -113,7 +113,7 @@ def _engine_scorer(binary, options):
 
 
 def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engine_opts=None):
-    """Choose last / average of the last 3 / 5 epochs by dev WER, export it in the
+    """Choose last / average of the last 3 / 5 / 10 epochs by dev WER, export it in the
     smallest storage (int8, else f16, else f32) whose dev WER is within
     storage_tolerance of f32, then test WER/PER, a parity check of the shipped file
     against PyTorch, and MODELS_DIR/NAME.results.json.
@@ -137,7 +137,7 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
     ck = torch.load(files[-1], map_location="cpu")
     config = ck["config"]
     cands = {"last": ck["model"]}
-    for k in (3, 5):
+    for k in (3, 5, 10):  # as many as the run kept (--keep-epochs)
         if len(files) >= k:
             cands[f"avg{k}"] = average_state_dicts(files[-k:])
     results = {"evaluated_by": "C++ engine (" + " ".join(engine_opts) + ")" if engine_eval else "PyTorch",

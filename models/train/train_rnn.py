@@ -4,7 +4,7 @@
 
 Same data, split, batching, checkpointing and final selection as train_transformer.py:
 trains (resuming from models/train/work/rnn-<score>/last.pt when it exists), picks the
-best of {last epoch, average of the last 3 / 5 epochs} by dev WER (beam 5, measured
+best of {last epoch, average of the last 3 / 5 / 10 epochs kept} by dev WER (beam 5, measured
 by the C++ engine: recipe.finalize), exports models/g2p-rnn-<score>.safetensors (f16
 if its dev WER is within 0.2 of f32, else f32), measures the test WER/PER with the
 engine, checks PyTorch-vs-engine parity and writes models/g2p-rnn-<score>.results.json.

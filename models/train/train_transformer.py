@@ -3,7 +3,7 @@
     /usr/bin/python3 models/train/train_transformer.py
 
 One command: trains (resuming from models/train/work/ar/last.pt when it exists),
-then (recipe.finalize) picks the best of {last epoch, average of the last 3 / 5
+then (recipe.finalize) picks the best of {last epoch, average of the last 3 / 5 / 10
 epochs} by dev WER (beam 5), exports models/g2p-transformer.safetensors (f16 if dev
 WER holds, else f32), measures test WER/PER with the C++ engine (reported only,
 never used to choose), checks PyTorch-vs-engine parity on 300 dev words and writes

@@ -27,7 +27,7 @@ from seq2seq_torch import build_model
 
 def add_train_args(ap, **defaults):
     d = dict(epochs=15, batch_size=256, lr=1e-3, warmup=800, dropout=0.1, attn_dropout=0.1,
-             label_smoothing=0.1, weight_decay=0.0, seed=1, keep_epochs=5, ckpt_minutes=10.0, bf16=True)
+             label_smoothing=0.1, weight_decay=0.0, seed=1, keep_epochs=10, ckpt_minutes=10.0, bf16=True)
     d.update(defaults)
     ap.add_argument("--epochs", type=int, default=d["epochs"])
     ap.add_argument("--batch-size", type=int, default=d["batch_size"])
