@@ -108,10 +108,13 @@ def main(argv=None):
         return cmlm_decode(m, codec, words, iterations=args.iterations, length_beam=args.length_beam,
                            length_score_weight=args.length_score_weight)
 
-    def eval_fn(model):
+    def torch_eval_fn(model):
         wer, per = score(decode(model, dev_small), {w: dev_refs[w] for w in dev_small})
         return {"dev_wer": round(wer, 2), "dev_per": round(per, 2)}
 
+    engine_opts = ["--nar", "--iterations", str(args.iterations), "--length-candidates", str(args.length_beam),
+                   "--length-score-weight", str(args.length_score_weight)]
+    eval_fn = recipe.engine_dev_check(args, config, engine_opts, dev_refs, dev_small, torch_eval_fn)
     model = trainer.train(args.run_dir, config, args, examples, batch_fn, loss_fn, eval_fn,
                           batch_key=lambda e: len(e[0]) + len(e[1]))
     if model is None:
@@ -123,9 +126,7 @@ def main(argv=None):
     recipe.finalize(args, config, torch_evaluate,
                     f"mask-predict, {args.iterations} iterations, length beam {args.length_beam} "
                     f"ranked with length score weight {args.length_score_weight}",
-                    engine_opts=["--nar", "--iterations", str(args.iterations),
-                                 "--length-candidates", str(args.length_beam),
-                                 "--length-score-weight", str(args.length_score_weight)])
+                    engine_opts=engine_opts)
 
 
 if __name__ == "__main__":
