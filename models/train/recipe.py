@@ -25,6 +25,11 @@ from seq2seq_torch import build_model
 import parity_check
 
 
+# export.py's storage dtypes by the names the engine and the model cards use (Model::storage())
+STORAGE_NAMES = {"f32": "f32", "f16": "f16", "i8": "int8"}
+REPO_ROOT = os.path.dirname(MODELS_DIR)
+
+
 def add_recipe_args(ap, run_dir=None, name=None):
     ap.add_argument("--run-dir", default=run_dir, help="checkpoints and logs of this run")
     ap.add_argument("--name", default=name, help="model name (the shipped file is MODELS_DIR/NAME.safetensors)")
@@ -156,8 +161,8 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
     ck = torch.load(files[-1], map_location="cpu")
     config = ck["config"]
     cands = {"last": ck["model"]}
-    for k in (3, 5, 10):  # as many as the run kept (--keep-epochs)
-        if len(files) >= k:
+    for k in sorted({3, 5, 10, args.keep_epochs}):  # as many as the run kept (--keep-epochs)
+        if 1 < k <= len(files):
             cands[f"avg{k}"] = average_state_dicts(files[-k:])
     results = {"evaluated_by": "C++ engine (" + " ".join(engine_opts) + ")" if engine_eval else "PyTorch",
                "decoding": decoding, "candidates": {}}
@@ -180,10 +185,11 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
         path = os.path.join(run_dir, f"{name}.{dtype}.safetensors")
         export(m.eval(), config, path, dtype)
         wer_d, per_d = evaluate(path, dev_refs)
-        results["storage_candidates"][dtype] = {"dev_wer": wer_d, "dev_per": per_d, "bytes": os.path.getsize(path)}
-        log(f"{dtype} export of {best}: dev WER {wer_d:.2f} PER {per_d:.2f}")
+        kind = STORAGE_NAMES[dtype]
+        results["storage_candidates"][kind] = {"dev_wer": wer_d, "dev_per": per_d, "bytes": os.path.getsize(path)}
+        log(f"{kind} export of {best}: dev WER {wer_d:.2f} PER {per_d:.2f}")
         if wer_d <= best_wer + storage_tolerance:
-            chosen, storage, chosen_wer = path, dtype, wer_d
+            chosen, storage, chosen_wer = path, kind, wer_d
     final = os.path.join(args.models_dir, f"{name}.safetensors")
     with open(chosen, "rb") as fi, open(final + ".tmp", "wb") as fo:
         fo.write(fi.read())
@@ -195,7 +201,7 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
         "dev_wer": chosen_wer, "test_wer": twer, "test_per": tper,
         "test_words": len(test_refs), "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
         "train_minutes": round(sum(h.get("minutes", 0) for h in _history(run_dir)), 1),
-        "train_args": vars(args),
+        "train_args": {k: _repo_relative(v) for k, v in vars(args).items()},
     })
     init = os.path.join(run_dir, "init.safetensors")
     if os.path.exists(init):  # a warm-started run (trainer.warm_start): which file it started from
@@ -211,6 +217,14 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
         with open(p, "w") as f:
             json.dump(results, f, indent=1)
     return results
+
+
+def _repo_relative(value):
+    """Paths under the repository as repository-relative ones, so that the results do
+    not record the folder of the checkout that trained the model."""
+    if isinstance(value, str) and os.path.isabs(value) and value.startswith(REPO_ROOT + os.sep):
+        return os.path.relpath(value, REPO_ROOT)
+    return value
 
 
 def _history(run_dir):
