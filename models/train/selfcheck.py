@@ -135,6 +135,14 @@ def check_roundtrip():
             else:
                 assert torch.equal(sd[k], v), k
         assert bool((sd["out_proj.weight"][3] == 0).all())
+        export(m, c, p, "i8", i8_levels=19)  # fewer levels: s = max|row| / 19, q in -19..19
+        _, sd = load_model_file(p)
+        for k, v in m.state_dict().items():
+            if v.dim() == 2:
+                step = v.abs().amax(1, keepdim=True) / 19
+                assert bool(((sd[k] - v).abs() <= step * 0.5 + 1e-6).all()), k
+                q = sd[k] / torch.where(step > 0, step, torch.ones_like(step))
+                assert float(q.abs().max()) <= 19 + 1e-3 and float((q - q.round()).abs().max()) < 1e-3, k
     # offset length head: logits over absolute lengths, = head class L - S + C where it exists
     c = cfg(arch="cmlm", length_offset=3)
     m = build_model(c).eval()
