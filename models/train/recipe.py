@@ -98,10 +98,11 @@ def engine_dev_check(args, config, engine_opts, dev_refs, dev_small, torch_eval_
         return torch_eval_fn
     refs = {w: dev_refs[w] for w in dev_small}
     path = os.path.join(args.run_dir, "dev-check.f32.safetensors")
+    evaluate_file = _engine_scorer(binary, engine_opts)
 
     def eval_fn(model):
         export(model.eval(), config, path, "f32")
-        wer, per = score(decode(binary, path, dev_small, engine_opts)[0], refs)
+        wer, per = evaluate_file(path, refs)
         return {"dev_wer": round(wer, 2), "dev_per": round(per, 2)}
     return eval_fn
 

@@ -125,24 +125,19 @@ def check_roundtrip():
         assert c2["arch"] == "cmlm"
         with torch.no_grad():
             m.out_proj.weight[3].zero_()  # an all-zero row: scale 0, stored exactly
-        export(m, c, p, "i8")
-        _, sd = load_model_file(p)
-        for k, v in m.state_dict().items():
-            if v.dim() == 2:  # |w - q*s| <= s/2 (plus float rounding), s = max|row| / 127
-                step = v.abs().amax(1, keepdim=True) / 127
-                assert bool(((sd[k] - v).abs() <= step * 0.5 + 1e-6).all()), k
-                assert not bool(torch.equal(sd[k], v)), f"{k} was not quantized"
-            else:
-                assert torch.equal(sd[k], v), k
-        assert bool((sd["out_proj.weight"][3] == 0).all())
-        export(m, c, p, "i8", i8_levels=19)  # fewer levels: s = max|row| / 19, q in -19..19
-        _, sd = load_model_file(p)
-        for k, v in m.state_dict().items():
-            if v.dim() == 2:
-                step = v.abs().amax(1, keepdim=True) / 19
-                assert bool(((sd[k] - v).abs() <= step * 0.5 + 1e-6).all()), k
-                q = sd[k] / torch.where(step > 0, step, torch.ones_like(step))
-                assert float(q.abs().max()) <= 19 + 1e-3 and float((q - q.round()).abs().max()) < 1e-3, k
+        for levels in (127, 19):  # 127: the default; fewer levels: a file that gzips smaller
+            export(m, c, p, "i8", i8_levels=levels)
+            _, sd = load_model_file(p)
+            for k, v in m.state_dict().items():
+                if v.dim() == 2:  # |w - q*s| <= s/2 (plus float rounding), s = max|row| / levels, |q| <= levels
+                    step = v.abs().amax(1, keepdim=True) / levels
+                    assert bool(((sd[k] - v).abs() <= step * 0.5 + 1e-6).all()), (levels, k)
+                    assert not bool(torch.equal(sd[k], v)), f"{k} was not quantized"
+                    q = sd[k] / torch.where(step > 0, step, torch.ones_like(step))
+                    assert float(q.abs().max()) <= levels + 1e-3 and float((q - q.round()).abs().max()) < 1e-3, (levels, k)
+                else:
+                    assert torch.equal(sd[k], v), k
+            assert bool((sd["out_proj.weight"][3] == 0).all())
     # offset length head: logits over absolute lengths, = head class L - S + C where it exists
     c = cfg(arch="cmlm", length_offset=3)
     m = build_model(c).eval()

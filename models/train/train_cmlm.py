@@ -34,6 +34,7 @@ import distill  # noqa: E402
 import trainer  # noqa: E402
 from g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score  # noqa: E402
 import recipe  # noqa: E402
+from eval_engine import engine_options  # noqa: E402
 from engine_cli import CMLM_LENGTH_SCORE_WEIGHT  # noqa: E402  (models/, on the path via g2p_common)
 from seq2seq_torch import normalize_config  # noqa: E402
 from train_transformer import MAX_TARGET_LEN, add_model_args, model_config  # noqa: E402
@@ -112,8 +113,8 @@ def main(argv=None):
         wer, per = score(decode(model, dev_small), {w: dev_refs[w] for w in dev_small})
         return {"dev_wer": round(wer, 2), "dev_per": round(per, 2)}
 
-    engine_opts = ["--nar", "--iterations", str(args.iterations), "--length-candidates", str(args.length_beam),
-                   "--length-score-weight", str(args.length_score_weight)]
+    engine_opts = engine_options(config, iterations=args.iterations, length_candidates=args.length_beam,
+                                 length_score_weight=args.length_score_weight)
     eval_fn = recipe.engine_dev_check(args, config, engine_opts, dev_refs, dev_small, torch_eval_fn)
     model = trainer.train(args.run_dir, config, args, examples, batch_fn, loss_fn, eval_fn,
                           batch_key=lambda e: len(e[0]) + len(e[1]))
