@@ -23,9 +23,9 @@ export const LANE_TYPES = {
   },
   mp: {
     title: 'Mask-Predict', ar: false,
-    // lw: the length beam ranks drafts by avg log P(tokens) + lw * log P(length); 0.1 is
+    // lw: the length beam ranks drafts by avg log P(tokens) + lw * log P(length); 0.03 is
     // what g2p-cmlm is evaluated with (models/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
-    defaults: { m: '', T: 10, lc: 3, lw: 0.1, len: 'predicted', L: 0 },
+    defaults: { m: '', T: 10, lc: 3, lw: 0.03, len: 'predicted', L: 0 },
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
