@@ -13,7 +13,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 # w = 0 / 0.01 / 0.02 / 0.03 / 0.05 / 0.1 / 0.2 gave dev WER
 # 39.54 / 31.51 / 30.46 / 30.35 / 30.74 / 31.13 / 31.83. With w = 0 (Mask-Predict's rule)
 # the average alone prefers drafts whose few tokens are all confident.
-# web/js/state.js (the Mask-Predict lane's default lw) must say the same; a Node test checks it.
+# web/js/state.js (the Mask-Predict lane's default lw) must say the same; tests/browser/defaults.test.mjs checks it.
 CMLM_LENGTH_SCORE_WEIGHT = 0.03
 
 

@@ -7,13 +7,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { root } from './helpers.mjs';
 
 test('the Mask-Predict lane defaults to the evaluation options of g2p-cmlm', () => {
-  const py = readFileSync(join(ROOT, 'models/engine_cli.py'), 'utf8');
+  const py = readFileSync(join(root, 'models/engine_cli.py'), 'utf8');
   const m = py.match(/^CMLM_LENGTH_SCORE_WEIGHT = ([0-9.]+)$/m);
   assert.ok(m, 'models/engine_cli.py sets CMLM_LENGTH_SCORE_WEIGHT');
   const opts = moduleOptions(makeLane('mp'));
