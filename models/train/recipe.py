@@ -79,11 +79,16 @@ def teacher_forcing_batch(codec, exs):
     return src, lengths, tin, tout
 
 
+# The per-epoch dev numbers of the autoregressive models (greedy WER/PER) in their history.
+AR_DEV_KEYS = ("dev_greedy_wer", "dev_greedy_per")
+
+
 def greedy_dev_check(codec, dev_refs, dev_small, max_len):
-    """The per-epoch dev number of the autoregressive models: greedy WER/PER."""
+    """The per-epoch greedy dev check of the autoregressive models decoded by PyTorch:
+    what engine_dev_check falls back to without a built binary."""
     def eval_fn(model):
         wer, per = score(ar_greedy(model, codec, dev_small, max_len), {w: dev_refs[w] for w in dev_small})
-        return {"dev_greedy_wer": round(wer, 2), "dev_greedy_per": round(per, 2)}
+        return {AR_DEV_KEYS[0]: round(wer, 2), AR_DEV_KEYS[1]: round(per, 2)}
     return eval_fn
 
 
@@ -126,7 +131,7 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
 
     eval_fn = engine_dev_check(args, config, ["--greedy", "--max-length", str(max_len)], dev_refs, dev_small,
                                greedy_dev_check(codec, dev_refs, dev_small, max_len),
-                               keys=("dev_greedy_wer", "dev_greedy_per"))
+                               keys=AR_DEV_KEYS)
     model = trainer.train(args.run_dir, config, args, examples, lambda exs, rng: teacher_forcing_batch(codec, exs),
                           loss_fn, eval_fn, batch_key=lambda e: len(e[0]) + len(e[1]))
     if model is None:
