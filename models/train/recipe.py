@@ -24,6 +24,7 @@ from eval_engine import engine_options
 from export import export, load_model
 from seq2seq_torch import build_model
 import parity_check
+import soft_targets
 
 
 # export.py's storage dtypes by the names the engine and the model cards use (Model::storage())
@@ -72,11 +73,41 @@ def eval_refs(args):
 
 def teacher_forcing_batch(codec, exs):
     """(source, source lengths, decoder input BOS+y, decoder target y+EOS), padded."""
-    src = pad_seqs([s for s, _ in exs], codec.src_pad)
-    lengths = torch.tensor([len(s) for s, _ in exs])
-    tin = pad_seqs([[codec.bos] + t for _, t in exs], codec.pad)
-    tout = pad_seqs([t + [codec.eos] for _, t in exs], codec.pad)
+    src = pad_seqs([e[0] for e in exs], codec.src_pad)
+    lengths = torch.tensor([len(e[0]) for e in exs])
+    tin = pad_seqs([[codec.bos] + e[1] for e in exs], codec.pad)
+    tout = pad_seqs([e[1] + [codec.eos] for e in exs], codec.pad)
     return src, lengths, tin, tout
+
+
+def soft_target_batch(exs, T):
+    """The examples' token-level distillation targets (soft_targets.py), each a pair
+    (indices [n, K], probabilities [n, K]), padded to T positions with probability 0
+    -> (indices [B, T, K], probabilities [B, T, K])."""
+    K = exs[0][2][0].shape[1]
+    idx = torch.zeros(len(exs), T, K, dtype=torch.long)
+    prob = torch.zeros(len(exs), T, K)
+    for b, e in enumerate(exs):
+        i, p = e[2]
+        idx[b, :len(i)] = i
+        prob[b, :len(p)] = p
+    return idx, prob
+
+
+def distillation_loss(logits, idx, prob, keep):
+    """Cross-entropy from logits [B, T, V] to a teacher's distribution (its top K:
+    indices and probabilities [B, T, K]), averaged over the positions ``keep`` [B, T]."""
+    lp = torch.log_softmax(logits.float(), -1).gather(-1, idx)
+    return -(lp * prob).sum(-1)[keep].mean()
+
+
+def add_kd_args(ap):
+    """Token-level distillation of the autoregressive models (soft_targets.py)."""
+    ap.add_argument("--kd-targets", default=None, metavar="FILE.pt",
+                    help="train towards a teacher's next-token distributions too (soft_targets.py output)")
+    ap.add_argument("--kd-weight", type=float, default=0.5,
+                    help="with --kd-targets: loss = (1 - w) x label-smoothed cross-entropy + w x cross-entropy "
+                         "to the teacher's distribution")
 
 
 # The per-epoch dev numbers of the autoregressive models (greedy WER/PER) in their history.
@@ -119,20 +150,35 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
     beam ``args.beam`` and no length normalization. logits_fn(model, src, src_lengths,
     decoder_input) -> logits [B, T, V] is all that differs between architectures."""
     examples = [(codec.src(w), codec.tgt(p)) for w, p in training_rows(args)]
+    kd_weight, kd_info = 0.0, None
+    if args.kd_targets:
+        soft = soft_targets.load(args.kd_targets, limit=args.limit_train)
+        for (_, t), (i, _) in zip(examples, soft):
+            if len(i) != len(t) + 1:
+                raise SystemExit(f"{args.kd_targets} does not match work/data/train.tsv (positions per row differ)")
+        examples = [(s, t, k) for (s, t), k in zip(examples, soft)]
+        kd_weight, kd_info = args.kd_weight, soft_targets.describe(args.kd_targets)
+        log(f"token-level distillation from {args.kd_targets} (weight {kd_weight}): {kd_info['teachers']}")
     dev_refs, _, dev_small = eval_refs(args)
 
+    def batch_fn(exs, rng):
+        batch = teacher_forcing_batch(codec, exs)
+        return batch + (soft_target_batch(exs, batch[3].shape[1]) if kd_weight else None,)
+
     def loss_fn(model, batch):
-        src, lengths, tin, tout = batch
+        src, lengths, tin, tout, soft = batch
         logits = logits_fn(model, src, lengths, tin)
         ntok = int(tout.ne(codec.pad).sum())
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
                                ignore_index=codec.pad, label_smoothing=args.label_smoothing)
+        if soft is not None:
+            loss = (1 - kd_weight) * loss + kd_weight * distillation_loss(logits, *soft, tout.ne(codec.pad))
         return loss, ntok
 
     eval_fn = engine_dev_check(args, config, ["--greedy", "--max-length", str(max_len)], dev_refs, dev_small,
                                greedy_dev_check(codec, dev_refs, dev_small, max_len),
                                keys=AR_DEV_KEYS)
-    model = trainer.train(args.run_dir, config, args, examples, lambda exs, rng: teacher_forcing_batch(codec, exs),
+    model = trainer.train(args.run_dir, config, args, examples, batch_fn,
                           loss_fn, eval_fn, batch_key=lambda e: len(e[0]) + len(e[1]))
     if model is None:
         return None
@@ -141,7 +187,8 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
         return score(ar_beam(m, codec, sorted(refs), max_len, beam=args.beam), refs)
 
     return finalize(args, config, torch_evaluate, f"beam {args.beam}, no length normalization",
-                    engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)])
+                    engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)],
+                    extra={"token_distillation": {**kd_info, "weight": kd_weight}} if kd_info else None)
 
 
 def _engine_scorer(binary, options):
@@ -151,7 +198,7 @@ def _engine_scorer(binary, options):
     return evaluate_file
 
 
-def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engine_opts=None):
+def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engine_opts=None, extra=None):
     """Choose last / average of the last 3 / 5 / 10 / --keep-epochs epochs by dev WER,
     export it in the storage that is smallest gzipped (STORAGE_CANDIDATES: int8 with 19,
     31 or 127 levels, f16, f32) whose dev WER is within storage_tolerance of f32, then
@@ -224,6 +271,7 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
         "train_minutes": round(sum(h.get("minutes", 0) for h in _history(run_dir)), 1),
         "train_args": {k: _repo_relative(v) for k, v in vars(args).items()},
     })
+    results.update(extra or {})
     init = os.path.join(run_dir, "init.safetensors")
     if os.path.exists(init):  # a warm-started run (trainer.warm_start): which file it started from
         with open(init, "rb") as f:

@@ -15,6 +15,10 @@
    decoder loop (spec formulas for s_0, the scores, softmax, [a; s]), incremental
    decoding (init_state/step/reorder_state) equals the full forward, padding changes
    nothing, padded source positions get probability exactly 0, export round trip.
+5. Ensemble (ensemble.py): one member, or copies of one member, give that member's
+   distribution and its greedy/beam outputs; two members give the mean of their
+   probabilities. The token-level distillation term of recipe.train_autoregressive,
+   with a one-hot teacher, equals plain cross-entropy.
 """
 
 import os
@@ -330,6 +334,44 @@ def check_rnn_export():
         raise AssertionError(f"accepted {bad}")
 
 
+def check_ensemble():
+    from ensemble import Ensemble
+    from g2p_common import Codec, ar_beam, ar_greedy
+    import recipe
+    torch.manual_seed(5)
+    c = cfg(arch="transformer", src_specials={"pad": 0, "unk": 1},
+            tgt_specials={"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4})
+    a, b = build_model(c).eval(), build_model(c).eval()
+    b2 = build_model(c).eval()
+    b2.load_state_dict(b.state_dict())
+    src = torch.tensor([[2, 3, 4, 5], [6, 7, 0, 0]])
+    tgt = torch.tensor([[2, 5, 6, 7], [2, 8, 0, 0]])
+    worst = 0.0
+    for ens, want in ((Ensemble([a]), torch.log_softmax(a(src, tgt)["logits"], -1)),
+                      (Ensemble([b, b2]), torch.log_softmax(b(src, tgt)["logits"], -1)),
+                      (Ensemble([a, b]), torch.log((torch.softmax(a(src, tgt)["logits"], -1) +
+                                                    torch.softmax(b(src, tgt)["logits"], -1)) / 2))):
+        memory, spm, _ = ens.eval().encode(src)
+        got, _, _ = ens.decode(tgt, memory, spm, tgt.eq(0))
+        worst = max(worst, (got - want).abs().max().item())
+    assert worst < 1e-5, ("ensemble", worst)
+    codec = Codec({"src_vocab": SRC_VOCAB, "tgt_vocab": TGT_VOCAB, "src_specials": c["src_specials"],
+                   "tgt_specials": c["tgt_specials"]})
+    words = ["ABC", "HGFEDCBA", "D"]
+    assert ar_greedy(Ensemble([a]), codec, words, 8) == ar_greedy(a, codec, words, 8)
+    assert ar_beam(Ensemble([b, b2]), codec, words, 8, 3) == ar_beam(b, codec, words, 8, 3)
+    # a one-hot teacher: the distillation term is the cross-entropy to the reference
+    logits = torch.randn(2, 5, len(TGT_VOCAB))
+    tout = torch.tensor([[5, 6, 7, 3, 0], [8, 3, 0, 0, 0]])
+    exs = [([2], [5, 6, 7], (torch.tensor([[5, 1], [6, 1], [7, 1], [3, 1]]), torch.tensor([[1.0, 0]] * 4))),
+           ([2], [8], (torch.tensor([[8, 2], [3, 2]]), torch.tensor([[1.0, 0]] * 2)))]
+    idx, prob = recipe.soft_target_batch(exs, 5)
+    kd = recipe.distillation_loss(logits, idx, prob, tout.ne(0))
+    ce = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=0)
+    assert abs(kd.item() - ce.item()) < 1e-6, (kd.item(), ce.item())
+    return worst
+
+
 def main():
     torch.set_num_threads(2)
     for norm in ("post", "pre"):
@@ -347,6 +389,8 @@ def main():
               f"max |diff| {d:.2e}")
     check_rnn_export()
     print("rnn export round trip ok")
+    d = check_ensemble()
+    print(f"ensemble and distillation loss ok: max |diff| {d:.2e}")
 
 
 if __name__ == "__main__":

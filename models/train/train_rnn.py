@@ -55,6 +55,7 @@ def main(argv=None):
     ap.add_argument("--enc-layers", type=int, default=1)
     ap.add_argument("--dec-hidden", type=int, default=240)
     ap.add_argument("--attn-dim", type=int, default=64, help="r (reduced_rank) / A (additive); unused otherwise")
+    recipe.add_kd_args(ap)
     trainer.add_train_args(ap, epochs=6, batch_size=256, lr=2e-3, warmup=300, dropout=0.2, attn_dropout=0.0,
                            bf16=False)  # (the shipped RNNs were trained in f32)
     args = ap.parse_args(argv)

@@ -57,6 +57,7 @@ def main(argv=None):
     recipe.add_recipe_args(ap, run_dir=os.path.join(WORK, "ar"), name="g2p-transformer")
     ap.add_argument("--beam", type=int, default=5)
     add_model_args(ap)
+    recipe.add_kd_args(ap)
     # 3 layers x 256 wide, as the published g2p-seq2seq Transformer row (its filter size is not
     # given); FFN 512 keeps it at 3.98 M parameters: 8.0 MB as f16, 4.1 MB as int8
     trainer.add_train_args(ap, epochs=26, batch_size=256, lr=1.2e-3, warmup=800, attn_dropout=0.0)

@@ -1,0 +1,106 @@
+"""Token-level distillation targets for an autoregressive student: a teacher's (or
+an ensemble's, ensemble.py) next-token distribution at every position of every
+training pronunciation, teacher-forced on that pronunciation (Sun et al. 2019,
+"Token-Level Ensemble Distillation for Grapheme-to-Phoneme Conversion").
+
+    /usr/bin/python3 models/train/soft_targets.py --teachers A.safetensors [B ...] --out FILE.pt
+
+FILE.pt holds, for row i of work/data/train.tsv (never dev or test), the K most
+likely tokens and their probabilities, renormalised over those K, at each of the
+row's len(phonemes) + 1 positions (the last one predicts EOS), plus the sha256 of
+train.tsv and of each teacher, so that a student cannot silently train on targets of
+other data. train_transformer.py --kd-targets FILE.pt mixes them into its loss.
+"""
+
+import argparse
+import hashlib
+import os
+import sys
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from g2p_common import DATA, Codec, load_tsv, log, pad_seqs, save_atomic  # noqa: E402
+from ensemble import load_ensemble  # noqa: E402
+from export import load_model_file  # noqa: E402
+
+TRAIN_TSV = os.path.join(DATA, "train.tsv")
+
+
+def sha256_file(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+@torch.no_grad()
+def compute(teachers, rows, codec, top_k=8, batch_size=256):
+    """-> (indices uint8 [N_pos, K], probs float16 [N_pos, K], offsets int64 [N_rows + 1]):
+    row i's positions are offsets[i]:offsets[i+1]."""
+    model = load_ensemble(teachers)
+    banned = sorted(codec.special_ids - {codec.eos})
+    order = sorted(range(len(rows)), key=lambda i: len(rows[i][1]))  # similar lengths per batch: less padding
+    per_row = [None] * len(rows)
+    for b in range(0, len(order), batch_size):
+        ids = order[b:b + batch_size]
+        src = pad_seqs([codec.src(rows[i][0]) for i in ids], codec.src_pad)
+        tin = pad_seqs([[codec.bos] + codec.tgt(rows[i][1]) for i in ids], codec.pad)
+        memory, spm, _ = model.encode(src)
+        lp, _, _ = model.decode(tin, memory, spm, tin.eq(codec.pad))
+        lp[..., banned] = float("-inf")  # never emitted by the decoders (g2p_common._ar_step_logprobs)
+        top, idx = lp.topk(top_k, -1)
+        p = torch.softmax(top, -1)  # renormalised over the K kept
+        for j, i in enumerate(ids):
+            n = len(rows[i][1]) + 1
+            per_row[i] = (idx[j, :n].to(torch.uint8), p[j, :n].to(torch.float16))
+        if (b // batch_size) % 50 == 0:
+            log(f"soft targets: {b + len(ids)}/{len(rows)} rows")
+    offsets = torch.zeros(len(rows) + 1, dtype=torch.long)
+    offsets[1:] = torch.tensor([len(r[0]) for r in per_row]).cumsum(0)
+    return torch.cat([r[0] for r in per_row]), torch.cat([r[1] for r in per_row]), offsets
+
+
+def load(path, train_tsv=TRAIN_TSV, limit=0):
+    """-> list over training rows of (indices [n, K] long, probs [n, K] float32); checks
+    that the file was made from this train.tsv."""
+    d = torch.load(path, map_location="cpu")
+    if d["train_sha256"] != sha256_file(train_tsv):
+        raise SystemExit(f"{path} was made from another {train_tsv}: make it again (soft_targets.py)")
+    n = limit or sum(1 for _ in open(train_tsv, encoding="utf-8"))
+    if d["rows"] < n:
+        raise SystemExit(f"{path} covers the first {d['rows']} training rows, not {n} (made with --limit?)")
+    off = d["offsets"].tolist()
+    return [(d["indices"][off[i]:off[i + 1]].long(), d["probs"][off[i]:off[i + 1]].float()) for i in range(n)]
+
+
+def describe(path):
+    """What a results file records about the targets a student learnt from."""
+    d = torch.load(path, map_location="cpu")
+    return {"file": os.path.basename(path), "sha256": sha256_file(path), "top_k": d["top_k"],
+            "teachers": d["teachers"]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--teachers", nargs="+", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--top-k", type=int, default=8)
+    ap.add_argument("--limit", type=int, default=0, help="smoke tests only: first N training rows")
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args(argv)
+    torch.set_num_threads(a.threads)
+    cfg, _ = load_model_file(a.teachers[0])
+    codec = Codec(cfg)
+    rows = load_tsv(TRAIN_TSV)
+    if a.limit:
+        rows = rows[: a.limit]
+    idx, probs, offsets = compute(a.teachers, rows, codec, a.top_k)
+    save_atomic({"indices": idx, "probs": probs, "offsets": offsets, "top_k": a.top_k,
+                 "train_sha256": sha256_file(TRAIN_TSV), "rows": len(rows),
+                 "teachers": {os.path.basename(t): sha256_file(t) for t in a.teachers}}, a.out)
+    log(f"wrote {a.out}: {len(rows)} rows, {idx.shape[0]} positions, top {a.top_k} "
+        f"(teachers: {', '.join(a.teachers)})")
+
+
+if __name__ == "__main__":
+    main()
