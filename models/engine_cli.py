@@ -28,9 +28,12 @@ def find_binary():
 
 def decode(binary, model, words, options):
     """Decode all words in one process (stdin, one per line) -> ({word: [phonemes]}, seconds).
+    ``model``: a model file, or a list of them to decode with their ensemble.
     Exit status 1 means some words were rejected (their error is on stderr); they get []."""
     start = time.perf_counter()
-    p = subprocess.run([binary, "decode", "--model", model] + list(options), input="\n".join(words) + "\n",
+    paths = [model] if isinstance(model, str) else list(model)
+    model_args = [a for p in paths for a in ("--model", p)]
+    p = subprocess.run([binary, "decode"] + model_args + list(options), input="\n".join(words) + "\n",
                        capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     if p.returncode not in (0, 1):

@@ -21,11 +21,18 @@ class Model {
   // kept after the call returns.
   static std::shared_ptr<const Model> from_file(const std::string& path);
   static std::shared_ptr<const Model> from_buffer(const uint8_t* data, size_t size);
+  // Autoregressive models with the same vocabularies as one model whose next-token
+  // distribution is the mean of theirs (ensemble.h); the members stay shared.
+  // Throws UsageError if they cannot be combined. Its config is the first member's
+  // with the smallest max_pos of them all.
+  static std::shared_ptr<const Model> ensemble(const std::vector<std::shared_ptr<const Model>>& members);
 
   const ModelConfig& config() const { return config_; }
   const Vocabulary& source_vocab() const { return src_vocab_; }
   const Vocabulary& target_vocab() const { return tgt_vocab_; }
   const Network& network() const { return *network_; }
+  // How many models this one combines: 1 for a model file, N for an ensemble.
+  int ensemble_size() const { return ensemble_size_; }
   // The concrete architecture; throws UsageError if the model is another kind.
   const Transformer& transformer() const;
   const Rnn& rnn() const;
@@ -33,7 +40,7 @@ class Model {
   size_t file_bytes() const { return file_bytes_; }
   bool stored_f16() const { return storage_ == "f16"; }
   // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
-  // int8 files keep biases and norms in f32).
+  // int8 files keep biases and norms in f32); an ensemble's members' if they agree, else "mixed".
   const std::string& storage() const { return storage_; }
 
   // The source text as token ids (see tokenize_source for what is rejected).
@@ -46,6 +53,7 @@ class Model {
   std::unique_ptr<Network> network_;
   size_t file_bytes_ = 0;
   std::string storage_ = "f32";
+  int ensemble_size_ = 1;
 };
 
 }  // namespace seq2seq

@@ -1,11 +1,12 @@
 """Knowledge distillation data for g2p-cmlm: the AR teacher's outputs for the
 training words.
 
-    /usr/bin/python3 models/train/distill.py [--teacher models/g2p-transformer.safetensors] [--beam 1]
+    /usr/bin/python3 models/train/distill.py [--teacher models/g2p-transformer.safetensors [MORE ...]] [--beam 1]
 
 Decodes every distinct word of work/data/train.tsv (never dev or test) with the
 teacher (greedy by default, --beam N for beam search; with the C++ engine when it is
-built, else with the PyTorch decoders) and writes
+built, else with the PyTorch decoders; several --teacher files: their ensemble,
+ensemble.py) and writes
 work/data/train_distill.tsv (``WORD<TAB>PH ON ES``, one line per word). Resumable:
 it appends chunk by chunk to a .partial file and skips words already done.
 """
@@ -22,19 +23,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log  # noqa: E402
 from engine_cli import decode, find_binary  # noqa: E402
 from export import load_model_file, load_model  # noqa: E402
+from ensemble import load_ensemble  # noqa: E402
 
 DEFAULT_OUT = os.path.join(DATA, "train_distill.tsv")
 
 
 def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1, out=DEFAULT_OUT,
         chunk=2048, limit=0):
+    """``teacher``: a model file, or a list of them (their ensemble)."""
     if os.path.exists(out):
         log(f"{out} exists")
         return out
-    if not os.path.exists(teacher):
-        raise SystemExit(f"teacher {teacher} not found: train the AR model first (train_transformer.py)")
-    cfg, _ = load_model_file(teacher)
-    model = load_model(teacher)
+    teachers = [teacher] if isinstance(teacher, str) else list(teacher)
+    for t in teachers:
+        if not os.path.exists(t):
+            raise SystemExit(f"teacher {t} not found: train the AR model first (train_transformer.py)")
+    cfg, _ = load_model_file(teachers[0])
+    model = load_model(teachers[0]) if len(teachers) == 1 else load_ensemble(teachers)
     codec = Codec(cfg)
     max_len = cfg["max_target_len"]
     words = sorted({w for w, _ in load_tsv(os.path.join(DATA, "train.tsv"))})
@@ -52,14 +57,14 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
         done = {ln.split("\t")[0] for ln in good}
     todo = [w for w in words if w not in done]
     binary = find_binary()
-    log(f"distilling {len(todo)} of {len(words)} training words with {teacher} "
+    log(f"distilling {len(todo)} of {len(words)} training words with {' + '.join(teachers)} "
         f"({'greedy' if beam <= 1 else f'beam {beam}'}, {'C++ engine' if binary else 'PyTorch'})")
     # the engine gives the PyTorch decoders' outputs (parity_check.py) several times faster
     engine_opts = (["--greedy"] if beam <= 1 else ["--beam", str(beam), "--length-penalty", "none"]) + \
         ["--max-length", str(max_len)]
     def teach(ws):
         if binary:
-            return decode(binary, teacher, ws, engine_opts)[0]
+            return decode(binary, teachers, ws, engine_opts)[0]
         if beam <= 1:
             return ar_greedy(model, codec, ws, max_len)
         return ar_beam(model, codec, ws, max_len, beam)
@@ -90,7 +95,8 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--teacher", default=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"))
+    ap.add_argument("--teacher", nargs="+", default=[os.path.join(MODELS_DIR, "g2p-transformer.safetensors")],
+                    help="the teacher model file; several: their ensemble")
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--limit", type=int, default=0, help="smoke tests only: first N words")

@@ -1,10 +1,13 @@
-"""An ensemble of autoregressive G2P models as one model, for teachers (PyTorch only;
-the engine and the page run single models).
+"""An ensemble of autoregressive G2P models as one model: the teachers of
+distillation (the page runs single models).
 
     /usr/bin/python3 models/train/ensemble.py A.safetensors B.safetensors ... [--split dev] [--beam 5]
+        [--members] [--compare]
 
-prints the dev WER/PER of each member and of the ensemble (greedy, or beam N with
-the C++ engine's rules, g2p_common.ar_beam). The ensemble's next-token distribution is
+prints the dev WER/PER of the ensemble (and with --members of each member alone),
+greedy or beam N, decoded by the C++ engine (``seq2seq decode --model A --model B``,
+src/ensemble.h) when it is built, else by PyTorch; --compare decodes with both and
+fails if any output differs. In PyTorch the ensemble's next-token distribution is
 the mean of its members' probabilities, so it plugs into ar_greedy / ar_beam as any
 model does: ``encode`` returns the members' encoder outputs side by side on the
 feature axis (so that beam search can repeat them per hypothesis like one tensor),
@@ -22,6 +25,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, Codec, ar_beam, ar_greedy, load_tsv, log, max_output_len, refs_by_word, score  # noqa: E402
 from export import load_model, load_model_file  # noqa: E402
+from engine_cli import decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
 
 
 class Ensemble(torch.nn.Module):
@@ -63,7 +67,10 @@ def main(argv=None):
     ap.add_argument("--split", default="dev", choices=["dev", "test"])
     ap.add_argument("--beam", type=int, default=1, help="1 = greedy")
     ap.add_argument("--limit", type=int, default=0, help="first N words of the split")
-    ap.add_argument("--no-members", action="store_true", help="score the ensemble only")
+    ap.add_argument("--members", action="store_true", help="score each member alone too")
+    ap.add_argument("--compare", action="store_true",
+                    help="decode the ensemble with PyTorch too and count the words whose outputs differ")
+    ap.add_argument("--bin", default=None, help="the seq2seq binary (default: build/native/seq2seq)")
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
@@ -73,18 +80,32 @@ def main(argv=None):
     cfg, _ = load_model_file(a.models[0])
     codec = Codec(cfg)
     max_len = max_output_len(cfg)
+    binary = a.bin or find_binary()
+    opts = (["--greedy"] if a.beam <= 1 else ["--beam", str(a.beam), "--length-penalty", "none"]) + \
+        ["--max-length", str(max_len)]
 
-    def run(model):
-        hyps = ar_greedy(model, codec, words, max_len) if a.beam <= 1 else ar_beam(model, codec, words, max_len, a.beam)
-        return score(hyps, refs)
+    def torch_decode(paths):
+        model = load_ensemble(paths)
+        return ar_greedy(model, codec, words, max_len) if a.beam <= 1 else ar_beam(model, codec, words, max_len, a.beam)
 
-    how = "greedy" if a.beam <= 1 else f"beam {a.beam}"
-    if not a.no_members:
+    def run(paths):
+        return decode(binary, paths, words, opts)[0] if binary else torch_decode(paths)
+
+    how = ("greedy" if a.beam <= 1 else f"beam {a.beam}") + (" (C++ engine)" if binary else " (PyTorch)")
+    if a.members:
         for p in a.models:
-            wer, per = run(load_model(p))
+            wer, per = score(run([p]), refs)
             log(f"{p}: {a.split} {how} WER {wer:.2f} PER {per:.2f}")
-    wer, per = run(load_ensemble(a.models))
+    hyps = run(a.models)
+    wer, per = score(hyps, refs)
     log(f"ensemble of {len(a.models)}: {a.split} {how} WER {wer:.2f} PER {per:.2f} ({len(words)} words)")
+    if a.compare and binary:
+        ref = torch_decode(a.models)
+        differ = [w for w in words if ref[w] != hyps[w]]
+        log(f"PyTorch ensemble: WER {score(ref, refs)[0]:.2f}; outputs differ for {len(differ)} of {len(words)} words"
+            + (f" (first: {differ[:5]})" if differ else ""))
+        if differ:
+            raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ const char* kUsage =
     "      print a model's configuration, size and vocabularies\n"
     "  seq2seq decode --model MODEL [options] [WORD ...]\n"
     "      decode the words, or one source per line from stdin; prints source<TAB>output<TAB>score\n"
+    "      (--model given more than once: an ensemble of autoregressive models with the same\n"
+    "      vocabularies, each step's distribution the mean of theirs)\n"
     "\n"
     "decode options (defaults in brackets):\n"
     "  --greedy                      greedy search [the default for autoregressive models]\n"
@@ -106,7 +108,7 @@ T parse_number(const std::string& flag, const std::string& s) {
 }
 
 int decode(const std::vector<std::string>& args) {
-  std::string model_path;
+  std::vector<std::string> model_paths;
   seq2seq::DecodingOptions o;
   bool strategy_given = false, trace = false;
   std::vector<std::string> words;
@@ -116,7 +118,7 @@ int decode(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw seq2seq::UsageError("option " + a + " needs a value");
       return args[++i];
     };
-    if (a == "--model") model_path = value();
+    if (a == "--model") model_paths.push_back(value());
     else if (a == "--greedy") { o.strategy = seq2seq::Strategy::Greedy; strategy_given = true; }
     else if (a == "--beam") { o.strategy = seq2seq::Strategy::Beam; o.beam_size = parse_number<int>(a, value()); strategy_given = true; }
     else if (a == "--sample") { o.strategy = seq2seq::Strategy::Sample; strategy_given = true; }
@@ -152,8 +154,10 @@ int decode(const std::vector<std::string>& args) {
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + a);
     else words.push_back(a);
   }
-  if (model_path.empty()) throw seq2seq::UsageError("decode needs --model MODEL");
-  const auto model = seq2seq::Model::from_file(model_path);
+  if (model_paths.empty()) throw seq2seq::UsageError("decode needs --model MODEL");
+  std::vector<std::shared_ptr<const seq2seq::Model>> models;
+  for (const auto& p : model_paths) models.push_back(seq2seq::Model::from_file(p));
+  const auto model = models.size() == 1 ? models[0] : seq2seq::Model::ensemble(models);
   if (!strategy_given) o.strategy = model->config().autoregressive() ? seq2seq::Strategy::Greedy : seq2seq::Strategy::Nar;
   if (!trace) o.attention = false;  // nothing prints it: skip the copies
   seq2seq::Session session(model, o);

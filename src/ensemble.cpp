@@ -1,0 +1,81 @@
+#include "ensemble.h"
+
+#include <cmath>
+#include <limits>
+
+#include "errors.h"
+#include "model.h"
+
+namespace seq2seq {
+
+void mean_of_probabilities(const std::vector<RowMatrix>& member_logprobs, RowMatrix& out) {
+  const RowMatrix& first = member_logprobs.at(0);
+  out.resize(first.rows(), first.cols());
+  const float log_m = std::log(static_cast<float>(member_logprobs.size()));
+  for (Eigen::Index r = 0; r < first.rows(); ++r) {
+    for (Eigen::Index v = 0; v < first.cols(); ++v) {
+      float hi = -std::numeric_limits<float>::infinity();
+      for (const auto& lp : member_logprobs) hi = std::max(hi, lp(r, v));
+      if (std::isinf(hi)) {  // every member says impossible
+        out(r, v) = hi;
+        continue;
+      }
+      double sum = 0;
+      for (const auto& lp : member_logprobs) sum += std::exp(static_cast<double>(lp(r, v) - hi));
+      out(r, v) = hi + static_cast<float>(std::log(sum)) - log_m;
+    }
+  }
+}
+
+namespace {
+
+class EnsembleStepScorer final : public StepScorer {
+ public:
+  EnsembleStepScorer(const std::vector<std::shared_ptr<const Model>>& members, const std::vector<int>& source,
+                     int capacity) {
+    for (const auto& m : members) scorers_.push_back(m->network().step_scorer(source, capacity));
+    member_lp_.resize(scorers_.size());
+  }
+  int vocab_size() const override { return scorers_[0]->vocab_size(); }
+  int source_length() const override { return scorers_[0]->source_length(); }
+  int capacity() const override {
+    int c = scorers_[0]->capacity();
+    for (const auto& s : scorers_) c = std::min(c, s->capacity());
+    return c;
+  }
+  int num_hypotheses() const override { return scorers_[0]->num_hypotheses(); }
+
+  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) override {
+    for (size_t m = 0; m < scorers_.size(); ++m) scorers_[m]->score(tokens, member_lp_[m], m == 0 ? attention : nullptr);
+    mean_of_probabilities(member_lp_, logprobs);
+  }
+  void reorder(const std::vector<int>& parents) override {
+    for (auto& s : scorers_) s->reorder(parents);
+  }
+
+ private:
+  std::vector<std::unique_ptr<StepScorer>> scorers_;
+  std::vector<RowMatrix> member_lp_;
+};
+
+}  // namespace
+
+Ensemble::Ensemble(std::vector<std::shared_ptr<const Model>> members) : members_(std::move(members)) {
+  if (members_.empty()) throw UsageError("an ensemble needs at least one model");
+}
+
+int64_t Ensemble::parameter_count() const {
+  int64_t n = 0;
+  for (const auto& m : members_) n += m->parameter_count();
+  return n;
+}
+
+std::unique_ptr<StepScorer> Ensemble::step_scorer(const std::vector<int>& source, int capacity) const {
+  return std::make_unique<EnsembleStepScorer>(members_, source, capacity);
+}
+
+std::unique_ptr<ParallelScorer> Ensemble::parallel_scorer(const std::vector<int>&) const {
+  throw UsageError("an ensemble decodes autoregressively only");
+}
+
+}  // namespace seq2seq

@@ -1,0 +1,37 @@
+// An ensemble of autoregressive models as one network: its next-token
+// distribution is the mean of the members' probabilities. Search drives it
+// through the same StepScorer as any single model, so greedy, beam and sampling
+// work unchanged. Used to decode with several trained models at once (the
+// training recipe's teachers for distillation); the page runs single models.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "network.h"
+
+namespace seq2seq {
+
+class Model;
+
+class Ensemble final : public Network {
+ public:
+  // Members must be autoregressive with the same vocabularies (checked by
+  // Model::ensemble, the way to build one).
+  explicit Ensemble(std::vector<std::shared_ptr<const Model>> members);
+
+  int64_t parameter_count() const override;
+  // Cross-attention, when asked, is the first member's (members may differ in
+  // layers and heads, so there is no one map to average them into).
+  std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
+  std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
+  const std::vector<std::shared_ptr<const Model>>& members() const { return members_; }
+
+ private:
+  std::vector<std::shared_ptr<const Model>> members_;
+};
+
+// log(mean_m exp(member[m])) row by row, computed without overflow: the mixture
+// of the members' next-token distributions, written into `out` [n x V].
+void mean_of_probabilities(const std::vector<RowMatrix>& member_logprobs, RowMatrix& out);
+
+}  // namespace seq2seq
