@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(cmake g++ make git nodejs npm emscripten libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium)
 if [[ "${1:-}" == "--train" ]]; then
-  packages+=(python3-torch python3-numpy libopenblas0-openmp)
+  packages+=(python3-torch python3-numpy libopenblas0-openmp wamerican-large)
 fi
 
 missing=()

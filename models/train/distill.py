@@ -3,7 +3,8 @@ training words.
 
     /usr/bin/python3 models/train/distill.py [--teacher models/g2p-transformer.safetensors [MORE ...]] [--beam 1]
 
-Decodes every distinct word of work/data/train.tsv (never dev or test) with the
+Decodes every distinct word of work/data/train.tsv (never dev or test), or of --words
+FILE (unlabeled_words.py: words CMUdict does not have), with the
 teacher (greedy by default, --beam N for beam search; with the C++ engine when it is
 built, else with the PyTorch decoders; several --teacher files: their ensemble,
 ensemble.py) and writes
@@ -29,8 +30,9 @@ DEFAULT_OUT = os.path.join(DATA, "train_distill.tsv")
 
 
 def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1, out=DEFAULT_OUT,
-        chunk=2048, limit=0):
-    """``teacher``: a model file, or a list of them (their ensemble)."""
+        chunk=2048, limit=0, words_file=None):
+    """``teacher``: a model file, or a list of them (their ensemble). ``words_file``: the
+    words to label, one per line (unlabeled_words.py), instead of the training words."""
     if os.path.exists(out):
         log(f"{out} exists")
         return out
@@ -42,7 +44,11 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
     model = load_model(teachers[0]) if len(teachers) == 1 else load_ensemble(teachers)
     codec = Codec(cfg)
     max_len = cfg["max_target_len"]
-    words = sorted({w for w, _ in load_tsv(os.path.join(DATA, "train.tsv"))})
+    if words_file:
+        with open(words_file, encoding="utf-8") as f:
+            words = sorted({ln.strip() for ln in f if ln.strip()})
+    else:
+        words = sorted({w for w, _ in load_tsv(os.path.join(DATA, "train.tsv"))})
     if limit:
         words = words[:limit]
     partial = out + ".partial"
@@ -57,7 +63,7 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
         done = {ln.split("\t")[0] for ln in good}
     todo = [w for w in words if w not in done]
     binary = find_binary()
-    log(f"distilling {len(todo)} of {len(words)} training words with {' + '.join(teachers)} "
+    log(f"distilling {len(todo)} of {len(words)} {'words of ' + words_file if words_file else 'training words'} with {' + '.join(teachers)} "
         f"({'greedy' if beam <= 1 else f'beam {beam}'}, {'C++ engine' if binary else 'PyTorch'})")
     # the engine gives the PyTorch decoders' outputs (parity_check.py) several times faster
     engine_opts = (["--greedy"] if beam <= 1 else ["--beam", str(beam), "--length-penalty", "none"]) + \
@@ -99,11 +105,13 @@ def main(argv=None):
                     help="the teacher model file; several: their ensemble")
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--words", default=None, metavar="FILE",
+                    help="label these words (one per line, e.g. work/data/unlabeled.txt) instead of the training words")
     ap.add_argument("--limit", type=int, default=0, help="smoke tests only: first N words")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
-    run(a.teacher, a.beam, a.out, limit=a.limit)
+    run(a.teacher, a.beam, a.out, limit=a.limit, words_file=a.words)
 
 
 if __name__ == "__main__":

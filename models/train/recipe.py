@@ -102,7 +102,11 @@ def distillation_loss(logits, idx, prob, keep):
 
 
 def add_kd_args(ap):
-    """Token-level distillation of the autoregressive models (soft_targets.py)."""
+    """Distillation of the autoregressive models: more rows labeled by a teacher
+    (distill.py --words), token-level targets (soft_targets.py)."""
+    ap.add_argument("--extra-train", default=None, metavar="FILE.tsv",
+                    help="rows trained on after work/data/train.tsv's: a teacher's labels of words CMUdict does "
+                         "not have (distill.py --words work/data/unlabeled.txt)")
     ap.add_argument("--kd-targets", default=None, metavar="FILE.pt",
                     help="train towards a teacher's next-token distributions too (soft_targets.py output)")
     ap.add_argument("--kd-weight", type=float, default=0.5,
@@ -149,13 +153,22 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
     label-smoothed cross-entropy, a greedy dev check per epoch, then ``finalize`` with
     beam ``args.beam`` and no length normalization. logits_fn(model, src, src_lengths,
     decoder_input) -> logits [B, T, V] is all that differs between architectures."""
-    examples = [(codec.src(w), codec.tgt(p)) for w, p in training_rows(args)]
+    rows = training_rows(args)
+    n_train_rows = len(rows)
+    if args.extra_train:
+        rows = rows + load_tsv(args.extra_train)
+    examples = [(codec.src(w), codec.tgt(p)) for w, p in rows]
     kd_weight, kd_info = 0.0, None
     if args.kd_targets:
-        soft = soft_targets.load(args.kd_targets, limit=args.limit_train)
+        if args.limit_train and args.extra_train:
+            raise SystemExit("--limit-train with --extra-train and --kd-targets: the targets' rows would not line up")
+        files = [os.path.join(DATA, "train.tsv")] + ([args.extra_train] if args.extra_train else [])
+        soft = soft_targets.load(args.kd_targets, files, len(rows) if args.limit_train else None)
         for (_, t), (i, _) in zip(examples, soft):
             if len(i) != len(t) + 1:
-                raise SystemExit(f"{args.kd_targets} does not match work/data/train.tsv (positions per row differ)")
+                raise SystemExit(f"{args.kd_targets} does not match the training rows (positions per row differ)")
+        if len(soft) != len(examples):
+            raise SystemExit(f"{args.kd_targets} has {len(soft)} rows, the training data {len(examples)}")
         examples = [(s, t, k) for (s, t), k in zip(examples, soft)]
         kd_weight, kd_info = args.kd_weight, soft_targets.describe(args.kd_targets)
         log(f"token-level distillation from {args.kd_targets} (weight {kd_weight}): {kd_info['teachers']}")
@@ -188,7 +201,11 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
 
     return finalize(args, config, torch_evaluate, f"beam {args.beam}, no length normalization",
                     engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)],
-                    extra={"token_distillation": {**kd_info, "weight": kd_weight}} if kd_info else None)
+                    extra={**({"token_distillation": {**kd_info, "weight": kd_weight}} if kd_info else {}),
+                           **({"extra_train": {"file": os.path.basename(args.extra_train),
+                                               "sha256": soft_targets.sha256_file(args.extra_train),
+                                               "rows": len(rows) - n_train_rows}}
+                              if args.extra_train else {})})
 
 
 def _engine_scorer(binary, options):

@@ -4,12 +4,16 @@ training pronunciation, teacher-forced on that pronunciation (Sun et al. 2019,
 "Token-Level Ensemble Distillation for Grapheme-to-Phoneme Conversion").
 
     /usr/bin/python3 models/train/soft_targets.py --teachers A.safetensors [B ...] --out FILE.pt
+        [--data work/data/train.tsv [MORE.tsv ...]]
 
-FILE.pt holds, for row i of work/data/train.tsv (never dev or test), the K most
-likely tokens and their probabilities, renormalised over those K, at each of the
-row's len(phonemes) + 1 positions (the last one predicts EOS), plus the sha256 of
-train.tsv and of each teacher, so that a student cannot silently train on targets of
-other data. train_transformer.py --kd-targets FILE.pt mixes them into its loss.
+FILE.pt holds, for row i of the data files taken in order (by default
+work/data/train.tsv, never dev or test; after it, e.g., the teacher's labels of
+unlabeled words, distill.py --words), the K most likely tokens and their
+probabilities, renormalised over those K, at each of the row's len(phonemes) + 1
+positions (the last one predicts EOS), plus the sha256 of each data file and
+teacher, so that a student cannot silently train on targets of other data.
+train_transformer.py --kd-targets FILE.pt [--extra-train MORE.tsv] mixes them into
+its loss.
 """
 
 import argparse
@@ -60,15 +64,20 @@ def compute(teachers, rows, codec, top_k=8, batch_size=256):
     return torch.cat([r[0] for r in per_row]), torch.cat([r[1] for r in per_row]), offsets
 
 
-def load(path, train_tsv=TRAIN_TSV, limit=0):
-    """-> list over training rows of (indices [n, K] long, probs [n, K] float32); checks
-    that the file was made from this train.tsv."""
+def data_record(files):
+    return [[os.path.basename(p), sha256_file(p)] for p in files]
+
+
+def load(path, data_files=(TRAIN_TSV,), n=None):
+    """-> list over the first ``n`` rows (default: all) of the data files of (indices
+    [n, K] long, probs [n, K] float32); checks that the file was made from these files."""
     d = torch.load(path, map_location="cpu")
-    if d["train_sha256"] != sha256_file(train_tsv):
-        raise SystemExit(f"{path} was made from another {train_tsv}: make it again (soft_targets.py)")
-    n = limit or sum(1 for _ in open(train_tsv, encoding="utf-8"))
+    if d["data"] != data_record(data_files):
+        raise SystemExit(f"{path} was made from other data ({[r[0] for r in d['data']]}) than "
+                         f"{[os.path.basename(p) for p in data_files]}: make it again (soft_targets.py --data ...)")
+    n = d["rows"] if n is None else n
     if d["rows"] < n:
-        raise SystemExit(f"{path} covers the first {d['rows']} training rows, not {n} (made with --limit?)")
+        raise SystemExit(f"{path} covers the first {d['rows']} rows, not {n} (made with --limit?)")
     off = d["offsets"].tolist()
     return [(d["indices"][off[i]:off[i + 1]].long(), d["probs"][off[i]:off[i + 1]].float()) for i in range(n)]
 
@@ -84,6 +93,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--teachers", nargs="+", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--data", nargs="+", default=[TRAIN_TSV], help="the rows, file after file")
     ap.add_argument("--top-k", type=int, default=8)
     ap.add_argument("--limit", type=int, default=0, help="smoke tests only: first N training rows")
     ap.add_argument("--threads", type=int, default=2)
@@ -91,12 +101,12 @@ def main(argv=None):
     torch.set_num_threads(a.threads)
     cfg, _ = load_model_file(a.teachers[0])
     codec = Codec(cfg)
-    rows = load_tsv(TRAIN_TSV)
+    rows = [r for p in a.data for r in load_tsv(p)]
     if a.limit:
         rows = rows[: a.limit]
     idx, probs, offsets = compute(a.teachers, rows, codec, a.top_k)
     save_atomic({"indices": idx, "probs": probs, "offsets": offsets, "top_k": a.top_k,
-                 "train_sha256": sha256_file(TRAIN_TSV), "rows": len(rows),
+                 "data": data_record(a.data), "rows": len(rows),
                  "teachers": {os.path.basename(t): sha256_file(t) for t in a.teachers}}, a.out)
     log(f"wrote {a.out}: {len(rows)} rows, {idx.shape[0]} positions, top {a.top_k} "
         f"(teachers: {', '.join(a.teachers)})")
