@@ -152,7 +152,10 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
     """The whole command of an autoregressive model (transformer, rnn): teacher-forced
     label-smoothed cross-entropy, a greedy dev check per epoch, then ``finalize`` with
     beam ``args.beam`` and no length normalization. logits_fn(model, src, src_lengths,
-    decoder_input) -> logits [B, T, V] is all that differs between architectures."""
+    decoder_input) -> logits [B, T, V] is all that differs between architectures.
+    With --extra-train, a teacher's labeled rows follow train.tsv's; with --kd-targets,
+    the loss mixes in the cross-entropy to a teacher's next-token distributions
+    (distillation_loss)."""
     rows = training_rows(args)
     n_train_rows = len(rows)
     if args.extra_train:
