@@ -34,7 +34,7 @@ class Ensemble(torch.nn.Module):
         if not models:
             raise ValueError("an ensemble needs at least one model")
         cfgs = [m.config for m in models]
-        for c in cfgs[1:]:
+        for c in cfgs:
             if c["arch"] != "transformer" or c["tgt_vocab"] != cfgs[0]["tgt_vocab"] or \
                     c["src_vocab"] != cfgs[0]["src_vocab"]:
                 raise ValueError("ensemble members must be autoregressive Transformers with the same vocabularies")

@@ -24,6 +24,7 @@ from eval_engine import engine_options
 from export import export, load_model
 from seq2seq_torch import build_model
 import parity_check
+from prepare_data import sha256
 import soft_targets
 
 
@@ -166,14 +167,14 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
         if args.limit_train and args.extra_train:
             raise SystemExit("--limit-train with --extra-train and --kd-targets: the targets' rows would not line up")
         files = [os.path.join(DATA, "train.tsv")] + ([args.extra_train] if args.extra_train else [])
-        soft = soft_targets.load(args.kd_targets, files, len(rows) if args.limit_train else None)
+        soft, kd_info = soft_targets.load(args.kd_targets, files, len(rows) if args.limit_train else None)
         for (_, t), (i, _) in zip(examples, soft):
             if len(i) != len(t) + 1:
                 raise SystemExit(f"{args.kd_targets} does not match the training rows (positions per row differ)")
         if len(soft) != len(examples):
             raise SystemExit(f"{args.kd_targets} has {len(soft)} rows, the training data {len(examples)}")
         examples = [(s, t, k) for (s, t), k in zip(examples, soft)]
-        kd_weight, kd_info = args.kd_weight, soft_targets.describe(args.kd_targets)
+        kd_weight = args.kd_weight
         log(f"token-level distillation from {args.kd_targets} (weight {kd_weight}): {kd_info['teachers']}")
     dev_refs, _, dev_small = eval_refs(args)
 
@@ -206,7 +207,7 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
                     engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)],
                     extra={**({"token_distillation": {**kd_info, "weight": kd_weight}} if kd_info else {}),
                            **({"extra_train": {"file": os.path.basename(args.extra_train),
-                                               "sha256": soft_targets.sha256_file(args.extra_train),
+                                               "sha256": sha256(args.extra_train),
                                                "rows": len(rows) - n_train_rows}}
                               if args.extra_train else {})})
 

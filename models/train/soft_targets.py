@@ -17,7 +17,6 @@ its loss.
 """
 
 import argparse
-import hashlib
 import os
 import sys
 
@@ -28,13 +27,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from g2p_common import DATA, Codec, load_tsv, log, pad_seqs, save_atomic  # noqa: E402
 from ensemble import load_ensemble  # noqa: E402
 from export import load_model_file  # noqa: E402
+from prepare_data import sha256  # noqa: E402
 
 TRAIN_TSV = os.path.join(DATA, "train.tsv")
-
-
-def sha256_file(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 @torch.no_grad()
@@ -65,12 +60,18 @@ def compute(teachers, rows, codec, top_k=8, batch_size=256):
 
 
 def data_record(files):
-    return [[os.path.basename(p), sha256_file(p)] for p in files]
+    return [[os.path.basename(p), sha256(p)] for p in files]
+
+
+def teacher_record(paths):
+    """How a targets file names its teachers: file name -> sha256."""
+    return {os.path.basename(t): sha256(t) for t in paths}
 
 
 def load(path, data_files=(TRAIN_TSV,), n=None):
-    """-> list over the first ``n`` rows (default: all) of the data files of (indices
-    [n, K] long, probs [n, K] float32); checks that the file was made from these files."""
+    """-> (list over the first ``n`` rows (default: all) of the data files of (indices
+    [n, K] long, probs [n, K] float32), describe(path)); checks that the file was made
+    from these files."""
     d = torch.load(path, map_location="cpu")
     if d["data"] != data_record(data_files):
         raise SystemExit(f"{path} was made from other data ({[r[0] for r in d['data']]}) than "
@@ -79,14 +80,15 @@ def load(path, data_files=(TRAIN_TSV,), n=None):
     if d["rows"] < n:
         raise SystemExit(f"{path} covers the first {d['rows']} rows, not {n} (made with --limit?)")
     off = d["offsets"].tolist()
-    return [(d["indices"][off[i]:off[i + 1]].long(), d["probs"][off[i]:off[i + 1]].float()) for i in range(n)]
+    rows = [(d["indices"][off[i]:off[i + 1]].long(), d["probs"][off[i]:off[i + 1]].float()) for i in range(n)]
+    return rows, describe(path, d)
 
 
-def describe(path):
-    """What a results file records about the targets a student learnt from."""
-    d = torch.load(path, map_location="cpu")
-    return {"file": os.path.basename(path), "sha256": sha256_file(path), "top_k": d["top_k"],
-            "teachers": d["teachers"]}
+def describe(path, loaded=None):
+    """What a results file records about the targets a student learnt from
+    (``loaded``: the file's contents, if already read)."""
+    d = loaded if loaded is not None else torch.load(path, map_location="cpu")
+    return {"file": os.path.basename(path), "sha256": sha256(path), "top_k": d["top_k"], "teachers": d["teachers"]}
 
 
 def main(argv=None):
@@ -107,7 +109,7 @@ def main(argv=None):
     idx, probs, offsets = compute(a.teachers, rows, codec, a.top_k)
     save_atomic({"indices": idx, "probs": probs, "offsets": offsets, "top_k": a.top_k,
                  "data": data_record(a.data), "rows": len(rows),
-                 "teachers": {os.path.basename(t): sha256_file(t) for t in a.teachers}}, a.out)
+                 "teachers": teacher_record(a.teachers)}, a.out)
     log(f"wrote {a.out}: {len(rows)} rows, {idx.shape[0]} positions, top {a.top_k} "
         f"(teachers: {', '.join(a.teachers)})")
 

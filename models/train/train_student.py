@@ -47,7 +47,7 @@ def main(argv=None):
         raise SystemExit("--limit needs --no-unlabeled (the labeled rows come after all of train.tsv's)")
     torch.set_num_threads(a.threads)  # distill runs one engine process per thread
     threads = ["--threads", str(a.threads)]
-    teachers = {os.path.basename(t): soft_targets.sha256_file(t) for t in a.teachers}
+    teachers = soft_targets.teacher_record(a.teachers)
     extra = []
     data = [os.path.join(DATA, "train.tsv")]
     if not a.no_unlabeled:

@@ -37,10 +37,9 @@ def main():
         sys.exit(f"{WORDLIST}: unexpected sha256 (not wamerican-large 2020.12.07-2?)")
     with open(os.path.join(prepare_data.OUT, "vocab.json")) as f:
         alphabet = set(json.load(f)["src_vocab"])
-    prons, _ = prepare_data.read_dict()
-    with open(prepare_data.DICT, encoding="utf-8") as f:  # every spelling, the dropped lines' too
-        cmudict = {prepare_data.re.sub(r"\(\d+\)$", "", ln.partition("  ")[0]) for ln in f if ln.strip()}
-    cmudict |= set(prons)
+    prons, dropped = prepare_data.read_dict()
+    # every spelling, the dropped lines' too
+    cmudict = set(prons) | {prepare_data.re.sub(r"\(\d+\)$", "", ln.partition("  ")[0]) for ln in dropped}
     with open(WORDLIST, encoding="utf-8") as f:
         listed = sorted({ln.strip().upper() for ln in f if ln.strip()})
     why = {"in CMUdict": lambda w: w in cmudict,
