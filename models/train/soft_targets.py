@@ -33,14 +33,29 @@ TRAIN_TSV = os.path.join(DATA, "train.tsv")
 
 
 @torch.no_grad()
-def compute(teachers, rows, codec, top_k=8, batch_size=256):
+def compute(teachers, rows, codec, top_k=8, batch_size=256, partial=None, record=None, save_every=100):
     """-> (indices uint8 [N_pos, K], probs float16 [N_pos, K], offsets int64 [N_rows + 1]):
-    row i's positions are offsets[i]:offsets[i+1]."""
+    row i's positions are offsets[i]:offsets[i+1].
+
+    ``partial``: a file that holds the rows done so far every ``save_every`` batches, and
+    that a rerun with the same ``record`` (teachers, data, top_k) resumes from: three
+    teachers over ~190 K rows take most of an hour, longer than is left of some sessions."""
     model = load_ensemble(teachers)
     banned = sorted(codec.special_ids - {codec.eos})
     order = sorted(range(len(rows)), key=lambda i: len(rows[i][1]))  # similar lengths per batch: less padding
     per_row = [None] * len(rows)
-    for b in range(0, len(order), batch_size):
+    start = 0
+    if partial and os.path.exists(partial):
+        d = torch.load(partial, map_location="cpu")
+        if d["record"] == record and d["rows"] == len(rows):
+            start = d["batches_done"] * batch_size
+            off = [0] + d["lengths"].cumsum(0).tolist()
+            for k, i in enumerate(order[:start]):
+                per_row[i] = (d["indices"][off[k]:off[k + 1]], d["probs"][off[k]:off[k + 1]])
+            log(f"soft targets: resumed from {partial}, {start}/{len(rows)} rows done")
+        else:
+            log(f"soft targets: {partial} was made for other teachers or data: starting again")
+    for b in range(start, len(order), batch_size):
         ids = order[b:b + batch_size]
         src = pad_seqs([codec.src(rows[i][0]) for i in ids], codec.src_pad)
         tin = pad_seqs([[codec.bos] + codec.tgt(rows[i][1]) for i in ids], codec.pad)
@@ -54,6 +69,12 @@ def compute(teachers, rows, codec, top_k=8, batch_size=256):
             per_row[i] = (idx[j, :n].to(torch.uint8), p[j, :n].to(torch.float16))
         if (b // batch_size) % 50 == 0:
             log(f"soft targets: {b + len(ids)}/{len(rows)} rows")
+        if partial and (b // batch_size + 1) % save_every == 0:
+            done = [per_row[i] for i in order[:b + len(ids)]]  # the rows of the batches so far, in order
+            save_atomic({"record": record, "rows": len(rows), "batches_done": b // batch_size + 1,
+                         "lengths": torch.tensor([len(r[0]) for r in done]),
+                         "indices": torch.cat([r[0] for r in done]), "probs": torch.cat([r[1] for r in done])},
+                        partial)
     offsets = torch.zeros(len(rows) + 1, dtype=torch.long)
     offsets[1:] = torch.tensor([len(r[0]) for r in per_row]).cumsum(0)
     return torch.cat([r[0] for r in per_row]), torch.cat([r[1] for r in per_row]), offsets
@@ -106,10 +127,12 @@ def main(argv=None):
     rows = [r for p in a.data for r in load_tsv(p)]
     if a.limit:
         rows = rows[: a.limit]
-    idx, probs, offsets = compute(a.teachers, rows, codec, a.top_k)
-    save_atomic({"indices": idx, "probs": probs, "offsets": offsets, "top_k": a.top_k,
-                 "data": data_record(a.data), "rows": len(rows),
-                 "teachers": teacher_record(a.teachers)}, a.out)
+    record = {"top_k": a.top_k, "data": data_record(a.data), "teachers": teacher_record(a.teachers)}
+    partial = a.out + ".partial"
+    idx, probs, offsets = compute(a.teachers, rows, codec, a.top_k, partial=partial, record=record)
+    save_atomic({"indices": idx, "probs": probs, "offsets": offsets, "rows": len(rows), **record}, a.out)
+    if os.path.exists(partial):
+        os.remove(partial)
     log(f"wrote {a.out}: {len(rows)} rows, {idx.shape[0]} positions, top {a.top_k} "
         f"(teachers: {', '.join(a.teachers)})")
 
