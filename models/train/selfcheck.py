@@ -19,6 +19,7 @@
    distribution and its greedy/beam outputs; two members give the mean of their
    probabilities. The token-level distillation term of recipe.train_autoregressive,
    with a one-hot teacher, equals plain cross-entropy.
+6. soft_targets.compute resumed from its partial file equals an uninterrupted run.
 """
 
 import os
@@ -372,6 +373,48 @@ def check_ensemble():
     return worst
 
 
+def check_soft_targets_resume():
+    """soft_targets.compute resumed from its partial file gives the uninterrupted run's
+    tensors; a partial file of another record is not used."""
+    import soft_targets
+    from g2p_common import Codec
+    torch.manual_seed(6)
+    c = cfg(arch="transformer", src_specials={"pad": 0, "unk": 1},
+            tgt_specials={"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4})
+    codec = Codec(c)
+    g = torch.Generator().manual_seed(7)
+    rows = []
+    for _ in range(11):
+        n, m = (int(x) for x in torch.randint(1, 7, (2,), generator=g))
+        rows.append(("".join("ABCDEFGH"[int(i)] for i in torch.randint(0, 8, (n,), generator=g)),
+                     [f"P{int(i)}" for i in torch.randint(0, 9, (m,), generator=g)]))
+    with tempfile.TemporaryDirectory() as d:
+        teacher, partial = os.path.join(d, "t.safetensors"), os.path.join(d, "soft.partial")
+        export(build_model(c).eval(), c, teacher, "f32")
+        whole = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2)
+        # 6 batches (11 rows, 2 a batch); the partial file is written after batches 3
+        # and 6: rewind it to batch 3, as if the run had been killed during batch 4
+        first = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2, partial=partial,
+                                     record={"r": 1}, save_every=3)
+        saved = torch.load(partial)
+        assert saved["batches_done"] == 6, saved["batches_done"]
+        k = int(saved["lengths"][:6].sum())  # rewind to 3 batches (6 rows)
+        torch.save({**saved, "batches_done": 3, "lengths": saved["lengths"][:6], "indices": saved["indices"][:k],
+                    "probs": saved["probs"][:k]}, partial)
+        rewound = torch.load(partial)
+        resumed = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2, partial=partial,
+                                       record={"r": 1}, save_every=3)
+        # and it did take those 6 rows from the file: marked there, they come out marked
+        torch.save({**rewound, "probs": rewound["probs"] + 1}, partial)
+        marked = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2, partial=partial,
+                                      record={"r": 1}, save_every=100)
+        assert int((marked[1] != whole[1]).any(-1).sum()) == k, "the resumed rows were not read from the file"
+        other = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2, partial=partial,
+                                     record={"r": 2}, save_every=100)
+        for got in (first, resumed, other):
+            assert all(torch.equal(x, y) for x, y in zip(whole, got)), "soft targets differ after a resume"
+
+
 def main():
     torch.set_num_threads(2)
     for norm in ("post", "pre"):
@@ -391,6 +434,8 @@ def main():
     print("rnn export round trip ok")
     d = check_ensemble()
     print(f"ensemble and distillation loss ok: max |diff| {d:.2e}")
+    check_soft_targets_resume()
+    print("soft targets resume ok")
 
 
 if __name__ == "__main__":
