@@ -397,9 +397,9 @@ def check_soft_targets_resume():
         first = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2, partial=partial,
                                      record={"r": 1}, save_every=3)
         saved = torch.load(partial)
-        assert saved["batches_done"] == 6, saved["batches_done"]
+        assert len(saved["lengths"]) == 11, len(saved["lengths"])
         k = int(saved["lengths"][:6].sum())  # rewind to 3 batches (6 rows)
-        torch.save({**saved, "batches_done": 3, "lengths": saved["lengths"][:6], "indices": saved["indices"][:k],
+        torch.save({**saved, "lengths": saved["lengths"][:6], "indices": saved["indices"][:k],
                     "probs": saved["probs"][:k]}, partial)
         rewound = torch.load(partial)
         resumed = soft_targets.compute([teacher], rows, codec, top_k=4, batch_size=2, partial=partial,

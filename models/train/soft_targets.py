@@ -48,7 +48,7 @@ def compute(teachers, rows, codec, top_k=8, batch_size=256, partial=None, record
     if partial and os.path.exists(partial):
         d = torch.load(partial, map_location="cpu")
         if d["record"] == record and d["rows"] == len(rows):
-            start = d["batches_done"] * batch_size
+            start = len(d["lengths"])  # rows done: the first `start` of `order`
             off = [0] + d["lengths"].cumsum(0).tolist()
             for k, i in enumerate(order[:start]):
                 per_row[i] = (d["indices"][off[k]:off[k + 1]], d["probs"][off[k]:off[k + 1]])
@@ -71,8 +71,7 @@ def compute(teachers, rows, codec, top_k=8, batch_size=256, partial=None, record
             log(f"soft targets: {b + len(ids)}/{len(rows)} rows")
         if partial and (b // batch_size + 1) % save_every == 0:
             done = [per_row[i] for i in order[:b + len(ids)]]  # the rows of the batches so far, in order
-            save_atomic({"record": record, "rows": len(rows), "batches_done": b // batch_size + 1,
-                         "lengths": torch.tensor([len(r[0]) for r in done]),
+            save_atomic({"record": record, "rows": len(rows), "lengths": torch.tensor([len(r[0]) for r in done]),
                          "indices": torch.cat([r[0] for r in done]), "probs": torch.cat([r[1] for r in done])},
                         partial)
     offsets = torch.zeros(len(rows) + 1, dtype=torch.long)
