@@ -1,14 +1,15 @@
 """Evaluate a model file with the C++ engine's CLI (and optionally compare with PyTorch).
 
     /usr/bin/python3 models/train/eval_engine.py MODEL.safetensors [--split test|dev] [--bin build/seq2seq]
-        [--limit N] [--compare] [--length-score-weight W [W ...]]
+        [--limit N] [--compare] [--length-score-weight W [W ...]] [--length-candidates N [N ...]]
 
 Runs ``seq2seq decode --model MODEL`` over the split's words (stdin, one per line),
 with the decoding the training scripts use for their numbers (AR: beam 5, no length
 penalty, at most max_target_len tokens; CMLM: Mask-Predict, 10 iterations, 3 length candidates), and prints WER/PER.
 --compare also decodes with the PyTorch reference decoder and reports how many words
-differ. --length-score-weight (CMLM) evaluates each weight in turn: how
-CMLM_LENGTH_SCORE_WEIGHT is chosen, on dev words (`--split dev`).
+differ. --length-score-weight and --length-candidates (CMLM) evaluate each pair in
+turn: how CMLM_LENGTH_SCORE_WEIGHT and the number of length candidates are chosen, on
+dev words (`--split dev`).
 """
 
 import argparse
@@ -33,7 +34,7 @@ def engine_options(cfg, beam=5, iterations=10, length_candidates=3, length_score
 
 
 def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print,
-             length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):
+             length_score_weight=CMLM_LENGTH_SCORE_WEIGHT, length_candidates=3):
     binary = binary or find_binary()
     if not binary:
         log_fn("[engine eval] no seq2seq binary (build it, or set SEQ2SEQ_BIN): skipped")
@@ -42,16 +43,18 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
     refs = refs_by_word(load_tsv(os.path.join(DATA, f"{split}.tsv")))
     words = sorted(refs)[:limit] if limit else sorted(refs)
     refs = {w: refs[w] for w in words}
-    hyps, _ = decode(binary, model_path, words, engine_options(cfg, length_score_weight=length_score_weight))
+    hyps, _ = decode(binary, model_path, words, engine_options(cfg, length_candidates=length_candidates,
+                                                               length_score_weight=length_score_weight))
     wer, per = score(hyps, refs)
     res = {"engine_wer": wer, "engine_per": per, "words": len(words), "split": split}
     if cfg["arch"] == "cmlm":
         res["length_score_weight"] = length_score_weight
+        res["length_candidates"] = length_candidates
     if compare:
         model = load_model(model_path)
         codec = Codec(cfg)
         if cfg["arch"] == "cmlm":
-            ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=3,
+            ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=length_candidates,
                                 length_score_weight=length_score_weight)
         else:
             ref_h = ar_beam(model, codec, words, max_output_len(cfg), beam=5)
@@ -70,10 +73,13 @@ def main(argv=None):
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--length-score-weight", type=float, nargs="+", default=[CMLM_LENGTH_SCORE_WEIGHT],
                     help="CMLM: evaluate with each of these length-score weights")
+    ap.add_argument("--length-candidates", type=int, nargs="+", default=[3],
+                    help="CMLM: ... and each of these numbers of length candidates (every pair)")
     a = ap.parse_args(argv)
     torch.set_num_threads(2)
-    for w in a.length_score_weight:
-        evaluate(a.model, a.split, a.bin, a.limit, a.compare, length_score_weight=w)
+    for c in a.length_candidates:
+        for w in a.length_score_weight:
+            evaluate(a.model, a.split, a.bin, a.limit, a.compare, length_score_weight=w, length_candidates=c)
 
 
 if __name__ == "__main__":
