@@ -178,6 +178,22 @@ describe('the page', () => {
     await page2.close();
   });
 
+  test('every slider shows the value its lane decodes with (a default off the slider\'s step would snap)', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam&lane=sample&lane=mp`));
+    await waitReady(page);
+    const sliders = await page.$$eval('.lane input[type=range]', (els) => els.map((el) => ({
+      opt: el.dataset.opt, value: Number(el.value), shown: Number(el.nextElementSibling?.textContent),
+      state: seq2seqPage.lanes.find((l) => l.el.contains(el)).opts[el.dataset.opt],
+    })));
+    assert.ok(sliders.some((s) => s.opt === 'lw'), 'the Mask-Predict lane has its length weight slider');
+    for (const s of sliders) {
+      assert.equal(s.value, s.state, `slider ${s.opt}: the input holds ${s.value}, the lane decodes with ${s.state}`);
+      assert.equal(s.shown, s.state, `slider ${s.opt}: its label`);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a click on a candidate forces that token and re-decodes from there', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&t=2`));
     let ready = await waitReady(page);

@@ -245,7 +245,7 @@ export class Lane {
         html += range('T', 'Iterations T', 1, 20, 1, 'Mask-Predict iterations');
         if (o.len === 'predicted') {
           html += range('lc', 'Length candidates', 1, 8, 1, 'how many of the likeliest lengths are decoded side by side');
-          if (o.lc > 1) html += range('lw', 'Length weight w', 0, 1, 0.05, 'a candidate scores avg log P(tokens) + w · log P(length)');
+          if (o.lc > 1) html += range('lw', 'Length weight w', 0, 1, 0.01, 'a candidate scores avg log P(tokens) + w · log P(length)');
         }
       }
       html += select('len', 'Length', [['predicted', 'predicted by the length head'], ['fixed', 'fixed maximum, cut at END'], ['given', 'given (imposed)']]);
