@@ -279,6 +279,7 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
             chosen, storage, chosen_wer = path, STORAGE_NAMES[dtype], wer_d
             levels = lv if dtype == "i8" else None
     final = os.path.join(args.models_dir, f"{name}.safetensors")
+    os.makedirs(args.models_dir, exist_ok=True)  # a --models-dir of the run's own, e.g. RUN_DIR/out
     with open(chosen, "rb") as fi, open(final + ".tmp", "wb") as fo:
         fo.write(fi.read())
     os.replace(final + ".tmp", final)
