@@ -14,11 +14,17 @@ The gap between its own choice and the teacher's length is what a perfect length
 head would win; what remains at the teacher's length is the token model. Also
 prints how often the CMLM at the teacher's length reproduces the teacher exactly.
 Dev words only for decisions; never tune on test words.
+
+--split train (with --limit N: a fixed random sample of N training words) asks
+whether the token model fits its own training labels: for training words the
+teacher's beam-5 output is exactly the row the CMLM was trained on (distill.py
+decodes the same way), so "reproduces the teacher" there is its training accuracy.
 """
 
 import argparse
 import collections
 import os
+import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -30,10 +36,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
     ap.add_argument("--teacher", default=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"))
-    ap.add_argument("--split", default="dev", choices=["dev", "test"])
+    ap.add_argument("--split", default="dev", choices=["dev", "test", "train"])
     ap.add_argument("--iterations", type=int, default=10)
     ap.add_argument("--length-candidates", type=int, default=3)
     ap.add_argument("--length-score-weight", type=float, default=CMLM_LENGTH_SCORE_WEIGHT)
+    ap.add_argument("--limit", type=int, default=0, help="a fixed random sample of this many words (0: all)")
     args = ap.parse_args(argv)
     binary = find_binary()
     if not binary:
@@ -41,6 +48,9 @@ def main(argv=None):
 
     refs = refs_by_word(load_tsv(os.path.join(DATA, f"{args.split}.tsv")))
     words = sorted(refs)
+    if args.limit and args.limit < len(words):
+        words = sorted(random.Random(0).sample(words, args.limit))
+        refs = {w: refs[w] for w in words}
     nar = ["--nar", "--iterations", str(args.iterations)]
     teacher, _ = decode(binary, args.teacher, words, ["--beam", "5", "--length-penalty", "none"])
     own, _ = decode(binary, args.model, words, nar + ["--length-candidates", str(args.length_candidates),
