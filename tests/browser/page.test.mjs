@@ -259,6 +259,23 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('beam: once the search has finished, the tree shows the hypothesis it selected', async () => {
+    // The search ends when no live hypothesis can beat the finished ones, often many steps
+    // after the best one finished: the frontier at the right is then empty, so the tree
+    // must bring the selected node into view instead. (BUBOLZ, a dev word: 20 steps, the
+    // best hypothesis finished at step 9.)
+    const { page, errors } = await openPage(served.context, url('?w=BUBOLZ&lane=beam:k=5'));
+    await waitReady(page);
+    const seen = () => page.evaluate(() => {
+      const wrap = document.querySelector('.lane-beam .tree-wrap').getBoundingClientRect();
+      const node = document.querySelector('.lane-beam .tree-wrap .node.sel').getBoundingClientRect();
+      return node.left >= wrap.left && node.right <= wrap.right && node.top >= wrap.top && node.bottom <= wrap.bottom;
+    });
+    assert.equal(await seen(), true, 'the selected finished hypothesis is inside the visible part of the tree');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('add, remove and reorder lanes', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=nar`));
     let ready = await waitReady(page);

@@ -294,7 +294,20 @@ export class Lane {
     if (keepOpen.length === ds.length) ds.forEach((d, j) => { d.open = keepOpen[j]; });
     result.innerHTML = this.resultView(i);
     const tree = body.querySelector('.tree-wrap');
-    if (tree) tree.scrollLeft = tree.scrollWidth;   // the frontier (the current step) is at the right
+    if (tree) this.scrollTree(tree);
+  }
+
+  // The frontier (the current step) is at the right, so show that; but the selected
+  // hypothesis, the best finished one once the search has ended, may have finished many
+  // steps earlier or sit below the fold: then centre the view on it.
+  scrollTree(tree) {
+    tree.scrollLeft = tree.scrollWidth;
+    const node = tree.querySelector('.node.sel');
+    if (!node) return;
+    const w = tree.getBoundingClientRect();
+    const r = node.getBoundingClientRect();
+    if (r.left < w.left || r.right > w.right) tree.scrollLeft += r.left - w.left - (w.width - r.width) / 2;
+    if (r.top < w.top || r.bottom > w.bottom) tree.scrollTop += r.top - w.top - (w.height - r.height) / 2;
   }
 
   // All nodes of the AR search tree up to step i, by id.
