@@ -263,7 +263,7 @@ describe('the page', () => {
     // The search ends when no live hypothesis can beat the finished ones, often many steps
     // after the best one finished: the frontier at the right is then empty, so the tree
     // must bring the selected node into view instead. (BUBOLZ, a dev word: 20 steps, the
-    // best hypothesis finished at step 9.)
+    // best hypothesis finished at step 8.)
     const { page, errors } = await openPage(served.context, url('?w=BUBOLZ&lane=beam:k=5'));
     await waitReady(page);
     const seen = () => page.evaluate(() => {
