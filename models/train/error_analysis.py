@@ -8,7 +8,7 @@ reference. For the words one substitution away it counts which phoneme replaced
 which, and how many of those are one vowel for another: if most errors are single
 vowel confusions (AH/IH, AH/AA: reduced vowels the spelling does not fix), the model
 is close to what the spelling allows, and more of the same training buys little.
-The outputs are the engine's; PyTorch is only imported to read the file's config.
+The outputs are the engine's.
 """
 
 import argparse
@@ -16,21 +16,13 @@ import collections
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from engine_cli import decode, find_binary  # noqa: E402
-from g2p_metrics import edit_distance  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from g2p_common import DATA, edit_distance, load_tsv, refs_by_word  # noqa: E402
+from engine_cli import decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
+from eval_engine import engine_options  # noqa: E402
+from export import load_model_file  # noqa: E402
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "work", "data")
 VOWELS = set("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
-
-
-def model_options(model_path):
-    # eval_engine holds the recipe's decoding; it imports torch, so only here
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from export import load_model_file
-    from eval_engine import engine_options
-    cfg, _ = load_model_file(model_path)
-    return engine_options(cfg)
 
 
 def analyse(hyps, refs):
@@ -44,8 +36,8 @@ def analyse(hyps, refs):
         if h in rs:
             continue
         wrong += 1
-        best = min(rs, key=lambda r: (edit_distance(h, r), len(r)))
-        d = edit_distance(h, best)
+        # the closest reference; ties go to the shorter, then the first in order (refs are a set)
+        d, _, best = min((edit_distance(h, r), len(r), r) for r in rs)
         by_dist[min(d, 3)] += 1
         if d == 1 and len(best) == len(h):
             subs[next((a, b) for a, b in zip(best, h) if a != b)] += 1
@@ -63,12 +55,9 @@ def main(argv=None):
     binary = a.bin or find_binary()
     if not binary:
         sys.exit("no seq2seq binary: build it (cmake --build build/native) or pass --bin")
-    refs = collections.defaultdict(list)
-    with open(os.path.join(DATA, f"{a.split}.tsv"), encoding="utf-8") as f:
-        for line in f:
-            w, p = line.rstrip("\n").split("\t")
-            refs[w].append(tuple(p.split()))
-    hyps, _ = decode(binary, a.model, sorted(refs), model_options(a.model))
+    refs = refs_by_word(load_tsv(os.path.join(DATA, f"{a.split}.tsv")))
+    cfg, _ = load_model_file(a.model)
+    hyps, _ = decode(binary, a.model, sorted(refs), engine_options(cfg))
     r = analyse(hyps, refs)
     d, subs = r["distance"], r["substitutions"]
     n_sub = sum(subs.values())
