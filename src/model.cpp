@@ -11,15 +11,15 @@
 
 namespace seq2seq {
 
-std::shared_ptr<const Model> Model::from_file(const std::string& path) {
+std::shared_ptr<const Model> Model::from_file(const std::string& path, Compute compute) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError("cannot open '" + path + "'");
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw ModelError("cannot read '" + path + "'");
-  return from_buffer(bytes.data(), bytes.size());
+  return from_buffer(bytes.data(), bytes.size(), compute);
 }
 
-std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size) {
+std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size, Compute compute) {
   const SafetensorsFile file = parse_safetensors(data, size);
   auto meta = [&](const char* key) -> const std::string& {
     auto it = file.metadata.find(key);
@@ -35,15 +35,16 @@ std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size
   m->src_vocab_ = Vocabulary(m->config_.src_vocab);
   m->tgt_vocab_ = Vocabulary(m->config_.tgt_vocab);
   if (m->config_.arch == Arch::Rnn) {
-    m->network_ = std::make_unique<Rnn>(m->config_, file);
+    m->network_ = std::make_unique<Rnn>(m->config_, file, compute);
   } else {
-    m->network_ = std::make_unique<Transformer>(m->config_, file);
+    m->network_ = std::make_unique<Transformer>(m->config_, file, compute);
   }
   m->file_bytes_ = size;
   for (const auto& kv : file.tensors) {
     if (kv.second.dtype == DType::I8) m->storage_ = "int8";
     if (kv.second.dtype == DType::F16 && m->storage_ == "f32") m->storage_ = "f16";
   }
+  m->compute_ = m->storage_ == "int8" && compute == Compute::Auto ? "int8" : "f32";
   return m;
 }
 
@@ -73,7 +74,9 @@ std::shared_ptr<const Model> Model::ensemble(const std::vector<std::shared_ptr<c
   m->config_.name = "ensemble of " + std::to_string(members.size());
   m->config_.description.clear();
   m->storage_ = members[0]->storage();
+  m->compute_ = members[0]->compute();
   for (const auto& x : members) {
+    if (x->compute() != m->compute_) m->compute_ = "mixed";
     m->config_.max_pos = std::min(m->config_.max_pos, x->config().max_pos);
     m->file_bytes_ += x->file_bytes();
     if (x->storage() != m->storage_) m->storage_ = "mixed";

@@ -18,9 +18,10 @@ namespace seq2seq {
 class Model {
  public:
   // Both throw ModelError for anything wrong with the bytes; the buffer is not
-  // kept after the call returns.
-  static std::shared_ptr<const Model> from_file(const std::string& path);
-  static std::shared_ptr<const Model> from_buffer(const uint8_t* data, size_t size);
+  // kept after the call returns. `compute`: how the linear layers multiply
+  // (weight_loader.h): int8 kernels for int8-stored weights, or f32 throughout.
+  static std::shared_ptr<const Model> from_file(const std::string& path, Compute compute = Compute::Auto);
+  static std::shared_ptr<const Model> from_buffer(const uint8_t* data, size_t size, Compute compute = Compute::Auto);
   // Autoregressive models with the same vocabularies as one model whose next-token
   // distribution is the mean of theirs (ensemble.h); the members stay shared.
   // Throws UsageError if they cannot be combined. Its config is the first member's
@@ -42,6 +43,9 @@ class Model {
   // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
   // int8 files keep biases and norms in f32); an ensemble's members' if they agree, else "mixed".
   const std::string& storage() const { return storage_; }
+  // What the linear layers multiply in: "int8" (int8 storage, auto compute), "f32", or an
+  // ensemble's "mixed".
+  const std::string& compute() const { return compute_; }
 
   // The source text as token ids (see tokenize_source for what is rejected).
   std::vector<int> tokenize(const std::string& text) const;
@@ -53,6 +57,7 @@ class Model {
   std::unique_ptr<Network> network_;
   size_t file_bytes_ = 0;
   std::string storage_ = "f32";
+  std::string compute_ = "f32";
   int ensemble_size_ = 1;
 };
 

@@ -25,16 +25,15 @@ void check_source(const std::vector<int>& ids, const ModelConfig& c) {
 
 }  // namespace
 
-Rnn::Rnn(const ModelConfig& config, const SafetensorsFile& file) : cfg_(config) {
-  WeightLoader w(file);
+Rnn::Rnn(const ModelConfig& config, const SafetensorsFile& file, Compute compute) : cfg_(config) {
+  WeightLoader w(file, compute);
   const int E = cfg_.emb_dim, H = cfg_.enc_hidden, D = cfg_.dec_hidden, A = cfg_.attn_dim;
   const int Vs = static_cast<int>(cfg_.src_vocab.size()), Vt = static_cast<int>(cfg_.tgt_vocab.size());
   src_embed_ = w.matrix("src_embed.weight", Vs, E);
   tgt_embed_ = w.matrix("tgt_embed.weight", Vt, E);
   auto gru = [&](const std::string& ih_w, const std::string& hh_w, const std::string& ih_b, const std::string& hh_b, int in,
                  int hidden) {
-    return Gru{Linear{w.matrix(ih_w, 3 * hidden, in), w.vector(ih_b, 3 * hidden)},
-               Linear{w.matrix(hh_w, 3 * hidden, hidden), w.vector(hh_b, 3 * hidden)}};
+    return Gru{w.linear_from(ih_w, ih_b, 3 * hidden, in), w.linear_from(hh_w, hh_b, 3 * hidden, hidden)};
   };
   for (int k = 0; k < cfg_.enc_layers; ++k) {
     const int in = k == 0 ? E : 2 * H;

@@ -9,6 +9,7 @@
 #include "network.h"
 #include "safetensors.h"
 #include "tensor.h"
+#include "weight_loader.h"
 
 namespace seq2seq {
 
@@ -23,7 +24,7 @@ struct RnnState {
 
 class Rnn final : public Network {
  public:
-  Rnn(const ModelConfig& config, const SafetensorsFile& file);
+  Rnn(const ModelConfig& config, const SafetensorsFile& file, Compute compute);
 
   const ModelConfig& config() const { return cfg_; }
   int64_t parameter_count() const override { return n_params_; }

@@ -1,28 +1,34 @@
 #include "tensor.h"
 
 #include <cmath>
-
-#include "gemv_kernel.h"
+#include <stdexcept>
+#include <string>
 
 namespace seq2seq {
 
 namespace {
-constexpr Eigen::Index kGemvRows = 4;
+
+void run_linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, bool relu, RowMatrix& y) {
+  if (x.cols() != l.in())
+    throw std::logic_error("linear: " + std::to_string(x.cols()) + " inputs for a layer of " + std::to_string(l.in()));
+  y.resize(x.rows(), l.out());
+  LinearArgs a;
+  a.x = x.data();
+  a.m = static_cast<int>(x.rows());
+  a.ldx = static_cast<int>(x.outerStride());
+  a.y = y.data();
+  a.ldy = static_cast<int>(y.outerStride());
+  a.relu = relu;
+  linear_kernel_simd(l, a);
+}
+
 }  // namespace
 
-void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, RowMatrix& y) {
-  y.resize(x.rows(), l.out());
-  if (x.rows() <= kGemvRows) {
-    // A few rows (a decoding step of a small beam): one matrix-vector product per
-    // row reads the weights straight through, where a GEMM would first repack
-    // the whole weight matrix, which costs as much as the product itself. Our
-    // SIMD kernel, because Eigen's row-major one is scalar in wasm.
-    for (Eigen::Index r = 0; r < x.rows(); ++r)
-      gemv_rowmajor_simd(l.w.data(), l.out(), l.in(), static_cast<int>(l.w.outerStride()), x.row(r).data(), y.row(r).data());
-  } else {
-    y.noalias() = x * l.w.transpose();
-  }
-  y.rowwise() += l.b;
+void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, RowMatrix& y) { run_linear(x, l, false, y); }
+
+void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, Activation act, RowMatrix& y) {
+  run_linear(x, l, act == Activation::Relu, y);
+  if (act != Activation::Relu) activate_inplace(y, act);
 }
 
 void layer_norm(const Eigen::Ref<const RowMatrix>& x, const LayerNormParams& p, float eps, RowMatrix& y) {

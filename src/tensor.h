@@ -1,9 +1,11 @@
 // The dense types the engine computes with, and the few layer primitives that
-// every architecture shares (linear, LayerNorm, activations). Eigen does the
-// algebra; activations are [rows x features], row-major, one row per token.
+// every architecture shares (linear, LayerNorm, activations). Activations are
+// Eigen matrices [rows x features], row-major, one row per token; the linear
+// layers' products run on the packed kernels of linear_kernel.h.
 #pragma once
 #include <Eigen/Core>
 
+#include "linear_kernel.h"
 #include "model_config.h"
 
 namespace seq2seq {
@@ -11,20 +13,14 @@ namespace seq2seq {
 using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using RowVector = Eigen::Matrix<float, 1, Eigen::Dynamic>;
 
-// y = x wᵀ + b, with w stored [out x in] as PyTorch stores it.
-struct Linear {
-  RowMatrix w;
-  RowVector b;
-  int in() const { return static_cast<int>(w.cols()); }
-  int out() const { return static_cast<int>(w.rows()); }
-};
-
 struct LayerNormParams {
   RowVector gain, bias;
 };
 
-// y = x wᵀ + b into `y` (resized as needed).
+// y = x Wᵀ + b into `y` (resized as needed).
 void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, RowMatrix& y);
+// y = act(x Wᵀ + b): ReLU fused into the product, GELU applied after it.
+void linear(const Eigen::Ref<const RowMatrix>& x, const Linear& l, Activation act, RowMatrix& y);
 // Each row normalised to zero mean and unit (biased) variance, then scaled and shifted.
 void layer_norm(const Eigen::Ref<const RowMatrix>& x, const LayerNormParams& p, float eps, RowMatrix& y);
 void activate_inplace(RowMatrix& x, Activation a);

@@ -55,8 +55,8 @@ HeadSinks sinks_for(AttentionMaps* maps, int row, int layer) {
 
 }  // namespace
 
-Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file) : cfg_(config) {
-  WeightLoader w(file);
+Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file, Compute compute) : cfg_(config) {
+  WeightLoader w(file, compute);
   const int L = cfg_.d_model, F = cfg_.d_ff;
   const int Vs = static_cast<int>(cfg_.src_vocab.size()), Vt = static_cast<int>(cfg_.tgt_vocab.size());
   src_embed_ = w.matrix("src_embed.weight", Vs, L);
@@ -69,8 +69,7 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file)
     tgt_pos_ = src_pos_;
   }
   auto self_attention = [&](const std::string& p) {
-    const Linear q = w.linear(p + ".q_proj", L, L), k = w.linear(p + ".k_proj", L, L), v = w.linear(p + ".v_proj", L, L);
-    return SelfAttention{stack_linears({&q, &k, &v}), w.linear(p + ".o_proj", L, L)};
+    return SelfAttention{w.stacked_linear({p + ".q_proj", p + ".k_proj", p + ".v_proj"}, L, L), w.linear(p + ".o_proj", L, L)};
   };
   auto ffn = [&](const std::string& p) { return FeedForward{w.linear(p + ".fc1", F, L), w.linear(p + ".fc2", L, F)}; };
   for (int i = 0; i < cfg_.enc_layers; ++i) {
@@ -81,8 +80,9 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file)
     const std::string p = "decoder.layers." + std::to_string(i);
     DecoderLayer d;
     d.self_attn = self_attention(p + ".self_attn");
-    const Linear k = w.linear(p + ".cross_attn.k_proj", L, L), v = w.linear(p + ".cross_attn.v_proj", L, L);
-    d.cross_attn = {w.linear(p + ".cross_attn.q_proj", L, L), stack_linears({&k, &v}), w.linear(p + ".cross_attn.o_proj", L, L)};
+    d.cross_attn = {w.linear(p + ".cross_attn.q_proj", L, L),
+                    w.stacked_linear({p + ".cross_attn.k_proj", p + ".cross_attn.v_proj"}, L, L),
+                    w.linear(p + ".cross_attn.o_proj", L, L)};
     d.ffn = ffn(p + ".ffn");
     d.ln1 = w.layer_norm(p + ".ln1", L);
     d.ln2 = w.layer_norm(p + ".ln2", L);
@@ -93,8 +93,7 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file)
     if (cfg_.enc_layers > 0) enc_final_ = w.layer_norm("encoder.final_ln", L);
     dec_final_ = w.layer_norm("decoder.final_ln", L);
   }
-  if (!cfg_.tie_output) out_w_ = w.matrix("out_proj.weight", Vt, L);
-  out_b_ = w.vector("out_proj.bias", Vt);
+  out_proj_ = w.linear_from(cfg_.tie_output ? "tgt_embed.weight" : "out_proj.weight", "out_proj.bias", Vt, L);
   if (cfg_.arch == Arch::Cmlm) length_head_ = w.linear("length_head", cfg_.max_target_len + 1, L);
   w.check_all_used();
   for (const auto& kv : file.tensors) n_params_ += kv.second.numel();
@@ -123,8 +122,7 @@ void Transformer::embed(const std::vector<const std::vector<int>*>& seqs, int pa
 
 void Transformer::feed_forward(const FeedForward& f, const RowMatrix& x, RowMatrix& y) const {
   RowMatrix hidden;
-  linear(x, f.fc1, hidden);
-  activate_inplace(hidden, cfg_.activation);
+  linear(x, f.fc1, cfg_.activation, hidden);
   linear(hidden, f.fc2, y);
 }
 
@@ -149,12 +147,7 @@ void Transformer::final_norm(RowMatrix& x, const LayerNormParams& ln) const {
   x.swap(normed);
 }
 
-void Transformer::output_logits(const RowMatrix& h, RowMatrix& logits) const {
-  const RowMatrix& w = cfg_.tie_output ? tgt_embed_ : out_w_;
-  logits.resize(h.rows(), w.rows());
-  logits.noalias() = h * w.transpose();
-  logits.rowwise() += out_b_;
-}
+void Transformer::output_logits(const RowMatrix& h, RowMatrix& logits) const { linear(h, out_proj_, logits); }
 
 void Transformer::self_attention(const SelfAttention& w, const RowMatrix& in, int padded_len,
                                  const std::vector<int>& lengths, int causal_offset, AttentionMaps* maps, int layer,

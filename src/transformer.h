@@ -20,6 +20,7 @@
 #include "network.h"
 #include "safetensors.h"
 #include "tensor.h"
+#include "weight_loader.h"
 
 namespace seq2seq {
 
@@ -62,7 +63,7 @@ struct DecoderCache {
 class Transformer final : public Network {
  public:
   // Loads and shape-checks every tensor the config calls for; throws ModelError.
-  Transformer(const ModelConfig& config, const SafetensorsFile& file);
+  Transformer(const ModelConfig& config, const SafetensorsFile& file, Compute compute);
 
   const ModelConfig& config() const { return cfg_; }
   int64_t parameter_count() const override { return n_params_; }
@@ -119,8 +120,7 @@ class Transformer final : public Network {
   std::vector<EncoderLayer> enc_;
   std::vector<DecoderLayer> dec_;
   LayerNormParams enc_final_, dec_final_;
-  RowMatrix out_w_;  // empty when tied to tgt_embed_
-  RowVector out_b_;
+  Linear out_proj_;  // packed from tgt_embed.weight when the output is tied
   Linear length_head_;
   int64_t n_params_ = 0;
 };

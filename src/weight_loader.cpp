@@ -12,6 +12,14 @@ std::string shape_str(const std::vector<int64_t>& s) {
 }
 }  // namespace
 
+const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
+
+Compute parse_compute(const std::string& name) {
+  if (name == "auto") return Compute::Auto;
+  if (name == "f32") return Compute::F32;
+  throw UsageError("compute must be 'auto' or 'f32', not '" + name + "'");
+}
+
 std::vector<float> WeightLoader::take(const std::string& name, const std::vector<int64_t>& shape) {
   auto it = file_.tensors.find(name);
   if (it == file_.tensors.end()) throw ModelError("missing tensor '" + name + "' " + shape_str(shape));
@@ -40,8 +48,69 @@ RowVector WeightLoader::vector(const std::string& name, int n) {
   return Eigen::Map<const RowVector>(v.data(), n);
 }
 
+WeightLoader::Raw WeightLoader::take_raw(const std::string& name, int rows, int cols) {
+  Raw r;
+  auto it = file_.tensors.find(name);
+  const bool keep_i8 = compute_ == Compute::Auto && it != file_.tensors.end() && it->second.dtype == DType::I8 &&
+                       it->second.shape == std::vector<int64_t>{rows, cols};
+  if (!keep_i8) {
+    r.f32 = take(name, {rows, cols});
+    return r;
+  }
+  // take() checks the scales and widens; the widened copy is dropped, the int8 bytes kept.
+  take(name, {rows, cols});
+  r.scale = tensor_to_f32(file_.tensors.at(name + ".scale"), name + ".scale");
+  r.i8.assign(reinterpret_cast<const int8_t*>(it->second.data),
+              reinterpret_cast<const int8_t*>(it->second.data) + static_cast<size_t>(rows) * cols);
+  return r;
+}
+
+Linear WeightLoader::pack(std::vector<Raw> parts, const std::vector<float>& bias, int out_each, int in) {
+  const int out = out_each * static_cast<int>(parts.size());
+  const size_t part_size = static_cast<size_t>(out_each) * in;
+  bool all_i8 = true;
+  for (const Raw& p : parts) all_i8 = all_i8 && !p.i8.empty();
+  if (all_i8) {
+    std::vector<int8_t> q;
+    std::vector<float> scale;
+    for (const Raw& p : parts) {
+      q.insert(q.end(), p.i8.begin(), p.i8.end());
+      scale.insert(scale.end(), p.scale.begin(), p.scale.end());
+    }
+    return pack_linear_i8(q.data(), scale.data(), out, in, bias.data());
+  }
+  // Mixed storage in one stack: widen the int8 parts, as the f32 path would.
+  std::vector<float> w;
+  w.reserve(part_size * parts.size());
+  for (const Raw& p : parts) {
+    if (p.i8.empty()) {
+      w.insert(w.end(), p.f32.begin(), p.f32.end());
+    } else {
+      for (size_t i = 0; i < part_size; ++i) w.push_back(static_cast<float>(p.i8[i]) * p.scale[i / static_cast<size_t>(in)]);
+    }
+  }
+  return pack_linear_f32(w.data(), out, in, bias.data());
+}
+
 Linear WeightLoader::linear(const std::string& prefix, int out, int in) {
-  return Linear{matrix(prefix + ".weight", out, in), vector(prefix + ".bias", out)};
+  return linear_from(prefix + ".weight", prefix + ".bias", out, in);
+}
+
+Linear WeightLoader::linear_from(const std::string& weight, const std::string& bias, int out, int in) {
+  std::vector<Raw> parts;
+  parts.push_back(take_raw(weight, out, in));
+  return pack(std::move(parts), take(bias, {out}), out, in);
+}
+
+Linear WeightLoader::stacked_linear(const std::vector<std::string>& prefixes, int out_each, int in) {
+  std::vector<Raw> parts;
+  std::vector<float> bias;
+  for (const auto& p : prefixes) {
+    parts.push_back(take_raw(p + ".weight", out_each, in));
+    const auto b = take(p + ".bias", {out_each});
+    bias.insert(bias.end(), b.begin(), b.end());
+  }
+  return pack(std::move(parts), bias, out_each, in);
 }
 
 LayerNormParams WeightLoader::layer_norm(const std::string& prefix, int n) {
@@ -51,21 +120,6 @@ LayerNormParams WeightLoader::layer_norm(const std::string& prefix, int n) {
 void WeightLoader::check_all_used() const {
   for (const auto& kv : file_.tensors)
     if (!used_.count(kv.first)) throw ModelError("unexpected tensor '" + kv.first + "' (not part of this architecture)");
-}
-
-Linear stack_linears(const std::vector<const Linear*>& parts) {
-  Eigen::Index rows = 0;
-  for (const auto* p : parts) rows += p->w.rows();
-  Linear out;
-  out.w.resize(rows, parts.front()->w.cols());
-  out.b.resize(rows);
-  Eigen::Index r = 0;
-  for (const auto* p : parts) {
-    out.w.middleRows(r, p->w.rows()) = p->w;
-    out.b.segment(r, p->w.rows()) = p->b;
-    r += p->w.rows();
-  }
-  return out;
 }
 
 }  // namespace seq2seq

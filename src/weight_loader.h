@@ -1,6 +1,8 @@
 // Takes tensors out of a parsed model file by name and expected shape, and
 // remembers which were taken so that a tensor nobody asked for is reported (an
-// exporter typo must not leave a weight silently unused).
+// exporter typo must not leave a weight silently unused). Linear layers come out
+// packed for the kernels (linear_kernel.h): int8-stored weights stay int8 unless
+// f32 compute is asked for.
 #pragma once
 #include <set>
 #include <string>
@@ -11,26 +13,46 @@
 
 namespace seq2seq {
 
+// How a model's linear layers multiply. Auto: int8 kernels for weights the file
+// stores as int8 (a quarter of the memory, and faster), f32 for the rest; F32:
+// every weight widened to f32, as PyTorch computes.
+enum class Compute { Auto, F32 };
+const char* to_string(Compute c);
+Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
+
 class WeightLoader {
  public:
-  explicit WeightLoader(const SafetensorsFile& file) : file_(file) {}
+  WeightLoader(const SafetensorsFile& file, Compute compute) : file_(file), compute_(compute) {}
 
   bool has(const std::string& name) const { return file_.tensors.count(name) != 0; }
+  // Widened to f32 whatever the storage (embeddings, norms, the RNN's attention).
   RowMatrix matrix(const std::string& name, int rows, int cols);
   RowVector vector(const std::string& name, int n);
-  Linear linear(const std::string& prefix, int out, int in);  // prefix.weight, prefix.bias
+  // prefix.weight [out x in] and prefix.bias [out].
+  Linear linear(const std::string& prefix, int out, int in);
+  // Linears that read the same input stacked into one, so one product computes
+  // them all (q, k and v of self-attention; k and v of cross-attention).
+  Linear stacked_linear(const std::vector<std::string>& prefixes, int out_each, int in);
+  // A weight and a bias of other names (the tied output projection reads the
+  // target embedding).
+  Linear linear_from(const std::string& weight, const std::string& bias, int out, int in);
   LayerNormParams layer_norm(const std::string& prefix, int n);
   // Throws ModelError naming the first tensor that was never taken.
   void check_all_used() const;
 
  private:
+  // A 2-D weight as stored: int8 with scales (when they are to be kept), else f32.
+  struct Raw {
+    std::vector<float> f32;
+    std::vector<int8_t> i8;
+    std::vector<float> scale;
+  };
   std::vector<float> take(const std::string& name, const std::vector<int64_t>& shape);
+  Raw take_raw(const std::string& name, int rows, int cols);
+  Linear pack(std::vector<Raw> parts, const std::vector<float>& bias, int out_each, int in);
   const SafetensorsFile& file_;
+  Compute compute_;
   std::set<std::string> used_;
 };
-
-// Stacks linears that read the same input into one, so one GEMM computes them all
-// (q, k and v of self-attention; k and v of cross-attention).
-Linear stack_linears(const std::vector<const Linear*>& parts);
 
 }  // namespace seq2seq

@@ -41,7 +41,9 @@ const char* kUsage =
     "  --fixed-length                decode max-length positions, cut at the first EOS\n"
     "  --length N                    decode exactly N positions\n"
     "  --no-early-stop               run all T iterations even if nothing changes\n"
-    "  --trace                       print every step's snapshot as a JSON line instead\n";
+    "  --trace                       print every step's snapshot as a JSON line instead\n"
+    "  --compute C                   auto | f32: int8 kernels for int8-stored weights, or f32\n"
+    "                                throughout, as PyTorch computes [auto]\n";
 
 int usage() {
   std::cerr << kUsage;
@@ -85,7 +87,8 @@ int info(const std::string& path) {
     }
   }
   std::cout << "parameters:      " << model->parameter_count() << '\n'
-            << "file size:       " << model->file_bytes() << " bytes (" << model->storage() << " storage)\n";
+            << "file size:       " << model->file_bytes() << " bytes (" << model->storage() << " storage, "
+            << model->compute() << " compute)\n";
   print_vocab("source vocabulary", model->source_vocab());
   print_vocab("target vocabulary", model->target_vocab());
   return 0;
@@ -109,6 +112,7 @@ T parse_number(const std::string& flag, const std::string& s) {
 
 int decode(const std::vector<std::string>& args) {
   std::vector<std::string> model_paths;
+  seq2seq::Compute compute = seq2seq::Compute::Auto;
   seq2seq::DecodingOptions o;
   bool strategy_given = false, trace = false;
   std::vector<std::string> words;
@@ -151,12 +155,13 @@ int decode(const std::vector<std::string>& args) {
     else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number<int>(a, value()); }
     else if (a == "--no-early-stop") o.early_stop = false;
     else if (a == "--trace") trace = true;
+    else if (a == "--compute") compute = seq2seq::parse_compute(value());
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + a);
     else words.push_back(a);
   }
   if (model_paths.empty()) throw seq2seq::UsageError("decode needs --model MODEL");
   std::vector<std::shared_ptr<const seq2seq::Model>> models;
-  for (const auto& p : model_paths) models.push_back(seq2seq::Model::from_file(p));
+  for (const auto& p : model_paths) models.push_back(seq2seq::Model::from_file(p, compute));
   const auto model = models.size() == 1 ? models[0] : seq2seq::Model::ensemble(models);
   if (!strategy_given) o.strategy = model->config().autoregressive() ? seq2seq::Strategy::Greedy : seq2seq::Strategy::Nar;
   if (!trace) o.attention = false;  // nothing prints it: skip the copies

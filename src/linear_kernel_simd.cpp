@@ -1,0 +1,159 @@
+// linear_kernel.h's products over SIMDe's wasm simd128 API: the browser gets
+// simd128 as written, native x86 gets SSE4.1/AVX encodings of the same 128-bit
+// operations (i32x4.dot_i16x8_s is pmaddwd, i16x8.extend_*_i8x16_s is pmovsxbw).
+//
+// A tile is MR rows of x (1..4) against NP panels of 8 outputs, with one
+// accumulator vector per (row, 4 outputs): each weight vector loaded is used
+// MR times, each x value is splatted once per tile and used 2*NP times. Panels
+// are the outer loop, so a panel's weights (8 x in values) are read from memory
+// once and stay in L1 while every row block of x passes over them. NP grows when
+// there are few rows, to keep enough independent accumulators in flight: one
+// row (greedy) takes 4 panels at a time, two rows 2, more rows 1.
+#include <simde/wasm/simd128.h>
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "linear_kernel.h"
+
+namespace seq2seq {
+
+namespace {
+
+using v128 = simde_v128_t;
+
+// The bias (and ReLU) epilogue, and the store: whole panels straight into y,
+// the last partial panel through a buffer.
+inline void store_panel(const Linear& w, int p, v128 lo, v128 hi, bool relu, float* y) {
+  const float* b = w.bias.data() + static_cast<size_t>(p) * kPanelRows;
+  lo = simde_wasm_f32x4_add(lo, simde_wasm_v128_load(b));
+  hi = simde_wasm_f32x4_add(hi, simde_wasm_v128_load(b + 4));
+  if (relu) {  // pmax(v, 0) = v < 0 ? 0 : v keeps NaN, as the scalar twin's std::max(v, 0) does
+    const v128 zero = simde_wasm_f32x4_splat(0.0f);
+    lo = simde_wasm_f32x4_pmax(lo, zero);
+    hi = simde_wasm_f32x4_pmax(hi, zero);
+  }
+  const int first = p * kPanelRows, valid = std::min(kPanelRows, w.n_out - first);
+  if (valid == kPanelRows) {
+    simde_wasm_v128_store(y + first, lo);
+    simde_wasm_v128_store(y + first + 4, hi);
+  } else {
+    float buf[kPanelRows];
+    simde_wasm_v128_store(buf, lo);
+    simde_wasm_v128_store(buf + 4, hi);
+    std::memcpy(y + first, buf, static_cast<size_t>(valid) * sizeof(float));
+  }
+}
+
+template <int MR, int NP>
+void f32_tile(const Linear& w, int p0, const LinearArgs& a, int r0) {
+  const int K = w.n_in;
+  const float* wp[NP];
+  for (int n = 0; n < NP; ++n) wp[n] = w.f32.data() + static_cast<size_t>(p0 + n) * K * kPanelRows;
+  const float* x[MR];
+  for (int r = 0; r < MR; ++r) x[r] = a.x + static_cast<size_t>(r0 + r) * a.ldx;
+  v128 acc[MR][2 * NP];
+  for (int r = 0; r < MR; ++r)
+    for (int c = 0; c < 2 * NP; ++c) acc[r][c] = simde_wasm_f32x4_splat(0.0f);
+  for (int k = 0; k < K; ++k) {
+    v128 wv[2 * NP];
+    for (int n = 0; n < NP; ++n) {
+      wv[2 * n] = simde_wasm_v128_load(wp[n] + static_cast<size_t>(k) * kPanelRows);
+      wv[2 * n + 1] = simde_wasm_v128_load(wp[n] + static_cast<size_t>(k) * kPanelRows + 4);
+    }
+    for (int r = 0; r < MR; ++r) {
+      const v128 xs = simde_wasm_v128_load32_splat(x[r] + k);
+      for (int c = 0; c < 2 * NP; ++c) acc[r][c] = simde_wasm_f32x4_add(acc[r][c], simde_wasm_f32x4_mul(xs, wv[c]));
+    }
+  }
+  for (int r = 0; r < MR; ++r)
+    for (int n = 0; n < NP; ++n)
+      store_panel(w, p0 + n, acc[r][2 * n], acc[r][2 * n + 1], a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
+}
+
+// q: the quantised rows of x, in4 int16 each; s: their scales.
+template <int MR, int NP>
+void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const LinearArgs& a, int r0) {
+  const int K4 = w.in4(), groups = K4 / 4;
+  const int8_t* wp[NP];
+  for (int n = 0; n < NP; ++n) wp[n] = w.i8.data() + static_cast<size_t>(p0 + n) * groups * 32;
+  const int16_t* x[MR];
+  for (int r = 0; r < MR; ++r) x[r] = q + static_cast<size_t>(r0 + r) * K4;
+  v128 acc[MR][2 * NP];
+  for (int r = 0; r < MR; ++r)
+    for (int c = 0; c < 2 * NP; ++c) acc[r][c] = simde_wasm_i32x4_splat(0);
+  for (int g = 0; g < groups; ++g) {
+    // Per panel half: k0,k1 pairs of four rows (low 8 bytes) and k2,k3 pairs (high 8 bytes).
+    v128 lo[2 * NP], hi[2 * NP];
+    for (int c = 0; c < 2 * NP; ++c) {
+      const v128 b = simde_wasm_v128_load(wp[c / 2] + static_cast<size_t>(g) * 32 + (c % 2) * 16);
+      lo[c] = simde_wasm_i16x8_extend_low_i8x16(b);
+      hi[c] = simde_wasm_i16x8_extend_high_i8x16(b);
+    }
+    for (int r = 0; r < MR; ++r) {
+      const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
+      const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
+      for (int c = 0; c < 2 * NP; ++c)
+        acc[r][c] = simde_wasm_i32x4_add(
+            acc[r][c], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(lo[c], x01), simde_wasm_i32x4_dot_i16x8(hi[c], x23)));
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    const v128 xs = simde_wasm_f32x4_splat(s[r0 + r]);
+    for (int n = 0; n < NP; ++n) {
+      const float* sc = w.scale.data() + static_cast<size_t>(p0 + n) * kPanelRows;
+      const v128 lo = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(acc[r][2 * n]),
+                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc)));
+      const v128 hi = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(acc[r][2 * n + 1]),
+                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc + 4)));
+      store_panel(w, p0 + n, lo, hi, a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
+    }
+  }
+}
+
+// Every row block of x against panels [p0, p0 + NP).
+template <int NP, typename Tile>
+void rows_against(int m, Tile&& tile) {
+  int r = 0;
+  for (; r + 4 <= m; r += 4) tile(std::integral_constant<int, 4>{}, r);
+  switch (m - r) {
+    case 3: tile(std::integral_constant<int, 3>{}, r); break;
+    case 2: tile(std::integral_constant<int, 2>{}, r); break;
+    case 1: tile(std::integral_constant<int, 1>{}, r); break;
+    default: break;
+  }
+}
+
+template <int NP>
+void panels_from(const Linear& w, int p0, const LinearArgs& a, const int16_t* q, const float* s) {
+  if (w.type == WeightType::F32)
+    rows_against<NP>(a.m, [&](auto mr, int r0) { f32_tile<decltype(mr)::value, NP>(w, p0, a, r0); });
+  else
+    rows_against<NP>(a.m, [&](auto mr, int r0) { i8_tile<decltype(mr)::value, NP>(w, p0, q, s, a, r0); });
+}
+
+}  // namespace
+
+void linear_kernel_simd(const Linear& w, const LinearArgs& a) {
+  if (a.m <= 0) return;
+  std::vector<int16_t> q;
+  std::vector<float> s;
+  if (w.type == WeightType::I8) {
+    const int K4 = w.in4();
+    q.resize(static_cast<size_t>(a.m) * K4);
+    s.resize(static_cast<size_t>(a.m));
+    for (int r = 0; r < a.m; ++r)
+      s[static_cast<size_t>(r)] = quantize_row_int16(a.x + static_cast<size_t>(r) * a.ldx, w.n_in, K4, q.data() + static_cast<size_t>(r) * K4);
+  }
+  const int P = w.panels();
+  int p = 0;
+  if (a.m == 1)
+    for (; p + 4 <= P; p += 4) panels_from<4>(w, p, a, q.data(), s.data());
+  if (a.m <= 2)
+    for (; p + 2 <= P; p += 2) panels_from<2>(w, p, a, q.data(), s.data());
+  for (; p < P; ++p) panels_from<1>(w, p, a, q.data(), s.data());
+}
+
+}  // namespace seq2seq
