@@ -8,10 +8,14 @@
 // are the outer loop, so a panel's weights (8 x in values) are read from memory
 // once and stay in L1 while every row block of x passes over them. NP grows when
 // there are few rows, to keep enough independent accumulators in flight: one
-// row (greedy) takes 4 panels at a time, two rows 2, more rows 1.
+// row (greedy) takes 4 panels at a time, two rows 2, more rows 1. The exception,
+// measured with bench/bench_linear.cpp: V8 compiles the int8 tile of one row and
+// four panels about half as fast as that of two panels (it runs out of
+// registers), so in wasm one row of int8 takes two panels.
 #include <simde/wasm/simd128.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -23,6 +27,12 @@ namespace seq2seq {
 namespace {
 
 using v128 = simde_v128_t;
+
+#if defined(__wasm__)
+constexpr int kOneRowI8Panels = 2;
+#else
+constexpr int kOneRowI8Panels = 4;
+#endif
 
 // The bias (and ReLU) epilogue, and the store: whole panels straight into y,
 // the last partial panel through a buffer.
@@ -85,19 +95,17 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
   for (int r = 0; r < MR; ++r)
     for (int c = 0; c < 2 * NP; ++c) acc[r][c] = simde_wasm_i32x4_splat(0);
   for (int g = 0; g < groups; ++g) {
-    // Per panel half: k0,k1 pairs of four rows (low 8 bytes) and k2,k3 pairs (high 8 bytes).
-    v128 lo[2 * NP], hi[2 * NP];
+    // Each 16 bytes: the k0,k1 pairs of four outputs (low half) and their k2,k3
+    // pairs (high half), used at once so that few vectors are live.
     for (int c = 0; c < 2 * NP; ++c) {
       const v128 b = simde_wasm_v128_load(wp[c / 2] + static_cast<size_t>(g) * 32 + (c % 2) * 16);
-      lo[c] = simde_wasm_i16x8_extend_low_i8x16(b);
-      hi[c] = simde_wasm_i16x8_extend_high_i8x16(b);
-    }
-    for (int r = 0; r < MR; ++r) {
-      const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
-      const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
-      for (int c = 0; c < 2 * NP; ++c)
+      const v128 lo = simde_wasm_i16x8_extend_low_i8x16(b), hi = simde_wasm_i16x8_extend_high_i8x16(b);
+      for (int r = 0; r < MR; ++r) {
+        const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
+        const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
         acc[r][c] = simde_wasm_i32x4_add(
-            acc[r][c], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(lo[c], x01), simde_wasm_i32x4_dot_i16x8(hi[c], x23)));
+            acc[r][c], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(lo, x01), simde_wasm_i32x4_dot_i16x8(hi, x23)));
+      }
     }
   }
   for (int r = 0; r < MR; ++r) {
@@ -111,6 +119,40 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
       store_panel(w, p0 + n, lo, hi, a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
     }
   }
+}
+
+// quantize_row_int16 (linear_kernel.h), vectorised: the same float operations
+// per value, so the same int16 values as the scalar twin's. (The scalar twin's
+// clamp to ±qmax never binds: |x| * (qmax / max|x|) rounds to qmax at most.)
+float quantize_row_simd(const float* x, int n, int in4, int16_t* q) {
+  const int n4 = n & ~3;
+  v128 vmax = simde_wasm_f32x4_splat(0.0f);
+  for (int k = 0; k < n4; k += 4) vmax = simde_wasm_f32x4_max(vmax, simde_wasm_f32x4_abs(simde_wasm_v128_load(x + k)));
+  float lanes[4];
+  simde_wasm_v128_store(lanes, vmax);
+  float amax = 0.0f;
+  bool finite = true;
+  for (float v : lanes) {  // f32x4.max propagates NaN, abs turns -inf into inf: both reach isfinite
+    finite = finite && std::isfinite(v);
+    amax = std::max(amax, v);
+  }
+  for (int k = n4; k < n; ++k) {
+    finite = finite && std::isfinite(x[k]);
+    amax = std::max(amax, std::fabs(x[k]));
+  }
+  if (!finite || amax == 0.0f) return quantize_row_int16(x, n, in4, q);  // the rare rows: the shared code
+  const int qmax = int16_quant_max(in4);
+  const float inv = static_cast<float>(qmax) / amax;
+  const v128 vinv = simde_wasm_f32x4_splat(inv);
+  int k = 0;
+  for (; k + 8 <= n; k += 8) {
+    const v128 a = simde_wasm_i32x4_trunc_sat_f32x4(simde_wasm_f32x4_nearest(simde_wasm_f32x4_mul(simde_wasm_v128_load(x + k), vinv)));
+    const v128 b = simde_wasm_i32x4_trunc_sat_f32x4(simde_wasm_f32x4_nearest(simde_wasm_f32x4_mul(simde_wasm_v128_load(x + k + 4), vinv)));
+    simde_wasm_v128_store(q + k, simde_wasm_i16x8_narrow_i32x4(a, b));
+  }
+  for (; k < n; ++k) q[k] = static_cast<int16_t>(std::nearbyint(x[k] * inv));
+  for (; k < in4; ++k) q[k] = 0;
+  return amax / static_cast<float>(qmax);
 }
 
 // Every row block of x against panels [p0, p0 + NP).
@@ -145,11 +187,11 @@ void linear_kernel_simd(const Linear& w, const LinearArgs& a) {
     q.resize(static_cast<size_t>(a.m) * K4);
     s.resize(static_cast<size_t>(a.m));
     for (int r = 0; r < a.m; ++r)
-      s[static_cast<size_t>(r)] = quantize_row_int16(a.x + static_cast<size_t>(r) * a.ldx, w.n_in, K4, q.data() + static_cast<size_t>(r) * K4);
+      s[static_cast<size_t>(r)] = quantize_row_simd(a.x + static_cast<size_t>(r) * a.ldx, w.n_in, K4, q.data() + static_cast<size_t>(r) * K4);
   }
   const int P = w.panels();
   int p = 0;
-  if (a.m == 1)
+  if (a.m == 1 && (w.type == WeightType::F32 || kOneRowI8Panels == 4))
     for (; p + 4 <= P; p += 4) panels_from<4>(w, p, a, q.data(), s.data());
   if (a.m <= 2)
     for (; p + 2 <= P; p += 2) panels_from<2>(w, p, a, q.data(), s.data());
