@@ -31,9 +31,9 @@ enum class WeightType { F32, I8 };
 // `out` and columns past `in` are zero-padded, as is `bias`.
 //   F32: f32[(p * in + k) * 8 + j] = W[8p + j][k]
 //   I8:  columns in groups of four, `in4` = in rounded up to 4; for group g the
-//        32 bytes at i8[(p * in4 / 4 + g) * 32] hold rows 8p..8p+3 then 8p+4..8p+7,
-//        each half as (row, k pair) interleaved for the dot product:
-//        r0k0 r0k1 r1k0 r1k1 r2k0 r2k1 r3k0 r3k1 | r0k2 r0k3 r1k2 r1k3 r2k2 r2k3 r3k2 r3k3
+//        32 bytes at i8[(p * in4 / 4 + g) * 32] hold the panel's eight rows' k0,k1
+//        pairs, then their k2,k3 pairs, as the pairwise dot product reads them:
+//        r0k0 r0k1 r1k0 r1k1 ... r7k0 r7k1 | r0k2 r0k3 r1k2 r1k3 ... r7k2 r7k3
 struct Linear {
   WeightType type = WeightType::F32;
   int n_out = 0, n_in = 0;

@@ -37,10 +37,10 @@ Linear pack_linear_i8(const int8_t* q, const float* scale, int out, int in, cons
   l.scale.assign(static_cast<size_t>(l.panels()) * kPanelRows, 0.0f);
   std::memcpy(l.scale.data(), scale, static_cast<size_t>(out) * sizeof(float));
   for (int o = 0; o < out; ++o) {
-    const int p = o / kPanelRows, j = o % kPanelRows, half = j / 4, lane = j % 4;
+    const int p = o / kPanelRows, j = o % kPanelRows;
     for (int k = 0; k < in; ++k) {
-      const int g = k / 4, kk = k % 4;  // kk 0,1 in the first 8 bytes of the half, 2,3 in the second
-      const size_t at = (static_cast<size_t>(p) * groups + g) * 32 + half * 16 + (kk / 2) * 8 + 2 * lane + kk % 2;
+      const int g = k / 4, kk = k % 4;  // kk 0,1 in the group's first 16 bytes, 2,3 in its second
+      const size_t at = (static_cast<size_t>(p) * groups + g) * 32 + (kk / 2) * 16 + 2 * j + kk % 2;
       l.i8[at] = q[static_cast<size_t>(o) * in + k];
     }
   }

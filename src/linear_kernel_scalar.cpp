@@ -34,14 +34,13 @@ void i8_rows(const Linear& w, const LinearArgs& a) {
     float* y = a.y + static_cast<size_t>(r) * a.ldy;
     for (int o = 0; o < w.n_out; ++o) {
       const int p = o / kPanelRows, j = o % kPanelRows;
-      const int half = j / 4, lane = j % 4;
-      // Four int32 partial sums per output would be the SIMD lanes; one exact
-      // int32 sum is the same number (integer addition is associative).
+      // The SIMD lanes sum in another order; integer addition is exact, so the
+      // sums are the same number.
       int32_t acc = 0;
       for (int g = 0; g < K4 / 4; ++g) {
-        const int8_t* blk = w.i8.data() + (static_cast<size_t>(p) * (K4 / 4) + g) * 32 + half * 16;
-        acc += blk[2 * lane] * q[4 * g] + blk[2 * lane + 1] * q[4 * g + 1];
-        acc += blk[8 + 2 * lane] * q[4 * g + 2] + blk[8 + 2 * lane + 1] * q[4 * g + 3];
+        const int8_t* blk = w.i8.data() + (static_cast<size_t>(p) * (K4 / 4) + g) * 32;
+        acc += blk[2 * j] * q[4 * g] + blk[2 * j + 1] * q[4 * g + 1];
+        acc += blk[16 + 2 * j] * q[4 * g + 2] + blk[16 + 2 * j + 1] * q[4 * g + 3];
       }
       // A non-finite row has s = NaN and q = 0, so every output is NaN.
       const float v = static_cast<float>(acc) * (s * w.scale[static_cast<size_t>(o)]) + w.bias[static_cast<size_t>(o)];

@@ -13,6 +13,9 @@
 // four panels about half as fast as that of two panels (it runs out of
 // registers), so in wasm one row of int8 takes two panels.
 #include <simde/wasm/simd128.h>
+#if defined(SIMDE_X86_AVX2_NATIVE)
+#  include <simde/x86/avx2.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -29,9 +32,14 @@ namespace {
 using v128 = simde_v128_t;
 
 #if defined(__wasm__)
-constexpr int kOneRowI8Panels = 2;
+constexpr bool kWasm = true;
 #else
-constexpr int kOneRowI8Panels = 4;
+constexpr bool kWasm = false;
+#endif
+#if defined(SIMDE_X86_AVX2_NATIVE)
+constexpr bool kWideI8 = true;  // the 256-bit int8 tile below
+#else
+constexpr bool kWideI8 = false;
 #endif
 
 // The bias (and ReLU) epilogue, and the store: whole panels straight into y,
@@ -83,7 +91,15 @@ void f32_tile(const Linear& w, int p0, const LinearArgs& a, int r0) {
       store_panel(w, p0 + n, acc[r][2 * n], acc[r][2 * n + 1], a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
 }
 
-// q: the quantised rows of x, in4 int16 each; s: their scales.
+// The int8 tiles. q: the quantised rows of x, in4 int16 each; s: their scales.
+// Per column group, 16 bytes hold the k0,k1 pairs of a panel's 8 outputs and 16
+// the k2,k3 pairs; a pairwise int16 dot product against (x[k0], x[k1]) splatted
+// gives each output's partial sum over k0,k1.
+#if defined(SIMDE_X86_AVX2_NATIVE)
+// Native x86 with AVX2: a panel's 8 outputs fit one 256-bit accumulator, and
+// each 16 bytes widen in one instruction (vpmovsxbw) to all 8 outputs' pairs.
+// The same arithmetic as the 128-bit tile below, twice as wide, and the same
+// epilogue operations, so both give the same bits.
 template <int MR, int NP>
 void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const LinearArgs& a, int r0) {
   const int K4 = w.in4(), groups = K4 / 4;
@@ -91,20 +107,79 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
   for (int n = 0; n < NP; ++n) wp[n] = w.i8.data() + static_cast<size_t>(p0 + n) * groups * 32;
   const int16_t* x[MR];
   for (int r = 0; r < MR; ++r) x[r] = q + static_cast<size_t>(r0 + r) * K4;
-  v128 acc[MR][2 * NP];
+  simde__m256i acc[MR][NP];
+  for (int r = 0; r < MR; ++r)
+    for (int n = 0; n < NP; ++n) acc[r][n] = simde_mm256_setzero_si256();
+  for (int g = 0; g < groups; ++g) {
+    for (int n = 0; n < NP; ++n) {
+      const int8_t* b = wp[n] + static_cast<size_t>(g) * 32;
+      const simde__m256i w01 = simde_mm256_cvtepi8_epi16(simde_mm_loadu_si128(b));
+      const simde__m256i w23 = simde_mm256_cvtepi8_epi16(simde_mm_loadu_si128(b + 16));
+      for (int r = 0; r < MR; ++r) {
+        int32_t p01, p23;
+        std::memcpy(&p01, x[r] + 4 * g, 4);
+        std::memcpy(&p23, x[r] + 4 * g + 2, 4);
+        acc[r][n] = simde_mm256_add_epi32(acc[r][n], simde_mm256_add_epi32(simde_mm256_madd_epi16(w01, simde_mm256_set1_epi32(p01)),
+                                                                           simde_mm256_madd_epi16(w23, simde_mm256_set1_epi32(p23))));
+      }
+    }
+  }
+  for (int r = 0; r < MR; ++r) {
+    const v128 xs = simde_wasm_f32x4_splat(s[r0 + r]);
+    for (int n = 0; n < NP; ++n) {
+      const float* sc = w.scale.data() + static_cast<size_t>(p0 + n) * kPanelRows;
+      alignas(32) int32_t sums[kPanelRows];
+      simde_mm256_store_si256(reinterpret_cast<simde__m256i*>(sums), acc[r][n]);
+      const v128 lo = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(simde_wasm_v128_load(sums)),
+                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc)));
+      const v128 hi = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(simde_wasm_v128_load(sums + 4)),
+                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc + 4)));
+      store_panel(w, p0 + n, lo, hi, a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
+    }
+  }
+}
+#else
+template <int MR, int NP>
+void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const LinearArgs& a, int r0) {
+  const int K4 = w.in4(), groups = K4 / 4;
+  const int8_t* wp[NP];
+  for (int n = 0; n < NP; ++n) wp[n] = w.i8.data() + static_cast<size_t>(p0 + n) * groups * 32;
+  const int16_t* x[MR];
+  for (int r = 0; r < MR; ++r) x[r] = q + static_cast<size_t>(r0 + r) * K4;
+  v128 acc[MR][2 * NP];  // [row][panel n: outputs 0-3 at 2n, 4-7 at 2n+1]
   for (int r = 0; r < MR; ++r)
     for (int c = 0; c < 2 * NP; ++c) acc[r][c] = simde_wasm_i32x4_splat(0);
   for (int g = 0; g < groups; ++g) {
-    // Each 16 bytes: the k0,k1 pairs of four outputs (low half) and their k2,k3
-    // pairs (high half), used at once so that few vectors are live.
-    for (int c = 0; c < 2 * NP; ++c) {
-      const v128 b = simde_wasm_v128_load(wp[c / 2] + static_cast<size_t>(g) * 32 + (c % 2) * 16);
-      const v128 lo = simde_wasm_i16x8_extend_low_i8x16(b), hi = simde_wasm_i16x8_extend_high_i8x16(b);
+    // With one panel, widen its four vectors first and splat each row's x once;
+    // with more panels, use each panel's vectors as they are widened and splat
+    // again per panel, so that fewer vectors are live (x86 and V8: 16 registers).
+    if (NP == 1) {
+      const v128 b01 = simde_wasm_v128_load(wp[0] + static_cast<size_t>(g) * 32);
+      const v128 b23 = simde_wasm_v128_load(wp[0] + static_cast<size_t>(g) * 32 + 16);
+      const v128 lo01 = simde_wasm_i16x8_extend_low_i8x16(b01), hi01 = simde_wasm_i16x8_extend_high_i8x16(b01);
+      const v128 lo23 = simde_wasm_i16x8_extend_low_i8x16(b23), hi23 = simde_wasm_i16x8_extend_high_i8x16(b23);
       for (int r = 0; r < MR; ++r) {
         const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
         const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
-        acc[r][c] = simde_wasm_i32x4_add(
-            acc[r][c], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(lo, x01), simde_wasm_i32x4_dot_i16x8(hi, x23)));
+        acc[r][0] = simde_wasm_i32x4_add(
+            acc[r][0], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(lo01, x01), simde_wasm_i32x4_dot_i16x8(lo23, x23)));
+        acc[r][1] = simde_wasm_i32x4_add(
+            acc[r][1], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(hi01, x01), simde_wasm_i32x4_dot_i16x8(hi23, x23)));
+      }
+      continue;
+    }
+    for (int n = 0; n < NP; ++n) {
+      const v128 b01 = simde_wasm_v128_load(wp[n] + static_cast<size_t>(g) * 32);
+      const v128 b23 = simde_wasm_v128_load(wp[n] + static_cast<size_t>(g) * 32 + 16);
+      for (int half = 0; half < 2; ++half) {
+        const v128 w01 = half ? simde_wasm_i16x8_extend_high_i8x16(b01) : simde_wasm_i16x8_extend_low_i8x16(b01);
+        const v128 w23 = half ? simde_wasm_i16x8_extend_high_i8x16(b23) : simde_wasm_i16x8_extend_low_i8x16(b23);
+        for (int r = 0; r < MR; ++r) {
+          const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
+          const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
+          acc[r][2 * n + half] = simde_wasm_i32x4_add(
+              acc[r][2 * n + half], simde_wasm_i32x4_add(simde_wasm_i32x4_dot_i16x8(w01, x01), simde_wasm_i32x4_dot_i16x8(w23, x23)));
+        }
       }
     }
   }
@@ -120,6 +195,7 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
     }
   }
 }
+#endif
 
 // quantize_row_int16 (linear_kernel.h), vectorised: the same float operations
 // per value, so the same int16 values as the scalar twin's. (The scalar twin's
@@ -155,25 +231,29 @@ float quantize_row_simd(const float* x, int n, int in4, int16_t* q) {
   return amax / static_cast<float>(qmax);
 }
 
-// Every row block of x against panels [p0, p0 + NP).
-template <int NP, typename Tile>
-void rows_against(int m, Tile&& tile) {
-  int r = 0;
-  for (; r + 4 <= m; r += 4) tile(std::integral_constant<int, 4>{}, r);
-  switch (m - r) {
-    case 3: tile(std::integral_constant<int, 3>{}, r); break;
-    case 2: tile(std::integral_constant<int, 2>{}, r); break;
-    case 1: tile(std::integral_constant<int, 1>{}, r); break;
-    default: break;
-  }
+// Panels per tile for a tile of MR rows: enough accumulators in flight to hide
+// the latency of the adds, few enough to stay in 16 registers. Measured with
+// bench/bench_linear.cpp on the shapes of the shipped models.
+template <int MR>
+constexpr int panels_per_tile(WeightType type) {
+  if (type == WeightType::I8 && kWideI8) return MR == 1 ? 8 : MR == 2 ? 4 : 2;  // one 256-bit accumulator per panel
+  if (type == WeightType::I8 && kWasm) return MR <= 2 ? 2 : 1;  // V8 spills a one-row tile of four panels
+  return MR == 1 ? 4 : MR == 2 ? 2 : 1;
 }
+constexpr int kPanelBlock = 8;  // panels the row tiles share while they are in L1
 
-template <int NP>
-void panels_from(const Linear& w, int p0, const LinearArgs& a, const int16_t* q, const float* s) {
-  if (w.type == WeightType::F32)
-    rows_against<NP>(a.m, [&](auto mr, int r0) { f32_tile<decltype(mr)::value, NP>(w, p0, a, r0); });
-  else
-    rows_against<NP>(a.m, [&](auto mr, int r0) { i8_tile<decltype(mr)::value, NP>(w, p0, q, s, a, r0); });
+// Tiles of MR rows against panels [p0, p1): whole tiles of panels_per_tile, then single panels.
+template <int MR>
+void tile_rows(const Linear& w, int p0, int p1, int r0, const LinearArgs& a, const int16_t* q, const float* s) {
+  constexpr int kF32 = panels_per_tile<MR>(WeightType::F32), kI8 = panels_per_tile<MR>(WeightType::I8);
+  int p = p0;
+  if (w.type == WeightType::F32) {
+    for (; p + kF32 <= p1; p += kF32) f32_tile<MR, kF32>(w, p, a, r0);
+    for (; p < p1; ++p) f32_tile<MR, 1>(w, p, a, r0);
+  } else {
+    for (; p + kI8 <= p1; p += kI8) i8_tile<MR, kI8>(w, p, q, s, a, r0);
+    for (; p < p1; ++p) i8_tile<MR, 1>(w, p, q, s, a, r0);
+  }
 }
 
 }  // namespace
@@ -189,13 +269,23 @@ void linear_kernel_simd(const Linear& w, const LinearArgs& a) {
     for (int r = 0; r < a.m; ++r)
       s[static_cast<size_t>(r)] = quantize_row_simd(a.x + static_cast<size_t>(r) * a.ldx, w.n_in, K4, q.data() + static_cast<size_t>(r) * K4);
   }
+  // Rows in tiles of 4, 3 and 2 (a lone row only when m is 1: it has the fewest
+  // accumulators), against blocks of panels small enough to stay in L1.
   const int P = w.panels();
-  int p = 0;
-  if (a.m == 1 && (w.type == WeightType::F32 || kOneRowI8Panels == 4))
-    for (; p + 4 <= P; p += 4) panels_from<4>(w, p, a, q.data(), s.data());
-  if (a.m <= 2)
-    for (; p + 2 <= P; p += 2) panels_from<2>(w, p, a, q.data(), s.data());
-  for (; p < P; ++p) panels_from<1>(w, p, a, q.data(), s.data());
+  for (int p0 = 0; p0 < P; p0 += kPanelBlock) {
+    const int p1 = std::min(P, p0 + kPanelBlock);
+    for (int r = 0; r < a.m;) {
+      const int left = a.m - r;
+      const int mr = left == 5 ? 3 : std::min(left, 4);
+      switch (mr) {
+        case 4: tile_rows<4>(w, p0, p1, r, a, q.data(), s.data()); break;
+        case 3: tile_rows<3>(w, p0, p1, r, a, q.data(), s.data()); break;
+        case 2: tile_rows<2>(w, p0, p1, r, a, q.data(), s.data()); break;
+        default: tile_rows<1>(w, p0, p1, r, a, q.data(), s.data()); break;
+      }
+      r += mr;
+    }
+  }
 }
 
 }  // namespace seq2seq

@@ -50,14 +50,14 @@ Rnn::Rnn(const ModelConfig& config, const SafetensorsFile& file, Compute compute
   dec_ = gru("decoder.cell.weight_ih", "decoder.cell.weight_hh", "decoder.cell.bias_ih", "decoder.cell.bias_hh", E, D);
   switch (cfg_.attention) {
     case AttentionScore::Dot: break;
-    case AttentionScore::Multiplicative: attn_w_ = w.matrix("attn.W.weight", D, 2 * H); break;
+    case AttentionScore::Multiplicative: attn_w_ = w.linear_from("attn.W.weight", "", D, 2 * H); break;
     case AttentionScore::ReducedRank:
-      attn_u_ = w.matrix("attn.U.weight", A, D);
-      attn_v_ = w.matrix("attn.V.weight", A, 2 * H);
+      attn_u_ = w.linear_from("attn.U.weight", "", A, D);
+      attn_v_ = w.linear_from("attn.V.weight", "", A, 2 * H);
       break;
     case AttentionScore::Additive:
-      attn_w1_ = w.matrix("attn.W1.weight", A, 2 * H);
-      attn_w2_ = w.matrix("attn.W2.weight", A, D);
+      attn_w1_ = w.linear_from("attn.W1.weight", "", A, 2 * H);
+      attn_w2_ = w.linear_from("attn.W2.weight", "", A, D);
       attn_vec_ = w.matrix("attn.v.weight", 1, A);
       break;
   }
@@ -109,9 +109,9 @@ RnnState Rnn::encode(const std::vector<int>& source) const {
   // Keys: what the decoder state is compared with, computed once per source.
   switch (cfg_.attention) {
     case AttentionScore::Dot: st.keys = st.values; break;                                         // e = s·h
-    case AttentionScore::Multiplicative: st.keys = st.values * attn_w_.transpose(); break;        // e = s·(W h)
-    case AttentionScore::ReducedRank: st.keys = st.values * attn_v_.transpose(); break;           // e = (U s)·(V h)
-    case AttentionScore::Additive: st.keys = st.values * attn_w1_.transpose(); break;             // W1 h
+    case AttentionScore::Multiplicative: linear(st.values, attn_w_, st.keys); break;  // e = s·(W h)
+    case AttentionScore::ReducedRank: linear(st.values, attn_v_, st.keys); break;     // e = (U s)·(V h)
+    case AttentionScore::Additive: linear(st.values, attn_w1_, st.keys); break;       // W1 h
   }
   return st;
 }
@@ -136,9 +136,15 @@ void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, 
   switch (cfg_.attention) {
     case AttentionScore::Dot:
     case AttentionScore::Multiplicative: scores.noalias() = st.dec * st.keys.transpose(); break;
-    case AttentionScore::ReducedRank: scores.noalias() = (st.dec * attn_u_.transpose()) * st.keys.transpose(); break;
+    case AttentionScore::ReducedRank: {
+      RowMatrix us;
+      linear(st.dec, attn_u_, us);
+      scores.noalias() = us * st.keys.transpose();
+      break;
+    }
     case AttentionScore::Additive: {
-      const RowMatrix q = st.dec * attn_w2_.transpose();  // [n x A]
+      RowMatrix q;  // [n x A]
+      linear(st.dec, attn_w2_, q);
       for (int i = 0; i < n; ++i)
         for (Eigen::Index j = 0; j < S; ++j)
           scores(i, j) = (attn_vec_.array() * (st.keys.row(j) + q.row(i)).array().tanh()).sum();

@@ -49,7 +49,7 @@ class Rnn final : public Network {
   std::vector<BiLayer> enc_;
   Linear bridge_;
   Gru dec_;
-  RowMatrix attn_w_, attn_u_, attn_v_, attn_w1_, attn_w2_;  // whichever the score uses
+  Linear attn_w_, attn_u_, attn_v_, attn_w1_, attn_w2_;  // whichever the score uses (no bias)
   RowVector attn_vec_;                                       // additive v
   Linear out_;
   int64_t n_params_ = 0;

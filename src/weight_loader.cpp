@@ -99,7 +99,7 @@ Linear WeightLoader::linear(const std::string& prefix, int out, int in) {
 Linear WeightLoader::linear_from(const std::string& weight, const std::string& bias, int out, int in) {
   std::vector<Raw> parts;
   parts.push_back(take_raw(weight, out, in));
-  return pack(std::move(parts), take(bias, {out}), out, in);
+  return pack(std::move(parts), bias.empty() ? std::vector<float>(static_cast<size_t>(out), 0.0f) : take(bias, {out}), out, in);
 }
 
 Linear WeightLoader::stacked_linear(const std::vector<std::string>& prefixes, int out_each, int in) {

@@ -34,7 +34,7 @@ class WeightLoader {
   // them all (q, k and v of self-attention; k and v of cross-attention).
   Linear stacked_linear(const std::vector<std::string>& prefixes, int out_each, int in);
   // A weight and a bias of other names (the tied output projection reads the
-  // target embedding).
+  // target embedding); bias "" for a layer without one.
   Linear linear_from(const std::string& weight, const std::string& bias, int out, int in);
   LayerNormParams layer_norm(const std::string& prefix, int n);
   // Throws ModelError naming the first tensor that was never taken.

@@ -197,12 +197,13 @@ DecodingOptions options_from(const val& o) {
 
 class ModelHandle {
  public:
-  val load(const val& bytes) {
+  val load(const val& bytes, const std::string& compute) {
     return guarded([&] {
+      const Compute c = parse_compute(compute);
       const size_t n = bytes["length"].as<size_t>();
       std::vector<uint8_t> buf(n);
       val(emscripten::typed_memory_view(n, buf.data())).call<void>("set", bytes);
-      model_ = Model::from_buffer(buf.data(), buf.size());
+      model_ = Model::from_buffer(buf.data(), buf.size(), c);
       return val::undefined();
     });
   }
@@ -236,6 +237,7 @@ class ModelHandle {
       o.set("fileBytes", static_cast<double>(model_->file_bytes()));
       o.set("storedF16", model_->stored_f16());
       o.set("storage", model_->storage());
+      o.set("compute", model_->compute());
       val sv = val::array(), tv = val::array();
       for (size_t i = 0; i < c.src_vocab.size(); ++i) sv.set(i, c.src_vocab[i]);
       for (size_t i = 0; i < c.tgt_vocab.size(); ++i) tv.set(i, c.tgt_vocab[i]);

@@ -109,6 +109,8 @@ export interface ModelInfoBase {
   storedF16: boolean;
   /** How the weights are stored in the file: the narrowest dtype in it (int8 files keep biases and norms in f32). */
   storage: 'f32' | 'f16' | 'int8';
+  /** What the linear layers multiply in: 'int8' for int8 storage under `compute: 'auto'`, else 'f32'. */
+  compute: 'int8' | 'f32';
   sourceVocab: string[];
   targetVocab: string[];
   targetSpecials: TargetSpecials;
@@ -271,8 +273,18 @@ export type BlobLike = GlobalInstance<'Blob'>;
 /** Where model bytes come from: a URL (fetched), a file path (Node), a Response, or the bytes. */
 export type ModelSource = string | URLLike | ResponseLike | ArrayBuffer | ArrayBufferView;
 
+/** How a model is loaded. */
+export interface LoadOptions {
+  /**
+   * 'auto' (default): weights stored as int8 stay int8 in memory and are multiplied with
+   * integer dot products (each activation row quantised to int16 on the fly); 'f32':
+   * every weight widened to f32, as PyTorch computes (4x the memory, slower).
+   */
+  compute?: 'auto' | 'f32';
+}
+
 /** Loads a model (and, the first time, the WebAssembly module). */
-export declare function loadModel(source: ModelSource): Promise<Model>;
+export declare function loadModel(source: ModelSource, options?: LoadOptions): Promise<Model>;
 
 /** Immutable weights; any number of sessions may share one. Call delete() when done. */
 export declare class Model {

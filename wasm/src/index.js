@@ -1,7 +1,7 @@
 // seq2seq-wasm: sequence-to-sequence decoding (Transformer, CMLM) in WebAssembly.
 //
 //   import { loadModel } from 'seq2seq-wasm';
-//   const model = await loadModel(urlOrBytes);
+//   const model = await loadModel(urlOrBytes);     // or loadModel(source, { compute: 'f32' })
 //   const session = model.createSession({ strategy: 'beam', beamSize: 5 });
 //   session.start('PHONEME');
 //   while (!session.done) draw(session.step());   // or: session.decode('PHONEME')
@@ -49,9 +49,30 @@ function release(wrapper, handle) {
 
 const CREATE = Symbol('create');  // only loadModel() constructs a Model
 
-export async function loadModel(source) {
+const COMPUTES = ['auto', 'f32'];
+
+// Load options: { compute: 'auto' | 'f32' }. 'auto' multiplies int8-stored weights
+// in int8 (a quarter of the memory, faster); 'f32' widens every weight to f32,
+// as PyTorch computes.
+function loadOptions(options) {
+  if (options === undefined) return { compute: 'auto' };
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new Seq2SeqError('loadModel(source, options): options must be an object', 'UsageError');
+  }
+  for (const key of Object.keys(options)) {
+    if (key !== 'compute') throw new Seq2SeqError(`loadModel: unknown option '${key}' (known: compute)`, 'UsageError');
+  }
+  const compute = Object.hasOwn(options, 'compute') ? options.compute : 'auto';
+  if (!COMPUTES.includes(compute)) {
+    throw new Seq2SeqError(`loadModel: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? `'${compute}'` : String(compute)}`, 'UsageError');
+  }
+  return { compute };
+}
+
+export async function loadModel(source, options) {
+  const { compute } = loadOptions(options);
   const [core, bytes] = await Promise.all([loadCore(), readBytes(source)]);
-  return new Model(CREATE, core, bytes);
+  return new Model(CREATE, core, bytes, compute);
 }
 
 export class Model {
@@ -59,11 +80,11 @@ export class Model {
   #handle;
   #info;
 
-  constructor(token, core, bytes) {
+  constructor(token, core, bytes, compute) {
     if (token !== CREATE) throw new TypeError('use loadModel(source) to create a Model');
     const handle = new core.ModelHandle();
     try {
-      check(handle.load(bytes));
+      check(handle.load(bytes, compute));
       this.#info = Object.freeze(check(handle.info()));
     } catch (e) {
       handle.delete();

@@ -1,5 +1,5 @@
 // Type declarations for seq2seq-wasm/worker (wasm/src/worker-client.js).
-import type { BlobLike, DecodingOptions, ModelInfo, ResponseLike, Result, Snapshot, URLLike } from './index.js';
+import type { BlobLike, DecodingOptions, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, URLLike } from './index.js';
 import { Seq2SeqError } from './index.js';
 
 export { Seq2SeqError };
@@ -32,7 +32,7 @@ export interface RunOptions {
 export declare class DecoderWorker {
   private constructor();
   /** Loads a model, replacing the previous one; resolves to its info. */
-  load(source: WorkerModelSource): Promise<ModelInfo>;
+  load(source: WorkerModelSource, options?: LoadOptions): Promise<ModelInfo>;
   /** Starts decoding `text` with `options` (defaults for what is missing). */
   start(text: string, options?: DecodingOptions): Promise<StartInfo>;
   /** One decoder pass. */

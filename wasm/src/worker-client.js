@@ -157,8 +157,8 @@ export class DecoderWorker {
   }
 
   /** Loads a model in the worker (replacing the previous one); resolves to its info. */
-  async load(source) {
-    return this.#request({ type: 'load', source: await portableSource(source) });
+  async load(source, options) {
+    return this.#request({ type: 'load', source: await portableSource(source), options });
   }
 
   /** Starts decoding `text` with `options` (defaults for what is missing). */

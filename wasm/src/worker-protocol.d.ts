@@ -1,12 +1,12 @@
 // Type declarations for seq2seq-wasm/worker-protocol (wasm/src/worker-protocol.js):
 // the decoder worker's message handler, for building a worker of your own.
-import type { DecodingOptions, ErrorKind, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
+import type { DecodingOptions, ErrorKind, LoadOptions, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
 
 export declare const PROTOCOL_VERSION: 1;
 
 /** Requests the handler understands; replies repeat the id. */
 export type WorkerRequest =
-  | { id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView }
+  | { id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView; options?: LoadOptions }
   | { id: number; type: 'start'; text: string; options?: DecodingOptions }
   | { id: number; type: 'step' }
   | { id: number; type: 'run'; progress?: boolean; sliceMs?: number }
@@ -22,7 +22,7 @@ export interface WorkerHandlerOptions {
   /** How long a run steps before yielding, unless the request says otherwise. Default 8 ms. */
   defaultSliceMs?: number;
   /** How a model is loaded (default: loadModel). */
-  load?: (source: ModelSource) => Promise<Model>;
+  load?: (source: ModelSource, options?: LoadOptions) => Promise<Model>;
 }
 
 /** A message handler: call it with each request; the promise settles once the reply is posted. */

@@ -92,8 +92,8 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   }
 
   async function doLoad(message) {
-    const { source } = message;
-    const next = await load(source);
+    const { source, options } = message;
+    const next = await load(source, options);
     session?.delete();
     session = null;
     model?.delete();
