@@ -20,12 +20,12 @@ cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
 echo "== npm module: pack, install, parity with the native CLI, errors, worker, leaks, types (node --test)"
-[[ -x node_modules/.bin/tsc ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+[[ -x node_modules/.bin/tsc ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test tests/node/
 
 echo "== the page: build the site, browser tests (Debian's Chromium, headless)"
-[[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+[[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 node scripts/build-web.mjs
 node --test --test-concurrency=1 tests/browser/

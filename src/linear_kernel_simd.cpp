@@ -154,10 +154,9 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
     // with more panels, use each panel's vectors as they are widened and splat
     // again per panel, so that fewer vectors are live (x86 and V8: 16 registers).
     if (NP == 1) {
-      const v128 b01 = simde_wasm_v128_load(wp[0] + static_cast<size_t>(g) * 32);
-      const v128 b23 = simde_wasm_v128_load(wp[0] + static_cast<size_t>(g) * 32 + 16);
-      const v128 lo01 = simde_wasm_i16x8_extend_low_i8x16(b01), hi01 = simde_wasm_i16x8_extend_high_i8x16(b01);
-      const v128 lo23 = simde_wasm_i16x8_extend_low_i8x16(b23), hi23 = simde_wasm_i16x8_extend_high_i8x16(b23);
+      const int8_t* b = wp[0] + static_cast<size_t>(g) * 32;
+      const v128 lo01 = simde_wasm_i16x8_load8x8(b), hi01 = simde_wasm_i16x8_load8x8(b + 8);
+      const v128 lo23 = simde_wasm_i16x8_load8x8(b + 16), hi23 = simde_wasm_i16x8_load8x8(b + 24);
       for (int r = 0; r < MR; ++r) {
         const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
         const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
@@ -169,11 +168,10 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
       continue;
     }
     for (int n = 0; n < NP; ++n) {
-      const v128 b01 = simde_wasm_v128_load(wp[n] + static_cast<size_t>(g) * 32);
-      const v128 b23 = simde_wasm_v128_load(wp[n] + static_cast<size_t>(g) * 32 + 16);
+      const int8_t* b = wp[n] + static_cast<size_t>(g) * 32;
       for (int half = 0; half < 2; ++half) {
-        const v128 w01 = half ? simde_wasm_i16x8_extend_high_i8x16(b01) : simde_wasm_i16x8_extend_low_i8x16(b01);
-        const v128 w23 = half ? simde_wasm_i16x8_extend_high_i8x16(b23) : simde_wasm_i16x8_extend_low_i8x16(b23);
+        const v128 w01 = simde_wasm_i16x8_load8x8(b + 8 * half);
+        const v128 w23 = simde_wasm_i16x8_load8x8(b + 16 + 8 * half);
         for (int r = 0; r < MR; ++r) {
           const v128 x01 = simde_wasm_v128_load32_splat(x[r] + 4 * g);
           const v128 x23 = simde_wasm_v128_load32_splat(x[r] + 4 * g + 2);
