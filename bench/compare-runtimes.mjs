@@ -51,6 +51,7 @@ import { parseArgs } from 'node:util';
 import * as ortNode from 'onnxruntime-node';
 import * as ortWeb from 'onnxruntime-web';
 import { ROOT, cliPath, runCli } from '../tests/node/helpers.mjs';
+import { testWords } from './words.mjs';
 import { DEFAULT_OPTIONS, loadModel } from '../wasm/src/index.js';
 
 const { values: opt } = parseArgs({ options: { words: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' } } });
@@ -78,14 +79,8 @@ const { targetVocab: VOCAB, targetSpecials: SP } = ar.info;
 const MAX_LEN = Math.min(DEFAULT_OPTIONS.maxLength, ar.info.maxPositions);
 
 // Test-split words both models can read, spread over the alphabet (not just A...).
-function testWords(n, ...infos) {
-  const fits = (w) => infos.every((i) => w.length <= i.maxPositions && [...w].every((c) => i.sourceVocab.includes(c)));
-  const lines = readFileSync(join(ROOT, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n');
-  const words = [...new Set(lines.map((l) => l.split(/\s+/)[0]).filter(Boolean))].filter(fits);
-  if (words.length < n) throw new Error(`--words ${n}: the test split has ${words.length} usable words`);
-  return Array.from({ length: n }, (_, i) => words[Math.floor((i * words.length) / n)]);
-}
-const WORDS = testWords(N, ar.info, cmlm.info);
+const fits = (w) => [ar.info, cmlm.info].every((i) => w.length <= i.maxPositions && [...w].every((c) => i.sourceVocab.includes(c)));
+const WORDS = testWords(ROOT, N, fits);
 const SOURCES = WORDS.map((w) => Array.from(ar.tokenize(w)));
 const text = (tokens) => tokens.map((t) => VOCAB[t]).join(' ');
 

@@ -94,7 +94,7 @@ const STRATEGIES = [
 // it, the packed linear_kernel_* (src/linear_kernel.h).
 const BUCKETS = [
   ['model load', /WeightLoader|Model::from_file|stack_linears|pack_linear|safetensors|Safetensors/],
-  ['our GEMV / linear kernel + linear()', /gemv_rowmajor|linear_kernel|f32_tile|i8_tile|quantize_row|^seq2seq::linear\b/],
+  ['our GEMV / linear kernel + linear()', /gemv_rowmajor|linear_kernel|f32_tile|i8_tile|quantize_row|^seq2seq::linear\b|run_linear/],
   ['Eigen GEMM packing (gemm_pack_lhs/rhs)', /gemm_pack_(lhs|rhs)/],
   ['Eigen gebp_kernel', /gebp_kernel/],
   ['Eigen, other (GEMV, copies, expressions)', /^Eigen::|general_matrix_(vector|matrix)_product/],

@@ -20,22 +20,36 @@ Compute parse_compute(const std::string& name) {
   throw UsageError("compute must be 'auto' or 'f32', not '" + name + "'");
 }
 
-std::vector<float> WeightLoader::take(const std::string& name, const std::vector<int64_t>& shape) {
+const TensorView& WeightLoader::find(const std::string& name, const std::vector<int64_t>& shape) {
   auto it = file_.tensors.find(name);
   if (it == file_.tensors.end()) throw ModelError("missing tensor '" + name + "' " + shape_str(shape));
   if (it->second.shape != shape)
     throw ModelError("tensor '" + name + "' has shape " + shape_str(it->second.shape) + ", expected " + shape_str(shape));
   used_.insert(name);
-  if (it->second.dtype != DType::I8) return tensor_to_f32(it->second, name);
-  if (shape.size() != 2) throw ModelError("tensor '" + name + "' is stored as I8, which only 2-D weights may be");
+  return it->second;
+}
+
+std::vector<float> WeightLoader::i8_scales(const std::string& name, int64_t rows) {
   const std::string scale_name = name + ".scale";
   auto s = file_.tensors.find(scale_name);
   if (s == file_.tensors.end()) throw ModelError("tensor '" + name + "' is stored as I8 but '" + scale_name + "' is missing");
-  if (s->second.shape != std::vector<int64_t>{shape[0]})
+  if (s->second.shape != std::vector<int64_t>{rows})
     throw ModelError("tensor '" + scale_name + "' has shape " + shape_str(s->second.shape) + ", expected [" +
-                     std::to_string(shape[0]) + "]");
+                     std::to_string(rows) + "]");
   used_.insert(scale_name);
-  return dequantize_i8(it->second, tensor_to_f32(s->second, scale_name), name);
+  std::vector<float> scale = tensor_to_f32(s->second, scale_name);
+  for (size_t r = 0; r < scale.size(); ++r)
+    if (!(scale[r] >= 0.0f))
+      throw ModelError("tensor '" + scale_name + "' holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
+                       " (scales must be finite and >= 0)");
+  return scale;
+}
+
+std::vector<float> WeightLoader::take(const std::string& name, const std::vector<int64_t>& shape) {
+  const TensorView& t = find(name, shape);
+  if (t.dtype != DType::I8) return tensor_to_f32(t, name);
+  if (shape.size() != 2) throw ModelError("tensor '" + name + "' is stored as I8, which only 2-D weights may be");
+  return dequantize_i8(t, i8_scales(name, shape[0]), name);
 }
 
 RowMatrix WeightLoader::matrix(const std::string& name, int rows, int cols) {
@@ -51,17 +65,14 @@ RowVector WeightLoader::vector(const std::string& name, int n) {
 WeightLoader::Raw WeightLoader::take_raw(const std::string& name, int rows, int cols) {
   Raw r;
   auto it = file_.tensors.find(name);
-  const bool keep_i8 = compute_ == Compute::Auto && it != file_.tensors.end() && it->second.dtype == DType::I8 &&
-                       it->second.shape == std::vector<int64_t>{rows, cols};
-  if (!keep_i8) {
+  if (compute_ == Compute::F32 || it == file_.tensors.end() || it->second.dtype != DType::I8) {
     r.f32 = take(name, {rows, cols});
     return r;
   }
-  // take() checks the scales and widens; the widened copy is dropped, the int8 bytes kept.
-  take(name, {rows, cols});
-  r.scale = tensor_to_f32(file_.tensors.at(name + ".scale"), name + ".scale");
-  r.i8.assign(reinterpret_cast<const int8_t*>(it->second.data),
-              reinterpret_cast<const int8_t*>(it->second.data) + static_cast<size_t>(rows) * cols);
+  // Kept as stored: the int8 bytes and their checked scales, never widened.
+  const TensorView& t = find(name, {rows, cols});
+  r.scale = i8_scales(name, rows);
+  r.i8.assign(reinterpret_cast<const int8_t*>(t.data), reinterpret_cast<const int8_t*>(t.data) + static_cast<size_t>(rows) * cols);
   return r;
 }
 

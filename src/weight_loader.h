@@ -47,6 +47,10 @@ class WeightLoader {
     std::vector<int8_t> i8;
     std::vector<float> scale;
   };
+  // The tensor, checked for presence and shape, and marked as used.
+  const TensorView& find(const std::string& name, const std::vector<int64_t>& shape);
+  // An I8 tensor's per-row scales (`name`.scale), checked finite and >= 0, marked as used.
+  std::vector<float> i8_scales(const std::string& name, int64_t rows);
   std::vector<float> take(const std::string& name, const std::vector<int64_t>& shape);
   Raw take_raw(const std::string& name, int rows, int cols);
   Linear pack(std::vector<Raw> parts, const std::vector<float>& bias, int out_each, int in);
