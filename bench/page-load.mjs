@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Time to first result of the page (issue 6: "first result within 1 s of load"),
+// Time to first result of the page (the aim: the first result within 1 s of load),
 // first visits in headless Chromium: each load gets a fresh browser profile (an
 // empty HTTP cache), the server stays warm. Prints every load's timeline and
 // the median of each column.
