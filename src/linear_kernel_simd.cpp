@@ -95,6 +95,28 @@ void f32_tile(const Linear& w, int p0, const LinearArgs& a, int r0) {
 // Per column group, 16 bytes hold the k0,k1 pairs of a panel's 8 outputs and 16
 // the k2,k3 pairs; a pairwise int16 dot product against (x[k0], x[k1]) splatted
 // gives each output's partial sum over k0,k1.
+// Where a tile's operands start: its NP panels of weights and its MR rows of quantised x.
+template <int MR, int NP>
+struct I8Operands {
+  int groups;
+  const int8_t* wp[NP];
+  const int16_t* x[MR];
+  I8Operands(const Linear& w, int p0, const int16_t* q, int r0) : groups(w.in4() / 4) {
+    for (int n = 0; n < NP; ++n) wp[n] = w.i8.data() + static_cast<size_t>(p0 + n) * groups * 32;
+    for (int r = 0; r < MR; ++r) x[r] = q + static_cast<size_t>(r0 + r) * w.in4();
+  }
+};
+
+// The int8 epilogue of one row and panel p: the int32 sums of outputs 0-3 (lo) and
+// 4-7 (hi) to float, times the row's scale and the outputs' scales, then store_panel.
+inline void i8_store_panel(const Linear& w, int p, v128 lo, v128 hi, float row_scale, const LinearArgs& a, float* y) {
+  const v128 xs = simde_wasm_f32x4_splat(row_scale);
+  const float* sc = w.scale.data() + static_cast<size_t>(p) * kPanelRows;
+  lo = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(lo), simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc)));
+  hi = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(hi), simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc + 4)));
+  store_panel(w, p, lo, hi, a.relu, y);
+}
+
 #if defined(SIMDE_X86_AVX2_NATIVE)
 // Native x86 with AVX2: a panel's 8 outputs fit one 256-bit accumulator, and
 // each 16 bytes widen in one instruction (vpmovsxbw) to all 8 outputs' pairs.
@@ -102,11 +124,10 @@ void f32_tile(const Linear& w, int p0, const LinearArgs& a, int r0) {
 // epilogue operations, so both give the same bits.
 template <int MR, int NP>
 void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const LinearArgs& a, int r0) {
-  const int K4 = w.in4(), groups = K4 / 4;
-  const int8_t* wp[NP];
-  for (int n = 0; n < NP; ++n) wp[n] = w.i8.data() + static_cast<size_t>(p0 + n) * groups * 32;
-  const int16_t* x[MR];
-  for (int r = 0; r < MR; ++r) x[r] = q + static_cast<size_t>(r0 + r) * K4;
+  const I8Operands<MR, NP> op(w, p0, q, r0);
+  const auto& wp = op.wp;
+  const auto& x = op.x;
+  const int groups = op.groups;
   simde__m256i acc[MR][NP];
   for (int r = 0; r < MR; ++r)
     for (int n = 0; n < NP; ++n) acc[r][n] = simde_mm256_setzero_si256();
@@ -124,28 +145,21 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
       }
     }
   }
-  for (int r = 0; r < MR; ++r) {
-    const v128 xs = simde_wasm_f32x4_splat(s[r0 + r]);
+  for (int r = 0; r < MR; ++r)
     for (int n = 0; n < NP; ++n) {
-      const float* sc = w.scale.data() + static_cast<size_t>(p0 + n) * kPanelRows;
       alignas(32) int32_t sums[kPanelRows];
       simde_mm256_store_si256(reinterpret_cast<simde__m256i*>(sums), acc[r][n]);
-      const v128 lo = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(simde_wasm_v128_load(sums)),
-                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc)));
-      const v128 hi = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(simde_wasm_v128_load(sums + 4)),
-                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc + 4)));
-      store_panel(w, p0 + n, lo, hi, a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
+      i8_store_panel(w, p0 + n, simde_wasm_v128_load(sums), simde_wasm_v128_load(sums + 4), s[r0 + r], a,
+                     a.y + static_cast<size_t>(r0 + r) * a.ldy);
     }
-  }
 }
 #else
 template <int MR, int NP>
 void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const LinearArgs& a, int r0) {
-  const int K4 = w.in4(), groups = K4 / 4;
-  const int8_t* wp[NP];
-  for (int n = 0; n < NP; ++n) wp[n] = w.i8.data() + static_cast<size_t>(p0 + n) * groups * 32;
-  const int16_t* x[MR];
-  for (int r = 0; r < MR; ++r) x[r] = q + static_cast<size_t>(r0 + r) * K4;
+  const I8Operands<MR, NP> op(w, p0, q, r0);
+  const auto& wp = op.wp;
+  const auto& x = op.x;
+  const int groups = op.groups;
   v128 acc[MR][2 * NP];  // [row][panel n: outputs 0-3 at 2n, 4-7 at 2n+1]
   for (int r = 0; r < MR; ++r)
     for (int c = 0; c < 2 * NP; ++c) acc[r][c] = simde_wasm_i32x4_splat(0);
@@ -181,17 +195,9 @@ void i8_tile(const Linear& w, int p0, const int16_t* q, const float* s, const Li
       }
     }
   }
-  for (int r = 0; r < MR; ++r) {
-    const v128 xs = simde_wasm_f32x4_splat(s[r0 + r]);
-    for (int n = 0; n < NP; ++n) {
-      const float* sc = w.scale.data() + static_cast<size_t>(p0 + n) * kPanelRows;
-      const v128 lo = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(acc[r][2 * n]),
-                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc)));
-      const v128 hi = simde_wasm_f32x4_mul(simde_wasm_f32x4_convert_i32x4(acc[r][2 * n + 1]),
-                                           simde_wasm_f32x4_mul(xs, simde_wasm_v128_load(sc + 4)));
-      store_panel(w, p0 + n, lo, hi, a.relu, a.y + static_cast<size_t>(r0 + r) * a.ldy);
-    }
-  }
+  for (int r = 0; r < MR; ++r)
+    for (int n = 0; n < NP; ++n)
+      i8_store_panel(w, p0 + n, acc[r][2 * n], acc[r][2 * n + 1], s[r0 + r], a, a.y + static_cast<size_t>(r0 + r) * a.ldy);
 }
 #endif
 
