@@ -26,15 +26,17 @@ def find_binary():
     return None
 
 
-def decode(binary, model, words, options):
+def decode(binary, model, words, options, compute=None):
     """Decode all words in one process (stdin, one per line) -> ({word: [phonemes]}, seconds).
     ``model``: a model file, or a list of them to decode with their ensemble.
+    ``compute``: "auto" or "f32", passed as --compute (None: the CLI's default, auto).
     Exit status 1 means some words were rejected (their error is on stderr); they get []."""
     start = time.perf_counter()
     paths = [model] if isinstance(model, str) else list(model)
     model_args = [a for p in paths for a in ("--model", p)]
-    p = subprocess.run([binary, "decode"] + model_args + list(options), input="\n".join(words) + "\n",
-                       capture_output=True, text=True, check=False)
+    compute_args = ["--compute", compute] if compute else []
+    p = subprocess.run([binary, "decode"] + model_args + list(options) + compute_args,
+                       input="\n".join(words) + "\n", capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - start
     if p.returncode not in (0, 1):
         raise RuntimeError(f"{binary} failed ({p.returncode}): {p.stderr[:2000]}")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The WER/PER table of a model, measured with our own C++ engine (not PyTorch).
 
-    python3 models/evaluate.py models/g2p-transformer.safetensors [--limit N] [--json OUT]
+    python3 models/evaluate.py models/g2p-transformer.safetensors [--compute auto|f32] [--limit N] [--json OUT]
 
 Decodes every word of the standard test split (models/data/cmudict-0.7b.test,
 11,994 words) with the native CLI (build/native/seq2seq, or $SEQ2SEQ_BIN), one
@@ -17,6 +17,10 @@ pronunciations. PER: the edit distance to the closest reference, summed over
 words, over the summed length of those references. Time per word: the process's
 wall time (model load included, ~1% of it) over the word count. Standard library
 only: no PyTorch needed.
+
+--compute is passed to every decoding: auto (the engine's default) multiplies
+int8-stored weights in int8 with int16 dot products; f32 widens every weight to
+f32 first, as PyTorch computes.
 """
 
 import argparse
@@ -59,6 +63,9 @@ def main():
     ap.add_argument("model")
     ap.add_argument("--limit", type=int, default=0, help="only the first N test words (0: all)")
     ap.add_argument("--json", help="also write the table as JSON here")
+    ap.add_argument("--compute", choices=("auto", "f32"), default="auto",
+                    help="the engine's --compute for every decoding: int8 kernels for int8-stored weights (auto) "
+                         "or f32 throughout [auto]")
     args = ap.parse_args()
 
     binary = find_binary()
@@ -71,22 +78,23 @@ def main():
     configs = AR_CONFIGS if is_autoregressive(binary, args.model) else NAR_CONFIGS
     rows = []
     for name, options in configs:
-        hyps, seconds = decode(binary, args.model, words, options)
+        hyps, seconds = decode(binary, args.model, words, options, compute=args.compute)
         wer, per = score(hyps, refs)
         rows.append({"decoding": name, "options": " ".join(options), "wer": round(wer, 2), "per": round(per, 2),
                      "ms_per_word": round(1000 * seconds / len(words), 3), "repeats": repeats(hyps)})
         print(f"{name}: WER {wer:.2f}%  PER {per:.2f}%  {1000 * seconds / len(words):.2f} ms/word  "
               f"{rows[-1]['repeats']} outputs with a repeated phoneme", file=sys.stderr)
 
-    print(f"| decoding ({os.path.basename(args.model)}, {len(words)} test words, C++ engine) | WER % | PER % | ms/word "
-          "| outputs with a phoneme twice in a row |")
+    print(f"| decoding ({os.path.basename(args.model)}, {len(words)} test words, C++ engine, --compute {args.compute}) "
+          "| WER % | PER % | ms/word | outputs with a phoneme twice in a row |")
     print("| --- | --- | --- | --- | --- |")
     for r in rows:
         print(f"| {r['decoding']} (`{r['options']}`) | {r['wer']:.2f} | {r['per']:.2f} | {r['ms_per_word']:.2f} "
               f"| {r['repeats']} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"model": os.path.basename(args.model), "words": len(words), "rows": rows}, f, indent=1)
+            json.dump({"model": os.path.basename(args.model), "compute": args.compute, "words": len(words),
+                       "rows": rows}, f, indent=1)
             f.write("\n")
 
 
