@@ -39,7 +39,8 @@ export function normalizeOptions(options, autoregressive) {
   if (options == null) options = {};
   if (typeof options !== 'object' || Array.isArray(options)) throw new TypeError('decoding options must be an object');
   for (const key of Object.keys(options)) {
-    if (!(key in DEFAULT_OPTIONS)) {
+    // Own keys only: 'toString' or 'constructor' are no options, though every object has them.
+    if (!Object.hasOwn(DEFAULT_OPTIONS, key)) {
       throw new TypeError(`unknown decoding option '${key}' (known: ${Object.keys(DEFAULT_OPTIONS).join(', ')})`);
     }
   }
