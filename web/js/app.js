@@ -17,6 +17,7 @@ class App {
     this.follow = true;        // show the last step (set until the learner steps)
     this.playing = null;
     this.reference = null;
+    this.addressNotes = [];    // what the address held that the page left out, until the word changes
     this.wordGen = 0;
     this.loadStart = performance.now();
     this.firstResultMs = null;
@@ -74,7 +75,8 @@ class App {
   }
 
   // ------------------------------------------------------------ state changes
-  setWord(word, { keepStep = false } = {}) {
+  setWord(word, { keepStep = false, fromAddress = false } = {}) {
+    if (!fromAddress) this.addressNotes = [];
     this.word = word.trim().toUpperCase() === word.trim() ? word.trim() : word.trim();
     $('word').value = this.word;
     if (!keepStep) { this.follow = true; this.t = 0; }
@@ -113,7 +115,8 @@ class App {
     $('source-line').innerHTML = letters.length
       ? `<span class="src-label">Input letters:</span> ${letters.map((c, i) => `<span class="letter" title="letter ${i + 1}">${esc(c)}</span>`).join('')}`
       : '';
-    this.message(this.word ? this.wordMessages(this.word).join(' ') : 'Type a word to decode.');
+    const word = this.word ? this.wordMessages(this.word) : ['Type a word to decode.'];
+    this.message([...this.addressNotes, ...word].join(' '));
   }
 
   message(text) {
@@ -337,13 +340,14 @@ async function main() {
   $('model-list').innerHTML = models.map((m) => `<strong>${esc(m.name)}</strong> (${esc(m.arch)}${m.attention ? `, ${esc(m.attention.replace('_', ' '))} attention` : ''}, ${size(m.bytes)}${m.fixture ? ', random weights: a test fixture standing in until the trained model is built' : ''})`).join('; ');
   app.wire();
   const st = decodeState(location.search);
+  app.addressNotes = st.notes;
   const specs = st.lanes ?? DEFAULT_LANES.map((t) => makeLane(t));
   for (const s of specs) app.addLane(s, { decode: false });
   app.renderControls();
   const word = st.word ?? app.examples()[0] ?? '';
   if (st.step != null) { app.follow = false; app.t = st.step; }
   app.renderExamples();
-  app.setWord(word, { keepStep: st.step != null });
+  app.setWord(word, { keepStep: st.step != null, fromAddress: true });
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 

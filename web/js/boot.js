@@ -23,9 +23,12 @@
   for (const s of specs) {
     const i = s.indexOf(':');
     const type = i < 0 ? s : s.slice(0, i);
-    if (!(type in site.laneKinds)) continue;
+    // An own key: 'constructor' or 'toString' is no lane, though every object has them.
+    if (!Object.hasOwn(site.laneKinds, type)) continue;
     const m = /(?:^|,)m=([^,]*)/.exec(i < 0 ? '' : s.slice(i + 1));
-    lane = { kind: site.laneKinds[type], m: m ? decodeURIComponent(m[1]).replace(/[^\w.-]/g, '') : '' };
+    let id = m ? m[1] : '';
+    try { id = decodeURIComponent(id); } catch { /* malformed: kept as is, as state.js does */ }
+    lane = { kind: site.laneKinds[type], m: id.replace(/[^\w.-]/g, '') };
     break;
   }
   if (!lane) return;

@@ -10,21 +10,24 @@ export const IPA = {
 
 export const SPECIAL_LABELS = { '</s>': 'END', '<s>': 'BEGIN', '<mask>': 'MASK', '<pad>': 'PAD', '<unk>': 'UNK' };
 
+// Tokens are looked up as own keys: a vocabulary may hold any string, 'constructor' too.
+const isSpecial = (token) => Object.hasOwn(SPECIAL_LABELS, token);
+const ipaSymbol = (token) => (Object.hasOwn(IPA, token) ? IPA[token] : '?');
+
 /** A token as a learner should read it: phonemes as they are, specials by name. */
 export function label(token) {
-  return SPECIAL_LABELS[token] ?? token;
+  return isSpecial(token) ? SPECIAL_LABELS[token] : token;
 }
 
 export function ipaOf(token) {
-  if (token in SPECIAL_LABELS) return '';
-  return IPA[token] ?? '?';
+  return isSpecial(token) ? '' : ipaSymbol(token);
 }
 
 /** "F OW N IY M" -> "/foʊnim/" ('' for an empty output). */
 export function ipa(text) {
-  const toks = (Array.isArray(text) ? text : String(text).split(/\s+/)).filter((t) => t && !(t in SPECIAL_LABELS));
+  const toks = (Array.isArray(text) ? text : String(text).split(/\s+/)).filter((t) => t && !isSpecial(t));
   if (!toks.length) return '';
-  return '/' + toks.map((t) => IPA[t] ?? '?').join('') + '/';
+  return '/' + toks.map(ipaSymbol).join('') + '/';
 }
 
 /** Phoneme edit distance (Levenshtein over tokens). */

@@ -2,7 +2,11 @@
 //
 // URL: ?w=PHONEME&t=4&lane=greedy&lane=beam:k=5,norm=gnmt,alpha=0.6,nbest=3&lane=mp:T=10,lc=3
 // Only values that differ from the defaults are written. `t` absent = the end
-// of the decode. Unknown or out-of-range values fall back to defaults.
+// of the decode. Unknown or out-of-range values fall back to defaults; unknown
+// lane and option names are left out, and decodeState says which.
+//
+// Names from the URL are looked up as own keys only (hasOwn): every object
+// answers to 'constructor' or 'toString', which are neither lanes nor options.
 
 export const LANE_TYPES = {
   greedy: {
@@ -50,12 +54,20 @@ const RANGES = {
 const ENUMS = { norm: ['none', 'average', 'gnmt'], len: ['predicted', 'fixed', 'given'] };
 
 export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
+export const MAX_LANES = 12;
+const MAX_NOTES = 5;
+
+const hasOwn = (o, k) => Object.hasOwn(o, k);
+/** Whether `type` names a lane type. */
+export const isLaneType = (type) => hasOwn(LANE_TYPES, type);
 
 /** Checks and clamps one option; returns the default when unusable. */
 export function cleanOption(type, key, value) {
-  const d = LANE_TYPES[type].defaults[key];
-  if (key in ENUMS) return ENUMS[key].includes(value) ? value : d;
-  if (key in RANGES) {
+  const defaults = LANE_TYPES[type].defaults;
+  if (!hasOwn(defaults, key)) return undefined;
+  const d = defaults[key];
+  if (hasOwn(ENUMS, key)) return ENUMS[key].includes(value) ? value : d;
+  if (hasOwn(RANGES, key)) {
     const [lo, hi, kind] = RANGES[key];
     let v = Number(value);
     if (!Number.isFinite(v)) return d;
@@ -68,9 +80,9 @@ export function cleanOption(type, key, value) {
 }
 
 export function makeLane(type, opts = {}) {
-  const t = LANE_TYPES[type] ? type : 'greedy';
+  const t = isLaneType(type) ? type : 'greedy';
   const o = { ...LANE_TYPES[t].defaults };
-  for (const [k, v] of Object.entries(opts)) if (k in o) o[k] = cleanOption(t, k, v);
+  for (const [k, v] of Object.entries(opts)) if (hasOwn(o, k)) o[k] = cleanOption(t, k, v);
   return { type: t, opts: o };
 }
 
@@ -109,22 +121,36 @@ function encodeLane(lane) {
   return parts.length ? `${lane.type}:${parts.join(',')}` : lane.type;
 }
 
+// A name from the URL as a message shows it: quoted, and short.
+function quoted(name) {
+  return `“${name.length > 40 ? `${name.slice(0, 40)}…` : name}”`;
+}
+
+/** One `lane` parameter: {lane} or {lane: null}, and `notes` on the names it left out. */
 function decodeLane(s) {
   const i = s.indexOf(':');
   const type = i < 0 ? s : s.slice(0, i);
-  if (!LANE_TYPES[type]) return null;
+  if (!isLaneType(type)) {
+    return { lane: null, notes: [`${quoted(type)} in the address is not a lane (lanes: ${Object.keys(LANE_TYPES).join(', ')}); it is left out.`] };
+  }
+  const defaults = LANE_TYPES[type].defaults;
   const opts = {};
+  const unknown = [];
   if (i >= 0) {
     for (const kv of s.slice(i + 1).split(',')) {
       const j = kv.indexOf('=');
       if (j < 0) continue;
       const k = kv.slice(0, j);
+      if (!hasOwn(defaults, k)) { unknown.push(k); continue; }
       let v = kv.slice(j + 1).replace(/\+/g, ' ');
       try { v = decodeURIComponent(v); } catch { /* keep as is */ }
       opts[k] = v;
     }
   }
-  return makeLane(type, opts);
+  const known = Object.keys(defaults);
+  const notes = unknown.map((k) => `${quoted(k)} in the address is not an option of the ${type} lane`
+    + ` (${known.length ? `options: ${known.join(', ')}` : 'it has none'}); it is ignored.`);
+  return { lane: makeLane(type, opts), notes };
 }
 
 export function encodeState({ word, step, lanes }) {
@@ -140,8 +166,13 @@ export function decodeState(search) {
   const word = q.has('w') ? q.get('w') : null;
   const t = q.get('t');
   const step = t != null && /^\d+$/.test(t) ? Number(t) : null;
-  const lanes = q.getAll('lane').map(decodeLane).filter(Boolean).slice(0, 12);
-  return { word, step, lanes: q.has('lane') ? lanes : null };
+  const decoded = q.getAll('lane').map(decodeLane);
+  const notes = decoded.flatMap((d) => d.notes);
+  const lanes = decoded.map((d) => d.lane).filter(Boolean);
+  if (lanes.length > MAX_LANES) notes.push(`The address lists ${lanes.length} lanes; the page shows the first ${MAX_LANES}.`);
+  // A few notes say what went wrong; a hundred would bury the page.
+  const shown = notes.length > MAX_NOTES ? [...notes.slice(0, MAX_NOTES - 1), `${notes.length - MAX_NOTES + 1} more parts of the address are left out.`] : notes;
+  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown };
 }
 
 // Length normalisation, as src/decoding_options.h defines it. |Y| counts END.

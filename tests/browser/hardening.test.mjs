@@ -1,0 +1,105 @@
+// Hand-edited and hostile addresses: names every object answers to
+// (constructor, toString, __proto__) are no lanes or options, malformed
+// escapes, a NUL in the word, words CMUdict has no shard for. Each is a
+// message on the page (or a plain "not in CMUdict"), never an uncaught error,
+// a blank page or a failed request, and the lanes that make sense still decode.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
+import { openPage, servedSite, site, waitReady } from './helpers.mjs';
+
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+const AR = models.find((m) => m.autoregressive);
+const NAR = models.find((m) => !m.autoregressive);
+const WORD = AR.examples.find((w) => NAR.examples.includes(w));
+const dictShards = new Set(JSON.parse(readFileSync(join(site, 'dict/index.json'), 'utf8')).shards);
+
+const served = servedSite({ cleanup: releaseModels });
+const url = served.url;
+const laneState = (page) => page.evaluate(() => seq2seqPage.lanes.map((l) => ({
+  type: l.type, opts: l.opts, error: l.error,
+  title: document.getElementById(`${l.id}-title`)?.textContent ?? '',
+  results: l.snaps.at(-1)?.results ?? null,
+})));
+const message = async (page) => ({ text: await page.textContent('#message'), visible: await page.isVisible('#message') });
+
+/** Each lane decoded WORD as the npm module does with the lane's options. */
+async function lanesMatchModule(lanes, word = WORD) {
+  for (const l of lanes) {
+    assert.equal(l.error, null, `${l.type}: ${l.error}`);
+    const want = (await model(l.type === 'nar' || l.type === 'mp' ? NAR : AR)).decode(word, moduleOptions(makeLane(l.type, l.opts)));
+    sameResults(l.results, want, `${l.type} ${JSON.stringify(l.opts)}`);
+  }
+}
+
+describe('hostile addresses', () => {
+  test('options named like Object.prototype\'s keys are reported and ignored; the lanes decode', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:constructor=1,toString=1,hasOwnProperty=1,k=3&lane=greedy:valueOf=2&lane=mp:__proto__=x`));
+    await waitReady(page);
+    const lanes = await laneState(page);
+    assert.deepEqual(lanes.map((l) => l.type), ['beam', 'greedy', 'mp']);
+    assert.equal(lanes[0].opts.k, 3, 'the known option next to them is read');
+    for (const l of lanes) assert.deepEqual(Object.keys(l.opts).sort(), Object.keys(makeLane(l.type).opts).sort());
+    await lanesMatchModule(lanes);
+    const m = await message(page);
+    assert.ok(m.visible);
+    for (const [name, lane] of [['constructor', 'beam'], ['toString', 'beam'], ['hasOwnProperty', 'beam'], ['valueOf', 'greedy'], ['__proto__', 'mp']]) {
+      assert.match(m.text, new RegExp(`“${name}” in the address is not an option of the ${lane} lane \\(options: [^)]*\\); it is ignored\\.`));
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('lanes named like Object.prototype\'s keys are reported and left out; the others decode', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=constructor&lane=greedy&lane=toString:k=2&lane=__proto__&lane=hasOwnProperty&lane=nar`));
+    await waitReady(page);
+    const lanes = await laneState(page);
+    assert.deepEqual(lanes.map((l) => l.type), ['greedy', 'nar']);
+    for (const l of lanes) assert.doesNotMatch(l.title, /undefined/);
+    await lanesMatchModule(lanes);
+    const m = await message(page);
+    assert.ok(m.visible);
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      assert.match(m.text, new RegExp(`“${name}” in the address is not a lane \\(lanes: greedy, beam, [^)]*\\); it is left out\\.`));
+    }
+    // The address the page writes back holds only what it understood; a new word clears the notes.
+    await page.waitForFunction(() => !/constructor|toString|__proto__|hasOwnProperty/.test(location.search));
+    const ready = await page.evaluate(() => Number(document.body.dataset.ready));
+    await page.fill('#word', WORD.toLowerCase());
+    await page.press('#word', 'Enter');
+    await waitReady(page, ready);
+    assert.ok(await page.isHidden('#message'), await page.textContent('#message'));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('only unknown lanes: the message says so, and no lane is made up', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=constructor`));
+    await page.waitForFunction(() => window.seq2seqPage && !document.getElementById('message').hidden);
+    assert.equal(await page.evaluate(() => seq2seqPage.lanes.length), 0);
+    assert.match((await message(page)).text, /“constructor” in the address is not a lane/);
+    assert.match(await page.textContent('#lanes'), /No lanes/);
+    // Many unknown names: a few notes and a count, not a wall of text.
+    await page.goto(url(`?w=${WORD}&${Array.from({ length: 40 }, (_, i) => `lane=nosuch${i}`).join('&')}`));
+    await page.waitForFunction(() => window.seq2seqPage && !document.getElementById('message').hidden);
+    const { text } = await message(page);
+    assert.equal(text.split('is not a lane').length - 1, 4, text);
+    assert.match(text, /36 more parts of the address are left out\./);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a malformed escape in a model name is kept as is, as the page reads it', async () => {
+    // %25 is "%": the lane parameter holds "m=%E0%A4%A", which decodeURIComponent refuses.
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy:m=%25E0%25A4%25A&lane=beam:m=%25`));
+    await waitReady(page);
+    const lanes = await laneState(page);
+    assert.deepEqual(lanes.map((l) => l.type), ['greedy', 'beam']);
+    await lanesMatchModule(lanes);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
