@@ -102,4 +102,19 @@ describe('hostile addresses', () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('a NUL in the word is named by its code point, and the message names the models', async () => {
+    const word = `${WORD.slice(0, 2)}\u0000${WORD.slice(2)}`;
+    const { page, errors } = await openPage(served.context, url(`?w=${encodeURIComponent(word)}&lane=greedy&lane=nar`));
+    await waitReady(page);
+    const m = await message(page);
+    assert.ok(m.visible);
+    assert.ok(!m.text.includes('\u0000'), JSON.stringify(m.text));
+    for (const text of [m.text, ...(await laneState(page)).map((l) => l.error)]) {
+      assert.match(text, /^U\+0000 is not in the alphabet of [^“]+, which is: “/, JSON.stringify(text));
+    }
+    for (const name of [AR.name, NAR.name]) assert.ok(m.text.includes(name), `${name} named: ${m.text}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

@@ -8,6 +8,13 @@ import { esc, phonemeLine } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 
+// A character as a message names it: quoted, or by its code point where it would not show.
+function shownChar(c) {
+  if (c === ' ') return 'space';
+  if (/[\p{C}\p{Z}]/u.test(c)) return `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return `“${c}”`;
+}
+
 class App {
   constructor(models) {
     this.models = models;
@@ -42,7 +49,7 @@ class App {
     const alphabet = new Set(model.alphabet);
     const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
     if (bad.length) {
-      const shown = bad.map((c) => (c === ' ' ? 'space' : `“${c}”`)).join(', ');
+      const shown = bad.map(shownChar).join(', ');
       // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
       const letters = model.alphabet.map((c) => `“${c}”`).join(' ');
       return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${name}, which is: ${letters}.`;
@@ -59,13 +66,13 @@ class App {
 
   /** One message per problem with the word, naming every model it concerns (the four RNNs share an alphabet). */
   wordMessages(word) {
-    const NAME = '\u0000';
-    const names = new Map();
+    // Grouped by the message with no name in it: no placeholder a word could hold too.
+    const groups = new Map();
     for (const m of this.usedModels()) {
-      const p = this.checkWord(word, m, NAME);
-      if (p) names.set(p, [...(names.get(p) ?? []), m.name]);
+      const p = this.checkWord(word, m, '');
+      if (p) groups.set(p, [...(groups.get(p) ?? []), m]);
     }
-    return [...names].map(([p, list]) => p.replace(NAME, list.join(', ')));
+    return [...groups.values()].map((ms) => this.checkWord(word, ms[0], ms.map((m) => m.name).join(', ')));
   }
 
   examples() {
