@@ -13,6 +13,7 @@
 //                                boot.js needs to pick the first lane's model
 //   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
 //                                one shard per first two letters, fetched on demand
+//   dict/index.json              the shards there are (web/js/dict.js asks for no other)
 //
 // Runs offline after `npm ci`; needs scripts/build-wasm.sh to have run.
 import { createHash } from 'node:crypto';

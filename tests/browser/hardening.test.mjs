@@ -118,3 +118,34 @@ describe('hostile addresses', () => {
     await page.close();
   });
 });
+
+describe('words CMUdict has no shard for', () => {
+  for (const word of ['3D', "'TIS", '-ISH', 'Ü']) {
+    test(`${word}: not in CMUdict, and no request for a shard that is not there`, async () => {
+      const { page, errors } = await openPage(served.context);
+      const dictRequests = [];
+      page.on('request', (r) => { if (/\/dict\//.test(r.url())) dictRequests.push(new URL(r.url()).pathname); });
+      await page.goto(url(`?w=${encodeURIComponent(word)}&lane=greedy`));
+      await waitReady(page);
+      await page.waitForFunction(() => /not in CMUdict|CMUdict;/.test(document.getElementById('reference').textContent));
+      assert.match(await page.textContent('#reference'), /is not in CMUdict/);
+      for (const p of dictRequests) {
+        const shard = /\/dict\/(.+)\.tsv$/.exec(p)?.[1];
+        assert.ok(p.endsWith('/dict/index.json') || dictShards.has(shard), `requested ${p}`);
+      }
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+
+  test('a dictionary word still finds its reference', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy`));
+    await waitReady(page);
+    await page.waitForFunction(() => /not in CMUdict|CMUdict;/.test(document.getElementById('reference').textContent));
+    const shard = join(site, 'dict', `${WORD.slice(0, 2)}.tsv`);
+    const inDict = existsSync(shard) && readFileSync(shard, 'utf8').split('\n').some((l) => l.startsWith(`${WORD}\t`));
+    assert.match(await page.textContent('#reference'), inDict ? /CMUdict;/ : /not in CMUdict/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

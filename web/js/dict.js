@@ -1,16 +1,35 @@
 // Reference pronunciations from CMUdict 0.7b (stress removed), built into
 // dict/XX.tsv by scripts/build-web.mjs: one shard per first two letters,
 // lines "WORD<TAB>split<TAB>PRON|PRON", split t(est) / d(ev) / (t)r(ain).
+// dict/index.json lists the shards there are: a word whose shard is not
+// listed ("3D", "'TIS", "QX…") is not in CMUdict, and no request is made for it.
 const shards = new Map();
+let index = null;
 
 function shardOf(word) {
   return word.slice(0, 2).replace(/[^A-Z0-9]/g, '_');
 }
 
-async function shard(key) {
+/** A fetch of a file under dict/, once; forgotten if it fails, so that a later lookup tries again. */
+function cached(get, forget) {
+  const p = get();
+  p.catch(forget);
+  return p;
+}
+
+function shardKeys() {
+  index ??= cached(async () => {
+    const r = await fetch(new URL('../dict/index.json', import.meta.url));
+    if (!r.ok) throw new Error(`dictionary index: HTTP ${r.status}`);
+    return new Set((await r.json()).shards);
+  }, () => { index = null; });
+  return index;
+}
+
+function shard(key) {
   if (!shards.has(key)) {
-    const p = fetch(new URL(`../dict/${key}.tsv`, import.meta.url)).then(async (r) => {
-      if (r.status === 404) return new Map();
+    shards.set(key, cached(async () => {
+      const r = await fetch(new URL(`../dict/${key}.tsv`, import.meta.url));
       if (!r.ok) throw new Error(`dictionary shard ${key}: HTTP ${r.status}`);
       const m = new Map();
       for (const line of (await r.text()).split('\n')) {
@@ -18,9 +37,7 @@ async function shard(key) {
         if (w) m.set(w, { split: s === 't' ? 'test' : s === 'd' ? 'dev' : 'train', prons: p.split('|') });
       }
       return m;
-    });
-    p.catch(() => shards.delete(key));
-    shards.set(key, p);
+    }, () => shards.delete(key)));
   }
   return shards.get(key);
 }
@@ -29,7 +46,7 @@ async function shard(key) {
 export async function lookup(word) {
   const w = String(word).trim().toUpperCase();
   if (!w) return null;
-  const m = await shard(shardOf(w));
-  return m.get(w) ?? null;
+  const key = shardOf(w);
+  if (!(await shardKeys()).has(key)) return null;
+  return (await shard(key)).get(w) ?? null;
 }
-
