@@ -92,6 +92,18 @@ describe('hostile addresses', () => {
     await page.close();
   });
 
+  test('markup in unknown names is shown as text, never run', async () => {
+    const markup = '<img src=x onerror="window.injected=1">';
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=${encodeURIComponent(markup)}&lane=greedy:${encodeURIComponent(`<b>x</b>`)}=1`));
+    await waitReady(page);
+    const { text } = await message(page);
+    assert.ok(text.includes(`“${markup}”`), text);
+    assert.ok(text.includes('“<b>x</b>”'), text);
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#message *, img[src="x"]').length + (window.injected ?? 0)), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a malformed escape in a model name is kept as is, as the page reads it', async () => {
     // %25 is "%": the lane parameter holds "m=%E0%A4%A", which decodeURIComponent refuses.
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy:m=%25E0%25A4%25A&lane=beam:m=%25`));
