@@ -54,20 +54,18 @@ const RANGES = {
 const ENUMS = { norm: ['none', 'average', 'gnmt'], len: ['predicted', 'fixed', 'given'] };
 
 export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
-export const MAX_LANES = 12;
+const MAX_LANES = 12;
 const MAX_NOTES = 5;
 
-const hasOwn = (o, k) => Object.hasOwn(o, k);
-/** Whether `type` names a lane type. */
-export const isLaneType = (type) => hasOwn(LANE_TYPES, type);
+const isLaneType = (type) => Object.hasOwn(LANE_TYPES, type);
 
-/** Checks and clamps one option; returns the default when unusable. */
+/** Checks and clamps one option; returns the default when unusable (undefined for a name the lane has no option of). */
 export function cleanOption(type, key, value) {
   const defaults = LANE_TYPES[type].defaults;
-  if (!hasOwn(defaults, key)) return undefined;
+  if (!Object.hasOwn(defaults, key)) return undefined;
   const d = defaults[key];
-  if (hasOwn(ENUMS, key)) return ENUMS[key].includes(value) ? value : d;
-  if (hasOwn(RANGES, key)) {
+  if (Object.hasOwn(ENUMS, key)) return ENUMS[key].includes(value) ? value : d;
+  if (Object.hasOwn(RANGES, key)) {
     const [lo, hi, kind] = RANGES[key];
     let v = Number(value);
     if (!Number.isFinite(v)) return d;
@@ -82,7 +80,7 @@ export function cleanOption(type, key, value) {
 export function makeLane(type, opts = {}) {
   const t = isLaneType(type) ? type : 'greedy';
   const o = { ...LANE_TYPES[t].defaults };
-  for (const [k, v] of Object.entries(opts)) if (hasOwn(o, k)) o[k] = cleanOption(t, k, v);
+  for (const [k, v] of Object.entries(opts)) if (Object.hasOwn(o, k)) o[k] = cleanOption(t, k, v);
   return { type: t, opts: o };
 }
 
@@ -123,7 +121,8 @@ function encodeLane(lane) {
 
 // A name from the URL as a message shows it: quoted, and short.
 function quoted(name) {
-  return `“${name.length > 40 ? `${name.slice(0, 40)}…` : name}”`;
+  const chars = [...name];
+  return `“${chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : name}”`;
 }
 
 /** One `lane` parameter: {lane} or {lane: null}, and `notes` on the names it left out. */
@@ -141,7 +140,7 @@ function decodeLane(s) {
       const j = kv.indexOf('=');
       if (j < 0) continue;
       const k = kv.slice(0, j);
-      if (!hasOwn(defaults, k)) { unknown.push(k); continue; }
+      if (!Object.hasOwn(defaults, k)) { unknown.push(k); continue; }
       let v = kv.slice(j + 1).replace(/\+/g, ' ');
       try { v = decodeURIComponent(v); } catch { /* keep as is */ }
       opts[k] = v;
