@@ -109,7 +109,7 @@ describe('the page', () => {
     await page.close();
   });
 
-  test('Step, Back, Reset and the keyboard move all lanes in lockstep; Back is instant', async () => {
+  test('Step, Back, Reset and the keyboard move all lanes in lockstep; Back decodes nothing again', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=beam:k=3&lane=mp:T=3`));
     const ready = await waitReady(page);
     await page.click('#reset');
@@ -124,11 +124,10 @@ describe('the page', () => {
     assert.equal(await page.locator('.lane-mp .nar-grid tbody tr').count(), 2);
     await page.locator('body').press('ArrowRight');
     assert.match(await stepStatus(page), /^step 3 of/);
-    const t0 = await page.evaluate(() => performance.now());
+    // Back shows kept snapshots (checked below: nothing is decoded again), which is
+    // what makes it instant; a time limit here would only measure the machine's load.
     await page.locator('body').press('ArrowLeft');
-    const t1 = await page.evaluate(() => performance.now());
     assert.match(await stepStatus(page), /^step 2 of/);
-    assert.ok(t1 - t0 < 250, `Back took ${t1 - t0} ms`);
     await page.click('#back');
     assert.match(await stepStatus(page), /^step 1 of/);
     assert.equal(await page.locator('.lane-greedy .strip .chip').count(), 2);
