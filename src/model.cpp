@@ -1,21 +1,48 @@
 #include "model.h"
 
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <system_error>
 
 #include "ensemble.h"
 #include "errors.h"
+#include "model_limits.h"
 #include "rnn.h"
 #include "transformer.h"
 #include "safetensors.h"
 
 namespace seq2seq {
 
-std::shared_ptr<const Model> Model::from_file(const std::string& path, Compute compute) {
+namespace {
+
+// The bytes of a regular file whose size is checked before anything is read: a
+// directory, a device or a pipe (an endless stream, /dev/zero) is refused
+// rather than read until memory runs out.
+std::vector<uint8_t> read_model_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw ModelError("cannot open '" + path + "'" + (ec ? ": " + ec.message() : ""));
+  if (fs::is_directory(st)) throw ModelError("'" + path + "' is a directory, not a model file");
+  if (!fs::is_regular_file(st)) throw ModelError("'" + path + "' is not a regular file (a device, a pipe or a socket)");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) throw ModelError("cannot read '" + path + "': " + ec.message());
+  if (size > limits::kMaxModelBytes)
+    throw ModelError("'" + path + "' has " + std::to_string(size) + " bytes, more than the largest model accepted (" +
+                     std::to_string(limits::kMaxModelBytes) + " bytes)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ModelError("cannot open '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw ModelError("cannot read '" + path + "'");
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (static_cast<uintmax_t>(in.gcount()) != size)
+    throw ModelError("cannot read all " + std::to_string(size) + " bytes of '" + path + "'");
+  return bytes;
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> Model::from_file(const std::string& path, Compute compute) {
+  const std::vector<uint8_t> bytes = read_model_file(path);
   return from_buffer(bytes.data(), bytes.size(), compute);
 }
 

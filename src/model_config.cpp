@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "model_limits.h"
+#include "safetensors.h"
 
 namespace seq2seq {
 
@@ -56,6 +58,9 @@ E get_enum(const json& j, const char* key, std::initializer_list<std::pair<const
 std::vector<std::string> get_vocab(const json& j, const char* key) {
   const json& v = field(j, key);
   if (!v.is_array() || v.empty()) throw ModelError(std::string("config: '") + key + "' is not a non-empty array");
+  if (v.size() > static_cast<size_t>(limits::kMaxVocab))
+    throw ModelError(std::string("config: '") + key + "' has " + std::to_string(v.size()) + " entries; at most " +
+                     std::to_string(limits::kMaxVocab) + " are accepted");
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& t : v) {
@@ -86,9 +91,18 @@ SpecialIds get_specials(const json& j, const char* key, size_t vocab_size) {
   return ids;
 }
 
+// A vocabulary of specials only leaves search nothing to emit (every output would be
+// empty, or no token could be chosen at all).
+void check_has_tokens(const std::vector<std::string>& vocab, const SpecialIds& sp, const char* key) {
+  for (int id = 0; id < static_cast<int>(vocab.size()); ++id)
+    if (id != sp.pad && id != sp.unk && id != sp.bos && id != sp.eos && id != sp.mask) return;
+  throw ModelError(std::string("config: '") + key + "' holds only special tokens; a model needs at least one other");
+}
+
 }  // namespace
 
 ModelConfig parse_model_config(const std::string& text) {
+  check_json_depth(text.data(), text.size(), "config");
   json j;
   try {
     j = json::parse(text);
@@ -101,28 +115,28 @@ ModelConfig parse_model_config(const std::string& text) {
   c.arch = get_enum<Arch>(j, "arch", {{"transformer", Arch::Transformer}, {"cmlm", Arch::Cmlm}, {"rnn", Arch::Rnn}});
   if (c.arch == Arch::Rnn) {
     c.cell = get_enum<RnnCell>(j, "cell", {{"gru", RnnCell::Gru}});
-    c.emb_dim = get_int(j, "emb_dim", 1, 4096);
-    c.enc_hidden = get_int(j, "enc_hidden", 1, 4096);
-    c.enc_layers = get_int(j, "enc_layers", 1, 4);
-    c.dec_hidden = get_int(j, "dec_hidden", 1, 4096);
+    c.emb_dim = get_int(j, "emb_dim", 1, limits::kMaxWidth);
+    c.enc_hidden = get_int(j, "enc_hidden", 1, limits::kMaxWidth);
+    c.enc_layers = get_int(j, "enc_layers", 1, limits::kMaxRnnLayers);
+    c.dec_hidden = get_int(j, "dec_hidden", 1, limits::kMaxWidth);
     c.attention = get_enum<AttentionScore>(j, "attention", {{"dot", AttentionScore::Dot},
                                                             {"multiplicative", AttentionScore::Multiplicative},
                                                             {"reduced_rank", AttentionScore::ReducedRank},
                                                             {"additive", AttentionScore::Additive}});
     if (c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive)
-      c.attn_dim = get_int(j, "attn_dim", 1, 4096);
+      c.attn_dim = get_int(j, "attn_dim", 1, limits::kMaxWidth);
     if (c.attention == AttentionScore::Dot && c.dec_hidden != 2 * c.enc_hidden)
       throw ModelError("config: dot attention needs dec_hidden (" + std::to_string(c.dec_hidden) + ") == 2 * enc_hidden (" +
                        std::to_string(2 * c.enc_hidden) + ")");
   } else {
-    c.d_model = get_int(j, "d_model", 1, 4096);
-    c.n_heads = get_int(j, "n_heads", 1, 256);
+    c.d_model = get_int(j, "d_model", 1, limits::kMaxWidth);
+    c.n_heads = get_int(j, "n_heads", 1, limits::kMaxHeads);
     if (c.d_model % c.n_heads != 0) throw ModelError("config: d_model " + std::to_string(c.d_model) +
                                                      " is not divisible by n_heads " + std::to_string(c.n_heads));
-    c.d_ff = get_int(j, "d_ff", 1, 16384);
+    c.d_ff = get_int(j, "d_ff", 1, limits::kMaxFeedForward);
     c.activation = get_enum<Activation>(j, "activation", {{"relu", Activation::Relu}, {"gelu", Activation::Gelu}});
-    c.enc_layers = get_int(j, "enc_layers", 0, 64);
-    c.dec_layers = get_int(j, "dec_layers", 1, 64);
+    c.enc_layers = get_int(j, "enc_layers", 0, limits::kMaxLayers);
+    c.dec_layers = get_int(j, "dec_layers", 1, limits::kMaxLayers);
     c.norm = get_enum<NormPlacement>(j, "norm", {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}});
     const json& eps = field(j, "ln_eps");
     if (!eps.is_number() || !(eps.get<double>() > 0.0 && eps.get<double>() < 1.0))
@@ -132,7 +146,7 @@ ModelConfig parse_model_config(const std::string& text) {
     c.scale_embedding = get_bool(j, "scale_embedding");
     c.tie_output = get_bool(j, "tie_output");
   }
-  c.max_pos = get_int(j, "max_pos", 1, 4096);
+  c.max_pos = get_int(j, "max_pos", 1, limits::kMaxPositions);
   c.src_vocab = get_vocab(j, "src_vocab");
   c.tgt_vocab = get_vocab(j, "tgt_vocab");
   c.src_specials = get_specials(j, "src_specials", c.src_vocab.size());
@@ -143,6 +157,7 @@ ModelConfig parse_model_config(const std::string& text) {
   if (j.contains("name")) c.name = get_string(j, "name");
   if (j.contains("description")) c.description = get_string(j, "description");
 
+  check_has_tokens(c.tgt_vocab, c.tgt_specials, "tgt_vocab");
   if (c.autoregressive() && (c.tgt_specials.bos < 0 || c.tgt_specials.eos < 0))
     throw ModelError("config: an autoregressive model needs 'bos' and 'eos' in tgt_specials");
   if (c.arch == Arch::Cmlm) {

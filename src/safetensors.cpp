@@ -8,15 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "model_limits.h"
 
 namespace seq2seq {
 
 namespace {
-
-// A header bigger than this is not a model we would ever write; refusing it early
-// keeps a corrupt length from turning into a huge allocation.
-constexpr uint64_t kMaxHeaderBytes = 16u << 20;
-constexpr size_t kMaxDims = 8;
 
 size_t dtype_size(DType d) { return d == DType::F32 ? 4 : d == DType::F16 ? 2 : 1; }
 
@@ -43,15 +39,42 @@ int64_t TensorView::numel() const {
   return n;
 }
 
+void check_json_depth(const char* text, size_t size, const std::string& what) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (size_t i = 0; i < size; ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limits::kMaxJsonDepth)
+        throw ModelError(what + " nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
   if (data == nullptr || size < 8) throw ModelError("too short to be a model (" + std::to_string(size) + " bytes)");
+  if (size > limits::kMaxModelBytes)
+    throw ModelError(std::to_string(size) + " bytes is larger than the largest model accepted (" +
+                     std::to_string(limits::kMaxModelBytes) + " bytes)");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | data[i];
   if (header_len > size - 8)
     throw ModelError("header length " + std::to_string(header_len) + " runs past the end of the file (" +
                      std::to_string(size) + " bytes): truncated or not a model file");
-  if (header_len > kMaxHeaderBytes) throw ModelError("header length " + std::to_string(header_len) + " is implausibly large");
+  if (header_len > limits::kMaxHeaderBytes)
+    throw ModelError("header length " + std::to_string(header_len) + " is larger than the largest header accepted (" +
+                     std::to_string(limits::kMaxHeaderBytes) + " bytes)");
   if (header_len < 2) throw ModelError("header is empty");
+  // Before parsing: a deeply nested header would cost the parser far more memory than its bytes.
+  check_json_depth(reinterpret_cast<const char*>(data + 8), static_cast<size_t>(header_len), "header");
 
   nlohmann::json header;
   try {
@@ -60,6 +83,9 @@ SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
     throw ModelError(std::string("header is not valid JSON: ") + e.what());
   }
   if (!header.is_object()) throw ModelError("header is not a JSON object");
+  if (header.size() > static_cast<size_t>(limits::kMaxTensors) + 1)  // + __metadata__
+    throw ModelError("header lists " + std::to_string(header.size()) + " entries; at most " +
+                     std::to_string(limits::kMaxTensors) + " tensors are accepted");
 
   const uint8_t* body = data + 8 + header_len;
   const uint64_t body_size = size - 8 - header_len;
@@ -83,7 +109,9 @@ SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
     TensorView t;
     t.dtype = parse_dtype(v["dtype"], name);
     const auto& shape = v["shape"];
-    if (!shape.is_array() || shape.size() > kMaxDims) throw ModelError("tensor '" + name + "': shape is not an array of at most 8 dims");
+    if (!shape.is_array() || shape.size() > static_cast<size_t>(limits::kMaxTensorRank))
+      throw ModelError("tensor '" + name + "': shape is not an array of at most " + std::to_string(limits::kMaxTensorRank) +
+                       " dims");
     uint64_t numel = 1;
     for (const auto& d : shape) {
       const uint64_t dim = as_u64(d, "tensor '" + name + "': a shape entry");

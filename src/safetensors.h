@@ -32,6 +32,10 @@ struct SafetensorsFile {
 // point into that buffer: it must outlive the result.
 SafetensorsFile parse_safetensors(const uint8_t* data, size_t size);
 
+// Throws ModelError ("<what> nests deeper than ...") if the JSON text nests arrays and
+// objects deeper than limits::kMaxJsonDepth; a scan of the bytes, no allocation.
+void check_json_depth(const char* text, size_t size, const std::string& what);
+
 // Widens a tensor to f32 (F16 is converted; the host is little-endian, as are
 // x86, ARM and wasm). Throws ModelError if any value is NaN or infinite, or if
 // the tensor is I8 (that needs its scales: dequantize_i8).

@@ -64,9 +64,6 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file,
   if (cfg_.pos == PosEncoding::Learned) {
     src_pos_ = w.matrix("src_pos.weight", cfg_.max_pos, L);
     tgt_pos_ = w.matrix("tgt_pos.weight", cfg_.max_pos, L);
-  } else {
-    src_pos_ = sinusoidal_positions(cfg_.max_pos, L);
-    tgt_pos_ = src_pos_;
   }
   auto self_attention = [&](const std::string& p) {
     return SelfAttention{w.stacked_linear({p + ".q_proj", p + ".k_proj", p + ".v_proj"}, L, L), w.linear(p + ".o_proj", L, L)};
@@ -96,6 +93,12 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file,
   out_proj_ = w.linear_from(cfg_.tie_output ? "tgt_embed.weight" : "out_proj.weight", "out_proj.bias", Vt, L);
   if (cfg_.arch == Arch::Cmlm) length_head_ = w.linear("length_head", cfg_.max_target_len + 1, L);
   w.check_all_used();
+  // Only now, with every tensor present and of its shape: this table's size comes from
+  // the config alone, and a small file must not make it large before that is known.
+  if (cfg_.pos == PosEncoding::Sinusoidal) {
+    src_pos_ = sinusoidal_positions(cfg_.max_pos, L);
+    tgt_pos_ = src_pos_;
+  }
   for (const auto& kv : file.tensors) n_params_ += kv.second.numel();
 }
 

@@ -1,0 +1,34 @@
+// The largest model the engine accepts, in one place (not named limits.h, which
+// would shadow the C header of that name on the include path). Each bound sits far above
+// any model this project writes (a real header is ~20 KB, a shipped model 4 MB)
+// and low enough that no file, however crafted, makes the loader allocate or
+// compute more than its bytes justify. docs/model-format.md ("Limits") mirrors
+// this table, with the error each bound gives; every bound is a ModelError.
+#pragma once
+#include <cstdint>
+
+namespace seq2seq {
+namespace limits {
+
+// The whole file. The wasm heap is capped at 1 GB, so a model near this size
+// loads natively only.
+constexpr uint64_t kMaxModelBytes = uint64_t{1} << 30;
+// The JSON header, in bytes and in nesting depth (a real header nests 3 deep:
+// the header object, a tensor entry, its shape). Both are checked before the
+// header is parsed, so a hostile header costs no more than a scan of its bytes.
+constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 20;
+constexpr int kMaxJsonDepth = 16;
+constexpr int kMaxTensors = 8192;
+constexpr int kMaxTensorRank = 8;
+
+// Config values (model_config.cpp).
+constexpr int kMaxWidth = 4096;      // d_model; the RNN's emb_dim, enc_hidden, dec_hidden, attn_dim
+constexpr int kMaxHeads = 256;
+constexpr int kMaxFeedForward = 16384;  // d_ff
+constexpr int kMaxLayers = 64;       // Transformer encoder and decoder layers
+constexpr int kMaxRnnLayers = 4;     // bidirectional GRU layers
+constexpr int kMaxPositions = 4096;  // max_pos: the longest source and target
+constexpr int kMaxVocab = 65536;     // entries in each vocabulary
+
+}  // namespace limits
+}  // namespace seq2seq
