@@ -62,7 +62,7 @@ void check_json_depth(const char* text, size_t size, const std::string& what) {
 SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
   if (data == nullptr || size < 8) throw ModelError("too short to be a model (" + std::to_string(size) + " bytes)");
   if (size > limits::kMaxModelBytes)
-    throw ModelError(std::to_string(size) + " bytes is larger than the largest model accepted (" +
+    throw ModelError(std::to_string(size) + " bytes, more than the largest model accepted (" +
                      std::to_string(limits::kMaxModelBytes) + " bytes)");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | data[i];

@@ -64,7 +64,7 @@ TEST_CASE("the container's limits: file size, header size and depth, tensor coun
       }
       return std::string();
     }();
-    CHECK_THAT(msg, Catch::Contains("larger than the largest model accepted (" + std::to_string(limits::kMaxModelBytes) + " bytes)"));
+    CHECK_THAT(msg, Catch::Contains("bytes, more than the largest model accepted (" + std::to_string(limits::kMaxModelBytes) + " bytes)"));
   }
   SECTION("a header one byte over the limit, and one at it") {
     CHECK_THAT(load_error(join(padded_header(limits::kMaxHeaderBytes + 1), {})),
