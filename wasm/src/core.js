@@ -6,6 +6,7 @@
 // hand them over as `wasmBinary`. Bundlers see the `new URL(..., import.meta.url)`
 // below and ship the .wasm as an asset.
 import createSeq2SeqCore from '../dist/seq2seq_core.mjs';
+import { Seq2SeqError } from './errors.js';
 
 export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
 
@@ -38,10 +39,7 @@ export async function readBytes(source) {
   if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, source.url);
   if (typeof source === 'string' || source instanceof URL) {
     const url = source instanceof URL ? source : tryUrl(source);
-    if (isNode && (!url || url.protocol === 'file:')) {
-      const { readFile } = await nodeImport('node:fs/promises');
-      return new Uint8Array(await readFile(url ?? source));
-    }
+    if (isNode && (!url || url.protocol === 'file:')) return readModelFile(url ?? source);
     const response = await fetch(source);
     return readResponse(response, String(source));
   }
@@ -57,7 +55,31 @@ function tryUrl(s) {
   }
 }
 
+// A model file by path (Node), with the native loader's messages: only a regular
+// file is read, so that a directory is a ModelError rather than Node's EISDIR, and
+// a device or pipe (/dev/zero) is refused rather than read until memory runs out.
+// The error keeps Node's code (ENOENT, EISDIR) for callers that test it.
+async function readModelFile(path) {
+  const { readFile, stat } = await nodeImport('node:fs/promises');
+  const name = path instanceof URL ? decodeURIComponent(path.pathname) : path;
+  const fail = (message, code) => Object.assign(new Seq2SeqError(`model file: ${message}`, 'ModelError'), code ? { code } : {});
+  let stats;
+  try {
+    stats = await stat(path);
+  } catch (e) {
+    throw fail(`cannot open '${name}': ${e.message}`, e.code);
+  }
+  if (stats.isDirectory()) throw fail(`'${name}' is a directory, not a model file`, 'EISDIR');
+  if (!stats.isFile()) throw fail(`'${name}' is not a regular file (a device, a pipe or a socket)`);
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (e) {
+    throw fail(`cannot read '${name}': ${e.message}`, e.code);
+  }
+}
+
 async function readResponse(response, what) {
-  if (!response.ok) throw new Error(`cannot load model from ${what}: HTTP ${response.status}`);
+  // As the worker client says it (worker-client.js).
+  if (!response.ok) throw new Seq2SeqError(`cannot load model from ${what}: HTTP ${response.status}`, 'ModelError');
   return new Uint8Array(await response.arrayBuffer());
 }

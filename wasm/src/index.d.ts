@@ -74,6 +74,8 @@ export declare class Seq2SeqError extends Error {
   readonly name: 'Seq2SeqError';
   /** ModelError: bad model file; InputError: unusable text; UsageError: bad options or calls out of order. */
   readonly kind: ErrorKind;
+  /** Node's error code (ENOENT, EISDIR, ...) when loadModel(path) could not read the file. */
+  readonly code?: string;
 }
 
 /** Special target token ids (-1 when the model has none). */
@@ -283,7 +285,12 @@ export interface LoadOptions {
   compute?: 'auto' | 'f32';
 }
 
-/** Loads a model (and, the first time, the WebAssembly module). */
+/**
+ * Loads a model (and, the first time, the WebAssembly module). Rejects with a Seq2SeqError
+ * of kind 'ModelError' for bytes that are not a model or exceed a limit (docs/model-format.md,
+ * "Limits"), a path that is not a regular file or cannot be read (with Node's `code`, e.g.
+ * 'ENOENT', 'EISDIR'), or an HTTP error; 'OutOfMemory' if the model does not fit the wasm heap.
+ */
 export declare function loadModel(source: ModelSource, options?: LoadOptions): Promise<Model>;
 
 /** Immutable weights; any number of sessions may share one. Call delete() when done. */
