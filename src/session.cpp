@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "errors.h"
@@ -22,6 +23,12 @@ void Session::set_options(const DecodingOptions& options) {
   if (!nar && !model_->config().autoregressive())
     throw UsageError(std::string("strategy '") + to_string(options.strategy) +
                      "' needs an autoregressive model; this one is non-autoregressive (use 'nar')");
+  // A minimum length that no source leaves room for is an error of the options,
+  // found here rather than at every start().
+  const ModelConfig& c = model_->config();
+  if (c.autoregressive() && options.min_length >= std::min(options.max_length, c.max_pos))
+    throw UsageError("min_length = " + std::to_string(options.min_length) + " leaves no room below the max length of " +
+                     std::to_string(std::min(options.max_length, c.max_pos)));
   opt_ = options;
 }
 
@@ -37,9 +44,11 @@ void Session::start(const std::string& source) {
   max_len_ = std::min(opt_.max_length, c.autoregressive() ? c.max_pos : c.max_target_len);
   if (opt_.max_length_ratio > 0)
     max_len_ = std::min(max_len_, std::max(1, static_cast<int>(std::ceil(opt_.max_length_ratio * source_.size()))));
+  // set_options() made sure the model leaves room: only the ratio cap can take it away, for this source.
   if (opt_.min_length >= max_len_ && c.autoregressive())
-    throw UsageError("min_length = " + std::to_string(opt_.min_length) + " leaves no room below the max length of " +
-                     std::to_string(max_len_) + " for this source");
+    throw InputError("max_length_ratio allows this source of length " + std::to_string(source_.size()) + " at most " +
+                     std::to_string(max_len_) + " output tokens (EOS included): no room for min_length = " +
+                     std::to_string(opt_.min_length));
   const TargetSpecials sp = target_specials(c);
   if (c.autoregressive()) {
     const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());

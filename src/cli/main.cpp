@@ -1,6 +1,8 @@
 // The native command-line tool.
 //   seq2seq info MODEL
 //   seq2seq decode --model M [options] [WORD ...]   (no words: one source per line on stdin)
+#include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -94,25 +96,43 @@ int info(const std::string& path) {
   return 0;
 }
 
-// Strict number parsing: "3x" or "" is an error, not 3 or 0.
+// Strict number parsing against the option's range: "3x", "", "1e10" for an
+// integer, "-1" for the seed are errors naming the flag and what was given,
+// never a value cast out of range.
 template <typename T>
-T parse_number(const std::string& flag, const std::string& s) {
-  try {
-    size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size()) {
-      if (std::is_integral<T>::value && (v != static_cast<double>(static_cast<long long>(v)) || v < -1e15 || v > 1e15))
-        throw std::invalid_argument("not an integer");
-      return static_cast<T>(v);
+bool parse_in(const std::string& s, const seq2seq::Range<T>& range, T& out) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
+  if constexpr (std::is_integral<T>::value) {
+    const char* end = s.data() + s.size();
+    const auto r = std::from_chars(s.data(), end, out);  // decimal digits only; no sign for unsigned T
+    return r.ec == std::errc() && r.ptr == end && range.contains(out);
+  } else {
+    try {
+      size_t used = 0;
+      const double v = std::stod(s, &used);
+      // In range as a double first, so that the cast to float is defined.
+      if (used != s.size() || !seq2seq::Range<double>{range.lo, range.hi, range.open_lo}.contains(v)) return false;
+      out = static_cast<T>(v);
+      return range.contains(out);
+    } catch (const std::exception&) {  // no number, or beyond double
+      return false;
     }
-  } catch (const std::exception&) {
   }
-  throw seq2seq::UsageError("option " + flag + " needs a number, got '" + s + "'");
+}
+
+template <typename T>
+T parse_number(const std::string& flag, const std::string& s, const seq2seq::Range<T>& range) {
+  T v{};
+  if (!parse_in(s, range, v))
+    throw seq2seq::UsageError("option " + flag + " needs " + (std::is_integral<T>::value ? "an integer" : "a number") + " in " +
+                              seq2seq::to_string(range) + ", got '" + s + "'");
+  return v;
 }
 
 int decode(const std::vector<std::string>& args) {
   std::vector<std::string> model_paths;
   seq2seq::Compute compute = seq2seq::Compute::Auto;
+  namespace R = seq2seq::option_range;
   seq2seq::DecodingOptions o;
   bool strategy_given = false, trace = false;
   std::vector<std::string> words;
@@ -124,7 +144,7 @@ int decode(const std::vector<std::string>& args) {
     };
     if (a == "--model") model_paths.push_back(value());
     else if (a == "--greedy") { o.strategy = seq2seq::Strategy::Greedy; strategy_given = true; }
-    else if (a == "--beam") { o.strategy = seq2seq::Strategy::Beam; o.beam_size = parse_number<int>(a, value()); strategy_given = true; }
+    else if (a == "--beam") { o.strategy = seq2seq::Strategy::Beam; o.beam_size = parse_number(a, value(), R::beam_size); strategy_given = true; }
     else if (a == "--sample") { o.strategy = seq2seq::Strategy::Sample; strategy_given = true; }
     else if (a == "--nar") { o.strategy = seq2seq::Strategy::Nar; strategy_given = true; }
     else if (a == "--length-penalty") {
@@ -135,24 +155,24 @@ int decode(const std::vector<std::string>& args) {
         o.length_norm = seq2seq::LengthNorm::Gnmt;
         if (v.size() > 4) {
           if (v[4] != ':') throw seq2seq::UsageError("--length-penalty gnmt takes its alpha as gnmt:ALPHA");
-          o.gnmt_alpha = parse_number<float>(a, v.substr(5));
+          o.gnmt_alpha = parse_number(a + " gnmt:ALPHA", v.substr(5), R::gnmt_alpha);
         }
       } else throw seq2seq::UsageError("--length-penalty is none, average or gnmt[:ALPHA], not '" + v + "'");
     }
-    else if (a == "--n-best") o.n_best = parse_number<int>(a, value());
-    else if (a == "--max-length") o.max_length = parse_number<int>(a, value());
-    else if (a == "--max-length-ratio") o.max_length_ratio = parse_number<float>(a, value());
-    else if (a == "--min-length") o.min_length = parse_number<int>(a, value());
+    else if (a == "--n-best") o.n_best = parse_number(a, value(), R::n_best);
+    else if (a == "--max-length") o.max_length = parse_number(a, value(), R::max_length);
+    else if (a == "--max-length-ratio") o.max_length_ratio = parse_number(a, value(), R::max_length_ratio);
+    else if (a == "--min-length") o.min_length = parse_number(a, value(), R::min_length);
     else if (a == "--prefix") o.prefix = value();
-    else if (a == "--temperature") o.temperature = parse_number<float>(a, value());
-    else if (a == "--top-k") o.top_k = parse_number<int>(a, value());
-    else if (a == "--top-p") o.top_p = parse_number<float>(a, value());
-    else if (a == "--seed") o.seed = parse_number<uint64_t>(a, value());
-    else if (a == "--iterations") o.iterations = parse_number<int>(a, value());
-    else if (a == "--length-candidates") o.length_candidates = parse_number<int>(a, value());
-    else if (a == "--length-score-weight") o.length_score_weight = parse_number<float>(a, value());
+    else if (a == "--temperature") o.temperature = parse_number(a, value(), R::temperature);
+    else if (a == "--top-k") o.top_k = parse_number(a, value(), R::top_k);
+    else if (a == "--top-p") o.top_p = parse_number(a, value(), R::top_p);
+    else if (a == "--seed") o.seed = parse_number(a, value(), R::seed);
+    else if (a == "--iterations") o.iterations = parse_number(a, value(), R::iterations);
+    else if (a == "--length-candidates") o.length_candidates = parse_number(a, value(), R::length_candidates);
+    else if (a == "--length-score-weight") o.length_score_weight = parse_number(a, value(), R::length_score_weight);
     else if (a == "--fixed-length") o.nar_length = seq2seq::NarLength::Fixed;
-    else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number<int>(a, value()); }
+    else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number(a, value(), R::nar_given_length); }
     else if (a == "--no-early-stop") o.early_stop = false;
     else if (a == "--trace") trace = true;
     else if (a == "--compute") compute = seq2seq::parse_compute(value());
@@ -167,11 +187,13 @@ int decode(const std::vector<std::string>& args) {
   if (!trace) o.attention = false;  // nothing prints it: skip the copies
   seq2seq::Session session(model, o);
 
+  // A source that cannot be decoded (bad text, or a model that fails on it) is
+  // reported with where it came from, and the batch goes on; the exit status
+  // says at the end that something failed.
   int failures = 0;
-  auto decode_one = [&](const std::string& word) {
+  auto decode_one = [&](const std::string& word, const std::string& where) {
     try {
       session.start(word);
-      std::vector<seq2seq::Result> results;
       if (trace) {
         while (!session.done()) {
           const seq2seq::Snapshot s = session.step();
@@ -181,21 +203,21 @@ int decode(const std::vector<std::string>& args) {
         }
         return;
       }
-      results = session.run();
-      for (const auto& r : results) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
-    } catch (const seq2seq::InputError& e) {
+      for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
+    } catch (const seq2seq::Error& e) {
       ++failures;
-      std::cerr << "seq2seq: '" << word << "': " << e.what() << '\n';
+      std::cout.flush();  // keep stdout and stderr in source order on a terminal
+      std::cerr << "seq2seq: " << where << " '" << word << "': " << e.what() << '\n';
     }
   };
   if (!words.empty()) {
-    for (const auto& w : words) decode_one(w);
+    for (size_t i = 0; i < words.size(); ++i) decode_one(words[i], "word " + std::to_string(i + 1));
   } else {
     std::string line;
-    while (std::getline(std::cin, line)) {
+    for (long number = 1; std::getline(std::cin, line); ++number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      decode_one(line);
+      decode_one(line, "line " + std::to_string(number));
     }
   }
   std::cout.flush();
@@ -216,8 +238,17 @@ int main(int argc, char** argv) {
       return 0;
     }
     return usage();
+  } catch (const seq2seq::UsageError& e) {
+    std::cerr << "seq2seq: " << e.what() << '\n';
+    return 2;
   } catch (const seq2seq::Error& e) {
     std::cerr << "seq2seq: " << e.what() << '\n';
-    return e.what() == std::string() ? 1 : (dynamic_cast<const seq2seq::UsageError*>(&e) ? 2 : 1);
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "seq2seq: out of memory\n";
+    return 1;
+  } catch (const std::exception& e) {  // the library throws only seq2seq::Error; this is a safety net, not an abort
+    std::cerr << "seq2seq: " << e.what() << '\n';
+    return 1;
   }
 }

@@ -1,5 +1,8 @@
 // Sessions over real (random-weight) models: search vs exhaustive search, the
 // session's contract, and every bad option or misuse.
+#include <cmath>
+#include <tuple>
+
 #include <catch2/catch.hpp>
 
 #include "errors.h"
@@ -234,4 +237,62 @@ TEST_CASE("a max length ratio caps the output by the source length", "[session]"
   const auto r = s.run();
   CHECK(r.at(0).length <= 3);
   CHECK(r.at(0).length >= 3);  // min 2 tokens + EOS
+}
+
+TEST_CASE("a minimum length no source leaves room for is an option error; one this source leaves no room for, an input error",
+          "[session][errors]") {
+  DecodingOptions o = with(Strategy::Greedy);
+  o.min_length = 40;  // the fixture's decoder holds 32 positions
+  o.max_length = 100;
+  CHECK_THROWS_MATCHES(Session(ar_model(), o), UsageError, Catch::Message("min_length = 40 leaves no room below the max length of 32"));
+  o.min_length = 3;
+  o.max_length_ratio = 0.5f;
+  Session s(ar_model(), o);
+  CHECK_THROWS_MATCHES(s.start("A"), InputError,
+                       Catch::Message("input: max_length_ratio allows this source of length 1 at most 1 output tokens (EOS "
+                                      "included): no room for min_length = 3"));
+  s.start("ABCDEFG");  // ceil(0.5 * 7) = 4 tokens
+  CHECK(s.run().at(0).length == 4);
+}
+
+TEST_CASE("validate() holds every numeric option to its option_range, at both ends", "[session][errors]") {
+  namespace R = option_range;
+  const std::vector<std::tuple<const char*, int DecodingOptions::*, Range<int>>> ints = {
+      {"beam_size", &DecodingOptions::beam_size, R::beam_size},
+      {"max_length", &DecodingOptions::max_length, R::max_length},
+      {"min_length", &DecodingOptions::min_length, R::min_length},
+      {"n_best", &DecodingOptions::n_best, R::n_best},
+      {"top_k", &DecodingOptions::top_k, R::top_k},
+      {"length_candidates", &DecodingOptions::length_candidates, R::length_candidates},
+      {"nar_given_length", &DecodingOptions::nar_given_length, R::nar_given_length},
+      {"iterations", &DecodingOptions::iterations, R::iterations},
+      {"top_candidates", &DecodingOptions::top_candidates, R::top_candidates}};
+  for (const auto& [name, field, range] : ints) {
+    INFO(name << " in " << to_string(range));
+    for (int bad : {range.lo - 1, range.hi + 1}) {
+      DecodingOptions o = with(Strategy::Sample);
+      o.*field = bad;
+      CHECK_THROWS_WITH(validate(o), Catch::Contains(std::string(name) + " = " + std::to_string(bad) + " is outside " + to_string(range)));
+    }
+  }
+  const std::vector<std::tuple<const char*, float DecodingOptions::*, Range<float>>> floats = {
+      {"gnmt_alpha", &DecodingOptions::gnmt_alpha, R::gnmt_alpha},
+      {"max_length_ratio", &DecodingOptions::max_length_ratio, R::max_length_ratio},
+      {"temperature", &DecodingOptions::temperature, R::temperature},
+      {"top_p", &DecodingOptions::top_p, R::top_p},
+      {"length_score_weight", &DecodingOptions::length_score_weight, R::length_score_weight}};
+  for (const auto& [name, field, range] : floats) {
+    INFO(name << " in " << to_string(range));
+    for (float bad : {range.open_lo ? range.lo : std::nextafter(range.lo, -1e9f), std::nextafter(range.hi, 1e9f), std::nanf("")}) {
+      DecodingOptions o = with(Strategy::Sample);
+      o.*field = bad;
+      CHECK_THROWS_WITH(validate(o), Catch::Contains(name) && Catch::Contains(to_string(range)));
+    }
+    DecodingOptions o = with(Strategy::Sample);
+    o.*field = range.hi;
+    CHECK_NOTHROW(validate(o));
+  }
+  CHECK(to_string(R::beam_size) == "[1, 256]");
+  CHECK(to_string(R::top_p) == "(0, 1]");
+  CHECK(to_string(R::seed) == "[0, 18446744073709551615]");
 }
