@@ -23,6 +23,12 @@ bool is_never_emitted(int tok, const TargetSpecials& sp) {
   return tok == sp.pad || tok == sp.bos || tok == sp.unk || tok == sp.mask;
 }
 
+std::string position_name(int t) { return "output position " + std::to_string(t + 1); }
+
+ModelError nothing_to_emit(int t) {
+  return ModelError("no token can be emitted at " + position_name(t) + ": the model gives every allowed token probability 0");
+}
+
 }  // namespace
 
 ArSearch::ArSearch(StepScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options,
@@ -93,6 +99,7 @@ std::vector<ArSearch::Candidate> ArSearch::select_beam(const RowMatrix& lp, int 
     for (size_t i = 0; i < take; ++i)
       pool.push_back({row, order[i], live_[static_cast<size_t>(row)].logprob + p[order[i]], forced});
   }
+  if (pool.empty()) throw nothing_to_emit(t);
   std::sort(pool.begin(), pool.end(), [](const Candidate& a, const Candidate& b) {
     return better(a.logprob, a.row, a.token, b.logprob, b.row, b.token);
   });
@@ -125,7 +132,7 @@ std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, in
     std::vector<std::pair<double, int>> dist;
     for (int v = 0; v < V; ++v)
       if (allowed[static_cast<size_t>(v)]) dist.emplace_back(static_cast<double>(p[v]) / opt_.temperature, v);
-    if (dist.empty()) throw Error("no token can be emitted at position " + std::to_string(t + 1));
+    if (dist.empty()) throw nothing_to_emit(t);
     std::sort(dist.begin(), dist.end(), [](const auto& a, const auto& b) { return better(a.first, 0, a.second, b.first, 0, b.second); });
     if (opt_.top_k > 0 && static_cast<int>(dist.size()) > opt_.top_k) dist.resize(static_cast<size_t>(opt_.top_k));
     const double m = dist.front().first;
@@ -160,11 +167,16 @@ Snapshot ArSearch::step() {
   for (const auto& h : live_) fed.push_back(h.tokens.empty() ? sp_.bos : h.tokens.back());
   RowMatrix lp;
   CrossAttention attn;
-  scorer_.score(fed, lp, opt_.attention ? &attn : nullptr);
+  std::vector<Candidate> pruned, chosen;
+  try {
+    scorer_.score(fed, lp, opt_.attention ? &attn : nullptr);
+    for (long row = 0; row < lp.rows(); ++row) require_finite_scores(lp.row(row).data(), lp.cols(), position_name(t));
+    chosen = opt_.strategy == Strategy::Sample ? select_sample(lp, t) : select_beam(lp, t, pruned);
+  } catch (...) {
+    done_ = true;  // the scorer's cache is in no state to go on from: this decode is over
+    throw;
+  }
   ++steps_;
-
-  std::vector<Candidate> pruned;
-  const std::vector<Candidate> chosen = opt_.strategy == Strategy::Sample ? select_sample(lp, t) : select_beam(lp, t, pruned);
 
   // The top candidates of each row's distribution (what the page draws as bars).
   const int V = scorer_.vocab_size();

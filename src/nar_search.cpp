@@ -16,7 +16,11 @@ int NarSearch::masks_at(int n, int t, int T) {
 NarSearch::NarSearch(ParallelScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options, int max_len)
     : scorer_(scorer), sp_(specials), opt_(options) {
   if (sp_.mask < 0) throw UsageError("Mask-Predict needs a MASK token");
+  for (int v = 0; v < scorer_.vocab_size(); ++v)
+    if (v != sp_.pad && v != sp_.bos && v != sp_.unk && v != sp_.mask) emittable_.push_back(v);
+  if (emittable_.empty()) throw ModelError("the target vocabulary has no token that may be emitted, only special tokens");
   length_lp_ = scorer_.length_logprobs();
+  require_finite_scores(length_lp_.data(), static_cast<long>(length_lp_.size()), "the target lengths");
   const int max_target = scorer_.max_target_length();
   switch (opt_.nar_length) {
     case NarLength::Predicted: {
@@ -88,19 +92,25 @@ Snapshot NarSearch::step() {
   for (const auto& d : drafts_) inputs.push_back(d.tokens);
   std::vector<RowMatrix> lp;
   std::vector<RowMatrix> attn;
-  scorer_.score(inputs, lp, opt_.attention ? &attn : nullptr);
+  try {
+    scorer_.score(inputs, lp, opt_.attention ? &attn : nullptr);
+    for (size_t r = 0; r < drafts_.size(); ++r)
+      for (int i = 0; i < drafts_[r].length; ++i)
+        if (drafts_[r].masked[static_cast<size_t>(i)])
+          require_finite_scores(lp[r].row(i).data(), lp[r].cols(), "output position " + std::to_string(i + 1));
+  } catch (...) {
+    done_ = true;  // half-predicted drafts are no result: this decode is over
+    throw;
+  }
 
-  const int V = scorer_.vocab_size();
   bool changed = false;
   for (size_t r = 0; r < drafts_.size(); ++r) {
     NarDraft& d = drafts_[r];
     for (int i = 0; i < d.length; ++i) {
       if (!d.masked[static_cast<size_t>(i)]) continue;
-      int best = -1;
-      for (int v = 0; v < V; ++v) {
-        if (v == sp_.pad || v == sp_.bos || v == sp_.unk || v == sp_.mask) continue;
-        if (best < 0 || lp[r](i, v) > lp[r](i, best)) best = v;
-      }
+      int best = emittable_.front();
+      for (int v : emittable_)
+        if (lp[r](i, v) > lp[r](i, best)) best = v;
       d.tokens[static_cast<size_t>(i)] = best;
       d.probs[static_cast<size_t>(i)] = std::exp(lp[r](i, best));
     }

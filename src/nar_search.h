@@ -35,6 +35,7 @@ class NarSearch {
   ParallelScorer& scorer_;
   TargetSpecials sp_;
   DecodingOptions opt_;
+  std::vector<int> emittable_;  // every token but pad, unk, bos and mask
   std::vector<float> length_lp_;
   std::vector<int> lengths_;
   std::vector<NarDraft> drafts_;

@@ -4,11 +4,24 @@
 // header and never a model's; a model offers the interface through an adapter
 // (transformer_scorer.h), and tests plug in hand-built toy scorers.
 #pragma once
+#include <cmath>
+#include <string>
 #include <vector>
 
+#include "errors.h"
 #include "tensor.h"
 
 namespace seq2seq {
+
+// Search checks every row of log-probabilities a scorer gives it with this: a
+// NaN or +infinity (weights so large that float arithmetic overflows) is a
+// ModelError for this source, never a silently empty or NaN result. -infinity
+// is a token the model rules out, which search handles.
+inline void require_finite_scores(const float* lp, long n, const std::string& where) {
+  for (long i = 0; i < n; ++i)
+    if (std::isnan(lp[i]) || lp[i] == INFINITY)
+      throw ModelError("the scores of " + where + " are not finite (NaN or infinity): the weights are too large for float arithmetic");
+}
 
 // Target-side special token ids the search must know about (-1: absent).
 struct TargetSpecials {

@@ -361,3 +361,76 @@ TEST_CASE("greedy takes the most probable token at every step and stops at the f
   run_all(bs);
   CHECK(bs.results().at(0).tokens == std::vector<int>{A, A, A, A});  // log(0.45 .99^3 .99)/5 > log(0.5)/1
 }
+
+TEST_CASE("non-finite scores end an autoregressive decode with a ModelError, in every strategy", "[search][errors]") {
+  // NaN from the second step on (what weights that overflow float arithmetic give), or +infinity.
+  for (const double bad : {std::nan(""), HUGE_VAL}) {
+    auto model = [bad](const std::vector<int>& p) -> std::map<int, double> {
+      if (p.empty()) return {{A, 0.6}, {B, 0.4}};
+      return {{A, bad}, {EOS, 0.5}};
+    };
+    for (Strategy strategy : {Strategy::Greedy, Strategy::Beam, Strategy::Sample}) {
+      INFO(to_string(strategy) << ", bad score " << bad);
+      DecodingOptions o;
+      o.strategy = strategy;
+      ToyStepScorer s(model);
+      ArSearch search(s, toy_specials(), o, {}, 10);
+      search.step();
+      CHECK_THROWS_MATCHES(search.step(), ModelError, Catch::Message("model file: the scores of output position 2 are not finite (NaN or infinity): the weights are too large for float arithmetic"));
+      // The decode is over: no half-fed scorer is stepped again.
+      CHECK(search.done());
+      CHECK(search.results().empty());
+      CHECK_THROWS_AS(search.step(), UsageError);
+      CHECK(s.calls == 2);
+    }
+  }
+}
+
+TEST_CASE("a step where the model allows no token is a ModelError, not an empty result", "[search][errors]") {
+  // Every token the search may emit has probability 0 (only PAD has mass).
+  auto model = [](const std::vector<int>&) { return std::map<int, double>{{PAD, 1.0}}; };
+  for (Strategy strategy : {Strategy::Greedy, Strategy::Beam, Strategy::Sample}) {
+    INFO(to_string(strategy));
+    DecodingOptions o;
+    o.strategy = strategy;
+    ToyStepScorer s(model);
+    ArSearch search(s, toy_specials(), o, {}, 10);
+    CHECK_THROWS_MATCHES(search.step(), ModelError, Catch::Message("model file: no token can be emitted at output position 1: the model gives every allowed token probability 0"));
+    CHECK(search.done());
+  }
+}
+
+TEST_CASE("Mask-Predict: non-finite scores or lengths, and a vocabulary of special tokens only, are ModelErrors", "[search][nar][errors]") {
+  ToyParallelScorer s;
+  s.length_lp = {std::log(0.1f), std::log(0.2f), std::log(0.4f), std::log(0.3f)};
+  s.dist = [](int, int pos, const std::vector<int>&) -> std::map<int, double> {
+    if (pos == 1) return {{A, std::nan("")}, {B, 0.5}};
+    return {{A, 0.7}, {EOS, 0.3}};
+  };
+  DecodingOptions o;
+  o.strategy = Strategy::Nar;
+  for (NarLength how : {NarLength::Predicted, NarLength::Fixed, NarLength::Given}) {
+    INFO(to_string(how));
+    o.nar_length = how;
+    o.nar_given_length = 3;
+    NarSearch search(s, toy_specials(), o, 3);
+    CHECK_THROWS_MATCHES(search.step(), ModelError, Catch::Message("model file: the scores of output position 2 are not finite (NaN or infinity): the weights are too large for float arithmetic"));
+    CHECK(search.done());
+    CHECK_THROWS_AS(search.step(), UsageError);
+  }
+  SECTION("NaN length log-probabilities") {
+    s.length_lp[2] = std::nanf("");
+    o.nar_length = NarLength::Predicted;
+    CHECK_THROWS_WITH(NarSearch(s, toy_specials(), o, 3), Catch::Contains("the scores of the target lengths are not finite"));
+  }
+  SECTION("no token but the special ones") {
+    // Four tokens, all special (no EOS, which a draft may hold): nothing to predict a position with.
+    ToyParallelScorer only_specials = s;
+    only_specials.vocab = 4;
+    only_specials.dist = [](int, int, const std::vector<int>&) { return std::map<int, double>{{PAD, 1.0}}; };
+    const TargetSpecials specials{PAD, UNK, BOS, -1, 3};
+    o.nar_length = NarLength::Predicted;
+    CHECK_THROWS_MATCHES(NarSearch(only_specials, specials, o, 3), ModelError,
+                         Catch::Message("model file: the target vocabulary has no token that may be emitted, only special tokens"));
+  }
+}

@@ -69,9 +69,10 @@ class ToyParallelScorer final : public seq2seq::ParallelScorer {
  public:
   std::vector<float> length_lp;                                      // log-probs of lengths 0..max
   std::function<std::map<int, double>(int length, int pos, const std::vector<int>& draft)> dist;
+  int vocab = V;  // V - 3: only the special tokens
   int calls = 0;
 
-  int vocab_size() const override { return V; }
+  int vocab_size() const override { return vocab; }
   int source_length() const override { return 3; }
   int max_target_length() const override { return static_cast<int>(length_lp.size()) - 1; }
   std::vector<float> length_logprobs() override { return length_lp; }
@@ -79,7 +80,7 @@ class ToyParallelScorer final : public seq2seq::ParallelScorer {
     ++calls;
     lp.clear();
     for (const auto& d : drafts) {
-      RowMatrix m = RowMatrix::Constant(static_cast<long>(d.size()), V, -std::numeric_limits<float>::infinity());
+      RowMatrix m = RowMatrix::Constant(static_cast<long>(d.size()), vocab, -std::numeric_limits<float>::infinity());
       for (size_t i = 0; i < d.size(); ++i)
         for (const auto& kv : dist(static_cast<int>(d.size()), static_cast<int>(i), d))
           m(static_cast<long>(i), kv.first) = static_cast<float>(std::log(kv.second));
