@@ -105,7 +105,10 @@ export class Model {
   get autoregressive() { return this.info.autoregressive; }
   get deleted() { return this.#handle === null; }
 
-  tokenize(text) { return check(this.#live().tokenize(wellFormed(String(text)))); }
+  tokenize(text) {
+    if (typeof text !== 'string') throw new TypeError('tokenize(text) needs a string');
+    return check(this.#live().tokenize(wellFormed(text)));
+  }
 
   createSession(options = {}) { return new Session(this, options); }
 
@@ -132,6 +135,7 @@ export class Model {
 export class Session {
   #handle;
   #model;
+  #autoregressive;  // kept: a session outlives its model's delete()
   #options;
 
   constructor(model, options = {}) {
@@ -146,6 +150,7 @@ export class Session {
     }
     this.#handle = handle;
     this.#model = model;
+    this.#autoregressive = model.autoregressive;
     own(this, handle);
   }
 
@@ -164,7 +169,7 @@ export class Session {
 
   /** New options take effect at the next start(). */
   setOptions(options) {
-    const o = normalizeOptions({ ...this.#options, ...options }, this.#model.autoregressive);
+    const o = normalizeOptions({ ...this.#options, ...options }, this.#autoregressive);
     check(this.#live().configure(o));
     this.#options = o;
   }

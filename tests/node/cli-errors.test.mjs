@@ -1,0 +1,119 @@
+// The native CLI when flags, sources or the model go wrong: a bad flag stops it at
+// once (exit 2) naming the flag and what was given; a source that cannot be
+// decoded is reported on stderr with where it came from while the batch goes
+// on (exit 1 at the end).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { after, describe, test } from 'node:test';
+import { FIXTURES, cliPath, join } from './helpers.mjs';
+import { OVERFLOWING } from './scaled-model.mjs';
+
+const AR = join(FIXTURES, 'ar_post_sin_tied_relu.safetensors');
+const CMLM = join(FIXTURES, 'cmlm_pre_sin_tied_relu.safetensors');
+
+function run(args, input = '') {
+  const r = spawnSync(cliPath(), args, { input, encoding: 'utf8' });
+  return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+const lines = (text) => text.split('\n').filter(Boolean);
+
+describe('numeric flags are parsed against their ranges', () => {
+  const cases = [
+    [['--beam', '1e10'], "option --beam needs an integer in [1, 256], got '1e10'"],
+    [['--beam', '300'], "option --beam needs an integer in [1, 256], got '300'"],
+    [['--beam', '2.5'], "option --beam needs an integer in [1, 256], got '2.5'"],
+    [['--beam', ''], "option --beam needs an integer in [1, 256], got ''"],
+    [['--beam', '99999999999999999999'], "option --beam needs an integer in [1, 256], got '99999999999999999999'"],
+    [['--sample', '--seed', '-1'], "option --seed needs an integer in [0, 18446744073709551615], got '-1'"],
+    [['--sample', '--seed', '18446744073709551616'], "option --seed needs an integer in [0, 18446744073709551615], got '18446744073709551616'"],
+    [['--sample', '--temperature', '1e40'], "option --temperature needs a number in (0, 100], got '1e40'"],
+    [['--sample', '--temperature', '0'], "option --temperature needs a number in (0, 100], got '0'"],
+    [['--sample', '--top-p', 'nan'], "option --top-p needs a number in (0, 1], got 'nan'"],
+    [['--sample', '--top-p', '1e-50'], "option --top-p needs a number in (0, 1], got '1e-50'"],
+    [['--max-length-ratio', 'inf'], "option --max-length-ratio needs a number in [0, 1000], got 'inf'"],
+    [['--max-length', ' 5'], "option --max-length needs an integer in [1, 100000], got ' 5'"],
+    [['--length-penalty', 'gnmt:1e99'], "option --length-penalty gnmt:ALPHA needs a number in [0, 10], got '1e99'"],
+    [['--n-best', '-3'], "option --n-best needs an integer in [1, 256], got '-3'"],
+    [['--nar', '--iterations', '0x10'], "option --iterations needs an integer in [1, 100], got '0x10'"],
+  ];
+  for (const [flags, message] of cases) {
+    test(flags.join(' '), () => {
+      const model = flags.includes('--nar') ? CMLM : AR;
+      const r = run(['decode', '--model', model, ...flags, 'ABC']);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr, `seq2seq: ${message}\n`);
+      assert.equal(r.stdout, '');
+    });
+  }
+  test('values inside the ranges, at their ends, are taken', () => {
+    const r = run(['decode', '--model', AR, '--sample', '--seed', '18446744073709551615', '--top-p', '1', '--temperature', '100', '--n-best', '2', 'ABC']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(lines(r.stdout).length, 2);
+  });
+});
+
+describe('a source that cannot be decoded does not stop the batch', () => {
+  const flags = ['--max-length-ratio', '0.5', '--min-length', '3'];
+  const tooShort = "input: max_length_ratio allows this source of length 1 at most 1 output tokens (EOS included): no room for min_length = 3";
+  test('words: each failure names the word and its position; the rest are decoded; exit 1', () => {
+    const r = run(['decode', '--model', AR, ...flags, 'ABCDEFG', 'A', 'AB#', 'FACADED']);
+    assert.equal(r.status, 1, r.stderr);
+    assert.deepEqual(lines(r.stdout).map((l) => l.split('\t')[0]), ['ABCDEFG', 'FACADED']);
+    assert.deepEqual(lines(r.stderr), [
+      `seq2seq: word 2 'A': ${tooShort}`,
+      "seq2seq: word 3 'AB#': input: character '#' at position 3 is not in the model's source alphabet",
+    ]);
+  });
+  test('stdin: each failure names its line (blank lines counted, not decoded)', () => {
+    const r = run(['decode', '--model', AR, ...flags], 'ABCDEFG\n\nA\r\nFACADED\nAB#\n');
+    assert.equal(r.status, 1, r.stderr);
+    assert.deepEqual(lines(r.stdout).map((l) => l.split('\t')[0]), ['ABCDEFG', 'FACADED']);
+    assert.deepEqual(lines(r.stderr), [
+      `seq2seq: line 3 'A': ${tooShort}`,
+      "seq2seq: line 5 'AB#': input: character '#' at position 3 is not in the model's source alphabet",
+    ]);
+  });
+  test('--trace goes on too', () => {
+    const r = run(['decode', '--model', AR, ...flags, '--trace', 'A', 'ABCDEFG']);
+    assert.equal(r.status, 1, r.stderr);
+    assert.ok(lines(r.stdout).every((l) => JSON.parse(l).source === 'ABCDEFG'));
+    assert.match(r.stderr, /^seq2seq: word 1 'A': input: /);
+  });
+  test('a minimum length no source leaves room for is an option error: at once, exit 2', () => {
+    const r = run(['decode', '--model', AR, '--min-length', '40', '--max-length', '100', 'ABC', 'ABCDEF']);
+    assert.equal(r.status, 2);
+    assert.equal(r.stderr, 'seq2seq: min_length = 40 leaves no room below the max length of 32\n');
+    assert.equal(r.stdout, '');
+  });
+});
+
+describe('weights that overflow float arithmetic', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'seq2seq-cli-errors-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [name, bytes, where] of OVERFLOWING) {
+    test(`${name}: every strategy reports each source, prints no empty or NaN line, exits 1`, () => {
+      const path = join(dir, `${name.replace(/\W+/g, '-')}.safetensors`);
+      writeFileSync(path, bytes());
+      const strategies = name.startsWith('CMLM')
+        ? [['--nar'], ['--nar', '--length-candidates', '3'], ['--nar', '--fixed-length'], ['--nar', '--length', '4']]
+        : [['--greedy'], ['--beam', '3'], ['--sample', '--n-best', '2'], ['--beam', '2', '--trace']];
+      for (const s of strategies) {
+        const r = run(['decode', '--model', path, ...s, 'ABC', 'BAD']);
+        assert.equal(r.status, 1, `${s.join(' ')}: ${r.stderr}`);
+        const error = `model file: the scores of ${where} are not finite (NaN or infinity): the weights are too large for float arithmetic`;
+        assert.deepEqual(lines(r.stderr), [`seq2seq: word 1 'ABC': ${error}`, `seq2seq: word 2 'BAD': ${error}`], s.join(' '));
+        assert.doesNotMatch(r.stdout, /nan|\t\t/i, s.join(' '));
+        if (!s.includes('--trace')) assert.equal(r.stdout, '', s.join(' '));
+      }
+    });
+  }
+});
+
+test('the CLI never aborts: a directory as the model is an error with exit 1', () => {
+  const r = run(['info', FIXTURES]);
+  assert.equal(r.signal, null);
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.stderr, /^seq2seq: /);
+});
