@@ -1,5 +1,6 @@
 #include "vocabulary.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 
@@ -68,10 +69,11 @@ std::vector<int> tokenize_source(const std::string& text, const Vocabulary& voca
     if (fold == CaseFold::Upper && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
     if (fold == CaseFold::Lower && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
   }
+  // Counted before splitting, so that a huge text is refused without a string per character.
+  const auto count = std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xc0) != 0x80; });
+  if (count > max_len)
+    throw InputError("the source has " + std::to_string(count) + " characters; this model reads at most " + std::to_string(max_len));
   const auto chars = split_code_points(s);
-  if (static_cast<int>(chars.size()) > max_len)
-    throw InputError("the source has " + std::to_string(chars.size()) + " characters; this model reads at most " +
-                     std::to_string(max_len));
   std::vector<int> ids;
   ids.reserve(chars.size());
   for (size_t i = 0; i < chars.size(); ++i) {

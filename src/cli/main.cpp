@@ -129,6 +129,15 @@ T parse_number(const std::string& flag, const std::string& s, const seq2seq::Ran
   return v;
 }
 
+// A source as an error message quotes it: a long one cut (at a character boundary).
+std::string shown(const std::string& source) {
+  const size_t keep = 64;
+  if (source.size() <= keep) return source;
+  size_t cut = keep;
+  while (cut > 0 && (static_cast<unsigned char>(source[cut]) & 0xc0) == 0x80) --cut;
+  return source.substr(0, cut) + "... (" + std::to_string(source.size()) + " bytes)";
+}
+
 int decode(const std::vector<std::string>& args) {
   std::vector<std::string> model_paths;
   seq2seq::Compute compute = seq2seq::Compute::Auto;
@@ -207,7 +216,7 @@ int decode(const std::vector<std::string>& args) {
     } catch (const seq2seq::Error& e) {
       ++failures;
       std::cout.flush();  // keep stdout and stderr in source order on a terminal
-      std::cerr << "seq2seq: " << where << " '" << word << "': " << e.what() << '\n';
+      std::cerr << "seq2seq: " << where << " '" << shown(word) << "': " << e.what() << '\n';
     }
   };
   if (!words.empty()) {
@@ -227,6 +236,7 @@ int decode(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(false);  // only iostreams here: unsynchronised, a long stdin line reads in a blink
   if (argc < 2) return usage();
   const std::string cmd = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);

@@ -45,3 +45,12 @@ TEST_CASE("target tokens parse and join", "[tokenizer]") {
   CHECK_THROWS_WITH(parse_target_tokens("HH XX", v), Catch::Contains("'XX'"));
   CHECK_THROWS_AS(join_tokens({9}, v), InputError);
 }
+
+TEST_CASE("a source longer than the model reads is refused by its length, before it is split", "[tokenizer][errors]") {
+  // Ten million characters: counted, not turned into ten million strings.
+  const Vocabulary v({"<pad>", "<unk>", "A"});
+  CHECK_THROWS_MATCHES(tokenize_source(std::string(10'000'000, 'A'), v, CaseFold::None, 48), InputError,
+                       Catch::Message("input: the source has 10000000 characters; this model reads at most 48"));
+  CHECK_THROWS_MATCHES(tokenize_source(std::string(49, 'A') + "\xc3\xa9", v, CaseFold::None, 49), InputError,
+                       Catch::Message("input: the source has 50 characters; this model reads at most 49"));
+}

@@ -81,6 +81,12 @@ describe('a source that cannot be decoded does not stop the batch', () => {
     assert.ok(lines(r.stdout).every((l) => JSON.parse(l).source === 'ABCDEFG'));
     assert.match(r.stderr, /^seq2seq: word 1 'A': input: /);
   });
+  test('a huge source is refused by its length and quoted cut short', () => {
+    const r = run(['decode', '--model', AR], `${'A'.repeat(5_000_000)}\nABC\n`);
+    assert.equal(r.status, 1, r.stderr.slice(0, 300));
+    assert.equal(r.stderr, `seq2seq: line 1 '${'A'.repeat(64)}... (5000000 bytes)': input: the source has 5000000 characters; this model reads at most 32\n`);
+    assert.equal(lines(r.stdout).length, 1);
+  });
   test('a minimum length no source leaves room for is an option error: at once, exit 2', () => {
     const r = run(['decode', '--model', AR, '--min-length', '40', '--max-length', '100', 'ABC', 'ABCDEF']);
     assert.equal(r.status, 2);
