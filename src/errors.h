@@ -11,7 +11,8 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The model file is malformed, truncated, inconsistent or of an unknown kind.
+// The model file is malformed, truncated, inconsistent or of an unknown kind; or
+// its weights give non-finite scores (float overflow) for the source being decoded.
 struct ModelError : Error {
   explicit ModelError(const std::string& what) : Error("model file: " + what) {}
 };
