@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets of a SEQ2SEQ_FUZZ build, each for a fixed time:
+#   tests/fuzz/run.sh BUILD_DIR SECONDS [TARGET...]
+# Each target's corpus grows in BUILD_DIR/fuzz-corpus/TARGET (seeded from
+# tests/fuzz/corpus/ and, for the loader, the fixture models); inputs that fail
+# are saved as BUILD_DIR/fuzz-findings/TARGET-*. Any crash, sanitizer report,
+# leak, input slower than 2 s or using over 256 MB fails the run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=$1
+seconds=$2
+shift 2
+targets=("$@")
+((${#targets[@]})) || targets=(load_bytes load_framed decode)
+
+mkdir -p "$build/fuzz-findings"
+for t in "${targets[@]}"; do
+  corpus="$build/fuzz-corpus/$t"
+  mkdir -p "$corpus"
+  cp -n "$here/corpus/$t"/* "$corpus/"
+  # The raw-bytes loader also starts from the smaller real models (the larger
+  # ones only slow each execution down; the framed target covers them).
+  [[ $t == load_bytes ]] && find "$here/../fixtures" -name '*.safetensors' -size -100k -exec cp -n {} "$corpus/" \;
+  echo "-- fuzz_$t for ${seconds} s"
+  log="$build/fuzz-findings/$t.log"
+  status=0
+  "$build/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=256 -timeout=2 -print_final_stats=1 \
+    -dict="$here/safetensors.dict" -artifact_prefix="$build/fuzz-findings/$t-" "$corpus" >"$log" 2>&1 || status=$?
+  # The progress lines are many; the start, the end and any report are what matter.
+  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$log" | tail -n 40
+  ((status == 0)) || { echo "fuzz_$t failed (exit $status): input and log in $build/fuzz-findings/"; exit 1; }
+done
