@@ -14,6 +14,22 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure
 
+echo "== checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 subset, CLI, fuzz targets), ThreadSanitizer"
+# One clang build for all three (tests/fuzz/README.md). The Catch2 subset covers
+# the loader, every strategy and every architecture (AR and CMLM in [session] and
+# [search], the RNN in [rnn], the transformer's KV cache against PyTorch) and
+# models shared by threads, in seconds; the whole suite takes minutes under ASan,
+# most of them in the exhaustive searches, full-pass parity and shipped-model WER.
+sanitized_tests="[model_file],[session]~[exhaustive],[search],[rnn],[ensemble],[tokenizer],[parity][incremental]"
+CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_FUZZ=ON >/dev/null
+cmake --build build/fuzz -j"$jobs"
+build/fuzz/seq2seq_tests "$sanitized_tests"
+tests/sanitize/cli.sh build/fuzz/seq2seq
+tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-30}"
+CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_SANITIZE=thread >/dev/null
+cmake --build build/tsan -j"$jobs" --target seq2seq_thread_tests
+TSAN_OPTIONS=halt_on_error=1 build/tsan/seq2seq_thread_tests
+
 echo "== wasm build and tests (Emscripten, run under Node)"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF >/dev/null
 cmake --build build/wasm -j"$jobs"
