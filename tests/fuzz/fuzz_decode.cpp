@@ -86,14 +86,15 @@ seq2seq::DecodingOptions fuzzed_options(FuzzedDataProvider& in, const seq2seq::M
 }
 
 // Legal options allow decodes of many seconds under ASan (64 length candidates x
-// 100 iterations, 256 hypotheses): the fuzzer looks for wrong answers, not slow
-// right ones, so the work of one decode is capped, keeping every option legal if
-// it was and its edge values reachable.
+// 100 iterations, 256 hypotheses x 32 steps): the fuzzer looks for wrong answers,
+// not slow right ones, so the work of one decode is capped, keeping every
+// option's edge values reachable.
 void cap_work(seq2seq::DecodingOptions& o) {
   constexpr int kBudget = 64;  // NAR drafts x iterations
   if (o.length_candidates > 0 && o.iterations > 0 && o.length_candidates * o.iterations > kBudget)
     o.iterations = std::max(1, kBudget / o.length_candidates);
-  if (o.beam_size > 64 && o.n_best <= 64) o.beam_size = 64 + o.beam_size % 4;
+  // Up to 256 hypotheses or samples, but then short ones.
+  if ((o.beam_size > 64 || o.n_best > 64) && o.max_length > 4) o.max_length = 4;
 }
 
 }  // namespace
