@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -102,7 +103,8 @@ void mutate_config(FuzzedDataProvider& in, json& config) {
         }
         break;
       default:  // a nearby number: the most likely to pass the first checks
-        if (config[key].is_number_integer()) config[key] = config[key].get<int64_t>() + in.ConsumeIntegralInRange(-2, 2);
+        if (config[key].is_number_integer() && std::llabs(config[key].get<int64_t>()) < (int64_t(1) << 40))
+          config[key] = config[key].get<int64_t>() + in.ConsumeIntegralInRange(-2, 2);
         else config[key] = fuzzed_value(in);
     }
   }
