@@ -4,7 +4,9 @@
 #   scripts/install-deps.sh --train    also PyTorch (training and fixture generation)
 set -euo pipefail
 
-packages=(cmake g++ make git nodejs npm emscripten libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium)
+# clang: the sanitizer and fuzz builds (its clang-14 and compiler-rt come with emscripten
+# already; this adds the plain clang++ name).
+packages=(cmake g++ make git nodejs npm emscripten clang libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium)
 if [[ "${1:-}" == "--train" ]]; then
   packages+=(python3-torch python3-numpy libopenblas0-openmp wamerican-large)
 fi

@@ -13,6 +13,11 @@ shift 2
 targets=("$@")
 ((${#targets[@]})) || targets=(load_bytes load_framed decode)
 
+# -rss_limit_mb holds the whole process, and ASan keeps freed memory in
+# quarantine (256 MB by default) and its free lists: smaller and released, so
+# that the limit measures what an input costs. (-malloc_limit_mb, which
+# defaults to the same 256, catches any single allocation over it.)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16:allocator_release_to_os_interval_ms=500}
 mkdir -p "$build/fuzz-findings"
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"
