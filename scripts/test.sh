@@ -25,7 +25,7 @@ CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_
 cmake --build build/fuzz -j"$jobs"
 build/fuzz/seq2seq_tests "$sanitized_tests"
 tests/sanitize/cli.sh build/fuzz/seq2seq
-tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-30}"
+tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-20}"
 CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_SANITIZE=thread >/dev/null
 cmake --build build/tsan -j"$jobs" --target seq2seq_thread_tests
 TSAN_OPTIONS=halt_on_error=1 build/tsan/seq2seq_thread_tests
