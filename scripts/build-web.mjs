@@ -74,7 +74,7 @@ for (const p of real) wanted.push({ path: p, fixture: false });
 const fixtures = {
   ar: join(root, 'tests/fixtures/ar_post_sin_tied_relu.safetensors'),
   nar: join(root, 'tests/fixtures/cmlm_pre_sin_tied_relu.safetensors'),
-  // The RNN encoder-decoder (issue 7), one per attention score.
+  // The RNN encoder-decoder, one per attention score.
   rnn: ATTENTION_SCORES.map((score) => join(root, `tests/fixtures/rnn_${score}.safetensors`)),
 };
 const models = [];

@@ -1,4 +1,4 @@
-// Browser tests of the RNN models on the page (issue 7, item 4): every RNN in
+// Browser tests of the RNN models on the page: every RNN in
 // the model picker of the autoregressive lanes, and the compare lane, which
 // decodes one word with the four attention scores side by side. Expected
 // values come from the npm module on the same model files.

@@ -1,4 +1,4 @@
-// Browser tests of the page (issue 6): Debian's Chromium, headless, driven by
+// Browser tests of the page: Debian's Chromium, headless, driven by
 // playwright-core against build/site served from 127.0.0.1 on a free port.
 //   node scripts/build-web.mjs && node --test tests/browser/
 // Expected values come from the npm module itself (wasm/src/index.js) in Node.

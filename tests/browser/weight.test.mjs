@@ -1,4 +1,4 @@
-// Issue 6's bound on what a first visit costs: page + wasm + default models
+// The bound on what a first visit costs: page + wasm + default models
 // <= 6 MB transferred, counted from the network events of headless Chromium
 // (the page's requests and its workers'), with an empty cache. And no model is
 // downloaded that no lane uses (boot.js must pick the first lane's model as the

@@ -1,4 +1,4 @@
-// The compare lane (issue 7): the page's word decoded by the four RNN
+// The compare lane: the page's word decoded by the four RNN
 // encoder-decoders, which differ only in their attention score, with their
 // attention maps (letters × phonemes) side by side. Each decodes greedily, and
 // the maps grow with the page's step like every lane. URL: lane=compare.

@@ -38,7 +38,7 @@ export const LANE_TYPES = {
   },
 };
 
-// The RNN's attention scores (issue 7), in the order the course notes build them up.
+// The RNN's attention scores, in the order the course notes build them up.
 export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
 
 /** The RNN model of each attention score (the first listed), null where there is none. */
