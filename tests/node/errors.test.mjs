@@ -53,7 +53,7 @@ describe('bad model bytes', () => {
     });
   }
   test('a source that is neither bytes nor a URL', async () => {
-    for (const bad of [42, null, undefined, {}, [1, 2, 3], true]) await assert.rejects(loadModel(bad), typeError(/model source/));
+    for (const bad of [42, null, undefined, {}, [1, 2, 3], true]) await assert.rejects(loadModel(bad), seqError('UsageError', /model source must be .*; got /));
   });
   test('a path that does not exist', async () => {
     await assert.rejects(loadModel('/nonexistent/dir/model.safetensors'), (e) => e.code === 'ENOENT');

@@ -237,8 +237,9 @@ describe('model sources', () => {
   });
 
   test('an http URL that is not there', async () => {
-    await assert.rejects(loadModel(`${server.base}/models/missing.safetensors`), /cannot load model from .*missing\.safetensors: HTTP 404/);
+    await assert.rejects(loadModel(`${server.base}/models/missing.safetensors`),
+      (e) => e.kind === 'NetworkError' && /cannot load the model from .*missing\.safetensors: HTTP 404 Not Found; check the URL/.test(e.message));
     const notOk = await fetch(`${server.base}/nope`);
-    await assert.rejects(loadModel(notOk), /HTTP 404/);
+    await assert.rejects(loadModel(notOk), (e) => e.kind === 'NetworkError' && /HTTP 404/.test(e.message));
   });
 });

@@ -210,8 +210,8 @@ async function exerciseWorker(decoder, { modelUrl }) {
   await assert.rejects(decoder.start(words[0], { nope: 1 }), (e) => e instanceof TypeError && /unknown decoding option 'nope'/.test(e.message));
   await assert.rejects(decoder.start(words[0], { strategy: 'beam', beamSize: 0 }), (e) => e.kind === 'UsageError' && /beamSize = 0/.test(e.message));
   await assert.rejects(decoder.load(new Uint8Array(10)), (e) => e.kind === 'ModelError');
-  await assert.rejects(decoder.load(`${server.base}/missing.safetensors`), /HTTP 404/);
-  await assert.rejects(decoder.load(42), TypeError);
+  await assert.rejects(decoder.load(`${server.base}/missing.safetensors`), (e) => e.kind === 'NetworkError' && /HTTP 404/.test(e.message));
+  await assert.rejects(decoder.load(42), (e) => e.kind === 'UsageError' && /a model source must be .*; got the number 42/.test(e.message));
   await assert.rejects(decoder.start(7), TypeError);
   await assert.rejects(decoder.run({ onStep: 'x' }), TypeError);
   // Still usable after all that.

@@ -6,7 +6,10 @@
 //   onmessage = (e) => handle(e.data);
 //
 // Requests carry an id the replies repeat:
-//   {id, type: 'load', source}             -> value: ModelInfo  (source: URL/path string, ArrayBuffer or typed array)
+//   {id, type: 'load', source, options, progress, wasmUrl}
+//                                          -> value: ModelInfo  (source: URL/path string, ArrayBuffer, typed array or Blob;
+//                                             options: {compute, cache, sha256}; with progress, {id, progress: {loaded, total}}
+//                                             while the model downloads; wasmUrl: where the engine's .wasm is, if not beside the worker)
 //   {id, type: 'start', text, options}     -> value: {sourceLength, maxLength}  (options: a fresh set, defaults for the rest)
 //   {id, type: 'step'}                     -> value: Snapshot
 //   {id, type: 'run', progress, sliceMs}   -> value: Result[]; with progress, {id, progress: Snapshot} per step first
@@ -19,6 +22,7 @@
 // sliceMs (default 8 ms) at a time and then yields to the event loop, which is
 // how a cancel (or anything else the worker must hear) gets in.
 import { loadModel, Seq2SeqError } from './index.js';
+import { env } from './env.js';
 
 export const PROTOCOL_VERSION = 1;
 const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'cancel']);
@@ -91,9 +95,13 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     return session;
   }
 
-  async function doLoad(message) {
-    const { source, options } = message;
-    const next = await load(source, options);
+  async function doLoad(id, { source, options, progress = false, wasmUrl }) {
+    // The client's wasm URL (createDecoderWorker({ wasmUrl }) or its page's env.wasmUrl),
+    // resolved against the page: the worker's own default is the .wasm next to its script.
+    if (wasmUrl !== undefined) env.wasmUrl = wasmUrl;
+    const onProgress = progress ? (p) => post({ id, progress: p }, []) : undefined;
+    const withProgress = onProgress && (options === undefined || (options !== null && typeof options === 'object'));
+    const next = await load(source, withProgress ? { ...options, onProgress } : options);
     session?.delete();
     session = null;
     model?.delete();
@@ -167,7 +175,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
         .finally(() => { pendingRuns -= 1; });
     }
     return enqueue(async () => {
-      if (type === 'load') return reply(id, await doLoad(message));
+      if (type === 'load') return reply(id, await doLoad(id, message));
       if (type === 'start') return reply(id, doStart(message));
       const snapshot = requireSession('step').step();
       return reply(id, snapshot, transferables(snapshot));
