@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -185,25 +185,53 @@ export function close(a, b, tol = 1e-4) {
   return Math.abs(a - b) <= tol;
 }
 
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
+};
+
 /**
- * A static HTTP server on 127.0.0.1 for the given {urlPath: filePath}; other
- * paths get 404. Resolves to {base, close()}.
+ * A static HTTP server on 127.0.0.1 for the given {urlPath: filePath}, and with
+ * `dir` every file below it (a path ending in / serves its index.html); other
+ * paths get 404. `contentLength: false` sends the body in two chunks with no
+ * Content-Length (chunked transfer). Resolves to {base, requests, close()}:
+ * `requests` counts the requests for each path.
  */
-export function serveFiles(files) {
+export function serveFiles(files, { dir, contentLength = true } = {}) {
+  const requests = new Map();
   const server = createServer((req, res) => {
-    const path = files[new URL(req.url, 'http://x').pathname];
+    let pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    requests.set(pathname, (requests.get(pathname) ?? 0) + 1);
+    if (dir && pathname.endsWith('/')) pathname += 'index.html';
+    let path = files[pathname];
+    if (!path && dir) {
+      const inside = normalize(join(dir, pathname));
+      if (inside.startsWith(join(dir, '/')) && existsSync(inside) && statSync(inside).isFile()) path = inside;
+    }
     if (!path) {
-      res.writeHead(404).end('not found');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
     const body = readFileSync(path);
-    res.writeHead(200, { 'content-type': path.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream', 'content-length': body.length });
-    res.end(body);
+    const headers = { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' };
+    if (!contentLength) {
+      res.writeHead(200, headers);
+      res.write(body.subarray(0, body.length >> 1));
+      res.end(body.subarray(body.length >> 1));
+      return;
+    }
+    res.writeHead(200, { ...headers, 'content-length': body.length }).end(body);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ base: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
+      resolve({
+        base: `http://127.0.0.1:${port}`,
+        requests,
+        close: () => new Promise((r) => {
+          server.closeAllConnections();   // browsers keep connections alive
+          server.close(r);
+        }),
+      });
     });
   });
 }

@@ -69,7 +69,8 @@ async function spawn(target) {
   const worker = target === undefined
     ? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' })
     : new Worker(target, { type: 'module' });
-  return endpoint(worker, true, target === undefined ? new URL('./worker.js', import.meta.url).href : String(target));
+  // Not new URL('./worker.js', import.meta.url) again: bundlers would emit a second copy of the script.
+  return endpoint(worker, true, target === undefined ? "(seq2seq-wasm/worker-script, next to seq2seq-wasm/worker's module)" : String(target));
 }
 
 function rebuildError(data) {
