@@ -193,3 +193,135 @@ describe('bundlers in Chromium: a model decoded on the page and in the worker', 
     await page.close();
   });
 });
+
+describe('load failures in Chromium (import map page)', { timeout: 120000 }, () => {
+  const good = '/public/g2p-transformer.safetensors';
+
+  test('on the page: a wrong env.wasmUrl is a WasmError and the load can be retried; a missing model is a NetworkError', async () => {
+    const { page, errors } = await open(`${server.base}/importmap/index.html`);
+    const out = await page.evaluate(async ({ good, word }) => {
+      const { env, loadModel, caught } = seq2seq;
+      const r = {};
+      env.wasmUrl = '/nowhere/seq2seq_core.wasm';
+      r.missingWasm = await caught(() => loadModel(good));
+      env.wasmUrl = '/importmap/index.html';   // a page, not WebAssembly
+      r.htmlWasm = await caught(() => loadModel(good));
+      env.wasmUrl = undefined;
+      r.missingModel = await caught(() => loadModel('/public/missing.safetensors'));
+      const model = await loadModel(good);
+      r.decoded = model.decode(word);
+      model.delete();
+      r.moved = await caught(() => { env.wasmUrl = '/elsewhere.wasm'; });
+      return r;
+    }, { good, word: WORD });
+    const origin = server.base.replace(/[.]/g, '\\.');
+    assert.equal(out.missingWasm?.kind, 'WasmError', JSON.stringify(out.missingWasm));
+    assert.ok(out.missingWasm.isSeq2SeqError);
+    assert.match(out.missingWasm.message, new RegExp(`^cannot load the engine's WebAssembly from ${origin}/nowhere/seq2seq_core\\.wasm: HTTP 404 Not Found\\. Set env\\.wasmUrl`));
+    assert.equal(out.htmlWasm?.kind, 'WasmError', JSON.stringify(out.htmlWasm));
+    assert.match(out.htmlWasm.message, /importmap\/index\.html: not WebAssembly \(the server sent text\/html/);
+    assert.equal(out.missingModel?.kind, 'NetworkError', JSON.stringify(out.missingModel));
+    assert.match(out.missingModel.message, new RegExp(`^cannot load the model from ${origin}/public/missing\\.safetensors: HTTP 404 Not Found; check the URL`));
+    assert.deepEqual(out.decoded, reference, 'the retry loads the engine and decodes');
+    assert.equal(out.moved?.kind, 'UsageError', JSON.stringify(out.moved));
+    assert.match(out.moved.message, /already loaded from .*node_modules\/seq2seq-wasm\/wasm\/dist\/seq2seq_core\.wasm/);
+    // The browser's own log holds the two 404s, and nothing from Emscripten (no "Aborted(...)").
+    assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+    assert.ok(errors.some((e) => /nowhere\/seq2seq_core\.wasm/.test(e)), errors.join('\n'));
+    await page.close();
+  });
+
+  test('in the worker: the same errors cross with their kind, and the worker stays usable', async () => {
+    const { page, errors } = await open(`${server.base}/importmap/index.html`);
+    const out = await page.evaluate(async ({ good, word }) => {
+      const { createDecoderWorker, env, caught } = seq2seq;
+      const r = {};
+      const bad = createDecoderWorker({ wasmUrl: '/nowhere/seq2seq_core.wasm' });
+      r.missingWasm = await caught(() => bad.load(good));
+      r.missingWasmAgain = await caught(() => bad.load(good));   // tried again, not stuck in an aborted state
+      await bad.terminate();
+      const decoder = createDecoderWorker();
+      env.wasmUrl = '/nowhere/from-env.wasm';   // the page's setting is passed on to the worker
+      r.fromEnv = await caught(() => decoder.load(good));
+      env.wasmUrl = undefined;                  // and unsetting it gives the worker back its own default
+      r.missingModel = await caught(() => decoder.load('/public/missing.safetensors'));
+      await decoder.load(good);
+      await decoder.start(word);
+      r.decoded = await decoder.run();
+      await decoder.terminate();
+      return r;
+    }, { good, word: WORD });
+    for (const key of ['missingWasm', 'missingWasmAgain']) {
+      assert.equal(out[key]?.kind, 'WasmError', JSON.stringify(out[key]));
+      assert.ok(out[key].isSeq2SeqError);
+      assert.match(out[key].message, /\/nowhere\/seq2seq_core\.wasm: HTTP 404 Not Found\. Set env\.wasmUrl/);
+    }
+    assert.equal(out.fromEnv?.kind, 'WasmError', JSON.stringify(out.fromEnv));
+    assert.match(out.fromEnv.message, /\/nowhere\/from-env\.wasm: HTTP 404/);
+    assert.equal(out.missingModel?.kind, 'NetworkError', JSON.stringify(out.missingModel));
+    assert.match(out.missingModel.message, /missing\.safetensors: HTTP 404 Not Found/);
+    assert.deepEqual(out.decoded, reference);
+    assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+    await page.close();
+  });
+
+  test('the Cache API: a second load makes no request, in the page and in the worker; a damaged entry is replaced', async () => {
+    const { page, errors } = await open(`${server.base}/importmap/index.html`);
+    const requests = () => server.requests.get(good) ?? 0;
+    const load = (options, { worker = false } = {}) => page.evaluate(async ({ good, word, options, worker }) => {
+      const { loadModel, createDecoderWorker, caught } = seq2seq;
+      const progress = [];
+      const r = { progress };
+      r.error = await caught(async () => {
+        if (worker) {
+          const decoder = createDecoderWorker();
+          try {
+            await decoder.load(good, { ...options, onProgress: (p) => progress.push(p) });
+            await decoder.start(word);
+            r.decoded = await decoder.run();
+          } finally {
+            await decoder.terminate();
+          }
+        } else {
+          const model = await loadModel(good, { ...options, onProgress: (p) => progress.push(p) });
+          r.decoded = model.decode(word);
+          model.delete();
+        }
+      });
+      const entry = await (await caches.open('bundlers-test')).match(new URL(good, location.href));
+      r.entryBytes = entry ? (await entry.arrayBuffer()).byteLength : null;
+      return r;
+    }, { good, word: WORD, options, worker });
+    const damage = () => page.evaluate(async (good) => {
+      await (await caches.open('bundlers-test')).put(new URL(good, location.href), new Response(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9])));
+    }, good);
+    const options = { cache: 'bundlers-test', sha256: MODEL_SHA256 };
+    const step = async (name, run, expect) => {
+      const before = requests();
+      const out = await run();
+      assert.equal(out.error, null, `${name}: ${JSON.stringify(out.error)}`);
+      assert.deepEqual(out.decoded, reference, name);
+      assert.equal(requests() - before, expect.requests, `${name}: requests for the model`);
+      assert.equal(out.entryBytes, MODEL_BYTES, `${name}: the cache holds the model`);
+      assert.deepEqual(out.progress.at(-1), { loaded: MODEL_BYTES, total: MODEL_BYTES }, `${name}: progress ends at the size`);
+    };
+    await step('first load: downloaded and cached', () => load(options), { requests: 1 });
+    await step('second load: from the cache', () => load(options), { requests: 0 });
+    await step('in the worker: the same cache', () => load(options, { worker: true }), { requests: 0 });
+    await damage();
+    await step('a damaged entry, with sha256: replaced', () => load(options), { requests: 1 });
+    await damage();
+    await step('a damaged entry, without sha256: no model, replaced', () => load({ cache: 'bundlers-test' }), { requests: 1 });
+    await damage();
+    await step('a damaged entry, in the worker: replaced', () => load(options, { worker: true }), { requests: 1 });
+    // A download that is not the file expected: a ModelError naming both digests, and nothing cached.
+    const before = requests();
+    const wrong = await load({ cache: 'bundlers-test', sha256: '0'.repeat(64) });
+    assert.equal(wrong.error?.kind, 'ModelError', JSON.stringify(wrong.error));
+    assert.match(wrong.error.message, new RegExp(`sha256 mismatch: expected ${'0'.repeat(64)}, got ${MODEL_SHA256} \\(${MODEL_BYTES} bytes\\)`));
+    assert.equal(requests() - before, 1, 'the cached copy did not match: downloaded again');
+    assert.equal(wrong.entryBytes, null, 'a file that failed its check is not cached');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

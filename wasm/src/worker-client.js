@@ -191,8 +191,8 @@ export class DecoderWorker {
     const { source: portable, transfer, read } = await portableSource(source, onProgress);
     const message = { type: 'load', source: portable, options: { compute, cache }, progress: !!onProgress && !read };
     if (sha256 !== undefined) message.options.sha256 = sha256;
-    const wasmUrl = this.#wasmUrl ?? (env.wasmUrl === undefined ? undefined : resolveWasmUrl(env.wasmUrl));
-    if (wasmUrl !== undefined) message.wasmUrl = wasmUrl;
+    // Always said, null for the worker's own default, so that a URL sent before does not linger there.
+    message.wasmUrl = this.#wasmUrl ?? (env.wasmUrl === undefined ? null : resolveWasmUrl(env.wasmUrl));
     return this.#request(message, { transfer, onProgress: read ? undefined : onProgress });
   }
 

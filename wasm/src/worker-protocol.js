@@ -9,7 +9,7 @@
 //   {id, type: 'load', source, options, progress, wasmUrl}
 //                                          -> value: ModelInfo  (source: URL/path string, ArrayBuffer, typed array or Blob;
 //                                             options: {compute, cache, sha256}; with progress, {id, progress: {loaded, total}}
-//                                             while the model downloads; wasmUrl: where the engine's .wasm is, if not beside the worker)
+//                                             while the model downloads; wasmUrl: where the engine's .wasm is, null for beside the worker)
 //   {id, type: 'start', text, options}     -> value: {sourceLength, maxLength}  (options: a fresh set, defaults for the rest)
 //   {id, type: 'step'}                     -> value: Snapshot
 //   {id, type: 'run', progress, sliceMs}   -> value: Result[]; with progress, {id, progress: Snapshot} per step first
@@ -97,8 +97,8 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   async function doLoad(id, { source, options, progress = false, wasmUrl }) {
     // The client's wasm URL (createDecoderWorker({ wasmUrl }) or its page's env.wasmUrl),
-    // resolved against the page: the worker's own default is the .wasm next to its script.
-    if (wasmUrl !== undefined) env.wasmUrl = wasmUrl;
+    // resolved against the page; null: the worker's own default, the .wasm next to its script.
+    if (wasmUrl !== undefined) env.wasmUrl = wasmUrl ?? undefined;
     const onProgress = progress ? (p) => post({ id, progress: p }, []) : undefined;
     const withProgress = onProgress && (options === undefined || (options !== null && typeof options === 'object'));
     const next = await load(source, withProgress ? { ...options, onProgress } : options);
