@@ -17,7 +17,7 @@ import { installPackage, modelPath, serveFiles, wordsFor } from './helpers.mjs';
 
 const pkg = installPackage();
 const { loadModel, env, Seq2SeqError } = await pkg.importPackage();
-const { createDecoderWorker } = await pkg.importPackage('/worker');
+const { createDecoderWorker, env: workerEnv } = await pkg.importPackage('/worker');
 
 const MODEL = modelPath('ar');
 const bytes = new Uint8Array(readFileSync(MODEL));
@@ -184,6 +184,10 @@ describe('wrong option types are UsageErrors that name what was given', () => {
 });
 
 describe('env.wasmUrl', () => {
+  test('seq2seq-wasm and seq2seq-wasm/worker export the one env', () => {
+    assert.equal(workerEnv, env);
+  });
+
   test('once the engine has loaded, only the URL it loaded from may be set again', async () => {
     await decodes(bytes);   // the engine is loaded in this process
     env.wasmUrl = pathToFileURL(WASM);   // where it loaded from: allowed

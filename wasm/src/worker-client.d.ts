@@ -1,9 +1,10 @@
 // Type declarations for seq2seq-wasm/worker (wasm/src/worker-client.js).
 import type { BlobLike, DecodingOptions, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, URLLike } from './index.js';
-import { Seq2SeqError } from './index.js';
+import { Seq2SeqError, env } from './index.js';
 
-export { Seq2SeqError };
-export type { DecodingOptions, LoadOptions, LoadProgress, ModelInfo, Result, Snapshot, ArSnapshot, NarSnapshot, ErrorKind } from './index.js';
+/** env is seq2seq-wasm's own object, for pages that decode only in workers. */
+export { Seq2SeqError, env };
+export type { DecodingOptions, Env, LoadOptions, LoadProgress, ModelInfo, Result, Snapshot, ArSnapshot, NarSnapshot, ErrorKind } from './index.js';
 
 /** What the worker can load: a URL (relative ones are resolved against the page), a path (Node), a Response or a Blob (read on the page, the bytes transferred), or the bytes. */
 export type WorkerModelSource = string | URLLike | ResponseLike | BlobLike | ArrayBuffer | ArrayBufferView;

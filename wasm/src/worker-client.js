@@ -16,7 +16,9 @@ import { Seq2SeqError } from './errors.js';
 import { checkWasmUrl, describe, env, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
 
-export { Seq2SeqError };
+// env too: a page that decodes only in workers sets env.wasmUrl without importing
+// seq2seq-wasm itself (and with it the Emscripten glue).
+export { Seq2SeqError, env };
 
 const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node
   && typeof window === 'undefined';
