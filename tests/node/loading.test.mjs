@@ -153,6 +153,7 @@ describe('wrong option types are UsageErrors that name what was given', () => {
     [{ onProgress: null }, /onProgress must be a function; got null/],
     [{ cache: 1 }, /cache must be true, false or a cache name \(a non-empty string\); got the number 1/],
     [{ cache: '' }, /cache must be .*; got the string ""/],
+    [{ cache: () => true }, /cache must be .*; got a function \(cache\)$/],
     [{ sha256: 'abc' }, /sha256 must be the file's SHA-256 as 64 hexadecimal digits; got the string "abc"/],
     [{ sha256: 12 }, /sha256 must be .*; got the number 12/],
     [{ sha256: 'g'.repeat(64) }, /sha256 must be/],

@@ -22,6 +22,7 @@ export function describe(value) {
   if (value === null) return 'null';
   if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no class'})`;
+  if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;
   return `the ${typeof value} ${String(value)}`;
 }
 

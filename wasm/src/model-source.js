@@ -93,6 +93,7 @@ export async function readModel(source, { onProgress, cache = false, sha256 } = 
 
   const url = urlOf(source);
   if (isNode && (!url || url.protocol === 'file:')) return done(await readModelFile(url ?? source), String(source));
+  if (!url) throw new Seq2SeqError(`cannot resolve the model URL '${source}': there is no page to resolve it against; pass an absolute URL`, 'UsageError');
   const href = url.href;
   const store = cache && url.protocol.startsWith('http') ? await openCache(cache) : null;
   if (store && !skipCache) {
