@@ -38,17 +38,8 @@ void Session::start(const std::string& source) {
   step_scorer_.reset();
   parallel_scorer_.reset();
   source_ = model_->tokenize(source);
+  max_len_ = max_length_for(source_);
   const ModelConfig& c = model_->config();
-  // Clamp to what the model can hold: max_pos decoder positions (AR), or the
-  // length head's range (NAR); then the ratio cap, if any.
-  max_len_ = std::min(opt_.max_length, c.autoregressive() ? c.max_pos : c.max_target_len);
-  if (opt_.max_length_ratio > 0)
-    max_len_ = std::min(max_len_, std::max(1, static_cast<int>(std::ceil(opt_.max_length_ratio * source_.size()))));
-  // set_options() made sure the model leaves room: only the ratio cap can take it away, for this source.
-  if (opt_.min_length >= max_len_ && c.autoregressive())
-    throw InputError("max_length_ratio allows this source of length " + std::to_string(source_.size()) + " at most " +
-                     std::to_string(max_len_) + " output tokens (EOS included): no room for min_length = " +
-                     std::to_string(opt_.min_length));
   const TargetSpecials sp = target_specials(c);
   if (c.autoregressive()) {
     const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
@@ -58,6 +49,23 @@ void Session::start(const std::string& source) {
     parallel_scorer_ = model_->network().parallel_scorer(source_);
     nar_ = std::make_unique<NarSearch>(*parallel_scorer_, sp, opt_, max_len_);
   }
+}
+
+void Session::check(const std::string& source) const { max_length_for(model_->tokenize(source)); }
+
+int Session::max_length_for(const std::vector<int>& source) const {
+  const ModelConfig& c = model_->config();
+  // Clamp to what the model can hold: max_pos decoder positions (AR), or the
+  // length head's range (NAR); then the ratio cap, if any.
+  int max_len = std::min(opt_.max_length, c.autoregressive() ? c.max_pos : c.max_target_len);
+  if (opt_.max_length_ratio > 0)
+    max_len = std::min(max_len, std::max(1, static_cast<int>(std::ceil(opt_.max_length_ratio * source.size()))));
+  // set_options() made sure the model leaves room: only the ratio cap can take it away, for this source.
+  if (opt_.min_length >= max_len && c.autoregressive())
+    throw InputError("max_length_ratio allows this source of length " + std::to_string(source.size()) + " at most " +
+                     std::to_string(max_len) + " output tokens (EOS included): no room for min_length = " +
+                     std::to_string(opt_.min_length));
+  return max_len;
 }
 
 bool Session::done() const {

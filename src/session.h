@@ -29,6 +29,9 @@ class Session {
 
   // Tokenizes and encodes the source; throws InputError for bad text.
   void start(const std::string& source);
+  // Throws the InputError start(source) would, without encoding anything: a
+  // cheap pass over a list of sources before decoding any of them.
+  void check(const std::string& source) const;
   bool started() const { return ar_ || nar_; }
   bool done() const;
   // One decoder pass; throws UsageError before start() or after the end.
@@ -41,6 +44,8 @@ class Session {
 
  private:
   void fill_text(std::vector<Result>& results) const;
+  // The max output length for this source under the options; throws InputError if it leaves no room.
+  int max_length_for(const std::vector<int>& source) const;
 
   std::shared_ptr<const Model> model_;
   DecodingOptions opt_;

@@ -105,3 +105,29 @@ TEST_CASE("a step that fails ends the decode; the session starts the next source
   s.start("AB");
   CHECK_FALSE(s.done());
 }
+
+TEST_CASE("check() refuses exactly what start() refuses, and decodes nothing", "[session][errors]") {
+  const auto model = Model::from_file(fixture_path("ar_post_sin_tied_relu.safetensors"));
+  DecodingOptions o;
+  o.max_length_ratio = 0.5f;
+  o.min_length = 2;  // a source of 1-4 characters leaves no room for it under the ratio cap
+  Session s(model, o);
+  for (const std::string& text : {std::string(), std::string("ABC"), std::string(100, 'A'), std::string("AB\xff")}) {
+    std::string checked, started;
+    try {
+      s.check(text);
+    } catch (const InputError& e) {
+      checked = e.what();
+    }
+    try {
+      s.start(text);
+    } catch (const InputError& e) {
+      started = e.what();
+    }
+    CHECK_FALSE(checked.empty());
+    CHECK(checked == started);
+  }
+  Session fresh(model, o);
+  CHECK_NOTHROW(fresh.check("ABCDEFG"));
+  CHECK_FALSE(fresh.started());
+}
