@@ -292,6 +292,23 @@ class SessionHandle {
   val run() {
     return guarded([&] { return results(require().run()); });
   }
+  // Checks every text of the array as start() would, decoding none; the first
+  // that fails comes back as {error, kind, index}.
+  val checkBatch(const val& texts) {
+    return over(texts, [](Session& s, const std::string& text) {
+      s.check(text);
+      return val::undefined();
+    });
+  }
+  // Decodes every text of the array with this one session: one call across the
+  // boundary for the whole list, one n-best list per text. Stops at the first
+  // text that fails: {error, kind, index}.
+  val decodeBatch(const val& texts) {
+    return over(texts, [](Session& s, const std::string& text) {
+      s.start(text);
+      return results(s.run());
+    });
+  }
   bool done() const { return session_ && session_->done(); }
   bool started() const { return session_ && session_->started(); }
   int maxLength() const { return session_ ? session_->max_length() : 0; }
@@ -300,6 +317,21 @@ class SessionHandle {
   Session& require() {
     if (!session_) throw UsageError("the session has no options: call configure() first");
     return *session_;
+  }
+  // f(session, text) for each text of a JS array: the array of what f returns,
+  // or the first failure as {error, kind, index}.
+  template <typename F>
+  val over(const val& texts, F&& f) {
+    const size_t n = texts["length"].as<size_t>();
+    size_t at = n;  // the text being handled when something fails; n: none
+    val out = guarded([&] {
+      Session& s = require();
+      val values = val::array();
+      for (at = 0; at < n; ++at) values.set(at, f(s, texts[at].as<std::string>()));
+      return values;
+    });
+    if (at < n) out.set("index", at);
+    return out;
   }
   std::shared_ptr<const Model> model_;  // keeps the weights alive even if the ModelHandle is deleted first
   std::unique_ptr<Session> session_;
@@ -319,6 +351,8 @@ EMSCRIPTEN_BINDINGS(seq2seq_wasm) {
       .function("start", &SessionHandle::start)
       .function("step", &SessionHandle::step)
       .function("run", &SessionHandle::run)
+      .function("checkBatch", &SessionHandle::checkBatch)
+      .function("decodeBatch", &SessionHandle::decodeBatch)
       .function("done", &SessionHandle::done)
       .function("started", &SessionHandle::started)
       .function("maxLength", &SessionHandle::maxLength);

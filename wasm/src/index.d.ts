@@ -353,6 +353,20 @@ export declare class Model {
   createSession(options?: DecodingOptions): Session;
   /** One call: decode `text` with `options` and return the n-best, best first. */
   decode(text: string, options?: DecodingOptions): Result[];
+  /**
+   * decode() over a list in one call: one n-best list per text, in order
+   * (`[]` for `[]`); the same results as a loop of decode(), with one session
+   * and one call into the engine for the whole list, and no per-step snapshots.
+   *
+   * Throws Seq2SeqError ('UsageError') if `texts` is not an array of strings,
+   * and for options decode() refuses. Every text is checked (as start() checks
+   * it) before any is decoded: if one is unusable the whole call throws the
+   * error of the first such text, its message prefixed with its index and the
+   * text, e.g. `texts[3] "": input: the source text is empty` (kind
+   * 'InputError'). Synchronous: in a page, use the worker's decodeBatch, which
+   * reports progress and can be cancelled.
+   */
+  decodeBatch(texts: readonly string[], options?: DecodingOptions): Result[][];
   /** Frees the weights' wasm memory (sessions made from it keep working). Idempotent. */
   delete(): void;
 }

@@ -14,6 +14,7 @@ import { loadOptions, readModel } from './model-source.js';
 import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
 import { Seq2SeqError, jsOptionNames } from './errors.js';
 import { env } from './env.js';
+import { checkTexts, textError } from './batch.js';
 
 export { DEFAULT_OPTIONS, Seq2SeqError, env };
 
@@ -119,12 +120,29 @@ export class Model {
     }
   }
 
+  /**
+   * decode() over a list in one call: one n-best list per text, in order. All
+   * texts are checked before any is decoded; the first bad one fails the call.
+   */
+  decodeBatch(texts, options = {}) {
+    checkTexts(texts, 'decodeBatch(texts, options)');
+    const batch = this._batchDecoder(options);
+    try {
+      batch.check(texts);
+      return batch.decode(texts, 0, texts.length);
+    } finally {
+      batch.delete();
+    }
+  }
+
   delete() {
     if (!this.#handle) return;
     release(this, this.#handle);
     this.#handle = null;
   }
 
+  // decodeBatch's decoder, which the worker drives a slice at a time.
+  _batchDecoder(options) { return new BatchDecoder(this, options); }
   _handle() { return this.#live(); }
   _core() { this.#live(); return this.#core; }
 }
@@ -191,5 +209,61 @@ export class Session {
     if (!this.#handle) return;
     release(this, this.#handle);
     this.#handle = null;
+  }
+}
+
+// One session over a list of texts (Model.decodeBatch, and the worker's
+// decodeBatch slice by slice). Results carry neither attention nor candidates,
+// so its session computes neither (decode()'s computes both for every step's
+// snapshot); the options are first checked as given, so that decodeBatch
+// refuses exactly what decode() refuses.
+class BatchDecoder {
+  #handle;
+
+  constructor(model, options = {}) {
+    const handle = new (model._core().SessionHandle)(model._handle());
+    try {
+      const o = normalizeOptions(options, model.autoregressive);
+      check(handle.configure(o));
+      check(handle.configure({ ...o, attention: false, topCandidates: 0 }));
+    } catch (e) {
+      handle.delete();
+      throw e;
+    }
+    this.#handle = handle;
+  }
+
+  /** Throws the error of the first text start() would refuse; decodes nothing. */
+  check(texts) { this.#call('checkBatch', texts, 0, texts.length); }
+
+  /** The n-best lists of texts[from, to). */
+  decode(texts, from, to) { return this.#call('decodeBatch', texts, from, to); }
+
+  // One C++ call over texts[from, to); a failure names its text.
+  #call(method, texts, from, to) {
+    // Embind would pass a lone surrogate as another character: the first such
+    // text is refused here, after what C++ finds wrong before it.
+    let end = from;
+    let lone = null;
+    while (end < to && !lone) {
+      try {
+        wellFormed(texts[end]);
+        end += 1;
+      } catch (e) {
+        lone = e;
+      }
+    }
+    const value = this.#handle[method](from === 0 && end === texts.length ? texts : texts.slice(from, end));
+    try {
+      check(value);
+    } catch (e) {
+      throw value.index === undefined ? e : textError(e, texts, from + value.index);
+    }
+    if (lone) throw textError(lone, texts, end);
+    return value;
+  }
+
+  delete() {
+    if (!this.#handle.isDeleted()) this.#handle.delete();
   }
 }
