@@ -29,6 +29,23 @@ export interface RunOptions {
   sliceMs?: number;
 }
 
+/** How far decodeBatch has come: texts decoded so far, of how many. */
+export interface BatchProgress {
+  done: number;
+  total: number;
+}
+
+export interface DecodeBatchOptions {
+  /**
+   * Hears {done, total} after each slice of texts, the last time with done = total
+   * (once, with 0 of 0, for an empty list). If it throws, decodeBatch rejects
+   * with that exception and the worker stops the batch.
+   */
+  onProgress?: (progress: BatchProgress) => void;
+  /** About how long each slice of texts takes before the worker yields to its event loop (where a cancel gets in). Default 8 ms. */
+  sliceMs?: number;
+}
+
 /** A decoder in a worker: one model, one session, requests handled in order. */
 export declare class DecoderWorker {
   private constructor();
@@ -41,9 +58,18 @@ export declare class DecoderWorker {
   start(text: string, options?: DecodingOptions): Promise<StartInfo>;
   /** One decoder pass. */
   step(): Promise<Snapshot>;
-  /** Steps to the end (yielding between steps); the n-best, best first. Rejects with kind 'Cancelled' when cancelled. */
+  /**
+   * Steps to the end (yielding between steps); the n-best, best first. Rejects with kind 'Cancelled' when cancelled,
+   * and with the exception onStep throws, if it does (the run then stops in the worker).
+   */
   run(options?: RunOptions): Promise<Result[]>;
-  /** Stops a run in progress or queued at its next step; resolves to whether there was one. */
+  /**
+   * Model.decodeBatch in the worker: one n-best list per text, in order; errors as there (the first unusable text
+   * fails the whole call, checked before any is decoded). Uses the loaded model, not the session of start/step/run,
+   * which it leaves as it was. Rejects with kind 'Cancelled' when cancelled.
+   */
+  decodeBatch(texts: readonly string[], options?: DecodingOptions, progress?: DecodeBatchOptions): Promise<Result[][]>;
+  /** Stops a run or batch in progress or queued at its next step or slice; resolves to whether there was one. */
   cancel(): Promise<boolean>;
   /** Stops the worker; pending requests reject with kind 'Cancelled'. */
   terminate(): Promise<void>;

@@ -7,6 +7,7 @@
 //   await decoder.start('PHONEME', { strategy: 'beam', beamSize: 5 });
 //   const snapshot = await decoder.step();            // one decoder pass
 //   const nbest = await decoder.run({ onStep: draw });  // the rest; decoder.cancel() stops it between steps
+//   const lists = await decoder.decodeBatch(words, { strategy: 'beam' }, { onProgress: ({ done, total }) => {} });
 //   decoder.terminate();
 //
 // This module does not load the WebAssembly itself: the worker does, from the
@@ -15,6 +16,7 @@
 import { Seq2SeqError } from './errors.js';
 import { checkWasmUrl, describe, env, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
+import { checkTexts } from './batch.js';
 
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
@@ -141,7 +143,17 @@ export class DecoderWorker {
     const entry = message && this.#pending.get(message.id);
     if (!entry) return;
     if ('progress' in message) {
-      entry.onProgress?.(message.progress);
+      try {
+        entry.onProgress?.(message.progress);
+      } catch (e) {
+        // A progress callback that throws fails its request with that exception,
+        // and the worker stops the request (a run or batch; it finishes anything
+        // else, whose reply is then ignored).
+        this.#pending.delete(message.id);
+        entry.reject(e);
+        this.#request({ type: 'cancel', request: message.id }).catch(() => {});
+        this.#idle();
+      }
       return;
     }
     this.#pending.delete(message.id);
@@ -219,7 +231,32 @@ export class DecoderWorker {
     return this.#request(message, { onProgress: onStep });
   }
 
-  /** Stops a run in progress (or queued) at its next step; resolves to whether there was one. */
+  /**
+   * Model.decodeBatch in the worker: one n-best list per text, in order.
+   * onProgress, if given, hears {done, total} after each slice of texts (the
+   * worker decodes slices of about sliceMs, default 8 ms, yielding between
+   * them), the last time with done = total. cancel() makes it reject with a
+   * Seq2SeqError of kind 'Cancelled'; a throwing onProgress, with its exception.
+   */
+  decodeBatch(texts, options = {}, progressOptions = {}) {
+    try {
+      checkTexts(texts, 'decodeBatch(texts, options, {onProgress})');
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (progressOptions === null || typeof progressOptions !== 'object') {
+      return Promise.reject(new Seq2SeqError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${progressOptions === null ? 'null' : typeof progressOptions}`, 'UsageError'));
+    }
+    const { onProgress, sliceMs } = progressOptions;
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      return Promise.reject(new Seq2SeqError(`decodeBatch: onProgress must be a function; got ${typeof onProgress}`, 'UsageError'));
+    }
+    const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
+    if (sliceMs !== undefined) message.sliceMs = sliceMs;
+    return this.#request(message, { onProgress });
+  }
+
+  /** Stops a run or batch in progress (or queued) at its next step or slice; resolves to whether there was one. */
   async cancel() {
     const { cancelled } = await this.#request({ type: 'cancel' });
     return cancelled;

@@ -18,13 +18,15 @@ export type WorkerRequest =
   | { id: number; type: 'start'; text: string; options?: DecodingOptions }
   | { id: number; type: 'step' }
   | { id: number; type: 'run'; progress?: boolean; sliceMs?: number }
-  | { id: number; type: 'cancel' };
+  | { id: number; type: 'decodeBatch'; texts: string[]; options?: DecodingOptions; progress?: boolean; sliceMs?: number }
+  /** Without `request`, stops every run and batch in progress or queued; with it, that request only. */
+  | { id: number; type: 'cancel'; request?: number };
 
 /** What the handler posts. */
 export type WorkerReply =
-  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | { cancelled: boolean } }
+  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | { cancelled: boolean } }
   | { id: number; ok: false; error: { name: string; message: string; kind?: ErrorKind } }
-  | { id: number; progress: Snapshot | LoadProgress };
+  | { id: number; progress: Snapshot | LoadProgress | { done: number; total: number } };
 
 export interface WorkerHandlerOptions {
   /** How long a run steps before yielding, unless the request says otherwise. Default 8 ms. */

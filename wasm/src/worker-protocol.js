@@ -13,19 +13,26 @@
 //   {id, type: 'start', text, options}     -> value: {sourceLength, maxLength}  (options: a fresh set, defaults for the rest)
 //   {id, type: 'step'}                     -> value: Snapshot
 //   {id, type: 'run', progress, sliceMs}   -> value: Result[]; with progress, {id, progress: Snapshot} per step first
-//   {id, type: 'cancel'}                   -> value: {cancelled}: whether a run was stopped
+//   {id, type: 'decodeBatch', texts, options, progress, sliceMs}
+//                                          -> value: Result[][] (Model.decodeBatch); with progress, {id, progress:
+//                                             {done, total}} after each slice, the last with done = total
+//   {id, type: 'cancel', request}          -> value: {cancelled}: whether a run or batch was stopped; request (an id):
+//                                             only that one
 // Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
 //
 // Requests are handled one at a time, in order, except cancel, which acts at
-// once: a run in progress (or queued) stops at its next step boundary and fails
-// with kind 'Cancelled'; the session stays where it stopped. A run steps for
-// sliceMs (default 8 ms) at a time and then yields to the event loop, which is
-// how a cancel (or anything else the worker must hear) gets in.
+// once: a run or batch in progress (or queued) stops at its next step or slice
+// boundary and fails with kind 'Cancelled'; the session stays where it stopped.
+// A run steps for sliceMs (default 8 ms) at a time and then yields to the event
+// loop, which is how a cancel (or anything else the worker must hear) gets in;
+// a batch decodes slices of texts sized to take about sliceMs each, yielding
+// after each. A batch leaves the session of start/step/run as it was.
 import { loadModel, Seq2SeqError } from './index.js';
 import { env } from './env.js';
+import { checkTexts } from './batch.js';
 
 export const PROTOCOL_VERSION = 1;
-const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'cancel']);
+const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'decodeBatch', 'cancel']);
 
 // A macrotask turn: setImmediate in Node (after pending I/O, so messages from
 // the parent get in), a MessageChannel in browsers (setTimeout is clamped to
@@ -84,7 +91,8 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   let session = null;
   let queue = Promise.resolve();
   let cancelGeneration = 0;   // bumped by each cancel; a run started under an older one stops
-  let pendingRuns = 0;        // runs queued or running
+  const active = new Set();   // ids of the runs and batches queued or running
+  const cancelledIds = new Set();  // those of them a cancel named
 
   const reply = (id, value, transfer = []) => post({ id, ok: true, value }, transfer);
   const fail = (id, e) => post({ id, ok: false, error: errorData(e) }, []);
@@ -124,13 +132,13 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     return { sourceLength: model.tokenize(text).length, maxLength: session.maxLength };
   }
 
-  async function doRun(id, { progress = false, sliceMs = defaultSliceMs } = {}, generation) {
+  const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
+
+  async function doRun(id, { progress = false, sliceMs = defaultSliceMs } = {}, cancelled) {
     const s = requireSession('run');
     if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
     if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
     if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw new TypeError('run: sliceMs must be a number >= 0');
-    const cancelled = () => generation !== cancelGeneration;
-    const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
     let last = null;
     let sliceStart = now();
     for (;;) {
@@ -148,6 +156,37 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     return results;
   }
 
+  async function doBatch(id, { texts, options, progress = false, sliceMs = defaultSliceMs }, cancelled) {
+    if (!model) throw new Seq2SeqError('decodeBatch() before load(): load a model first', 'UsageError');
+    checkTexts(texts, 'decodeBatch(texts, options)');
+    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) {
+      throw new Seq2SeqError(`decodeBatch: sliceMs must be a number >= 0; got ${String(sliceMs)}`, 'UsageError');
+    }
+    const batch = model._batchDecoder(options ?? {});
+    try {
+      batch.check(texts);
+      const total = texts.length;
+      const lists = [];
+      let size = 1;   // texts in the next slice: as many as the last ones' pace fits in sliceMs
+      while (lists.length < total) {
+        if (cancelled()) throw new Seq2SeqError('the batch decode was cancelled', 'Cancelled');
+        const from = lists.length;
+        const to = Math.min(total, from + size);
+        const sliceStart = now();
+        for (const list of batch.decode(texts, from, to)) lists.push(list);
+        const msPerText = Math.max(now() - sliceStart, 1e-3) / (to - from);
+        // At most doubling: one fast slice (short words) says little about the next.
+        size = Math.max(1, Math.min(2 * size, Math.floor(sliceMs / msPerText)));
+        if (progress) post({ id, progress: { done: lists.length, total } }, []);
+        if (lists.length < total) await yieldTurn();
+      }
+      if (progress && total === 0) post({ id, progress: { done: 0, total } }, []);
+      return lists;
+    } finally {
+      batch.delete();
+    }
+  }
+
   function enqueue(task) {
     const result = queue.then(task);
     queue = result.catch(() => {});
@@ -162,17 +201,24 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
       return Promise.resolve();
     }
     if (type === 'cancel') {
-      const cancelled = pendingRuns > 0;
-      cancelGeneration += 1;
+      // {request: id} stops that run or batch only (the client cancels a request whose progress callback threw).
+      const target = message.request;
+      const cancelled = target === undefined ? active.size > 0 : active.has(target);
+      if (target === undefined) cancelGeneration += 1; else if (cancelled) cancelledIds.add(target);
       reply(id, { cancelled });
       return Promise.resolve();
     }
-    if (type === 'run') {
-      pendingRuns += 1;
+    if (type === 'run' || type === 'decodeBatch') {
+      active.add(id);
       const generation = cancelGeneration;
-      return enqueue(() => doRun(id, message, generation))
-        .then((results) => reply(id, results), (e) => fail(id, e))
-        .finally(() => { pendingRuns -= 1; });
+      const cancelled = () => generation !== cancelGeneration || cancelledIds.has(id);
+      const task = type === 'run' ? () => doRun(id, message, cancelled) : () => doBatch(id, message, cancelled);
+      return enqueue(task)
+        .then((value) => reply(id, value), (e) => fail(id, e))
+        .finally(() => {
+          active.delete(id);
+          cancelledIds.delete(id);
+        });
     }
     return enqueue(async () => {
       if (type === 'load') return reply(id, await doLoad(id, message));
