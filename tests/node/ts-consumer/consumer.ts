@@ -8,7 +8,7 @@ import type {
   PrunedCandidate, ResolvedDecodingOptions, Result, RnnModelInfo, Snapshot, TargetSpecials, TokenCandidate, TransformerModelInfo,
 } from 'seq2seq-wasm';
 import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
-import type { RunOptions, StartInfo, WorkerModelSource } from 'seq2seq-wasm/worker';
+import type { BatchProgress, DecodeBatchOptions, RunOptions, StartInfo, WorkerModelSource } from 'seq2seq-wasm/worker';
 import { PROTOCOL_VERSION, createWorkerHandler } from 'seq2seq-wasm/worker-protocol';
 import type { WorkerReply, WorkerRequest } from 'seq2seq-wasm/worker-protocol';
 
@@ -59,6 +59,8 @@ export async function main(source: ModelSource, text: string): Promise<{ lines: 
   lines.push(`max length ${max}; best: ${results[0]?.text} ${results[0]?.tokens.length} ${results[0]?.logprob}`);
   const again: Result[] = model.decode(text, options);
   if (again[0]?.text !== results[0]?.text) throw new Error('decode() disagrees with stepping');
+  const lists: Result[][] = model.decodeBatch([text, text], options);
+  if (lists.length !== 2 || lists[1][0]?.text !== results[0]?.text) throw new Error('decodeBatch() disagrees with decode()');
   try {
     model.decode('', options);
   } catch (e) {
@@ -86,6 +88,10 @@ export async function viaWorker(source: WorkerModelSource, text: string, worker?
     const results: Result[] = await decoder.run(run);
     const stopped: boolean = await decoder.cancel();
     if (stopped || steps.length < 1 || started.sourceLength < 1 || !info.name) throw new Error('unexpected worker replies');
+    const seen: BatchProgress[] = [];
+    const progress: DecodeBatchOptions = { onProgress: (p: BatchProgress) => { seen.push(p); }, sliceMs: 4 };
+    const lists: Result[][] = await decoder.decodeBatch([text], { attention: false }, progress);
+    if (lists[0]?.[0]?.text !== results[0]?.text || seen.at(-1)?.done !== 1) throw new Error('unexpected batch replies');
     return results;
   } finally {
     await decoder.terminate();
@@ -128,6 +134,8 @@ export function rejected(model: Model, session: Session): void {
   model.info.encHidden;
   // @ts-expect-error start() takes a string
   session.start(42);
+  // @ts-expect-error decodeBatch() takes an array of strings
+  model.decodeBatch('A');
   const s = session.step();
   // @ts-expect-error drafts exist only on non-autoregressive snapshots
   s.drafts;
