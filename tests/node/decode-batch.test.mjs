@@ -237,17 +237,19 @@ describe('the worker protocol: decodeBatch', () => {
 });
 
 // A DecoderWorker over a MessageChannel whose other end is the protocol
-// handler in this thread: every request the client posts is seen.
-function clientOverChannel() {
+// handler in this thread: every request the client posts is seen (and told
+// to onRequest).
+function clientOverChannel(handlerOptions, onRequest) {
   const { port1, port2 } = new MessageChannel();
   const requests = [];
   const replies = [];
   const handle = createWorkerHandler((message, transfer) => {
     replies.push(message);
     port2.postMessage(message, transfer);
-  });
+  }, handlerOptions);
   port2.on('message', (m) => {
     requests.push(m);
+    onRequest?.(m);
     handle(m);
   });
   const decoder = createDecoderWorker(port1);
@@ -348,6 +350,33 @@ describe('progress callbacks that throw', () => {
       const ended = replies.find((m) => m.id === batch.id && !('progress' in m));
       assert.equal(ended.error.kind, 'Cancelled');
       assert.ok(replies.filter((m) => m.id === batch.id && 'progress' in m).length < words.length);
+    } finally {
+      await decoder.terminate();
+      close();
+    }
+  });
+
+  test('load({onProgress}): rejects with the exception, and the worker keeps the model it had', async () => {
+    // A load that reports progress, then waits until the client's cancel has reached the handler.
+    let cancelArrived;
+    const cancelSeen = new Promise((resolve) => { cancelArrived = resolve; });
+    const load = async (source, { onProgress, ...options } = {}) => {
+      onProgress?.({ loaded: 1, total: 2 });
+      if (onProgress) await cancelSeen;
+      return loadModel(source, options);
+    };
+    const { decoder, requests, replies, close } = clientOverChannel({ load }, (m) => { if (m.type === 'cancel') cancelArrived(); });
+    try {
+      await decoder.load(bytes.ar);
+      const boom = new Error('no room for a progress bar');
+      await assert.rejects(decoder.load(bytes.cmlm, { onProgress: () => { throw boom; } }), (e) => e === boom);
+      const words = wordsFor(models.ar.info, 3);
+      // Queued behind the load: decoded by the model loaded first.
+      assert.deepEqual(await decoder.decodeBatch(words), models.ar.decodeBatch(words));
+      const second = requests.filter((m) => m.type === 'load')[1];
+      assert.ok(requests.some((m) => m.type === 'cancel' && m.request === second.id), 'the client cancelled that load');
+      assert.deepEqual(replies.find((m) => m.id === second.id && !('progress' in m)).error,
+        { name: 'Seq2SeqError', message: 'the load was cancelled', kind: 'Cancelled' });
     } finally {
       await decoder.terminate();
       close();

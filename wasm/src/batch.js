@@ -3,24 +3,17 @@
 // client (worker-client.js), which checks the list before posting it. No wasm
 // is loaded for it.
 import { Seq2SeqError } from './errors.js';
+import { describe } from './env.js';
 
-// A string in a message: quoted, its first 40 characters only.
+// A text in a message: quoted, its first 40 characters only.
 const quoted = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
-
-// What was given instead of an array of strings, for the message.
-function received(value) {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return `the string ${quoted(value)}`;
-  if (typeof value === 'object') return Array.isArray(value) ? 'an array' : `an object (${value.constructor?.name ?? 'no class'})`;
-  return `the ${typeof value} ${String(value)}`;
-}
 
 /** Throws a UsageError unless `texts` is an array of strings; `what` names the call. */
 export function checkTexts(texts, what) {
-  if (!Array.isArray(texts)) throw new Seq2SeqError(`${what}: texts must be an array of strings; got ${received(texts)}`, 'UsageError');
+  if (!Array.isArray(texts)) throw new Seq2SeqError(`${what}: texts must be an array of strings; got ${describe(texts)}`, 'UsageError');
   for (let i = 0; i < texts.length; i++) {
     // A hole of a sparse array reads as undefined, and is refused as one.
-    if (typeof texts[i] !== 'string') throw new Seq2SeqError(`${what}: texts[${i}] must be a string; got ${received(texts[i])}`, 'UsageError');
+    if (typeof texts[i] !== 'string') throw new Seq2SeqError(`${what}: texts[${i}] must be a string; got ${describe(texts[i])}`, 'UsageError');
   }
 }
 

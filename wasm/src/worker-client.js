@@ -147,8 +147,9 @@ export class DecoderWorker {
         entry.onProgress?.(message.progress);
       } catch (e) {
         // A progress callback that throws fails its request with that exception,
-        // and the worker stops the request (a run or batch; it finishes anything
-        // else, whose reply is then ignored).
+        // and the worker is told to drop the request: a run or batch stops; a load
+        // leaves the model it had, if the cancel gets there before the new one is
+        // in place. Its reply is ignored.
         this.#pending.delete(message.id);
         entry.reject(e);
         this.#request({ type: 'cancel', request: message.id }).catch(() => {});
@@ -245,11 +246,11 @@ export class DecoderWorker {
       return Promise.reject(e);
     }
     if (progressOptions === null || typeof progressOptions !== 'object') {
-      return Promise.reject(new Seq2SeqError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${progressOptions === null ? 'null' : typeof progressOptions}`, 'UsageError'));
+      return Promise.reject(new Seq2SeqError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${describe(progressOptions)}`, 'UsageError'));
     }
     const { onProgress, sliceMs } = progressOptions;
     if (onProgress !== undefined && typeof onProgress !== 'function') {
-      return Promise.reject(new Seq2SeqError(`decodeBatch: onProgress must be a function; got ${typeof onProgress}`, 'UsageError'));
+      return Promise.reject(new Seq2SeqError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`, 'UsageError'));
     }
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;

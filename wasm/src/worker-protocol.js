@@ -17,7 +17,7 @@
 //                                          -> value: Result[][] (Model.decodeBatch); with progress, {id, progress:
 //                                             {done, total}} after each slice, the last with done = total
 //   {id, type: 'cancel', request}          -> value: {cancelled}: whether a run or batch was stopped; request (an id):
-//                                             only that one
+//                                             only that one, or that load (which then fails, the model unchanged)
 // Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
 //
 // Requests are handled one at a time, in order, except cancel, which acts at
@@ -92,6 +92,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   let queue = Promise.resolve();
   let cancelGeneration = 0;   // bumped by each cancel; a run started under an older one stops
   const active = new Set();   // ids of the runs and batches queued or running
+  const loads = new Set();    // ids of the loads queued or running
   const cancelledIds = new Set();  // those of them a cancel named
 
   const reply = (id, value, transfer = []) => post({ id, ok: true, value }, transfer);
@@ -110,6 +111,11 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     const onProgress = progress ? (p) => post({ id, progress: p }, []) : undefined;
     const withProgress = onProgress && (options === undefined || (options !== null && typeof options === 'object'));
     const next = await load(source, withProgress ? { ...options, onProgress } : options);
+    if (cancelledIds.has(id)) {
+      // The client gave up on this load (its onProgress threw): the model it had stays.
+      next.delete();
+      throw new Seq2SeqError('the load was cancelled', 'Cancelled');
+    }
     session?.delete();
     session = null;
     model?.delete();
@@ -201,9 +207,10 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
       return Promise.resolve();
     }
     if (type === 'cancel') {
-      // {request: id} stops that run or batch only (the client cancels a request whose progress callback threw).
+      // {request: id} stops that run or batch only, or keeps that load from replacing the model
+      // (the client cancels a request whose progress callback threw).
       const target = message.request;
-      const cancelled = target === undefined ? active.size > 0 : active.has(target);
+      const cancelled = target === undefined ? active.size > 0 : active.has(target) || loads.has(target);
       if (target === undefined) cancelGeneration += 1; else if (cancelled) cancelledIds.add(target);
       reply(id, { cancelled });
       return Promise.resolve();
@@ -220,8 +227,16 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
           cancelledIds.delete(id);
         });
     }
+    if (type === 'load') {
+      loads.add(id);
+      return enqueue(() => doLoad(id, message))
+        .then((info) => reply(id, info), (e) => fail(id, e))
+        .finally(() => {
+          loads.delete(id);
+          cancelledIds.delete(id);
+        });
+    }
     return enqueue(async () => {
-      if (type === 'load') return reply(id, await doLoad(id, message));
       if (type === 'start') return reply(id, doStart(message));
       const snapshot = requireSession('step').step();
       return reply(id, snapshot, transferables(snapshot));
