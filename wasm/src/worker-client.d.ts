@@ -52,6 +52,8 @@ export declare class DecoderWorker {
   /**
    * Loads a model, replacing the previous one; resolves to its info. The options are loadModel's:
    * a URL is downloaded (and cached, and checked) in the worker, and onProgress hears it there.
+   * If onProgress throws, load rejects with that exception and the worker keeps the model it had
+   * (unless the new one was already in place when the worker heard of it).
    */
   load(source: WorkerModelSource, options?: LoadOptions): Promise<ModelInfo>;
   /** Starts decoding `text` with `options` (defaults for what is missing). */
