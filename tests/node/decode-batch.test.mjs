@@ -6,6 +6,7 @@
 // decodeBatch's onProgress), which reject their request and stop it in the worker.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURES, ROOT, installPackage, join, modelPath, wordsFor } from './helpers.mjs';
@@ -122,6 +123,28 @@ describe('Model.decodeBatch', () => {
       seqError('InputError', /^texts\[1\] "AB": input: maxLengthRatio allows this source of length 2 at most 1 output tokens .*no room for minLength = 2$/));
     // The model is unharmed.
     assert.deepEqual(m.decodeBatch(words), words.map((w) => m.decode(w)));
+  });
+
+  test('1,500 batches, a third of them failing: the wasm heap stays where it was and no handles are left', async () => {
+    // The Emscripten module the installed package uses, for its heap and handle count.
+    const { loadCore } = await import(pathToFileURL(join(pkg.packageDir, 'wasm/src/core.js')).href);
+    const core = await loadCore();
+    const m = models.ar;
+    const words = wordsFor(m.info, 6);
+    const round = (n) => {
+      for (let i = 0; i < n; ++i) {
+        const texts = words.slice(i % 3, (i % 3) + 4);
+        if (i % 3 === 0) assert.equal(m.decodeBatch(texts, { strategy: 'beam', beamSize: 3 }).length, 4);
+        else if (i % 3 === 1) assert.throws(() => m.decodeBatch([...texts, ''], { maxLength: 6 }), seqError('InputError'));
+        else assert.throws(() => m.decodeBatch([...texts, 'A\uDC00']), seqError('InputError'));
+      }
+    };
+    round(150);
+    const heap = core.HEAPU8.length;
+    const handles = core.count_emval_handles();
+    round(1500);
+    assert.equal(core.HEAPU8.length, heap, 'the wasm heap did not grow');
+    assert.equal(core.count_emval_handles(), handles, 'no Embind value handles left behind');
   });
 
   test('a deleted model refuses', async () => {
