@@ -22,7 +22,7 @@ describe('npm pack', () => {
     const expected = [
       'package.json', 'README.md',
       'wasm/dist/seq2seq_core.mjs', 'wasm/dist/seq2seq_core.wasm',
-      ...['core', 'errors', 'index', 'options', 'worker', 'worker-client', 'worker-protocol'].map((f) => `wasm/src/${f}.js`),
+      ...['core', 'errors', 'index', 'options', 'options-table', 'worker', 'worker-client', 'worker-protocol'].map((f) => `wasm/src/${f}.js`),
       ...['index', 'worker-client', 'worker-protocol'].map((f) => `wasm/src/${f}.d.ts`),
       'models/data/LICENSE-CMUDICT',
       ...readdirSync(join(ROOT, 'models')).filter((f) => f.endsWith('.safetensors')).map((f) => `models/${f}`),

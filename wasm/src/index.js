@@ -11,7 +11,7 @@
 // what is forgotten, but only when the garbage collector gets to it.
 import { loadCore, readBytes } from './core.js';
 import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
-import { Seq2SeqError, jsOptionNames } from './errors.js';
+import { Seq2SeqError, describeValue, jsOptionNames, usageError } from './errors.js';
 
 export { DEFAULT_OPTIONS, Seq2SeqError };
 
@@ -81,7 +81,7 @@ export class Model {
   #info;
 
   constructor(token, core, bytes, compute) {
-    if (token !== CREATE) throw new TypeError('use loadModel(source) to create a Model');
+    if (token !== CREATE) throw usageError('use loadModel(source) to create a Model');
     const handle = new core.ModelHandle();
     try {
       check(handle.load(bytes, compute));
@@ -106,7 +106,7 @@ export class Model {
   get deleted() { return this.#handle === null; }
 
   tokenize(text) {
-    if (typeof text !== 'string') throw new TypeError('tokenize(text) needs a string');
+    if (typeof text !== 'string') throw usageError(`tokenize(text) needs a string; got ${describeValue(text)}`);
     return check(this.#live().tokenize(wellFormed(text)));
   }
 
@@ -139,7 +139,7 @@ export class Session {
   #options;
 
   constructor(model, options = {}) {
-    if (!(model instanceof Model)) throw new TypeError('new Session(model, options) needs a Model from loadModel()');
+    if (!(model instanceof Model)) throw usageError(`new Session(model, options) needs a Model from loadModel(); got ${describeValue(model)}`);
     const handle = new (model._core().SessionHandle)(model._handle());
     try {
       this.#options = normalizeOptions(options, model.autoregressive);
@@ -175,7 +175,7 @@ export class Session {
   }
 
   start(text) {
-    if (typeof text !== 'string') throw new TypeError('start(text) needs a string');
+    if (typeof text !== 'string') throw usageError(`start(text) needs a string; got ${describeValue(text)}`);
     check(this.#live().start(wellFormed(text)));
   }
 

@@ -10,7 +10,7 @@
 //   decoder.terminate();
 //
 // This module does not load the WebAssembly itself: the worker does.
-import { Seq2SeqError } from './errors.js';
+import { Seq2SeqError, describeValue, usageError } from './errors.js';
 
 export { Seq2SeqError };
 
@@ -69,9 +69,8 @@ async function spawn(target) {
 
 function rebuildError(data) {
   const message = data?.message ?? 'the worker failed';
-  if (data?.name === 'TypeError') return new TypeError(message);
-  if (data?.name === 'RangeError') return new RangeError(message);
-  return new Seq2SeqError(message, data?.kind ?? 'Error');
+  // A TypeError in the worker is a bad argument that got past the checks here.
+  return new Seq2SeqError(message, data?.kind ?? (data?.name === 'TypeError' ? 'UsageError' : 'Error'));
 }
 
 // Model bytes or a URL the worker can reach: relative URLs are resolved here,
@@ -91,7 +90,7 @@ async function portableSource(source) {
     return new Uint8Array(await source.arrayBuffer());
   }
   if (typeof Blob === 'function' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
-  throw new TypeError('a model source must be a URL, a path, a Response, a Blob, an ArrayBuffer or a Uint8Array');
+  throw usageError(`a model source must be a URL, a path, a Response, a Blob, an ArrayBuffer or a Uint8Array; got ${describeValue(source)}`);
 }
 
 export class DecoderWorker {
@@ -163,7 +162,7 @@ export class DecoderWorker {
 
   /** Starts decoding `text` with `options` (defaults for what is missing). */
   start(text, options = {}) {
-    if (typeof text !== 'string') return Promise.reject(new TypeError('start(text, options) needs a string'));
+    if (typeof text !== 'string') return Promise.reject(usageError(`start(text, options) needs a string; got ${describeValue(text)}`));
     return this.#request({ type: 'start', text, options });
   }
 
@@ -176,7 +175,7 @@ export class DecoderWorker {
    * with a Seq2SeqError of kind 'Cancelled'.
    */
   run({ onStep, sliceMs } = {}) {
-    if (onStep !== undefined && typeof onStep !== 'function') return Promise.reject(new TypeError('run({onStep}): onStep must be a function'));
+    if (onStep !== undefined && typeof onStep !== 'function') return Promise.reject(usageError(`run({onStep}): onStep must be a function; got ${describeValue(onStep)}`));
     const message = { type: 'run', progress: typeof onStep === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
     return this.#request(message, { onProgress: onStep });

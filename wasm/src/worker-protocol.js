@@ -19,6 +19,7 @@
 // sliceMs (default 8 ms) at a time and then yields to the event loop, which is
 // how a cancel (or anything else the worker must hear) gets in.
 import { loadModel, Seq2SeqError } from './index.js';
+import { describeValue, usageError } from './errors.js';
 
 export const PROTOCOL_VERSION = 1;
 const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'cancel']);
@@ -74,7 +75,7 @@ function errorData(e) {
  * reply has been posted (handy in tests; workers may ignore it).
  */
 export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel } = {}) {
-  if (typeof post !== 'function') throw new TypeError('createWorkerHandler(post) needs a function to post replies with');
+  if (typeof post !== 'function') throw usageError(`createWorkerHandler(post) needs a function to post replies with; got ${describeValue(post)}`);
   const yieldTurn = makeYield();
   let model = null;
   let session = null;
@@ -103,7 +104,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   function doStart({ text, options }) {
     if (!model) throw new Seq2SeqError('start() before load(): load a model first', 'UsageError');
-    if (typeof text !== 'string') throw new TypeError('start(text, options) needs a string');
+    if (typeof text !== 'string') throw usageError(`start(text, options) needs a string; got ${describeValue(text)}`);
     const next = model.createSession(options ?? {});   // throws on bad options, leaving the old session as it was
     try {
       next.start(text);
@@ -120,7 +121,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     const s = requireSession('run');
     if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
     if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
-    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw new TypeError('run: sliceMs must be a number >= 0');
+    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw usageError(`run: sliceMs must be a number >= 0; got ${describeValue(sliceMs)}`);
     const cancelled = () => generation !== cancelGeneration;
     const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
     let last = null;
