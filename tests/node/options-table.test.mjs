@@ -67,6 +67,24 @@ test('every CLI flag of the table is in the usage text, and every flag there is 
   }
 });
 
+test('the defaults the usage text gives in brackets are the table\'s', () => {
+  const main = readFileSync(join(ROOT, 'src/cli/main.cpp'), 'utf8');
+  const byCli = new Map(table.options.filter((o) => o.cli).map((o) => [o.cli, o]));
+  let checked = 0;
+  // "  --temperature T --top-k K ...   sampling controls [1, 0 (off), 1, 0]": the k-th default is the k-th flag's.
+  for (const [, line] of main.matchAll(/^ *"  (--.*)\\n"$/gm)) {
+    const flags = line.split(/ {3,}/)[0].match(/--[a-z-]+/g);
+    const given = /\[([^\]]*)\]$/.exec(line)?.[1].split(', ');
+    if (!given || !flags.every((f) => byCli.has(f))) continue;
+    flags.forEach((flag, k) => {
+      const shown = given[k] === 'off' ? 0 : Number(/^[\d.]+/.exec(given[k])?.[0]);
+      assert.equal(shown, byCli.get(flag).default, `${flag}: [${given.join(', ')}]`);
+      checked += 1;
+    });
+  }
+  assert.equal(checked, byCli.size, 'every flag of the table shows its default');
+});
+
 test('the README\'s option table names every option', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('| option (CLI flag) |'), readme.indexOf('Beam search takes the 2k best'));

@@ -338,7 +338,7 @@ export declare class Model {
   readonly info: Readonly<ModelInfo>;
   readonly autoregressive: boolean;
   readonly deleted: boolean;
-  /** The source text as token ids; throws Seq2SeqError ('InputError') for unusable text. */
+  /** The source text as token ids; throws Seq2SeqError ('InputError') for unusable text, ('UsageError') for a non-string. */
   tokenize(text: string): number[];
   createSession(options?: DecodingOptions): Session;
   /** One call: decode `text` with `options` and return the n-best, best first. */
@@ -359,7 +359,7 @@ export declare class Session {
   readonly maxLength: number;
   /** Merged into the current options; they take effect at the next start(). */
   setOptions(options: DecodingOptions): void;
-  /** Tokenizes and encodes the source; throws Seq2SeqError ('InputError') for unusable text. */
+  /** Tokenizes and encodes the source; throws Seq2SeqError ('InputError') for unusable text, ('UsageError') for a non-string. */
   start(text: string): void;
   /** One decoder pass; throws Seq2SeqError ('UsageError') before start() or after the end. */
   step(): Snapshot;
