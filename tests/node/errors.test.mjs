@@ -198,6 +198,7 @@ describe('bad options', () => {
       [{ beamSize: 3n }, 'option beamSize must be an integer; got the bigint 3n'],
       [{ beamSize: { n: 3 } }, 'option beamSize must be an integer; got an object'],
       [{ beamSize: new Map() }, 'option beamSize must be an integer; got a Map'],
+      [{ maxLength: 2 ** 31 }, 'option maxLength must be an integer; got the number 2147483648, beyond 32 bits'],
       [{ gnmtAlpha: NaN }, 'option gnmtAlpha must be a finite number; got the number NaN'],
       [{ attention: 1 }, 'option attention must be true or false; got the number 1'],
       [{ earlyStop: () => true }, 'option earlyStop must be true or false; got a function'],

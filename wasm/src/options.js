@@ -23,8 +23,10 @@ const TYPES = {
   },
 };
 
-// An array of tokens with something else in it is described by that something.
+// What was given, where the type alone does not say what is wrong with it: an
+// array of tokens by what else it holds, an integer the engine's int cannot hold.
 function described(v, option) {
+  if (option.type === 'int' && Number.isInteger(v)) return `${describeValue(v)}, beyond 32 bits`;
   const odd = option.type === 'tokens' && Array.isArray(v) ? v.findIndex((t) => typeof t !== 'string') : -1;
   return odd < 0 ? describeValue(v) : `an array holding ${describeValue(v[odd])} at index ${odd}`;
 }
