@@ -35,8 +35,10 @@ emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENC
 cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
-echo "== npm module: pack, install, parity with the native CLI, errors, worker, leaks, types (node --test)"
-[[ -x node_modules/.bin/tsc ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+echo "== npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples (node --test)"
+# (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs.)
+[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild ]] \
+  || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test tests/node/
 

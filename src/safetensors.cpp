@@ -183,19 +183,26 @@ std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
   return out;
 }
 
+void check_i8_scales(const std::vector<float>& scale, const std::string& scale_name) {
+  for (size_t r = 0; r < scale.size(); ++r)
+    if (!(scale[r] >= 0.0f) || !std::isfinite(scale[r]))
+      throw ModelError("tensor '" + scale_name + "' holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
+                       " (scales must be finite and >= 0)");
+}
+
+std::vector<float> dequantize_i8(const int8_t* q, const float* scale, size_t rows, size_t cols) {
+  std::vector<float> out(rows * cols);
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) out[r * cols + c] = static_cast<float>(q[r * cols + c]) * scale[r];
+  return out;
+}
+
 std::vector<float> dequantize_i8(const TensorView& q, const std::vector<float>& scale, const std::string& name) {
   if (q.dtype != DType::I8 || q.shape.size() != 2 || static_cast<int64_t>(scale.size()) != q.shape[0])
     throw ModelError("tensor '" + name + "': I8 storage needs a 2-D tensor and one scale per row");
-  const auto rows = static_cast<size_t>(q.shape[0]), cols = static_cast<size_t>(q.shape[1]);
-  std::vector<float> out(rows * cols);
-  for (size_t r = 0; r < rows; ++r) {
-    if (!(scale[r] >= 0.0f) || !std::isfinite(scale[r]))
-      throw ModelError("tensor '" + name + ".scale' holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
-                       " (scales must be finite and >= 0)");
-    for (size_t c = 0; c < cols; ++c)
-      out[r * cols + c] = static_cast<float>(static_cast<int8_t>(q.data[r * cols + c])) * scale[r];
-  }
-  return out;
+  check_i8_scales(scale, name + ".scale");
+  return dequantize_i8(reinterpret_cast<const int8_t*>(q.data), scale.data(), static_cast<size_t>(q.shape[0]),
+                       static_cast<size_t>(q.shape[1]));
 }
 
 }  // namespace seq2seq

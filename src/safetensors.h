@@ -44,6 +44,10 @@ std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name);
 // An I8 matrix [rows, cols] times its per-row scales [rows]: w[r][c] = float(q[r][c]) * scale[r],
 // one float multiply, as the exporter's reference does. Scales must be finite and >= 0.
 std::vector<float> dequantize_i8(const TensorView& q, const std::vector<float>& scale, const std::string& name);
+// The same product over bytes already checked (rows * cols values, rows scales).
+std::vector<float> dequantize_i8(const int8_t* q, const float* scale, size_t rows, size_t cols);
+// Throws ModelError naming `scale_name` and the row if a scale is negative, NaN or infinite.
+void check_i8_scales(const std::vector<float>& scale, const std::string& scale_name);
 
 float half_to_float(uint16_t h);
 

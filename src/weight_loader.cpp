@@ -38,10 +38,7 @@ std::vector<float> WeightLoader::i8_scales(const std::string& name, int64_t rows
                      std::to_string(rows) + "]");
   used_.insert(scale_name);
   std::vector<float> scale = tensor_to_f32(s->second, scale_name);
-  for (size_t r = 0; r < scale.size(); ++r)
-    if (!(scale[r] >= 0.0f))
-      throw ModelError("tensor '" + scale_name + "' holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
-                       " (scales must be finite and >= 0)");
+  check_i8_scales(scale, scale_name);
   return scale;
 }
 
@@ -97,7 +94,8 @@ Linear WeightLoader::pack(std::vector<Raw> parts, const std::vector<float>& bias
     if (p.i8.empty()) {
       w.insert(w.end(), p.f32.begin(), p.f32.end());
     } else {
-      for (size_t i = 0; i < part_size; ++i) w.push_back(static_cast<float>(p.i8[i]) * p.scale[i / static_cast<size_t>(in)]);
+      const auto f = dequantize_i8(p.i8.data(), p.scale.data(), static_cast<size_t>(out_each), static_cast<size_t>(in));
+      w.insert(w.end(), f.begin(), f.end());
     }
   }
   return pack_linear_f32(w.data(), out, in, bias.data());

@@ -1,5 +1,5 @@
 // The page's Mask-Predict lane decodes, by default, the way g2p-cmlm's numbers in
-// models/README.md were measured: the length score weight is chosen on dev words
+// models/CARDS.md were measured: the length score weight is chosen on dev words
 // for the shipped model and lives in models/engine_cli.py; web/js/state.js repeats
 // it for the page. This test keeps the two from drifting apart.
 //   node --test tests/browser/defaults.test.mjs

@@ -1,26 +1,29 @@
-// Shared by the npm module's tests (tests/node/*.test.mjs): the packed and
-// installed package, the native CLI, the models and words to test with.
+// Shared by the npm packages' tests (tests/node/*.test.mjs): the packed and
+// installed packages, the native CLI, the models and words to test with.
 //
-// The package is tested as a user gets it: `npm pack`, then `npm install
-// --offline <tarball>` into a scratch project in a temp dir, then imported from
-// there. Packing and installing happens once per package content: the scratch
-// project is keyed by a hash of the files npm would pack, so the test files
-// (separate processes under `node --test`) share it.
+// The packages are tested as a user gets them: `npm pack` of seq2seq-wasm (the
+// repository's root) and of seq2seq-wasm-models (models/), then `npm install
+// --offline` of both tarballs into a scratch project in a temp dir, then
+// imported from there. Packing and installing happens once per package content:
+// the scratch project is keyed by a hash of the files npm would pack, so the
+// test files (separate processes under `node --test`) share it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const FIXTURES = join(ROOT, 'tests/fixtures');
+/** The folder of the seq2seq-wasm-models package. */
+export const MODELS_PACKAGE = join(ROOT, 'models');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-/** The files `npm pack` would put in the tarball (no scripts run). */
-export function packFileList() {
-  const out = execFileSync(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+/** The files `npm pack` would put in the tarball of the package in `dir` (no scripts run). */
+export function packFileList(dir = ROOT) {
+  const out = execFileSync(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   return JSON.parse(out)[0].files.map((f) => f.path).sort();
 }
 
@@ -51,17 +54,30 @@ function withLock(lockDir, fn) {
 
 let installed = null;
 
+// The two tarballs in a folder, told apart by name.
+function findTarballs(dir) {
+  const all = readdirSync(dir).filter((f) => f.endsWith('.tgz'));
+  const engine = all.filter((f) => /^seq2seq-wasm-\d/.test(f));
+  const models = all.filter((f) => /^seq2seq-wasm-models-\d/.test(f));
+  if (engine.length !== 1 || models.length !== 1 || all.length !== 2) throw new Error(`expected the two tarballs in ${dir}, found: ${all.join(', ')}`);
+  return { tarball: join(dir, engine[0]), modelsTarball: join(dir, models[0]) };
+}
+
 /**
- * Packs the package (npm pack runs prepack, which builds the wasm) and installs
- * the tarball offline into a scratch project. Returns {project, tarball, files,
- * importPackage(subpath)}: importPackage resolves 'seq2seq-wasm' + subpath from
- * the scratch project, exactly as a user's module there would.
+ * Packs both packages (npm pack of the engine runs prepack, which builds the
+ * wasm) and installs the two tarballs offline into a scratch project. Returns
+ * {project, tarball, modelsTarball, files, modelFiles, packageDir, modelsDir,
+ * importPackage(subpath), resolvePackage(subpath), resolve(specifier)}: the
+ * resolvers resolve from the scratch project, exactly as a user's module there would.
  */
 export function installPackage() {
   if (installed) return installed;
-  const files = packFileList();
+  const files = packFileList(ROOT);
+  const modelFiles = packFileList(MODELS_PACKAGE);
   const hash = createHash('sha256');
-  for (const f of files) hash.update(f).update('\0').update(readFileSync(join(ROOT, f)));
+  for (const [dir, list] of [[ROOT, files], [MODELS_PACKAGE, modelFiles]]) {
+    for (const f of list) hash.update(dir).update('\0').update(f).update('\0').update(readFileSync(join(dir, f)));
+  }
   const key = hash.digest('hex').slice(0, 16);
   const base = join(tmpdir(), 'seq2seq-wasm-tests');
   mkdirSync(base, { recursive: true });
@@ -73,32 +89,38 @@ export function installPackage() {
     rmSync(work, { recursive: true, force: true });
     mkdirSync(work, { recursive: true });
     // npm pack runs prepack (scripts/build-wasm.sh: an incremental build),
-    // whose output would be mixed into --json: the tarball is found instead.
+    // whose output would be mixed into --json: the tarballs are found instead.
     execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
-    const tarballs = readdirSync(work).filter((f) => /^seq2seq-wasm-.*\.tgz$/.test(f));
-    if (tarballs.length !== 1) throw new Error(`npm pack made ${tarballs.length} tarballs in ${work}`);
-    const tarball = join(work, tarballs[0]);
+    execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: MODELS_PACKAGE, encoding: 'utf8', stdio: 'pipe' });
+    const { tarball, modelsTarball } = findTarballs(work);
     writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'scratch-user', private: true, type: 'module' }, null, 2));
-    execFileSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball], {
+    execFileSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball, modelsTarball], {
       cwd: work, encoding: 'utf8', stdio: 'pipe',
     });
     writeFileSync(join(work, 'ready'), key);
     renameSync(work, project);
   });
-  const tarball = join(project, readdirSync(project).find((f) => f.endsWith('.tgz')));
+  const { tarball, modelsTarball } = findTarballs(project);
   // A module inside the scratch project: its bare imports resolve like a user's.
   const resolver = join(project, 'resolve.mjs');
   if (!existsSync(resolver)) writeFileSync(resolver, 'export const resolve = (s) => import.meta.resolve(s);\n');
   let resolveIn = null;
-  const importPackage = async (subpath = '') => {
+  const resolve = async (specifier) => {
     resolveIn ??= (await import(pathToFileURL(resolver).href)).resolve;
-    return import(resolveIn(`seq2seq-wasm${subpath}`));
+    return resolveIn(specifier);
   };
-  const resolvePackage = async (subpath = '') => {
-    resolveIn ??= (await import(pathToFileURL(resolver).href)).resolve;
-    return resolveIn(`seq2seq-wasm${subpath}`);
+  installed = {
+    project,
+    tarball,
+    modelsTarball,
+    files,
+    modelFiles,
+    resolve,
+    resolvePackage: (subpath = '') => resolve(`seq2seq-wasm${subpath}`),
+    importPackage: async (subpath = '') => import(await resolve(`seq2seq-wasm${subpath}`)),
+    packageDir: join(project, 'node_modules/seq2seq-wasm'),
+    modelsDir: join(project, 'node_modules/seq2seq-wasm-models'),
   };
-  installed = { project, tarball, files, importPackage, resolvePackage, packageDir: join(project, 'node_modules/seq2seq-wasm') };
   return installed;
 }
 
@@ -119,8 +141,8 @@ export function runCli(args, input) {
 }
 
 const SHIPPED = {
-  ar: join(ROOT, 'models/g2p-transformer.safetensors'),
-  cmlm: join(ROOT, 'models/g2p-cmlm.safetensors'),
+  ar: join(MODELS_PACKAGE, 'g2p-transformer.safetensors'),
+  cmlm: join(MODELS_PACKAGE, 'g2p-cmlm.safetensors'),
 };
 const FIXTURE = {
   ar: join(FIXTURES, 'ar_pre_sin_tied_relu_f16.safetensors'),
@@ -131,15 +153,14 @@ const FIXTURE = {
 export function modelPath(kind) {
   return existsSync(SHIPPED[kind]) ? SHIPPED[kind] : FIXTURE[kind];
 }
-const MODELS = join(ROOT, 'models');
 export function isShipped(path) {
-  return dirname(path) === MODELS;
+  return dirname(path) === MODELS_PACKAGE;
 }
 
 /** Every model to check against the native CLI: the shipped ones (models/*.safetensors) and all fixtures. */
 export function parityModels() {
   const list = (dir) => readdirSync(dir).filter((f) => f.endsWith('.safetensors')).sort().map((f) => join(dir, f));
-  return [...list(MODELS), ...list(FIXTURES)];
+  return [...list(MODELS_PACKAGE), ...list(FIXTURES)];
 }
 
 const G2P_WORDS = ['PHONEME', 'HELLO', 'WORLD', 'SEQUENCE', 'TRANSFORMER', "O'BRIEN", 'WEBASSEMBLY', 'MASK', 'BEAM',
@@ -164,25 +185,53 @@ export function close(a, b, tol = 1e-4) {
   return Math.abs(a - b) <= tol;
 }
 
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
+};
+
 /**
- * A static HTTP server on 127.0.0.1 for the given {urlPath: filePath}; other
- * paths get 404. Resolves to {base, close()}.
+ * A static HTTP server on 127.0.0.1 for the given {urlPath: filePath}, and with
+ * `dir` every file below it (a path ending in / serves its index.html); other
+ * paths get 404. `contentLength: false` sends the body in two chunks with no
+ * Content-Length (chunked transfer). Resolves to {base, requests, close()}:
+ * `requests` counts the requests for each path.
  */
-export function serveFiles(files) {
+export function serveFiles(files, { dir, contentLength = true } = {}) {
+  const requests = new Map();
   const server = createServer((req, res) => {
-    const path = files[new URL(req.url, 'http://x').pathname];
+    let pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    requests.set(pathname, (requests.get(pathname) ?? 0) + 1);
+    if (dir && pathname.endsWith('/')) pathname += 'index.html';
+    let path = files[pathname];
+    if (!path && dir) {
+      const inside = normalize(join(dir, pathname));
+      if (inside.startsWith(join(dir, '/')) && existsSync(inside) && statSync(inside).isFile()) path = inside;
+    }
     if (!path) {
-      res.writeHead(404).end('not found');
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
     const body = readFileSync(path);
-    res.writeHead(200, { 'content-type': path.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream', 'content-length': body.length });
-    res.end(body);
+    const headers = { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' };
+    if (!contentLength) {
+      res.writeHead(200, headers);
+      res.write(body.subarray(0, body.length >> 1));
+      res.end(body.subarray(body.length >> 1));
+      return;
+    }
+    res.writeHead(200, { ...headers, 'content-length': body.length }).end(body);
   });
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address();
-      resolve({ base: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) });
+      resolve({
+        base: `http://127.0.0.1:${port}`,
+        requests,
+        close: () => new Promise((r) => {
+          server.closeAllConnections();   // browsers keep connections alive
+          server.close(r);
+        }),
+      });
     });
   });
 }

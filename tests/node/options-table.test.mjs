@@ -1,8 +1,9 @@
 // The decoding options are stated once, in src/decoding_options.json. This test
 // fails when what is written from the table (scripts/gen-options.mjs) is stale,
 // and holds to the table what is written by hand: the CLI's flags and usage
-// text, the README's option table, and the page's defaults and ranges
-// (web/js/state.js), which may depart from the engine's only where they say so.
+// text, the option tables of README.md and docs/decoding.md, and the page's
+// defaults and ranges (web/js/state.js), which may depart from the engine's only
+// where they say so.
 //   node --test tests/node/options-table.test.mjs
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -85,10 +86,30 @@ test('the defaults the usage text gives in brackets are the table\'s', () => {
   assert.equal(checked, byCli.size, 'every flag of the table shows its default');
 });
 
-test('the README\'s option table names every option', () => {
+test('the option table of docs/decoding.md names every option', () => {
+  const doc = readFileSync(join(ROOT, 'docs/decoding.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('| option (CLI flag) |'), doc.indexOf('Beam search takes the 2k best'));
+  for (const o of table.options) assert.ok(section.includes(`\`${o.cpp}\``), `${o.cpp} is in the table of docs/decoding.md`);
+});
+
+test('the defaults the README\'s option table gives are the table\'s', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('| option (CLI flag) |'), readme.indexOf('Beam search takes the 2k best'));
-  for (const o of table.options) assert.ok(section.includes(`\`${o.cpp}\``), `${o.cpp} is in the README's table`);
+  const section = readme.slice(readme.indexOf('| option | default | what |'));
+  const rows = section.slice(0, section.indexOf('\n\n')).split('\n').slice(2);
+  let checked = 0;
+  // "| `beamSize`, `nBest` | 5, 1 | ..." : the k-th default is the k-th option's.
+  for (const row of rows) {
+    const [names, defaults] = row.split(' | ');
+    const options = [...names.matchAll(/`(\w+)`/g)].map((m) => byJs.get(m[1]));
+    const given = defaults.split(', ');
+    options.forEach((o, k) => {
+      const text = given[k].replace(/ \(.*\)$/, '');
+      const shown = text === 'none' ? '' : text === 'true' || text === 'false' ? text === 'true' : /^`'(.*)'`$/.exec(text)?.[1] ?? Number(text);
+      assert.equal(shown, o.default, `README: ${o.js} ${given[k]}`);
+      checked += 1;
+    });
+  }
+  assert.ok(checked >= 15, `${checked} defaults checked`);
 });
 
 test('the page\'s defaults are the engine\'s but where it says why, and its ranges lie within the engine\'s', () => {

@@ -1,58 +1,71 @@
-// The package as published: what `npm pack` carries, that the tarball installs
-// offline with no dependencies, its exports, sizes, a user's script importing
-// it in a fresh process, and every way of handing it a model.
+// The two packages as published: what `npm pack` carries for the engine
+// (seq2seq-wasm) and the models (seq2seq-wasm-models), that both tarballs
+// install offline with no dependencies, their exports, the models' manifest
+// against the files, sizes, a user's script importing both in a fresh process,
+// and every way of handing the engine a model.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ROOT, installPackage, modelPath, packFileList, runCli, serveFiles } from './helpers.mjs';
+import { MODELS_PACKAGE, ROOT, installPackage, modelPath, packFileList, runCli, serveFiles } from './helpers.mjs';
 
 const pkg = installPackage();
 const KB = 1024;
+const MB = 1024 * 1024;
+const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
+const manifest = readJson(join(MODELS_PACKAGE, 'manifest.json'));
+const shippedModels = readdirSync(MODELS_PACKAGE).filter((f) => f.endsWith('.safetensors')).sort();
 
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 describe('npm pack', () => {
-  test('carries exactly what a user needs', () => {
+  test('the engine carries the engine: wasm, JS, types, worker; no models', () => {
     const expected = [
-      'package.json', 'README.md',
+      'package.json', 'README.md', 'LICENSE',
       'wasm/dist/seq2seq_core.mjs', 'wasm/dist/seq2seq_core.wasm',
-      ...['core', 'errors', 'index', 'options', 'options-table', 'worker', 'worker-client', 'worker-protocol'].map((f) => `wasm/src/${f}.js`),
-      ...['index', 'worker-client', 'worker-protocol'].map((f) => `wasm/src/${f}.d.ts`),
-      'models/data/LICENSE-CMUDICT',
-      ...readdirSync(join(ROOT, 'models')).filter((f) => f.endsWith('.safetensors')).map((f) => `models/${f}`),
-      ...['models/README.md', 'LICENSE'].filter((f) => existsSync(join(ROOT, f))),
+      ...readdirSync(join(ROOT, 'wasm/src')).filter((f) => /\.(js|d\.ts)$/.test(f)).map((f) => `wasm/src/${f}`),
     ].sort();
-    assert.deepEqual(packFileList(), expected);
+    assert.deepEqual(packFileList(ROOT), expected);
     assert.deepEqual(pkg.files, expected, 'the tarball tested is the same list');
   });
 
-  test('the tarball installs offline into a scratch project, with no dependencies', () => {
+  test('the models package carries the six models, their manifest, README and licence', () => {
+    const expected = ['package.json', 'README.md', 'manifest.json', 'data/LICENSE-CMUDICT', ...shippedModels].sort();
+    assert.equal(shippedModels.length, 6);
+    assert.deepEqual(packFileList(MODELS_PACKAGE), expected);
+    assert.deepEqual(pkg.modelFiles, expected, 'the tarball tested is the same list');
+  });
+
+  test('both tarballs install offline into a scratch project, with no dependencies', () => {
     assert.ok(!pkg.project.startsWith(ROOT), 'the scratch project is outside the repository');
-    const manifest = JSON.parse(readFileSync(join(pkg.packageDir, 'package.json'), 'utf8'));
-    for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
-      assert.equal(manifest[field], undefined, `no ${field}`);
+    assert.deepEqual(readdirSync(join(pkg.project, 'node_modules')).filter((f) => !f.startsWith('.')).sort(), ['seq2seq-wasm', 'seq2seq-wasm-models'],
+      'nothing else was installed');
+    for (const [dir, source, files] of [[pkg.packageDir, ROOT, pkg.files], [pkg.modelsDir, MODELS_PACKAGE, pkg.modelFiles]]) {
+      const installed = readJson(join(dir, 'package.json'));
+      for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
+        assert.equal(installed[field], undefined, `${installed.name}: no ${field}`);
+      }
+      assert.deepEqual(walk(dir).map((f) => relative(dir, f)).sort(), files);
+      for (const f of files.filter((x) => x !== 'package.json')) {
+        assert.deepEqual(readFileSync(join(dir, f)), readFileSync(join(source, f)), `${installed.name}: ${f} is the file of the repository`);
+      }
     }
-    assert.deepEqual(readdirSync(join(pkg.project, 'node_modules')).filter((f) => !f.startsWith('.')), ['seq2seq-wasm'], 'nothing else was installed');
-    const installed = walk(pkg.packageDir).map((f) => relative(pkg.packageDir, f)).sort();
-    assert.deepEqual(installed, pkg.files);
-    for (const f of pkg.files.filter((x) => x !== 'package.json')) {
-      assert.deepEqual(readFileSync(join(pkg.packageDir, f)), readFileSync(join(ROOT, f)), `${f} is the built file`);
-    }
-    // Install again from the tarball, offline, into a second project: it must not need the network.
+    // Install again from the tarballs, offline, into a second project: it must not need the network.
     const second = join(pkg.project, 'second');
     execFileSync('mkdir', ['-p', second]);
     writeFileSync(join(second, 'package.json'), '{"name":"second","private":true}');
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', pkg.tarball], { cwd: second, stdio: 'pipe' });
+    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', pkg.tarball, pkg.modelsTarball], { cwd: second, stdio: 'pipe' });
     assert.ok(existsSync(join(second, 'node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm')));
+    assert.ok(existsSync(join(second, 'node_modules/seq2seq-wasm-models/g2p-transformer.safetensors')));
   });
 
-  test('sizes: the wasm under 400 KB gzipped', (t) => {
+  test('sizes: the engine tarball at most 1 MB, the wasm under 400 KB gzipped', (t) => {
     const rows = ['wasm/dist/seq2seq_core.wasm', 'wasm/dist/seq2seq_core.mjs', ...pkg.files.filter((f) => f.startsWith('wasm/src/') && f.endsWith('.js'))]
       .map((f) => {
         const bytes = readFileSync(join(pkg.packageDir, f));
@@ -61,7 +74,11 @@ describe('npm pack', () => {
     const js = rows.filter(([f]) => f.endsWith('.js') || f.endsWith('.mjs'));
     const total = (list, i) => list.reduce((a, r) => a + r[i], 0);
     for (const [f, raw, gz] of rows) t.diagnostic(`${f}: ${(raw / KB).toFixed(1)} KB raw, ${(gz / KB).toFixed(1)} KB gzip`);
-    t.diagnostic(`all JS: ${(total(js, 1) / KB).toFixed(1)} KB raw, ${(total(js, 2) / KB).toFixed(1)} KB gzip; tarball ${(statSync(pkg.tarball).size / KB).toFixed(1)} KB`);
+    const engine = statSync(pkg.tarball).size;
+    const models = statSync(pkg.modelsTarball).size;
+    t.diagnostic(`all JS: ${(total(js, 1) / KB).toFixed(1)} KB raw, ${(total(js, 2) / KB).toFixed(1)} KB gzip`);
+    t.diagnostic(`tarballs: seq2seq-wasm ${(engine / KB).toFixed(1)} KB, seq2seq-wasm-models ${(models / MB).toFixed(2)} MB`);
+    assert.ok(engine <= MB, `the engine tarball is ${engine} bytes`);
     assert.ok(rows[0][2] < 400 * KB, `wasm gzipped: ${rows[0][2]} bytes`);
   });
 
@@ -74,12 +91,17 @@ describe('npm pack', () => {
     }
   });
 
-  test('package.json: ESM with types for every entry, Node >= 18', () => {
-    const manifest = JSON.parse(readFileSync(join(pkg.packageDir, 'package.json'), 'utf8'));
-    assert.equal(manifest.name, 'seq2seq-wasm');
-    assert.equal(manifest.type, 'module');
-    assert.equal(manifest.engines.node, '>=18');
-    for (const [entry, target] of Object.entries(manifest.exports)) {
+  test('seq2seq-wasm package.json: ESM with types for every entry, Node >= 18, only the worker script has side effects', () => {
+    const m = readJson(join(pkg.packageDir, 'package.json'));
+    assert.equal(m.name, 'seq2seq-wasm');
+    assert.equal(m.type, 'module');
+    assert.equal(m.engines.node, '>=18');
+    // The worker script sets up its message handler when imported; a bundler
+    // told that nothing has side effects could drop `import 'seq2seq-wasm/worker-script'`.
+    assert.deepEqual(m.sideEffects, ['./wasm/src/worker.js']);
+    assert.equal(m.exports['./worker-script'], m.sideEffects[0]);
+    for (const field of ['repository', 'homepage', 'bugs']) assert.equal(m[field], undefined, `no ${field}: there is no public repository`);
+    for (const [entry, target] of Object.entries(m.exports)) {
       if (typeof target === 'object') {
         assert.deepEqual(Object.keys(target), ['types', 'default'], `${entry}: types first`);
         assert.ok(existsSync(join(pkg.packageDir, target.types)), `${entry}: ${target.types}`);
@@ -87,36 +109,86 @@ describe('npm pack', () => {
       }
     }
   });
+
+  test('seq2seq-wasm-models package.json: same version, the data\'s licence, no code', () => {
+    const m = readJson(join(pkg.modelsDir, 'package.json'));
+    assert.equal(m.name, 'seq2seq-wasm-models');
+    assert.equal(m.version, readJson(join(pkg.packageDir, 'package.json')).version);
+    assert.equal(m.license, 'BSD-2-Clause');
+    assert.match(readFileSync(join(pkg.modelsDir, 'data/LICENSE-CMUDICT'), 'utf8'), /Carnegie Mellon University/);
+    assert.equal(m.sideEffects, false);
+    assert.equal(m.main, undefined);
+    for (const field of ['repository', 'homepage', 'bugs']) assert.equal(m[field], undefined, `no ${field}: there is no public repository`);
+  });
+});
+
+describe('the models manifest', () => {
+  test('lists every model of the package, with its real size and sha256', () => {
+    assert.deepEqual(manifest.models.map((m) => m.file).sort(), shippedModels);
+    for (const m of manifest.models) {
+      const bytes = readFileSync(join(pkg.modelsDir, m.file));
+      assert.equal(m.bytes, bytes.length, `${m.file}: bytes`);
+      assert.equal(m.sha256, createHash('sha256').update(bytes).digest('hex'), `${m.file}: sha256`);
+      assert.equal(m.name, basename(m.file, '.safetensors'));
+    }
+    assert.deepEqual(readJson(join(pkg.modelsDir, 'manifest.json')), manifest, 'the installed manifest is the repository\'s');
+    assert.equal(manifest.testSet.words, 11994);
+    assert.equal(manifest.testSet.sha256, createHash('sha256').update(readFileSync(join(MODELS_PACKAGE, 'data/cmudict-0.7b.test'))).digest('hex'));
+  });
+
+  test('architecture, scores and decoding settings agree with the models themselves', async () => {
+    const { loadModel } = await pkg.importPackage();
+    for (const m of manifest.models) {
+      const model = await loadModel(readFileSync(join(pkg.modelsDir, m.file)));
+      assert.equal(m.architecture, model.info.arch, m.file);
+      assert.equal(m.autoregressive, model.info.autoregressive, m.file);
+      if (m.architecture === 'rnn') assert.equal(m.attention, model.info.attentionScore, m.file);
+      else assert.equal(m.attention, undefined, m.file);
+      for (const k of ['testWer', 'testPer']) assert.ok(m[k] > 0 && m[k] < 100 && Number.isFinite(m[k]), `${m.file}: ${k} ${m[k]}`);
+      assert.ok(m.testPer < m.testWer, `${m.file}: PER below WER`);
+      // The settings are decoding options the engine takes, and mean what the CLI flags mean.
+      const words = ['PHONEME', 'KNIGHT', 'WEBASSEMBLY'];
+      const js = words.map((w) => model.decode(w, m.decoding)[0]);
+      const cli = runCli(['decode', '--model', join(MODELS_PACKAGE, m.file), ...m.cli.split(' '), ...words]).trim().split('\n').map((l) => l.split('\t'));
+      js.forEach((r, i) => {
+        assert.equal(r.text, cli[i][1], `${m.file} ${words[i]}`);
+        assert.ok(Math.abs(r.score - Number(cli[i][2])) <= 1e-4, `${m.file} ${words[i]}: ${r.score} vs ${cli[i][2]}`);
+      });
+      model.delete();
+    }
+  });
 });
 
 describe('imported as a user would', () => {
-  test('the entry points resolve into the installed package; nothing else is reachable', async () => {
+  test('the entry points resolve into the installed packages; nothing else is reachable', async () => {
     for (const sub of ['', '/worker', '/worker-protocol', '/worker-script', '/package.json']) {
       const url = await pkg.resolvePackage(sub);
       assert.ok(fileURLToPath(url).startsWith(pkg.packageDir), `${sub}: ${url}`);
     }
-    const model = readdirSync(join(ROOT, 'models')).find((f) => f.endsWith('.safetensors'));
-    if (model) assert.ok(existsSync(fileURLToPath(await pkg.resolvePackage(`/models/${model}`))));
-    for (const hidden of ['/wasm/src/core.js', '/wasm/dist/seq2seq_core.mjs', '/wasm/src/index.js']) {
-      await assert.rejects(pkg.resolvePackage(hidden).then((u) => import(u)), (e) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED', hidden);
+    for (const sub of ['manifest.json', 'package.json', ...shippedModels]) {
+      const path = fileURLToPath(await pkg.resolve(`seq2seq-wasm-models/${sub}`));
+      assert.equal(path, join(pkg.modelsDir, sub));
+      assert.ok(existsSync(path), sub);
+    }
+    const hidden = ['seq2seq-wasm/wasm/src/core.js', 'seq2seq-wasm/wasm/dist/seq2seq_core.mjs', 'seq2seq-wasm/wasm/src/index.js',
+      `seq2seq-wasm/models/${shippedModels[0]}`, 'seq2seq-wasm-models/data/LICENSE-CMUDICT', 'seq2seq-wasm-models/README.md'];
+    for (const specifier of hidden) {
+      await assert.rejects(pkg.resolve(specifier).then((u) => import(u)), (e) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED', specifier);
     }
   });
 
-  test('a user script in a fresh Node process', () => {
-    const path = modelPath('ar');
-    const shipped = basename(path).startsWith('g2p-');
+  test('a user script in a fresh Node process, the model found through the models package', () => {
     const script = `
       import { loadModel } from 'seq2seq-wasm';
-      const source = ${shipped ? `new URL(import.meta.resolve('seq2seq-wasm/models/${basename(path)}'))` : JSON.stringify(path)};
-      const model = await loadModel(source);
+      const model = await loadModel(import.meta.resolve('seq2seq-wasm-models/g2p-transformer.safetensors'));
       const words = process.argv.slice(2);
       for (const w of words) for (const r of model.decode(w)) console.log([w, r.text, r.score].join('\\t'));
       model.delete();
     `;
     writeFileSync(join(pkg.project, 'user.mjs'), script);
-    const words = shipped ? ['HELLO', 'WORLD', 'PHONEME'] : ['ABC', 'FACADE', 'CAGE'];
+    const words = ['HELLO', 'WORLD', 'PHONEME'];
     const out = execFileSync(process.execPath, ['user.mjs', ...words], { cwd: pkg.project, encoding: 'utf8' });
-    const native = runCli(['decode', '--model', path, ...words]);
+    const native = runCli(['decode', '--model', join(MODELS_PACKAGE, 'g2p-transformer.safetensors'), ...words]);
     const rows = (text) => text.trim().split('\n').map((l) => l.split('\t'));
     assert.equal(rows(out).length, rows(native).length);
     rows(out).forEach(([w, text, score], i) => {
@@ -165,8 +237,9 @@ describe('model sources', () => {
   });
 
   test('an http URL that is not there', async () => {
-    await assert.rejects(loadModel(`${server.base}/models/missing.safetensors`), /cannot load model from .*missing\.safetensors: HTTP 404/);
+    await assert.rejects(loadModel(`${server.base}/models/missing.safetensors`),
+      (e) => e.kind === 'NetworkError' && /cannot load the model from .*missing\.safetensors: HTTP 404 Not Found; check the URL/.test(e.message));
     const notOk = await fetch(`${server.base}/nope`);
-    await assert.rejects(loadModel(notOk), /HTTP 404/);
+    await assert.rejects(loadModel(notOk), (e) => e.kind === 'NetworkError' && /HTTP 404/.test(e.message));
   });
 });

@@ -225,7 +225,7 @@ async function exerciseWorker(decoder, { modelUrl }) {
   await assert.rejects(decoder.start(words[0], { beamSize: '3' }), usage(/^option beamSize must be an integer; got the string "3"$/));
   await assert.rejects(decoder.start(words[0], { strategy: 'beam', beamSize: 0 }), (e) => e.kind === 'UsageError' && /beamSize = 0/.test(e.message));
   await assert.rejects(decoder.load(new Uint8Array(10)), (e) => e.kind === 'ModelError');
-  await assert.rejects(decoder.load(`${server.base}/missing.safetensors`), /HTTP 404/);
+  await assert.rejects(decoder.load(`${server.base}/missing.safetensors`), (e) => e.kind === 'NetworkError' && /HTTP 404/.test(e.message));
   await assert.rejects(decoder.load(42), usage(/^a model source must be .*; got the number 42$/));
   await assert.rejects(decoder.start(7), usage(/^start\(text, options\) needs a string; got the number 7$/));
   await assert.rejects(decoder.run({ onStep: 'x' }), usage(/^run\(\{onStep\}\): onStep must be a function; got the string "x"$/));

@@ -1,85 +1,101 @@
 // Loads the Emscripten module once per JS realm (page, worker or Node process).
 //
-// The module is built for web and workers (ES6, -sENVIRONMENT=web,worker).
-// Node gets the same file: Emscripten 3.1.6 would fetch() the wasm by file path
-// there, which Node's fetch refuses, so on Node we read the bytes ourselves and
-// hand them over as `wasmBinary`. Bundlers see the `new URL(..., import.meta.url)`
-// below and ship the .wasm as an asset.
+// The WebAssembly is fetched and compiled here, through the glue's
+// instantiateWasm hook, rather than by the glue itself: Emscripten 3.1.6 prints
+// its failures to the console and rejects with "Aborted(both async and sync
+// fetching of the wasm failed)", naming neither the URL nor the cause; here a
+// failure is a Seq2SeqError of kind 'WasmError' that says both, and a later
+// load may try again (after env.wasmUrl is fixed). The URL is env.wasmUrl's
+// (env.js): by default the .wasm next to this package's modules. In Node a
+// path or file: URL is read from disk (Node's fetch refuses file: URLs).
 import createSeq2SeqCore from '../dist/seq2seq_core.mjs';
 import { Seq2SeqError } from './errors.js';
+import { releaseWasmUrl, takeWasmUrl } from './env.js';
+import { isNode, nodeImport } from './model-source.js';
 
-export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
+export { isNode };
 
-const wasmUrl = new URL('../dist/seq2seq_core.wasm', import.meta.url);
 let corePromise = null;
-
-// Node-only modules, by a name bundlers do not follow (browsers never take these paths).
-const nodeImport = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
 export function loadCore() {
   if (!corePromise) {
-    corePromise = (async () => {
-      if (isNode) {
-        const { readFile } = await nodeImport('node:fs/promises');
-        return createSeq2SeqCore({ wasmBinary: await readFile(wasmUrl) });
-      }
-      return createSeq2SeqCore({ locateFile: () => wasmUrl.href });
-    })();
-    corePromise.catch(() => { corePromise = null; });  // a failed load may be retried
+    corePromise = startCore(takeWasmUrl());
+    corePromise.catch(() => {
+      corePromise = null;   // a failed load may be retried, from another env.wasmUrl too
+      releaseWasmUrl();
+    });
   }
   return corePromise;
 }
 
-// Model bytes from a URL (string or URL), a path (Node), a Response, an
-// ArrayBuffer or a typed array.
-export async function readBytes(source) {
-  if (source instanceof Uint8Array) return source;
-  if (source instanceof ArrayBuffer) return new Uint8Array(source);
-  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
-  if (typeof Response !== 'undefined' && source instanceof Response) return readResponse(source, source.url);
-  if (typeof source === 'string' || source instanceof URL) {
-    const url = source instanceof URL ? source : tryUrl(source);
-    if (isNode && (!url || url.protocol === 'file:')) return readModelFile(url ?? source);
-    const response = await fetch(source);
-    return readResponse(response, String(source));
-  }
-  throw new TypeError('a model source must be a URL, a path, a Response, an ArrayBuffer or a Uint8Array');
-}
-
-function tryUrl(s) {
+async function startCore(url) {
+  let failed;
+  const failure = new Promise((_, reject) => { failed = reject; });
+  let ready;
   try {
-    return new URL(s);
-  } catch {
-    if (!isNode && typeof location !== 'undefined') return new URL(s, location.href);
-    return null;
-  }
-}
-
-// A model file by path (Node), with the native loader's messages: only a regular
-// file is read, so that a directory is a ModelError rather than Node's EISDIR, and
-// a device or pipe (/dev/zero) is refused rather than read until memory runs out.
-// The error keeps Node's code (ENOENT, EISDIR) for callers that test it.
-async function readModelFile(path) {
-  const { readFile, stat } = await nodeImport('node:fs/promises');
-  const name = path instanceof URL ? decodeURIComponent(path.pathname) : path;
-  const fail = (message, code) => Object.assign(new Seq2SeqError(`model file: ${message}`, 'ModelError'), code ? { code } : {});
-  let stats;
-  try {
-    stats = await stat(path);
+    ready = createSeq2SeqCore({
+      instantiateWasm(imports, receiveInstance) {
+        instantiate(url, imports).then(({ instance, module }) => receiveInstance(instance, module)).catch(failed);
+        return {};   // exports arrive through receiveInstance
+      },
+    });
   } catch (e) {
-    throw fail(`cannot open '${name}': ${e.message}`, e.code);
+    failed(e);
   }
-  if (stats.isDirectory()) throw fail(`'${name}' is a directory, not a model file`, 'EISDIR');
-  if (!stats.isFile()) throw fail(`'${name}' is not a regular file (a device, a pipe or a socket)`);
+  // The glue's own promise stays pending when instantiate() fails: the race ends at ours.
   try {
-    return new Uint8Array(await readFile(path));
+    return await Promise.race([ready, failure].filter(Boolean));
   } catch (e) {
-    throw fail(`cannot read '${name}': ${e.message}`, e.code);
+    if (e instanceof Seq2SeqError) throw e;
+    throw wasmError(url, `the engine did not start: ${e?.message ?? String(e)}`, e);
   }
 }
 
-async function readResponse(response, what) {
-  // As the worker client says it (worker-client.js).
-  if (!response.ok) throw new Seq2SeqError(`cannot load model from ${what}: HTTP ${response.status}`, 'ModelError');
-  return new Uint8Array(await response.arrayBuffer());
+function wasmError(url, problem, cause) {
+  return Object.assign(new Seq2SeqError(`cannot load the engine's WebAssembly from ${url}: ${problem}. `
+    + "Set env.wasmUrl (import { env } from 'seq2seq-wasm') to where seq2seq_core.wasm is served before the first loadModel() "
+    + '(a bundler that does not copy the file, such as esbuild, needs this: copy node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm '
+    + 'to your assets), or pass createDecoderWorker({ wasmUrl })', 'WasmError'), cause ? { cause } : {});
+}
+
+const isFileUrl = (url) => /^file:/i.test(url);
+const isPath = (url) => !/^[a-z][a-z0-9+.-]*:/i.test(url);
+
+async function instantiate(url, imports) {
+  let bytes = null;
+  let response = null;
+  if (isNode && (isFileUrl(url) || isPath(url))) {
+    const { readFile } = await nodeImport('node:fs/promises');
+    try {
+      bytes = await readFile(isFileUrl(url) ? new URL(url) : url);
+    } catch (e) {
+      throw wasmError(url, e.message, e);
+    }
+  } else {
+    try {
+      response = await fetch(url, { credentials: 'same-origin' });
+    } catch (e) {
+      const cause = e?.cause?.message ?? e?.cause?.code;
+      throw wasmError(url, `${e?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, e);
+    }
+    if (!response.ok) throw wasmError(url, `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+  }
+  const type = response?.headers.get('content-type') ?? '';
+  try {
+    // Streaming compiles while the bytes arrive; it needs the application/wasm type.
+    if (response && typeof WebAssembly.instantiateStreaming === 'function' && /^application\/wasm\b/i.test(type)) {
+      return await WebAssembly.instantiateStreaming(response, imports);
+    }
+    bytes ??= await response.arrayBuffer();
+    return await WebAssembly.instantiate(bytes, imports);
+  } catch (e) {
+    if (e instanceof WebAssembly.CompileError) {
+      const html = /html/i.test(type) ? ` (the server sent ${type.split(';')[0]}: a page, not the file, as servers and dev servers answer for a file they do not have)` : '';
+      throw wasmError(url, `not WebAssembly${html}: ${e.message}`, e);
+    }
+    if (e instanceof WebAssembly.LinkError) {
+      throw wasmError(url, `a WebAssembly file that does not fit this version of seq2seq-wasm's JS (serve the seq2seq_core.wasm of the same package): ${e.message}`, e);
+    }
+    throw wasmError(url, e?.message ?? String(e), e);
+  }
 }

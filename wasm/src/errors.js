@@ -21,10 +21,11 @@ export function usageError(message) {
 const article = (word) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
 
 /**
- * What a value is, for a message that says what was given instead: 'the string "3"',
- * 'the number 2.5', 'null', 'an array', 'a Map'.
+ * A value as a type error names it: 'the string "3"', 'the number 2.5', 'null',
+ * 'an array', 'an object', 'a Map', 'a function (onStep)'. The one place such
+ * messages describe what was given.
  */
-export function describeValue(value) {
+export function describe(value) {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'undefined': return 'undefined';
@@ -37,7 +38,7 @@ export function describeValue(value) {
     case 'bigint': return `the bigint ${value}n`;
     case 'boolean': return `the boolean ${value}`;
     case 'symbol': return 'a symbol';
-    case 'function': return 'a function';
+    case 'function': return `a function${value.name ? ` (${value.name})` : ''}`;
     default: {
       if (Array.isArray(value)) return 'an array';
       const proto = Object.getPrototypeOf(value);

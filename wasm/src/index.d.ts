@@ -100,16 +100,18 @@ export type ResolvedDecodingOptions = Required<Omit<DecodingOptions, 'prefix'>> 
 export declare const DEFAULT_OPTIONS: Readonly<Required<Omit<DecodingOptions, 'strategy' | 'prefix'>> & { strategy: undefined; prefix: string }>;
 
 /** The kinds of Seq2SeqError: the C++ exception it came from, the JS layer's checks, or the worker client's own. */
-export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError';
+export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError';
 
 /** Every failure of the library: the C++ message, with option names in their JS spelling. */
 export declare class Seq2SeqError extends Error {
   constructor(message: string, kind?: ErrorKind);
   readonly name: 'Seq2SeqError';
   /**
-   * ModelError: bad model file; InputError: unusable text; UsageError: an unknown option, a value
-   * of the wrong type (the message says what was given), out of range, a bad argument, calls out of
-   * order or on a deleted object.
+   * ModelError: bad model file or a sha256 mismatch; InputError: unusable text; UsageError: an
+   * unknown option, a value of the wrong type (the message says what was given) or out of range, a
+   * bad argument, calls out of order or on a deleted object; NetworkError: the model's URL could
+   * not be fetched or answered with an HTTP error; WasmError: the engine's .wasm could not be
+   * fetched, compiled or instantiated (the message names the URL tried: set env.wasmUrl).
    */
   readonly kind: ErrorKind;
   /** Node's error code (ENOENT, EISDIR, ...) when loadModel(path) could not read the file. */
@@ -310,8 +312,16 @@ export type ResponseLike = GlobalInstance<'Response'>;
 /** The global Blob class's instances (a File, too). */
 export type BlobLike = GlobalInstance<'Blob'>;
 
-/** Where model bytes come from: a URL (fetched), a file path (Node), a Response, or the bytes. */
-export type ModelSource = string | URLLike | ResponseLike | ArrayBuffer | ArrayBufferView;
+/** Where model bytes come from: a URL (fetched), a file path (Node), a Response, a Blob (a File too), or the bytes. */
+export type ModelSource = string | URLLike | ResponseLike | BlobLike | ArrayBuffer | ArrayBufferView;
+
+/** How far a model download has come. */
+export interface LoadProgress {
+  /** Bytes received so far. */
+  loaded: number;
+  /** The size from Content-Length; undefined when the server did not say (or compressed the body). */
+  total: number | undefined;
+}
 
 /** How a model is loaded. */
 export interface LoadOptions {
@@ -321,15 +331,50 @@ export interface LoadOptions {
    * every weight widened to f32, as PyTorch computes (4x the memory, slower).
    */
   compute?: 'auto' | 'f32';
+  /**
+   * Called as a download (a URL or a Response) comes in, and once at the end for every
+   * source: the last call always has loaded === total.
+   */
+  onProgress?: (progress: LoadProgress) => void;
+  /**
+   * Browsers: keep a URL's download in the Cache API (true: the cache 'seq2seq-wasm-models';
+   * a string: a cache of that name), keyed by the URL, and load from there next time with no
+   * request. Stored only once the bytes made a model; an entry that fails sha256 or is no
+   * model is dropped and downloaded again. Ignored where there is no Cache API (Node,
+   * pages not served over https or from localhost) and for sources that are not URLs.
+   */
+  cache?: boolean | string;
+  /**
+   * The model file's SHA-256, 64 hex digits: the bytes are checked (crypto.subtle) whatever
+   * the source, a cached copy too. A mismatch is a ModelError naming both digests.
+   */
+  sha256?: string;
 }
 
 /**
  * Loads a model (and, the first time, the WebAssembly module). Rejects with a Seq2SeqError
  * of kind 'ModelError' for bytes that are not a model or exceed a limit (docs/model-format.md,
  * "Limits"), a path that is not a regular file or cannot be read (with Node's `code`, e.g.
- * 'ENOENT', 'EISDIR'), or an HTTP error; 'OutOfMemory' if the model does not fit the wasm heap.
+ * 'ENOENT', 'EISDIR'), or a sha256 mismatch; 'NetworkError' if the URL cannot be fetched or
+ * answers with an HTTP error; 'WasmError' if the engine's .wasm cannot be loaded (see env);
+ * 'UsageError' for wrong options or a source of no known kind; 'OutOfMemory' if the model
+ * does not fit the wasm heap.
  */
 export declare function loadModel(source: ModelSource, options?: LoadOptions): Promise<Model>;
+
+/** Where the package finds its assets; one object shared by seq2seq-wasm and seq2seq-wasm/worker. */
+export interface Env {
+  /**
+   * The URL (or, in Node, path) of seq2seq_core.wasm; a relative URL is resolved against the
+   * page. undefined (the default): the .wasm next to the package's modules, found with
+   * new URL('../dist/seq2seq_core.wasm', import.meta.url), which Vite, webpack 5 and Parcel
+   * follow and emit. Set it where the bundler does not copy the file (esbuild), before the
+   * first loadModel(): once the engine has loaded from one URL, setting another throws a
+   * UsageError. createDecoderWorker() passes it on to its worker.
+   */
+  wasmUrl: string | URLLike | undefined;
+}
+export declare const env: Env;
 
 /** Immutable weights; any number of sessions may share one. Call delete() when done. */
 export declare class Model {

@@ -1,7 +1,7 @@
 // seq2seq-wasm: sequence-to-sequence decoding (Transformer, CMLM) in WebAssembly.
 //
 //   import { loadModel } from 'seq2seq-wasm';
-//   const model = await loadModel(urlOrBytes);     // or loadModel(source, { compute: 'f32' })
+//   const model = await loadModel(urlOrBytes);     // or loadModel(source, { compute, onProgress, cache, sha256 })
 //   const session = model.createSession({ strategy: 'beam', beamSize: 5 });
 //   session.start('PHONEME');
 //   while (!session.done) draw(session.step());   // or: session.decode('PHONEME')
@@ -9,11 +9,13 @@
 //
 // Objects own wasm memory: call delete() when done. A FinalizationRegistry frees
 // what is forgotten, but only when the garbage collector gets to it.
-import { loadCore, readBytes } from './core.js';
+import { loadCore } from './core.js';
+import { loadOptions, readModel } from './model-source.js';
 import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
-import { Seq2SeqError, describeValue, jsOptionNames, usageError } from './errors.js';
+import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
+import { env } from './env.js';
 
-export { DEFAULT_OPTIONS, Seq2SeqError };
+export { DEFAULT_OPTIONS, Seq2SeqError, env };
 
 // C++ returns {error, kind} instead of throwing across the boundary. Option
 // names in its messages are given in the JS spelling (beam_size -> beamSize).
@@ -49,30 +51,25 @@ function release(wrapper, handle) {
 
 const CREATE = Symbol('create');  // only loadModel() constructs a Model
 
-const COMPUTES = ['auto', 'f32'];
-
-// Load options: { compute: 'auto' | 'f32' }. 'auto' multiplies int8-stored weights
-// in int8 (a quarter of the memory, faster); 'f32' widens every weight to f32,
-// as PyTorch computes.
-function loadOptions(options) {
-  if (options === undefined) return { compute: 'auto' };
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new Seq2SeqError('loadModel(source, options): options must be an object', 'UsageError');
-  }
-  for (const key of Object.keys(options)) {
-    if (key !== 'compute') throw new Seq2SeqError(`loadModel: unknown option '${key}' (known: compute)`, 'UsageError');
-  }
-  const compute = Object.hasOwn(options, 'compute') ? options.compute : 'auto';
-  if (!COMPUTES.includes(compute)) {
-    throw new Seq2SeqError(`loadModel: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? `'${compute}'` : String(compute)}`, 'UsageError');
-  }
-  return { compute };
-}
-
+// Load options (model-source.js): { compute: 'auto' | 'f32', onProgress, cache, sha256 }.
+// compute 'auto' multiplies int8-stored weights in int8 (a quarter of the memory,
+// faster); 'f32' widens every weight to f32, as PyTorch computes.
 export async function loadModel(source, options) {
-  const { compute } = loadOptions(options);
-  const [core, bytes] = await Promise.all([loadCore(), readBytes(source)]);
-  return new Model(CREATE, core, bytes, compute);
+  const { compute, ...reading } = loadOptions(options);
+  const [core, read] = await Promise.all([loadCore(), readModel(source, reading)]);
+  try {
+    const model = new Model(CREATE, core, read.bytes, compute);
+    await read.keep();
+    return model;
+  } catch (e) {
+    // A cached copy that is no model (damaged in the cache): dropped, and downloaded again.
+    if (!read.fromCache || e?.kind !== 'ModelError') throw e;
+    await read.drop();
+    const fresh = await readModel(source, reading, { skipCache: true });
+    const model = new Model(CREATE, core, fresh.bytes, compute);
+    await fresh.keep();
+    return model;
+  }
 }
 
 export class Model {
@@ -106,7 +103,7 @@ export class Model {
   get deleted() { return this.#handle === null; }
 
   tokenize(text) {
-    if (typeof text !== 'string') throw usageError(`tokenize(text) needs a string; got ${describeValue(text)}`);
+    if (typeof text !== 'string') throw usageError(`tokenize(text) needs a string; got ${describe(text)}`);
     return check(this.#live().tokenize(wellFormed(text)));
   }
 
@@ -139,7 +136,7 @@ export class Session {
   #options;
 
   constructor(model, options = {}) {
-    if (!(model instanceof Model)) throw usageError(`new Session(model, options) needs a Model from loadModel(); got ${describeValue(model)}`);
+    if (!(model instanceof Model)) throw usageError(`new Session(model, options) needs a Model from loadModel(); got ${describe(model)}`);
     const handle = new (model._core().SessionHandle)(model._handle());
     try {
       this.#options = normalizeOptions(options, model.autoregressive);
@@ -175,7 +172,7 @@ export class Session {
   }
 
   start(text) {
-    if (typeof text !== 'string') throw usageError(`start(text) needs a string; got ${describeValue(text)}`);
+    if (typeof text !== 'string') throw usageError(`start(text) needs a string; got ${describe(text)}`);
     check(this.#live().start(wellFormed(text)));
   }
 

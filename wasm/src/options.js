@@ -2,7 +2,7 @@
 // Both are written from one table, src/decoding_options.json (here: options-table.js).
 // Types and names are checked here, with messages a JS user can act on; ranges
 // are checked once, in C++ (validate()), and come back as errors too.
-import { describeValue, usageError } from './errors.js';
+import { describe, usageError } from './errors.js';
 import { OPTION_TABLE } from './options-table.js';
 
 // strategy has no default of its own: greedy, or nar for a CMLM.
@@ -26,15 +26,15 @@ const TYPES = {
 // What was given, where the type alone does not say what is wrong with it: an
 // array of tokens by what else it holds, an integer the engine's int cannot hold.
 function described(v, option) {
-  if (option.type === 'int' && Number.isInteger(v)) return `${describeValue(v)}, beyond 32 bits`;
+  if (option.type === 'int' && Number.isInteger(v)) return `${describe(v)}, beyond 32 bits`;
   const odd = option.type === 'tokens' && Array.isArray(v) ? v.findIndex((t) => typeof t !== 'string') : -1;
-  return odd < 0 ? describeValue(v) : `an array holding ${describeValue(v[odd])} at index ${odd}`;
+  return odd < 0 ? describe(v) : `an array holding ${describe(v[odd])} at index ${odd}`;
 }
 
 export function normalizeOptions(options, autoregressive) {
   if (options == null) options = {};
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw usageError(`decoding options must be an object; got ${describeValue(options)}`);
+    throw usageError(`decoding options must be an object; got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
     // Own keys only: 'toString' or 'constructor' are no options, though every object has them.

@@ -1,11 +1,12 @@
 // Type declarations for seq2seq-wasm/worker (wasm/src/worker-client.js).
 import type { BlobLike, DecodingOptions, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, URLLike } from './index.js';
-import { Seq2SeqError } from './index.js';
+import { Seq2SeqError, env } from './index.js';
 
-export { Seq2SeqError };
-export type { DecodingOptions, ModelInfo, Result, Snapshot, ArSnapshot, NarSnapshot, ErrorKind } from './index.js';
+/** env is seq2seq-wasm's own object, for pages that decode only in workers. */
+export { Seq2SeqError, env };
+export type { DecodingOptions, Env, LoadOptions, LoadProgress, ModelInfo, Result, Snapshot, ArSnapshot, NarSnapshot, ErrorKind } from './index.js';
 
-/** What the worker can load: a URL (relative ones are resolved against the page), a path (Node), or the bytes. */
+/** What the worker can load: a URL (relative ones are resolved against the page), a path (Node), a Response or a Blob (read on the page, the bytes transferred), or the bytes. */
 export type WorkerModelSource = string | URLLike | ResponseLike | BlobLike | ArrayBuffer | ArrayBufferView;
 
 /** A Web Worker, a Node worker_threads Worker, or a port speaking the same protocol. */
@@ -35,7 +36,10 @@ export interface RunOptions {
  */
 export declare class DecoderWorker {
   private constructor();
-  /** Loads a model, replacing the previous one; resolves to its info. */
+  /**
+   * Loads a model, replacing the previous one; resolves to its info. The options are loadModel's:
+   * a URL is downloaded (and cached, and checked) in the worker, and onProgress hears it there.
+   */
   load(source: WorkerModelSource, options?: LoadOptions): Promise<ModelInfo>;
   /** Starts decoding `text` with `options` (defaults for what is missing); options are checked as decode() checks them. */
   start(text: string, options?: DecodingOptions): Promise<StartInfo>;
@@ -49,8 +53,20 @@ export declare class DecoderWorker {
   terminate(): Promise<void>;
 }
 
+/** Where the worker's script and the engine's .wasm are served, for bundlers that do not emit them. */
+export interface DecoderWorkerOptions {
+  /** The URL (or, in Node, path) of 'seq2seq-wasm/worker-script' or your bundle of it. Default: the package's. */
+  workerUrl?: string | URLLike;
+  /**
+   * The URL (or, in Node, path) of seq2seq_core.wasm for the worker's engine; relative URLs are
+   * resolved against the page. Default: env.wasmUrl if set, else the .wasm next to the worker script.
+   */
+  wasmUrl?: string | URLLike;
+}
+
 /**
  * A decoder in a worker. `target`: nothing (this package's worker script), the
- * URL (or, in Node, path) of 'seq2seq-wasm/worker-script', or a worker you made.
+ * URL (or, in Node, path) of 'seq2seq-wasm/worker-script', a worker you made, or
+ * { workerUrl, wasmUrl }. Wrong types or unknown option names throw a UsageError.
  */
-export declare function createDecoderWorker(target?: string | URLLike | WorkerLike): DecoderWorker;
+export declare function createDecoderWorker(target?: string | URLLike | WorkerLike | DecoderWorkerOptions): DecoderWorker;

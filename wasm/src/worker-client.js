@@ -2,24 +2,30 @@
 // (worker.js, protocol in worker-protocol.js).
 //
 //   import { createDecoderWorker } from 'seq2seq-wasm/worker';
-//   const decoder = createDecoderWorker();            // or (urlOfWorkerScript), or (aWorker)
-//   const info = await decoder.load('/models/g2p-transformer.safetensors');   // URL, path (Node) or bytes
+//   const decoder = createDecoderWorker();            // or (urlOfWorkerScript), (aWorker), or ({ workerUrl, wasmUrl })
+//   const info = await decoder.load('/models/g2p-transformer.safetensors', { onProgress, cache, sha256 });   // URL, path (Node), Response, Blob or bytes
 //   await decoder.start('PHONEME', { strategy: 'beam', beamSize: 5 });
 //   const snapshot = await decoder.step();            // one decoder pass
 //   const nbest = await decoder.run({ onStep: draw });  // the rest; decoder.cancel() stops it between steps
 //   decoder.terminate();
 //
-// This module does not load the WebAssembly itself: the worker does.
-import { Seq2SeqError, describeValue, usageError } from './errors.js';
+// This module does not load the WebAssembly itself: the worker does, from the
+// URL given here (createDecoderWorker({ wasmUrl }), else env.wasmUrl if set),
+// else from the .wasm next to the worker's script.
+import { Seq2SeqError, describe, usageError } from './errors.js';
+import { checkWasmUrl, env, resolveWasmUrl } from './env.js';
+import { loadOptions, readModel } from './model-source.js';
 
-export { Seq2SeqError };
+// env too: a page that decodes only in workers sets env.wasmUrl without importing
+// seq2seq-wasm itself (and with it the Emscripten glue).
+export { Seq2SeqError, env };
 
 const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node
   && typeof window === 'undefined';
 
 // A uniform face over a Web Worker, a Node worker_threads Worker, or anything
 // with postMessage and message events (a MessagePort, a SharedWorker's port).
-function endpoint(worker, owned) {
+function endpoint(worker, owned, scriptUrl) {
   const nodeStyle = typeof worker.on === 'function';
   return {
     worker,
@@ -35,7 +41,8 @@ function endpoint(worker, owned) {
         worker.addEventListener('message', (e) => onMessage(e.data));
         worker.addEventListener('error', (e) => {
           e.preventDefault?.();
-          onError(e.error ?? new Error(e.message || 'the worker script failed (it may not exist, or not be a module)'));
+          onError(e.error ?? new Error(e.message || `the worker script ${scriptUrl ?? ''} failed to start (it may not exist, or not be a module); `
+            + 'pass createDecoderWorker({ workerUrl }) the URL where seq2seq-wasm/worker-script (or your bundle of it) is served'));
         });
         worker.addEventListener('messageerror', () => onError(new Error('a message from the worker could not be read')));
         worker.start?.();   // a MessagePort needs starting when listened to with addEventListener
@@ -64,7 +71,8 @@ async function spawn(target) {
   const worker = target === undefined
     ? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' })
     : new Worker(target, { type: 'module' });
-  return endpoint(worker, true);
+  // Not new URL('./worker.js', import.meta.url) again: bundlers would emit a second copy of the script.
+  return endpoint(worker, true, target === undefined ? "(seq2seq-wasm/worker-script, next to seq2seq-wasm/worker's module)" : String(target));
 }
 
 function rebuildError(data) {
@@ -74,23 +82,40 @@ function rebuildError(data) {
 }
 
 // Model bytes or a URL the worker can reach: relative URLs are resolved here,
-// against the page, not against the worker script.
-async function portableSource(source) {
+// against the page, not against the worker script. A Response or a Blob is read
+// here (with onProgress) and its bytes transferred: {source, transfer, read}.
+async function portableSource(source, onProgress) {
   if (typeof source === 'string') {
     if (!isNode && typeof location === 'object' && !/^[a-z][a-z0-9+.-]*:/i.test(source)) {
       const base = typeof document === 'object' && document?.baseURI ? document.baseURI : location.href;
-      return new URL(source, base).href;
+      return { source: new URL(source, base).href, transfer: [], read: false };
     }
-    return source;
+    return { source, transfer: [], read: false };
   }
-  if (source instanceof URL) return source.href;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
-  if (typeof Response === 'function' && source instanceof Response) {
-    if (!source.ok) throw new Seq2SeqError(`cannot load model from ${source.url}: HTTP ${source.status}`, 'ModelError');
-    return new Uint8Array(await source.arrayBuffer());
+  if (source instanceof URL) return { source: source.href, transfer: [], read: false };
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return { source, transfer: [], read: false };
+  // readModel refuses any other source with a UsageError.
+  const { bytes } = await readModel(source, { onProgress });
+  return { source: bytes, transfer: [bytes.buffer], read: true };
+}
+
+// createDecoderWorker(target): nothing, the worker script's URL (or Node path),
+// a worker, or { workerUrl, wasmUrl }.
+function workerTarget(target) {
+  if (target === undefined || typeof target === 'string' || target instanceof URL) return { script: target, wasmUrl: undefined };
+  if (target !== null && typeof target === 'object' && typeof target.postMessage === 'function') return { script: target, wasmUrl: undefined };
+  if (target === null || typeof target !== 'object' || Array.isArray(target)) {
+    throw new Seq2SeqError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { workerUrl, wasmUrl }; got ${describe(target)}`, 'UsageError');
   }
-  if (typeof Blob === 'function' && source instanceof Blob) return new Uint8Array(await source.arrayBuffer());
-  throw usageError(`a model source must be a URL, a path, a Response, a Blob, an ArrayBuffer or a Uint8Array; got ${describeValue(source)}`);
+  for (const key of Object.keys(target)) {
+    if (key !== 'workerUrl' && key !== 'wasmUrl') throw new Seq2SeqError(`createDecoderWorker: unknown option '${key}' (known: workerUrl, wasmUrl)`, 'UsageError');
+  }
+  const { workerUrl, wasmUrl } = target;
+  if (!(workerUrl === undefined || typeof workerUrl === 'string' || workerUrl instanceof URL)) {
+    throw new Seq2SeqError(`createDecoderWorker: workerUrl must be a string or a URL; got ${describe(workerUrl)}`, 'UsageError');
+  }
+  checkWasmUrl(wasmUrl, 'createDecoderWorker: wasmUrl');
+  return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl) };
 }
 
 export class DecoderWorker {
@@ -98,9 +123,12 @@ export class DecoderWorker {
   #pending = new Map();   // id -> {resolve, reject, onProgress}
   #nextId = 1;
   #failure = null;        // once set, every request fails with it
+  #wasmUrl;               // createDecoderWorker({ wasmUrl }), resolved
 
   constructor(target) {
-    this.#endpoint = spawn(target).then((ep) => {
+    const { script, wasmUrl } = workerTarget(target);
+    this.#wasmUrl = wasmUrl;
+    this.#endpoint = spawn(script).then((ep) => {
       ep.listen((m) => this.#receive(m), (e) => this.#fail(e), (code) => this.#exited(code));
       ep.hold(this.#pending.size > 0);
       return ep;
@@ -155,14 +183,23 @@ export class DecoderWorker {
     });
   }
 
-  /** Loads a model in the worker (replacing the previous one); resolves to its info. */
+  /**
+   * Loads a model in the worker (replacing the previous one); resolves to its info.
+   * Options as loadModel's; onProgress hears the download (made in the worker for a URL).
+   */
   async load(source, options) {
-    return this.#request({ type: 'load', source: await portableSource(source), options });
+    const { compute, onProgress, cache, sha256 } = loadOptions(options, 'load');
+    const { source: portable, transfer, read } = await portableSource(source, onProgress);
+    const message = { type: 'load', source: portable, options: { compute, cache }, progress: !!onProgress && !read };
+    if (sha256 !== undefined) message.options.sha256 = sha256;
+    // Always said, null for the worker's own default, so that a URL sent before does not linger there.
+    message.wasmUrl = this.#wasmUrl ?? (env.wasmUrl === undefined ? null : resolveWasmUrl(env.wasmUrl));
+    return this.#request(message, { transfer, onProgress: read ? undefined : onProgress });
   }
 
   /** Starts decoding `text` with `options` (defaults for what is missing). */
   start(text, options = {}) {
-    if (typeof text !== 'string') return Promise.reject(usageError(`start(text, options) needs a string; got ${describeValue(text)}`));
+    if (typeof text !== 'string') return Promise.reject(usageError(`start(text, options) needs a string; got ${describe(text)}`));
     return this.#request({ type: 'start', text, options });
   }
 
@@ -175,7 +212,7 @@ export class DecoderWorker {
    * with a Seq2SeqError of kind 'Cancelled'.
    */
   run({ onStep, sliceMs } = {}) {
-    if (onStep !== undefined && typeof onStep !== 'function') return Promise.reject(usageError(`run({onStep}): onStep must be a function; got ${describeValue(onStep)}`));
+    if (onStep !== undefined && typeof onStep !== 'function') return Promise.reject(usageError(`run({onStep}): onStep must be a function; got ${describe(onStep)}`));
     const message = { type: 'run', progress: typeof onStep === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
     return this.#request(message, { onProgress: onStep });
@@ -197,7 +234,10 @@ export class DecoderWorker {
 
 /**
  * A decoder in a worker. `target`: nothing (this package's worker script), the
- * URL of the worker script (seq2seq-wasm/worker-script), or a Worker you made.
+ * URL of the worker script (seq2seq-wasm/worker-script), a Worker you made, or
+ * { workerUrl, wasmUrl }: where the worker script and the engine's .wasm are
+ * served, for bundlers that do not emit them (wasmUrl defaults to env.wasmUrl,
+ * if set, else the .wasm next to the worker script).
  */
 export function createDecoderWorker(target) {
   return new DecoderWorker(target);

@@ -1,12 +1,20 @@
 // Type declarations for seq2seq-wasm/worker-protocol (wasm/src/worker-protocol.js):
 // the decoder worker's message handler, for building a worker of your own.
-import type { DecodingOptions, ErrorKind, LoadOptions, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
+import type { BlobLike, DecodingOptions, ErrorKind, LoadOptions, LoadProgress, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
 
 export declare const PROTOCOL_VERSION: 1;
 
 /** Requests the handler understands; replies repeat the id. */
 export type WorkerRequest =
-  | { id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView; options?: LoadOptions }
+  | {
+    id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView | BlobLike;
+    /** compute, cache, sha256 (onProgress cannot cross: ask for progress instead). */
+    options?: Omit<LoadOptions, 'onProgress'>;
+    /** Post {id, progress: {loaded, total}} as the model downloads. */
+    progress?: boolean;
+    /** Where the engine's .wasm is (an absolute URL, or a Node path); null: next to the worker script. */
+    wasmUrl?: string | null;
+  }
   | { id: number; type: 'start'; text: string; options?: DecodingOptions }
   | { id: number; type: 'step' }
   | { id: number; type: 'run'; progress?: boolean; sliceMs?: number }
@@ -16,7 +24,7 @@ export type WorkerRequest =
 export type WorkerReply =
   | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | { cancelled: boolean } }
   | { id: number; ok: false; error: { name: string; message: string; kind?: ErrorKind } }
-  | { id: number; progress: Snapshot };
+  | { id: number; progress: Snapshot | LoadProgress };
 
 export interface WorkerHandlerOptions {
   /** How long a run steps before yielding, unless the request says otherwise. Default 8 ms. */

@@ -6,7 +6,10 @@
 //   onmessage = (e) => handle(e.data);
 //
 // Requests carry an id the replies repeat:
-//   {id, type: 'load', source}             -> value: ModelInfo  (source: URL/path string, ArrayBuffer or typed array)
+//   {id, type: 'load', source, options, progress, wasmUrl}
+//                                          -> value: ModelInfo  (source: URL/path string, ArrayBuffer, typed array or Blob;
+//                                             options: {compute, cache, sha256}; with progress, {id, progress: {loaded, total}}
+//                                             while the model downloads; wasmUrl: where the engine's .wasm is, null for beside the worker)
 //   {id, type: 'start', text, options}     -> value: {sourceLength, maxLength}  (options: a fresh set, defaults for the rest)
 //   {id, type: 'step'}                     -> value: Snapshot
 //   {id, type: 'run', progress, sliceMs}   -> value: Result[]; with progress, {id, progress: Snapshot} per step first
@@ -19,7 +22,8 @@
 // sliceMs (default 8 ms) at a time and then yields to the event loop, which is
 // how a cancel (or anything else the worker must hear) gets in.
 import { loadModel, Seq2SeqError } from './index.js';
-import { describeValue, usageError } from './errors.js';
+import { describe, usageError } from './errors.js';
+import { env } from './env.js';
 
 export const PROTOCOL_VERSION = 1;
 const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'cancel']);
@@ -75,7 +79,7 @@ function errorData(e) {
  * reply has been posted (handy in tests; workers may ignore it).
  */
 export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel } = {}) {
-  if (typeof post !== 'function') throw usageError(`createWorkerHandler(post) needs a function to post replies with; got ${describeValue(post)}`);
+  if (typeof post !== 'function') throw usageError(`createWorkerHandler(post) needs a function to post replies with; got ${describe(post)}`);
   const yieldTurn = makeYield();
   let model = null;
   let session = null;
@@ -92,9 +96,13 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     return session;
   }
 
-  async function doLoad(message) {
-    const { source, options } = message;
-    const next = await load(source, options);
+  async function doLoad(id, { source, options, progress = false, wasmUrl }) {
+    // The client's wasm URL (createDecoderWorker({ wasmUrl }) or its page's env.wasmUrl),
+    // resolved against the page; null: the worker's own default, the .wasm next to its script.
+    if (wasmUrl !== undefined) env.wasmUrl = wasmUrl ?? undefined;
+    const onProgress = progress ? (p) => post({ id, progress: p }, []) : undefined;
+    const withProgress = onProgress && (options === undefined || (options !== null && typeof options === 'object'));
+    const next = await load(source, withProgress ? { ...options, onProgress } : options);
     session?.delete();
     session = null;
     model?.delete();
@@ -104,7 +112,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   function doStart({ text, options }) {
     if (!model) throw new Seq2SeqError('start() before load(): load a model first', 'UsageError');
-    if (typeof text !== 'string') throw usageError(`start(text, options) needs a string; got ${describeValue(text)}`);
+    if (typeof text !== 'string') throw usageError(`start(text, options) needs a string; got ${describe(text)}`);
     const next = model.createSession(options ?? {});   // throws on bad options, leaving the old session as it was
     try {
       next.start(text);
@@ -121,7 +129,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     const s = requireSession('run');
     if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
     if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
-    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw usageError(`run: sliceMs must be a number >= 0; got ${describeValue(sliceMs)}`);
+    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw usageError(`run: sliceMs must be a number >= 0; got ${describe(sliceMs)}`);
     const cancelled = () => generation !== cancelGeneration;
     const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
     let last = null;
@@ -168,7 +176,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
         .finally(() => { pendingRuns -= 1; });
     }
     return enqueue(async () => {
-      if (type === 'load') return reply(id, await doLoad(message));
+      if (type === 'load') return reply(id, await doLoad(id, message));
       if (type === 'start') return reply(id, doStart(message));
       const snapshot = requireSession('step').step();
       return reply(id, snapshot, transferables(snapshot));

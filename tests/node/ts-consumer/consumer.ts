@@ -2,9 +2,9 @@
 // types spelled out. tests/node/types.test.mjs type-checks it against the
 // installed package (tsc --noEmit --strict, with and without the DOM library)
 // and then compiles and runs it.
-import { DEFAULT_OPTIONS, Model, Seq2SeqError, Session, loadModel } from 'seq2seq-wasm';
+import { DEFAULT_OPTIONS, Model, Seq2SeqError, Session, env, loadModel } from 'seq2seq-wasm';
 import type {
-  ArSnapshot, DecodingOptions, ErrorKind, Hypothesis, ModelInfo, ModelSource, NarDraft, NarSnapshot,
+  ArSnapshot, DecodingOptions, ErrorKind, Hypothesis, LoadOptions, LoadProgress, ModelInfo, ModelSource, NarDraft, NarSnapshot,
   PrunedCandidate, ResolvedDecodingOptions, Result, RnnModelInfo, Snapshot, TargetSpecials, TokenCandidate, TransformerModelInfo,
 } from 'seq2seq-wasm';
 import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
@@ -99,6 +99,19 @@ export function ownHandler(post: (reply: WorkerReply, transfer: ArrayBuffer[]) =
   return createWorkerHandler(post, { defaultSliceMs: 4 });
 }
 
+// Loading options and asset paths (type-checked, never run: it fetches).
+export async function loading(url: string): Promise<Model> {
+  env.wasmUrl = '/assets/seq2seq_core.wasm';
+  const progress: LoadProgress[] = [];
+  const options: LoadOptions = { compute: 'auto', onProgress: (p: LoadProgress) => { progress.push(p); }, cache: true, sha256: 'ab'.repeat(32) };
+  const decoder = createDecoderWorker({ workerUrl: '/assets/decoder-worker.js', wasmUrl: env.wasmUrl });
+  await decoder.load(url, options);
+  await decoder.terminate();
+  const total: number | undefined = progress.at(-1)?.total;
+  void total;
+  return loadModel(url, { ...options, cache: 'my-models' });
+}
+
 // Misuse the declarations must reject (type-checked, never run).
 export function rejected(model: Model, session: Session): void {
   // @ts-expect-error options are camelCase
@@ -129,6 +142,12 @@ export function rejected(model: Model, session: Session): void {
   // @ts-expect-error not a request type
   const bad: WorkerRequest = { id: 1, type: 'pause' };
   void bad;
+  // @ts-expect-error env.wasmUrl is a string or a URL
+  env.wasmUrl = 5;
+  // @ts-expect-error cache is a boolean or a cache name
+  void loadModel('m.safetensors', { cache: 1 });
+  // @ts-expect-error createDecoderWorker's options are workerUrl and wasmUrl
+  createDecoderWorker({ wasmURL: '/x.wasm' });
 }
 
 // Sessions can also be made directly.

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+// Writes models/manifest.json, the table of contents of the seq2seq-wasm-models
+// package: per model its name, architecture, file, size, sha256, and its test
+// WER and PER measured here, with the decoding settings they were measured with.
+//
+//   node scripts/make-models-manifest.mjs            # measure, write models/manifest.json
+//   node scripts/make-models-manifest.mjs --check    # measure, fail if models/manifest.json differs
+//
+// WER and PER are measured as models/evaluate.py measures the model cards'
+// (models/CARDS.md), with the package's default compute (int8 kernels for
+// int8-stored weights; the cards' tables use f32 and differ from these by at
+// most one word, docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
+// decodes the 11,994 words of the standard CMUdict test split in one process,
+// all words on stdin, and the outputs are scored as models/g2p_metrics.py
+// scores them. A few minutes on two cores (beam 5 over 12k words is the most).
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const modelsDir = join(root, 'models');
+const manifestPath = join(modelsDir, 'manifest.json');
+const testSplit = join(modelsDir, 'data/cmudict-0.7b.test');
+const check = process.argv.includes('--check');
+
+// The models the package carries, in the order the cards list them; the
+// package's `files` names the same six (tests/node/package.test.mjs checks it).
+const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-multiplicative',
+  'g2p-rnn-reduced-rank', 'g2p-rnn-additive'].map((n) => `${n}.safetensors`);
+
+// The settings each kind is measured with: the cards' headline rows, which are
+// also the page's defaults. `decoding` is what model.decode() takes; `cli` the
+// same for build/native/seq2seq. The CMLM's length score weight 0.03 was chosen
+// on dev words (models/engine_cli.py says how).
+const SETTINGS = {
+  autoregressive: { decoding: { strategy: 'beam', beamSize: 5, lengthNorm: 'average' }, cli: ['--beam', '5', '--length-penalty', 'average'] },
+  cmlm: {
+    decoding: { strategy: 'nar', iterations: 10, lengthCandidates: 3, lengthScoreWeight: 0.03 },
+    cli: ['--nar', '--iterations', '10', '--length-candidates', '3', '--length-score-weight', '0.03'],
+  },
+};
+
+function cli() {
+  const p = process.env.SEQ2SEQ_CLI || join(root, 'build/native/seq2seq');
+  if (!existsSync(p)) {
+    console.error(`make-models-manifest: no native CLI at ${p}: cmake -S . -B build/native && cmake --build build/native -j2 --target seq2seq (or set SEQ2SEQ_CLI)`);
+    process.exit(2);
+  }
+  return p;
+}
+
+function modelConfig(path) {
+  const buf = readFileSync(path);
+  const n = Number(buf.readBigUInt64LE(0));
+  const meta = JSON.parse(buf.subarray(8, 8 + n).toString('utf8')).__metadata__ ?? {};
+  return JSON.parse(meta.config);
+}
+
+// word -> [pronunciation as an array of phonemes], in file order.
+function loadReferences(path) {
+  const refs = new Map();
+  for (const line of readFileSync(path, 'utf8').split('\n')) {
+    const parts = line.trim().split(/\s+/);
+    if (parts.length < 2) continue;
+    if (!refs.has(parts[0])) refs.set(parts[0], []);
+    refs.get(parts[0]).push(parts.slice(1));
+  }
+  return refs;
+}
+
+function editDistance(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] !== b[j - 1])));
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+// models/g2p_metrics.py's score(): a word is wrong unless its output equals one
+// of its references; PER is the edit distance to the closest reference (the
+// shorter on a tie), summed, over those references' summed length.
+function score(hyps, refs) {
+  let wrong = 0;
+  let edits = 0;
+  let total = 0;
+  for (const [word, rs] of refs) {
+    const h = hyps.get(word) ?? [];
+    if (!rs.some((r) => r.join(' ') === h.join(' '))) wrong++;
+    let best = null;
+    for (const r of rs) {
+      const d = editDistance(h, r);
+      if (!best || d < best.d || (d === best.d && r.length < best.len)) best = { d, len: r.length };
+    }
+    edits += best.d;
+    total += best.len;
+  }
+  return { wer: (100 * wrong) / refs.size, per: (100 * edits) / Math.max(1, total) };
+}
+
+function decodeAll(binary, model, words, flags) {
+  const r = spawnSync(binary, ['decode', '--model', model, ...flags, '--compute', 'auto'], { input: words.join('\n') + '\n', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  // Exit 1: some words were refused (each named on stderr); they count as empty outputs.
+  if (r.status !== 0 && r.status !== 1) throw new Error(`${binary} decode --model ${model} failed (${r.status}): ${r.stderr.slice(0, 2000)}`);
+  const hyps = new Map();
+  for (const line of r.stdout.split('\n')) {
+    const [word, output] = line.split('\t');
+    if (output !== undefined && !hyps.has(word)) hyps.set(word, output.split(' ').filter(Boolean));
+  }
+  return hyps;
+}
+
+const round2 = (x) => Math.round(x * 100) / 100;
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+
+function measure() {
+  const binary = cli();
+  const refs = loadReferences(testSplit);
+  const words = [...refs.keys()];
+  const models = [];
+  for (const file of MODEL_FILES) {
+    const path = join(modelsDir, file);
+    const bytes = readFileSync(path);
+    const config = modelConfig(path);
+    const settings = config.arch === 'cmlm' ? SETTINGS.cmlm : SETTINGS.autoregressive;
+    const start = Date.now();
+    const { wer, per } = score(decodeAll(binary, path, words, settings.cli), refs);
+    console.error(`${file}: WER ${wer.toFixed(2)} %, PER ${per.toFixed(2)} % (${((Date.now() - start) / 1000).toFixed(0)} s)`);
+    models.push({
+      name: basename(file, '.safetensors'),
+      architecture: config.arch,
+      ...(config.arch === 'rnn' ? { attention: config.attention } : {}),
+      autoregressive: config.arch !== 'cmlm',
+      description: config.description,
+      file,
+      bytes: bytes.length,
+      sha256: sha256(bytes),
+      testWer: round2(wer),
+      testPer: round2(per),
+      decoding: settings.decoding,
+      cli: settings.cli.join(' '),
+    });
+  }
+  return {
+    description: 'Grapheme-to-phoneme models for seq2seq-wasm, trained on CMUdict 0.7b (stress removed). Written by scripts/make-models-manifest.mjs.',
+    testSet: {
+      name: 'CMUdict 0.7b standard test split (PRONALSYL 2007)',
+      words: words.length,
+      sha256: sha256(readFileSync(testSplit)),
+      metrics: 'testWer: % of words whose output equals none of their reference pronunciations; '
+        + 'testPer: edit distance to the closest reference, summed over words, over those references\' summed length (%). '
+        + 'Decoded by the engine (native CLI) with each model\'s `decoding` settings and the package\'s default compute '
+        + '(\'auto\': int8-stored weights multiplied in int8). The model cards measure with f32 compute, '
+        + 'as PyTorch computes; the two differ by at most one word per model.',
+    },
+    models,
+  };
+}
+
+const text = JSON.stringify(measure(), null, 2) + '\n';
+if (check) {
+  const current = existsSync(manifestPath) ? readFileSync(manifestPath, 'utf8') : '';
+  if (current !== text) {
+    console.error('make-models-manifest: models/manifest.json differs from what the models measure now; run node scripts/make-models-manifest.mjs');
+    process.exit(1);
+  }
+  console.error('models/manifest.json is up to date');
+} else {
+  writeFileSync(manifestPath, text);
+  console.error(`wrote ${manifestPath}`);
+}

@@ -1,0 +1,251 @@
+// Model bytes from wherever they are: a URL (fetched, with progress, through
+// the browser's Cache API if asked), a path (Node), a Response, a Blob or the
+// bytes themselves; checked against a SHA-256 if one is given. Also the load
+// options' checks. No Emscripten in here: the worker client uses it on the
+// page's thread, where the engine is never loaded.
+import { Seq2SeqError, describe } from './errors.js';
+
+export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
+
+// Node-only modules, by a name bundlers do not follow (browsers never take these paths).
+export const nodeImport = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
+
+export const DEFAULT_CACHE_NAME = 'seq2seq-wasm-models';
+const LOAD_OPTIONS = ['compute', 'onProgress', 'cache', 'sha256'];
+const COMPUTES = ['auto', 'f32'];
+
+const HINT_URL = 'check the URL; from an installed package, resolve the model file with import.meta.resolve() (Node) '
+  + "or your bundler's ?url import (Vite: import url from 'seq2seq-wasm-models/g2p-transformer.safetensors?url')";
+
+/**
+ * Load options, checked: { compute: 'auto' | 'f32', onProgress: function | undefined,
+ * cache: false | a cache name, sha256: lowercase hex | undefined }. `call` names
+ * the function in messages (loadModel, load).
+ */
+export function loadOptions(options, call = 'loadModel') {
+  if (options === undefined) return { compute: 'auto', onProgress: undefined, cache: false, sha256: undefined };
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new Seq2SeqError(`${call}(source, options): options must be an object; got ${describe(options)}`, 'UsageError');
+  }
+  for (const key of Object.keys(options)) {
+    if (!LOAD_OPTIONS.includes(key)) throw new Seq2SeqError(`${call}: unknown option '${key}' (known: ${LOAD_OPTIONS.join(', ')})`, 'UsageError');
+  }
+  const { compute = 'auto', onProgress, cache = false, sha256 } = options;
+  if (!COMPUTES.includes(compute)) {
+    throw new Seq2SeqError(`${call}: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? `'${compute}'` : String(compute)}`, 'UsageError');
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new Seq2SeqError(`${call}: onProgress must be a function; got ${describe(onProgress)}`, 'UsageError');
+  }
+  if (!(typeof cache === 'boolean' || (typeof cache === 'string' && cache !== ''))) {
+    throw new Seq2SeqError(`${call}: cache must be true, false or a cache name (a non-empty string); got ${describe(cache)}`, 'UsageError');
+  }
+  if (sha256 !== undefined && !(typeof sha256 === 'string' && /^[0-9a-f]{64}$/i.test(sha256))) {
+    throw new Seq2SeqError(`${call}: sha256 must be the file's SHA-256 as 64 hexadecimal digits; got ${describe(sha256)}`, 'UsageError');
+  }
+  return { compute, onProgress, cache: cache === true ? DEFAULT_CACHE_NAME : cache, sha256: sha256?.toLowerCase() };
+}
+
+const isResponse = (x) => typeof Response === 'function' && x instanceof Response;
+const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
+
+function bytesOf(source) {
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  return null;
+}
+
+function badSource(source) {
+  return new Seq2SeqError(`a model source must be a URL, a path (Node), a Response, a Blob, an ArrayBuffer or a typed array; got ${describe(source)}`, 'UsageError');
+}
+
+/** A string source as a URL (relative ones against the page), or null for a Node path. */
+function urlOf(source) {
+  if (source instanceof URL) return source;
+  try {
+    return new URL(source);
+  } catch {
+    if (!isNode && typeof location !== 'undefined') return new URL(source, location.href);
+    return null;
+  }
+}
+
+/**
+ * The model's bytes. Resolves to { bytes, fromCache, keep(), drop() }: keep()
+ * stores a download in the cache (called once the bytes made a model, so that
+ * a bad file is never cached), drop() deletes a cache entry that did not.
+ * onProgress({loaded, total}) sees the download; its last call has loaded === total.
+ */
+export async function readModel(source, { onProgress, cache = false, sha256 } = {}, { skipCache = false } = {}) {
+  const report = progressReporter(onProgress);
+  const done = async (bytes, what, extra = {}) => {
+    report.end(bytes.length);
+    if (sha256) await checkSha256(bytes, sha256, what);
+    return { bytes, fromCache: false, keep: async () => {}, drop: async () => {}, ...extra };
+  };
+  const direct = bytesOf(source);
+  if (direct) return done(direct, 'bytes');
+  if (isBlob(source)) return done(new Uint8Array(await source.arrayBuffer()), 'Blob');
+  if (isResponse(source)) return done(await readResponse(source, source.url || 'a Response', report), source.url || 'Response');
+  if (typeof source !== 'string' && !(source instanceof URL)) throw badSource(source);
+
+  const url = urlOf(source);
+  if (isNode && (!url || url.protocol === 'file:')) return done(await readModelFile(url ?? source), String(source));
+  if (!url) throw new Seq2SeqError(`cannot resolve the model URL '${source}': there is no page to resolve it against; pass an absolute URL`, 'UsageError');
+  const href = url.href;
+  const store = cache && url.protocol.startsWith('http') ? await openCache(cache) : null;
+  if (store && !skipCache) {
+    const hit = await cached(store, href, sha256);
+    if (hit) {
+      report.end(hit.length);
+      return { bytes: hit, fromCache: true, keep: async () => {}, drop: () => store.delete(href).catch(() => {}) };
+    }
+  }
+  const bytes = await download(href, report);
+  return done(bytes, href, {
+    keep: store ? () => store.put(href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } })).catch(() => {}) : async () => {},
+  });
+}
+
+// onProgress with the promise kept: the last call says loaded === total.
+function progressReporter(onProgress) {
+  let last = null;
+  return {
+    step(loaded, total) {
+      if (!onProgress) return;
+      last = { loaded, total };
+      onProgress({ loaded, total });
+    },
+    end(size) {
+      if (!onProgress || (last && last.loaded === size && last.total === size)) return;
+      onProgress({ loaded: size, total: size });
+    },
+  };
+}
+
+async function openCache(name) {
+  // No Cache API in Node, on insecure origins, or in some private modes: the option then does nothing.
+  if (typeof caches !== 'object' || caches === null) return null;
+  try {
+    return await caches.open(name);
+  } catch {
+    return null;
+  }
+}
+
+// A cache entry's bytes, or null: a missing entry, one that cannot be read and
+// one whose SHA-256 is not the expected one (deleted, so that the download replaces it).
+async function cached(store, href, sha256) {
+  let bytes;
+  try {
+    const hit = await store.match(href);
+    if (!hit) return null;
+    bytes = new Uint8Array(await hit.arrayBuffer());
+    if (!sha256 || (await sha256Hex(bytes)) === sha256) return bytes;
+  } catch (e) {
+    if (e instanceof Seq2SeqError) throw e;
+  }
+  await store.delete(href).catch(() => {});
+  return null;
+}
+
+function reason(e) {
+  const cause = e?.cause?.message ?? e?.cause?.code;
+  return `${e?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
+}
+
+async function download(href, report) {
+  let response;
+  try {
+    response = await fetch(href);
+  } catch (e) {
+    throw Object.assign(new Seq2SeqError(`cannot fetch the model from ${href}: ${reason(e)}; check the URL: the server may be down `
+      + 'or unreachable, or (from another origin) not send CORS headers', 'NetworkError'), { cause: e });
+  }
+  return readResponse(response, href, report);
+}
+
+async function readResponse(response, what, report) {
+  if (!response.ok) {
+    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    throw new Seq2SeqError(`cannot load the model from ${what}: ${status}; ${HINT_URL}`, 'NetworkError');
+  }
+  if (response.bodyUsed) throw new Seq2SeqError(`the Response for ${what} has already been read: pass a fresh one (or response.clone())`, 'UsageError');
+  // Content-Length counts the bytes sent: with a Content-Encoding that is not what the body yields.
+  const encoding = response.headers.get('content-encoding');
+  const length = Number.parseInt(response.headers.get('content-length') ?? '', 10);
+  const total = Number.isSafeInteger(length) && length >= 0 && (!encoding || encoding === 'identity') ? length : undefined;
+  let loaded = 0;
+  try {
+    if (!response.body) return new Uint8Array(await response.arrayBuffer());
+    const reader = response.body.getReader();
+    // One buffer when the size is known (no second copy), chunks otherwise.
+    let buffer = total !== undefined ? new Uint8Array(total) : null;
+    const chunks = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (buffer && loaded + value.length <= buffer.length) buffer.set(value, loaded);
+      else {
+        if (buffer) chunks.push(buffer.subarray(0, loaded));
+        buffer = null;
+        chunks.push(value);
+      }
+      loaded += value.length;
+      report.step(loaded, total !== undefined && loaded <= total ? total : undefined);
+    }
+    if (buffer) return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
+    const bytes = new Uint8Array(loaded);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.length;
+    }
+    return bytes;
+  } catch (e) {
+    if (e instanceof Seq2SeqError) throw e;
+    throw Object.assign(new Seq2SeqError(`the download of the model from ${what} broke off after ${loaded} bytes: ${reason(e)}; try again`, 'NetworkError'), { cause: e });
+  }
+}
+
+async function sha256Hex(bytes) {
+  const subtle = globalThis.crypto?.subtle ?? (isNode ? (await nodeImport('node:crypto')).webcrypto.subtle : undefined);
+  if (!subtle) {
+    throw new Seq2SeqError('sha256: this page has no crypto.subtle (browsers give it to secure contexts only: https, localhost); '
+      + 'serve the page over https, or leave sha256 out', 'UsageError');
+  }
+  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+async function checkSha256(bytes, expected, what) {
+  const actual = await sha256Hex(bytes);
+  if (actual !== expected) {
+    throw new Seq2SeqError(`model from ${what}: sha256 mismatch: expected ${expected}, got ${actual} (${bytes.length} bytes); `
+      + 'the file is not the one expected (another version, or damaged on the way)', 'ModelError');
+  }
+}
+
+// A model file by path (Node), with the native loader's messages: only a regular
+// file is read, so that a directory is a ModelError rather than Node's EISDIR, and
+// a device or pipe (/dev/zero) is refused rather than read until memory runs out.
+// The error keeps Node's code (ENOENT, EISDIR) for callers that test it.
+async function readModelFile(path) {
+  const { readFile, stat } = await nodeImport('node:fs/promises');
+  const name = path instanceof URL ? decodeURIComponent(path.pathname) : path;
+  const fail = (message, code) => Object.assign(new Seq2SeqError(`model file: ${message}`, 'ModelError'), code ? { code } : {});
+  let stats;
+  try {
+    stats = await stat(path);
+  } catch (e) {
+    throw fail(`cannot open '${name}': ${e.message}`, e.code);
+  }
+  if (stats.isDirectory()) throw fail(`'${name}' is a directory, not a model file`, 'EISDIR');
+  if (!stats.isFile()) throw fail(`'${name}' is not a regular file (a device, a pipe or a socket)`);
+  try {
+    return new Uint8Array(await readFile(path));
+  } catch (e) {
+    throw fail(`cannot read '${name}': ${e.message}`, e.code);
+  }
+}
