@@ -155,9 +155,8 @@ function cppHeaderBlock(table) {
 function cppSourceBlock(table) {
   const out = [];
   for (const [name, e] of Object.entries(table.enums)) {
-    out.push(`constexpr std::pair<${name}, const char*> k${name}Names[] = {`);
-    for (const v of e.values) out.push(`    {${name}::${v.cpp}, "${v.js}"},`);
-    out.push('};',
+    const pairs = e.values.map((v) => `{${name}::${v.cpp}, "${v.js}"}`).join(', ');
+    out.push(`constexpr std::pair<${name}, const char*> k${name}Names[] = {${pairs}};`,
       `const char* to_string(${name} v) { return name_of(v, k${name}Names); }`,
       `bool from_string(const std::string& name, ${name}& out) { return value_of(name, k${name}Names, out); }`);
   }
