@@ -129,6 +129,20 @@ T parse_number(const std::string& flag, const std::string& s, const seq2seq::Ran
   return v;
 }
 
+// The flags that set one numeric option and nothing else, as the options table
+// names them (src/decoding_options.json: "cli"): parsed against the option's range.
+// False when `flag` is none of them.
+template <typename Value>
+bool numeric_flag(const std::string& flag, Value&& value, seq2seq::DecodingOptions& o) {
+  bool found = false;
+  seq2seq::for_each_numeric_option([&](const seq2seq::NumericOption& opt, auto field, const auto& range) {
+    if (found || !opt.cli_flag || flag != opt.cli_flag) return;
+    o.*field = parse_number(flag, value(), range);
+    found = true;
+  });
+  return found;
+}
+
 // A source as an error message quotes it: a long one cut (at a character boundary).
 std::string shown(const std::string& source) {
   const size_t keep = 64;
@@ -168,18 +182,8 @@ int decode(const std::vector<std::string>& args) {
         }
       } else throw seq2seq::UsageError("--length-penalty is none, average or gnmt[:ALPHA], not '" + v + "'");
     }
-    else if (a == "--n-best") o.n_best = parse_number(a, value(), R::n_best);
-    else if (a == "--max-length") o.max_length = parse_number(a, value(), R::max_length);
-    else if (a == "--max-length-ratio") o.max_length_ratio = parse_number(a, value(), R::max_length_ratio);
-    else if (a == "--min-length") o.min_length = parse_number(a, value(), R::min_length);
+    else if (numeric_flag(a, value, o)) continue;  // --n-best, --max-length, --temperature, ...
     else if (a == "--prefix") o.prefix = value();
-    else if (a == "--temperature") o.temperature = parse_number(a, value(), R::temperature);
-    else if (a == "--top-k") o.top_k = parse_number(a, value(), R::top_k);
-    else if (a == "--top-p") o.top_p = parse_number(a, value(), R::top_p);
-    else if (a == "--seed") o.seed = parse_number(a, value(), R::seed);
-    else if (a == "--iterations") o.iterations = parse_number(a, value(), R::iterations);
-    else if (a == "--length-candidates") o.length_candidates = parse_number(a, value(), R::length_candidates);
-    else if (a == "--length-score-weight") o.length_score_weight = parse_number(a, value(), R::length_score_weight);
     else if (a == "--fixed-length") o.nar_length = seq2seq::NarLength::Fixed;
     else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number(a, value(), R::nar_given_length); }
     else if (a == "--no-early-stop") o.early_stop = false;

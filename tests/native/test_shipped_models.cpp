@@ -18,11 +18,9 @@ namespace {
 
 DecodingOptions options_from(const nlohmann::json& j) {
   DecodingOptions o;
-  const std::string s = j.value("strategy", "greedy");
-  o.strategy = s == "beam" ? Strategy::Beam : s == "sample" ? Strategy::Sample : s == "nar" ? Strategy::Nar : Strategy::Greedy;
+  REQUIRE(from_string(j.value("strategy", "greedy"), o.strategy));
   o.beam_size = j.value("beam_size", o.beam_size);
-  const std::string norm = j.value("length_norm", "average");
-  o.length_norm = norm == "none" ? LengthNorm::None : norm == "gnmt" ? LengthNorm::Gnmt : LengthNorm::Average;
+  REQUIRE(from_string(j.value("length_norm", "average"), o.length_norm));
   o.iterations = j.value("iterations", o.iterations);
   o.length_candidates = j.value("length_candidates", o.length_candidates);
   o.length_score_weight = j.value("length_score_weight", o.length_score_weight);

@@ -75,11 +75,12 @@ describe('Model and Session contracts', () => {
     assert.deepEqual(session.decode('ABC'), before);
     session.delete();
   });
-  test('tokenize() takes a string, like start() and decode(): anything else is a TypeError', async () => {
+  test('tokenize() takes a string, like start() and decode(): anything else is a UsageError', async () => {
     const model = await loadModel(fixture('ar_post_sin_tied_relu'));
     for (const bad of [undefined, null, 42, {}, ['A'], new String('ABC')]) {
-      assert.throws(() => model.tokenize(bad), TypeError, String(bad));
-      assert.throws(() => model.decode(bad), TypeError, String(bad));
+      const usage = (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && /needs a string; got /.test(e.message);
+      assert.throws(() => model.tokenize(bad), usage, String(bad));
+      assert.throws(() => model.decode(bad), usage, String(bad));
     }
     assert.deepEqual(model.tokenize('ABC'), [2, 3, 4]);
     model.delete();

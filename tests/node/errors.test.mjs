@@ -1,6 +1,6 @@
 // Every way a user can get it wrong, through the installed package: each must
-// throw a JS Error (a Seq2SeqError with the C++ message and kind, or a
-// TypeError for JS-level mistakes) and leave the objects usable.
+// throw a Seq2SeqError (with the C++ message and kind, or kind 'UsageError' for
+// JS-level mistakes, naming what was given) and leave the objects usable.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -16,11 +16,7 @@ const seqError = (kind, message) => (e) => {
   if (message) assert.match(e.message, message);
   return true;
 };
-const typeError = (message) => (e) => {
-  assert.ok(e instanceof TypeError, `a TypeError, got ${e?.name}: ${e?.message}`);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+const usage = (message) => seqError('UsageError', message);
 
 const arBytes = new Uint8Array(readFileSync(modelPath('ar')));
 const cmlmBytes = new Uint8Array(readFileSync(modelPath('cmlm')));
@@ -105,8 +101,10 @@ describe('bad input text', () => {
   });
   test('text that is not a string', () => {
     const s = ar.createSession();
-    for (const bad of [42, null, undefined, ['ABC'], { toString: () => 'ABC' }]) assert.throws(() => s.start(bad), typeError(/needs a string/));
-    assert.throws(() => ar.decode(7), typeError(/needs a string/));
+    const cases = [[42, 'the number 42'], [null, 'null'], [undefined, 'undefined'], [['ABC'], 'an array'], [{ toString: () => 'ABC' }, 'an object']];
+    for (const [bad, got] of cases) assert.throws(() => s.start(bad), usage(new RegExp(`^start\\(text\\) needs a string; got ${got}$`)));
+    assert.throws(() => ar.decode(7), usage(/needs a string; got the number 7$/));
+    assert.throws(() => ar.tokenize(new String('A')), usage(/^tokenize\(text\) needs a string; got a String$/));
     s.delete();
   });
   test('a prefix with tokens the model does not have', () => {
@@ -156,13 +154,13 @@ describe('bad options', () => {
   test('a minimum length the source leaves no room for', () => {
     assert.throws(() => ar.decode(word(ar), { minLength: 5000, maxLength: 6000 }), seqError('UsageError', /minLength = 5000 leaves no room/));
   });
-  test('unknown option names: a TypeError listing the known ones', () => {
+  test('unknown option names: a UsageError listing the known ones', () => {
     for (const options of [{ beam_size: 5 }, { beamsize: 5 }, { strategy: 'beam', bogus: true }, { n_best: 2 }]) {
       const name = Object.keys(options).find((k) => k !== 'strategy');
-      assert.throws(() => ar.createSession(options), typeError(new RegExp(`unknown decoding option '${name}' \\(known: strategy, beamSize, .*\\)`)));
+      assert.throws(() => ar.createSession(options), usage(new RegExp(`unknown decoding option '${name}' \\(known: strategy, beamSize, .*\\)`)));
     }
   });
-  test('wrong types: a TypeError naming the option', () => {
+  test('wrong types: a UsageError naming the option and what was given', () => {
     const cases = [
       [{ strategy: 'Beam' }, /option strategy must be one of greedy, beam, sample, nar/],
       [{ strategy: 3 }, /option strategy/],
@@ -184,16 +182,40 @@ describe('bad options', () => {
       [{ prefix: 5 }, /option prefix must be a string or an array of strings/],
       [{ prefix: ['AA', 5] }, /option prefix/],
     ];
-    for (const [options, message] of cases) assert.throws(() => ar.createSession(options), typeError(message), JSON.stringify(options));
+    for (const [options, message] of cases) assert.throws(() => ar.createSession(options), usage(message), JSON.stringify(options));
+    // The whole message, for each kind of value.
+    const whole = [
+      [{ beamSize: '3' }, 'option beamSize must be an integer; got the string "3"'],
+      [{ beamSize: null }, 'option beamSize must be an integer; got null'],
+      [{ beamSize: [3] }, 'option beamSize must be an integer; got an array'],
+      [{ beamSize: 2.5 }, 'option beamSize must be an integer; got the number 2.5'],
+      [{ beamSize: 3n }, 'option beamSize must be an integer; got the bigint 3n'],
+      [{ beamSize: { n: 3 } }, 'option beamSize must be an integer; got an object'],
+      [{ beamSize: new Map() }, 'option beamSize must be an integer; got a Map'],
+      [{ maxLength: 2 ** 31 }, 'option maxLength must be an integer; got the number 2147483648, beyond 32 bits'],
+      [{ gnmtAlpha: NaN }, 'option gnmtAlpha must be a finite number; got the number NaN'],
+      [{ attention: 1 }, 'option attention must be true or false; got the number 1'],
+      [{ earlyStop: () => true }, 'option earlyStop must be true or false; got a function (earlyStop)'],
+      [{ strategy: 'Beam' }, 'option strategy must be one of greedy, beam, sample, nar; got the string "Beam"'],
+      [{ narLength: true }, 'option narLength must be one of predicted, fixed, given; got the boolean true'],
+      [{ seed: -1 }, 'option seed must be a non-negative integer; got the number -1'],
+      [{ prefix: Symbol('AA') }, 'option prefix must be a string or an array of strings; got a symbol'],
+      [{ prefix: ['AA', 5] }, 'option prefix must be a string or an array of strings; got an array holding the number 5 at index 1'],
+      [{ beamSize: 'x'.repeat(100) }, `option beamSize must be an integer; got the string "${'x'.repeat(40)}"… (100 characters)`],
+    ];
+    for (const [options, message] of whole) {
+      assert.throws(() => ar.createSession(options), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && e.message === message, message);
+    }
   });
   test('options that are not an object', () => {
-    for (const bad of ['beam', 5, [], [['strategy', 'beam']], true]) assert.throws(() => ar.createSession(bad), typeError(/decoding options must be an object/));
+    for (const bad of ['beam', 5, [], [['strategy', 'beam']], true]) assert.throws(() => ar.createSession(bad), usage(/decoding options must be an object; got /));
+    assert.throws(() => ar.createSession('beam'), usage(/^decoding options must be an object; got the string "beam"$/));
   });
   test('setOptions with a bad value leaves the options as they were', () => {
     const s = ar.createSession({ strategy: 'beam', beamSize: 3 });
     assert.throws(() => s.setOptions({ beamSize: 0 }), seqError('UsageError'));
-    assert.throws(() => s.setOptions({ beamSize: 'x' }), typeError());
-    assert.throws(() => s.setOptions({ nope: 1 }), typeError(/unknown decoding option 'nope'/));
+    assert.throws(() => s.setOptions({ beamSize: 'x' }), usage(/got the string "x"/));
+    assert.throws(() => s.setOptions({ nope: 1 }), usage(/unknown decoding option 'nope'/));
     assert.equal(s.options.beamSize, 3);
     assert.equal(s.options.strategy, 'beam');
     s.setOptions({ beamSize: 4 });
@@ -265,8 +287,8 @@ describe('use after delete', () => {
     s.delete();
   });
   test('Model and Session cannot be made by hand', () => {
-    assert.throws(() => new Model(), typeError(/use loadModel/));
-    assert.throws(() => new Session({}), typeError(/needs a Model/));
-    assert.throws(() => new Session(null), typeError(/needs a Model/));
+    assert.throws(() => new Model(), usage(/use loadModel/));
+    assert.throws(() => new Session({}), usage(/needs a Model from loadModel\(\); got an object$/));
+    assert.throws(() => new Session(null), usage(/needs a Model from loadModel\(\); got null$/));
   });
 });

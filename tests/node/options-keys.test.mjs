@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { installPackage, modelPath } from './helpers.mjs';
 
 const pkg = installPackage();
-const { loadModel } = await pkg.importPackage();
+const { loadModel, Seq2SeqError } = await pkg.importPackage();
 const { createDecoderWorker } = await pkg.importPackage('/worker');
 
 const arBytes = new Uint8Array(readFileSync(modelPath('ar')));
@@ -27,7 +27,7 @@ const PROTOTYPE_KEYS = [
 ];
 const withKey = (name, value, base = {}) => ({ ...base, ...JSON.parse(JSON.stringify({ [name]: value ?? null })) });
 const unknown = (name) => (e) => {
-  assert.ok(e instanceof TypeError, `a TypeError, got ${e?.name}: ${e?.message}`);
+  assert.ok(e instanceof Seq2SeqError && e.kind === 'UsageError', `a UsageError, got ${e?.name} ${e?.kind}: ${e?.message}`);
   assert.match(e.message, new RegExp(`^unknown decoding option '${name}' \\(known: strategy, beamSize, .*\\)$`));
   return true;
 };
@@ -56,7 +56,7 @@ describe('option names from Object.prototype', () => {
     s.delete();
   });
 
-  test('through the worker: the same TypeError, and the worker goes on', async () => {
+  test('through the worker: the same UsageError, and the worker goes on', async () => {
     const decoder = createDecoderWorker();
     try {
       await decoder.load(arBytes);

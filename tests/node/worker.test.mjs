@@ -45,6 +45,19 @@ test('the worker client re-exports the package error class (no wasm loaded for i
   assert.equal(PROTOCOL_VERSION, 1);
 });
 
+test('an error a worker reports without a kind is a Seq2SeqError; a TypeError there is a UsageError', async () => {
+  // A port speaking the protocol, failing every request with the error the text names.
+  const listeners = {};
+  const errors = { type: { name: 'TypeError', message: 'bad argument' }, range: { name: 'RangeError', message: 'too deep' } };
+  const port = {
+    on(event, f) { listeners[event] = f; },
+    postMessage(m) { queueMicrotask(() => listeners.message({ id: m.id, ok: false, error: errors[m.text] })); },
+  };
+  const decoder = createDecoderWorker(port);
+  await assert.rejects(decoder.start('type'), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && e.message === 'bad argument');
+  await assert.rejects(decoder.start('range'), (e) => e instanceof Seq2SeqError && e.kind === 'Error' && e.message === 'too deep');
+});
+
 describe('protocol handler, in-process', () => {
   // A handler whose replies are collected; request(msg) resolves to the reply.
   function harness(onPost) {
@@ -160,11 +173,11 @@ describe('protocol handler, in-process', () => {
     assert.equal((await err({ type: 'run' })).message, 'run() before start(): give the session a source first');
     const word = wordsFor(ar.info)[0];
     await h.request({ type: 'start', text: word });
-    assert.deepEqual(await err({ type: 'start', text: word, options: { beamSize: 'x' } }), { name: 'TypeError', message: 'option beamSize must be an integer; got x', kind: undefined });
+    assert.deepEqual(await err({ type: 'start', text: word, options: { beamSize: 'x' } }), { name: 'Seq2SeqError', message: 'option beamSize must be an integer; got the string "x"', kind: 'UsageError' });
     assert.equal((await err({ type: 'start', text: word, options: { strategy: 'beam', beamSize: 0 } })).message, 'option beamSize = 0 is outside [1, 256]');
     assert.equal((await err({ type: 'start', text: '#' })).kind, 'InputError');
-    assert.equal((await err({ type: 'start', text: 42 })).name, 'TypeError');
-    assert.equal((await err({ type: 'run', sliceMs: -1 })).name, 'TypeError');
+    assert.deepEqual(await err({ type: 'start', text: 42 }), { name: 'Seq2SeqError', message: 'start(text, options) needs a string; got the number 42', kind: 'UsageError' });
+    assert.deepEqual(await err({ type: 'run', sliceMs: -1 }), { name: 'Seq2SeqError', message: 'run: sliceMs must be a number >= 0; got the number -1', kind: 'UsageError' });
     // The session started before the failures is still there.
     const ran = await h.request({ type: 'run' });
     assert.deepEqual(ran.message.value, reference(ar, word, {}));
@@ -207,13 +220,15 @@ async function exerciseWorker(decoder, { modelUrl }) {
   assert.equal(await decoder.cancel(), false);
   // Errors cross with their class and kind.
   await assert.rejects(decoder.start('#'), (e) => e instanceof Seq2SeqError && e.kind === 'InputError');
-  await assert.rejects(decoder.start(words[0], { nope: 1 }), (e) => e instanceof TypeError && /unknown decoding option 'nope'/.test(e.message));
+  const usage = (message) => (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && message.test(e.message);
+  await assert.rejects(decoder.start(words[0], { nope: 1 }), usage(/unknown decoding option 'nope'/));
+  await assert.rejects(decoder.start(words[0], { beamSize: '3' }), usage(/^option beamSize must be an integer; got the string "3"$/));
   await assert.rejects(decoder.start(words[0], { strategy: 'beam', beamSize: 0 }), (e) => e.kind === 'UsageError' && /beamSize = 0/.test(e.message));
   await assert.rejects(decoder.load(new Uint8Array(10)), (e) => e.kind === 'ModelError');
   await assert.rejects(decoder.load(`${server.base}/missing.safetensors`), (e) => e.kind === 'NetworkError' && /HTTP 404/.test(e.message));
-  await assert.rejects(decoder.load(42), (e) => e.kind === 'UsageError' && /a model source must be .*; got the number 42/.test(e.message));
-  await assert.rejects(decoder.start(7), TypeError);
-  await assert.rejects(decoder.run({ onStep: 'x' }), TypeError);
+  await assert.rejects(decoder.load(42), usage(/^a model source must be .*; got the number 42$/));
+  await assert.rejects(decoder.start(7), usage(/^start\(text, options\) needs a string; got the number 7$/));
+  await assert.rejects(decoder.run({ onStep: 'x' }), usage(/^run\(\{onStep\}\): onStep must be a function; got the string "x"$/));
   // Still usable after all that.
   await decoder.start(words[1]);
   assert.deepEqual(await decoder.run(), reference(ar, words[1], {}));

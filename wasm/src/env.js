@@ -9,22 +9,13 @@
 // package's own modules: new URL('../dist/seq2seq_core.wasm', import.meta.url),
 // which Vite, webpack 5 and Parcel follow and emit. esbuild and a copied module
 // do not: there the page points env.wasmUrl at the file it serves.
-import { Seq2SeqError } from './errors.js';
+import { Seq2SeqError, describe } from './errors.js';
 
 /** The .wasm next to this module: the default. */
 export const defaultWasmUrl = () => new URL('../dist/seq2seq_core.wasm', import.meta.url);
 
 let wasmUrl;        // as set: undefined, a string or a URL
 let engineUrl = null;   // the href the engine loaded (or is loading) from; fixed once in use
-
-/** A value as a type error names it: the string "3", the number 3, null, an object (Array). */
-export function describe(value) {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
-  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no class'})`;
-  if (typeof value === 'function') return `a function${value.name ? ` (${value.name})` : ''}`;
-  return `the ${typeof value} ${String(value)}`;
-}
 
 /** A wasm URL as an absolute href: a relative one is resolved against the page (or, in a worker, its script). */
 export function resolveWasmUrl(url) {

@@ -1,6 +1,7 @@
 // The package's error class, in a module of its own so that the worker client
 // (which runs on the page's main thread) can throw the same errors without
 // loading the Emscripten glue.
+import { OPTION_TABLE } from './options-table.js';
 
 export class Seq2SeqError extends Error {
   constructor(message, kind = 'Error') {
@@ -12,24 +13,45 @@ export class Seq2SeqError extends Error {
   }
 }
 
+/** A mistake in how the package was called: a wrong argument, option name or type. */
+export function usageError(message) {
+  return new Seq2SeqError(message, 'UsageError');
+}
+
+const article = (word) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
+
+/**
+ * A value as a type error names it: 'the string "3"', 'the number 2.5', 'null',
+ * 'an array', 'an object', 'a Map', 'a function (onStep)'. The one place such
+ * messages describe what was given.
+ */
+export function describe(value) {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'undefined': return 'undefined';
+    case 'string': {
+      const chars = [...value];
+      return chars.length > 40 ? `the string ${JSON.stringify(chars.slice(0, 40).join(''))}… (${chars.length} characters)`
+        : `the string ${JSON.stringify(value)}`;
+    }
+    case 'number': return `the number ${String(value)}`;
+    case 'bigint': return `the bigint ${value}n`;
+    case 'boolean': return `the boolean ${value}`;
+    case 'symbol': return 'a symbol';
+    case 'function': return `a function${value.name ? ` (${value.name})` : ''}`;
+    default: {
+      if (Array.isArray(value)) return 'an array';
+      const proto = Object.getPrototypeOf(value);
+      const name = proto === null || proto === Object.prototype ? 'object' : proto.constructor?.name;
+      return name ? article(name) : 'an object';
+    }
+  }
+}
+
 // C++ messages name options as the struct does (beam_size); a JS user wrote
 // beamSize. Longest names first so that max_length_ratio wins over max_length.
-const JS_OPTION_NAMES = [
-  ['length_score_weight', 'lengthScoreWeight'],
-  ['nar_given_length', 'length'],
-  ['max_length_ratio', 'maxLengthRatio'],
-  ['length_candidates', 'lengthCandidates'],
-  ['top_candidates', 'topCandidates'],
-  ['max_length', 'maxLength'],
-  ['min_length', 'minLength'],
-  ['nar_length', 'narLength'],
-  ['gnmt_alpha', 'gnmtAlpha'],
-  ['early_stop', 'earlyStop'],
-  ['beam_size', 'beamSize'],
-  ['n_best', 'nBest'],
-  ['top_k', 'topK'],
-  ['top_p', 'topP'],
-];
+const JS_OPTION_NAMES = OPTION_TABLE.filter((o) => o.cpp !== o.js).map((o) => [o.cpp, o.js])
+  .sort(([a], [b]) => b.length - a.length);
 const OPTION_NAME_RE = new RegExp(`\\b(${JS_OPTION_NAMES.map(([c]) => c).join('|')})\\b`, 'g');
 const JS_NAME = new Map(JS_OPTION_NAMES);
 

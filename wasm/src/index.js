@@ -12,7 +12,7 @@
 import { loadCore } from './core.js';
 import { loadOptions, readModel } from './model-source.js';
 import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
-import { Seq2SeqError, jsOptionNames } from './errors.js';
+import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
 import { env } from './env.js';
 import { checkTexts, textError } from './batch.js';
 
@@ -79,7 +79,7 @@ export class Model {
   #info;
 
   constructor(token, core, bytes, compute) {
-    if (token !== CREATE) throw new TypeError('use loadModel(source) to create a Model');
+    if (token !== CREATE) throw usageError('use loadModel(source) to create a Model');
     const handle = new core.ModelHandle();
     try {
       check(handle.load(bytes, compute));
@@ -104,7 +104,7 @@ export class Model {
   get deleted() { return this.#handle === null; }
 
   tokenize(text) {
-    if (typeof text !== 'string') throw new TypeError('tokenize(text) needs a string');
+    if (typeof text !== 'string') throw usageError(`tokenize(text) needs a string; got ${describe(text)}`);
     return check(this.#live().tokenize(wellFormed(text)));
   }
 
@@ -154,7 +154,7 @@ export class Session {
   #options;
 
   constructor(model, options = {}) {
-    if (!(model instanceof Model)) throw new TypeError('new Session(model, options) needs a Model from loadModel()');
+    if (!(model instanceof Model)) throw usageError(`new Session(model, options) needs a Model from loadModel(); got ${describe(model)}`);
     const handle = new (model._core().SessionHandle)(model._handle());
     try {
       this.#options = normalizeOptions(options, model.autoregressive);
@@ -190,7 +190,7 @@ export class Session {
   }
 
   start(text) {
-    if (typeof text !== 'string') throw new TypeError('start(text) needs a string');
+    if (typeof text !== 'string') throw usageError(`start(text) needs a string; got ${describe(text)}`);
     check(this.#live().start(wellFormed(text)));
   }
 

@@ -3,8 +3,7 @@
 // bytes themselves; checked against a SHA-256 if one is given. Also the load
 // options' checks. No Emscripten in here: the worker client uses it on the
 // page's thread, where the engine is never loaded.
-import { Seq2SeqError } from './errors.js';
-import { describe } from './env.js';
+import { Seq2SeqError, describe } from './errors.js';
 
 export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
 

@@ -1,70 +1,55 @@
 // Decoding options: the JS mirror of seq2seq::DecodingOptions (src/decoding_options.h).
+// Both are written from one table, src/decoding_options.json (here: options-table.js).
 // Types and names are checked here, with messages a JS user can act on; ranges
 // are checked once, in C++ (validate()), and come back as errors too.
+import { describe, usageError } from './errors.js';
+import { OPTION_TABLE } from './options-table.js';
 
-export const DEFAULT_OPTIONS = Object.freeze({
-  strategy: undefined,          // 'greedy' | 'beam' | 'sample' | 'nar'; default: greedy, or nar for a CMLM
-  beamSize: 5,
-  lengthNorm: 'average',        // 'none' | 'average' | 'gnmt'
-  gnmtAlpha: 0.6,
-  maxLength: 256,
-  maxLengthRatio: 0,
-  minLength: 0,
-  nBest: 1,
-  prefix: '',                   // forced first target tokens: 'HH AH' or ['HH', 'AH']
-  temperature: 1,
-  topK: 0,
-  topP: 1,
-  seed: 0,
-  narLength: 'predicted',       // 'predicted' | 'fixed' | 'given'
-  lengthCandidates: 1,
-  lengthScoreWeight: 0,         // rank length candidates by avg log P(tokens) + w * log P(length)
-  length: 0,                    // narLength 'given'
-  iterations: 10,
-  earlyStop: true,
-  topCandidates: 5,
-  attention: true,
-});
+// strategy has no default of its own: greedy, or nar for a CMLM.
+export const DEFAULT_OPTIONS = Object.freeze(Object.fromEntries(OPTION_TABLE.map((o) => [o.js, o.default])));
 
-const ENUMS = {
-  strategy: ['greedy', 'beam', 'sample', 'nar'],
-  lengthNorm: ['none', 'average', 'gnmt'],
-  narLength: ['predicted', 'fixed', 'given'],
+const INT32_MAX = 2147483647;
+
+// Per type: the value as the engine takes it, or undefined when it is none, and what it must be.
+const TYPES = {
+  enum: { check: (v, o) => (o.values.includes(v) ? v : undefined), must: (o) => `must be one of ${o.values.join(', ')}` },
+  int: { check: (v) => (Number.isInteger(v) && Math.abs(v) <= INT32_MAX ? v : undefined), must: () => 'must be an integer' },
+  float: { check: (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined), must: () => 'must be a finite number' },
+  uint64: { check: (v) => (Number.isSafeInteger(v) && v >= 0 ? v : undefined), must: () => 'must be a non-negative integer' },
+  bool: { check: (v) => (typeof v === 'boolean' ? v : undefined), must: () => 'must be true or false' },
+  tokens: {
+    check: (v) => (typeof v === 'string' ? v : Array.isArray(v) && v.every((t) => typeof t === 'string') ? v.join(' ') : undefined),
+    must: () => 'must be a string or an array of strings',
+  },
 };
-const INTS = ['beamSize', 'maxLength', 'minLength', 'nBest', 'topK', 'lengthCandidates', 'length', 'iterations', 'topCandidates'];
-const NUMBERS = ['gnmtAlpha', 'maxLengthRatio', 'temperature', 'topP', 'lengthScoreWeight'];
-const BOOLS = ['earlyStop', 'attention'];
+
+// What was given, where the type alone does not say what is wrong with it: an
+// array of tokens by what else it holds, an integer the engine's int cannot hold.
+function described(v, option) {
+  if (option.type === 'int' && Number.isInteger(v)) return `${describe(v)}, beyond 32 bits`;
+  const odd = option.type === 'tokens' && Array.isArray(v) ? v.findIndex((t) => typeof t !== 'string') : -1;
+  return odd < 0 ? describe(v) : `an array holding ${describe(v[odd])} at index ${odd}`;
+}
 
 export function normalizeOptions(options, autoregressive) {
   if (options == null) options = {};
-  if (typeof options !== 'object' || Array.isArray(options)) throw new TypeError('decoding options must be an object');
+  if (typeof options !== 'object' || Array.isArray(options)) {
+    throw usageError(`decoding options must be an object; got ${describe(options)}`);
+  }
   for (const key of Object.keys(options)) {
     // Own keys only: 'toString' or 'constructor' are no options, though every object has them.
     if (!Object.hasOwn(DEFAULT_OPTIONS, key)) {
-      throw new TypeError(`unknown decoding option '${key}' (known: ${Object.keys(DEFAULT_OPTIONS).join(', ')})`);
+      throw usageError(`unknown decoding option '${key}' (known: ${Object.keys(DEFAULT_OPTIONS).join(', ')})`);
     }
   }
   const o = { ...DEFAULT_OPTIONS };
   for (const [k, v] of Object.entries(options)) if (v !== undefined) o[k] = v;
   if (o.strategy === undefined) o.strategy = autoregressive ? 'greedy' : 'nar';
-  for (const [k, allowed] of Object.entries(ENUMS)) {
-    if (!allowed.includes(o[k])) throw new TypeError(`option ${k} must be one of ${allowed.join(', ')}; got ${JSON.stringify(o[k])}`);
-  }
-  for (const k of INTS) {
-    if (!Number.isInteger(o[k]) || Math.abs(o[k]) > 2147483647) throw new TypeError(`option ${k} must be an integer; got ${String(o[k])}`);
-  }
-  for (const k of NUMBERS) {
-    if (typeof o[k] !== 'number' || !Number.isFinite(o[k])) throw new TypeError(`option ${k} must be a finite number; got ${String(o[k])}`);
-  }
-  for (const k of BOOLS) {
-    if (typeof o[k] !== 'boolean') throw new TypeError(`option ${k} must be true or false; got ${String(o[k])}`);
-  }
-  if (!Number.isSafeInteger(o.seed) || o.seed < 0) throw new TypeError(`option seed must be a non-negative integer; got ${String(o.seed)}`);
-  if (Array.isArray(o.prefix)) {
-    if (!o.prefix.every((t) => typeof t === 'string')) throw new TypeError('option prefix must be a string or an array of strings');
-    o.prefix = o.prefix.join(' ');
-  } else if (typeof o.prefix !== 'string') {
-    throw new TypeError('option prefix must be a string or an array of strings');
+  for (const option of OPTION_TABLE) {
+    const type = TYPES[option.type];
+    const value = type.check(o[option.js], option);
+    if (value === undefined) throw usageError(`option ${option.js} ${type.must(option)}; got ${described(o[option.js], option)}`);
+    o[option.js] = value;
   }
   return o;
 }

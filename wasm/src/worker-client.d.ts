@@ -46,7 +46,11 @@ export interface DecodeBatchOptions {
   sliceMs?: number;
 }
 
-/** A decoder in a worker: one model, one session, requests handled in order. */
+/**
+ * A decoder in a worker: one model, one session, requests handled in order. Every rejection is a
+ * Seq2SeqError; a bad argument (a source or text of the wrong type, a bad option, an onStep that is
+ * no function) is one of kind 'UsageError' that says what was given.
+ */
 export declare class DecoderWorker {
   private constructor();
   /**
@@ -56,7 +60,7 @@ export declare class DecoderWorker {
    * (unless the new one was already in place when the worker heard of it).
    */
   load(source: WorkerModelSource, options?: LoadOptions): Promise<ModelInfo>;
-  /** Starts decoding `text` with `options` (defaults for what is missing). */
+  /** Starts decoding `text` with `options` (defaults for what is missing); options are checked as decode() checks them. */
   start(text: string, options?: DecodingOptions): Promise<StartInfo>;
   /** One decoder pass. */
   step(): Promise<Snapshot>;

@@ -13,8 +13,8 @@
 // This module does not load the WebAssembly itself: the worker does, from the
 // URL given here (createDecoderWorker({ wasmUrl }), else env.wasmUrl if set),
 // else from the .wasm next to the worker's script.
-import { Seq2SeqError } from './errors.js';
-import { checkWasmUrl, describe, env, resolveWasmUrl } from './env.js';
+import { Seq2SeqError, describe, usageError } from './errors.js';
+import { checkWasmUrl, env, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
 import { checkTexts } from './batch.js';
 
@@ -79,9 +79,8 @@ async function spawn(target) {
 
 function rebuildError(data) {
   const message = data?.message ?? 'the worker failed';
-  if (data?.name === 'TypeError') return new TypeError(message);
-  if (data?.name === 'RangeError') return new RangeError(message);
-  return new Seq2SeqError(message, data?.kind ?? 'Error');
+  // A TypeError in the worker is a bad argument that got past the checks here.
+  return new Seq2SeqError(message, data?.kind ?? (data?.name === 'TypeError' ? 'UsageError' : 'Error'));
 }
 
 // Model bytes or a URL the worker can reach: relative URLs are resolved here,
@@ -213,7 +212,7 @@ export class DecoderWorker {
 
   /** Starts decoding `text` with `options` (defaults for what is missing). */
   start(text, options = {}) {
-    if (typeof text !== 'string') return Promise.reject(new TypeError('start(text, options) needs a string'));
+    if (typeof text !== 'string') return Promise.reject(usageError(`start(text, options) needs a string; got ${describe(text)}`));
     return this.#request({ type: 'start', text, options });
   }
 
@@ -226,7 +225,7 @@ export class DecoderWorker {
    * with a Seq2SeqError of kind 'Cancelled'.
    */
   run({ onStep, sliceMs } = {}) {
-    if (onStep !== undefined && typeof onStep !== 'function') return Promise.reject(new TypeError('run({onStep}): onStep must be a function'));
+    if (onStep !== undefined && typeof onStep !== 'function') return Promise.reject(usageError(`run({onStep}): onStep must be a function; got ${describe(onStep)}`));
     const message = { type: 'run', progress: typeof onStep === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
     return this.#request(message, { onProgress: onStep });

@@ -28,6 +28,7 @@
 // a batch decodes slices of texts sized to take about sliceMs each, yielding
 // after each. A batch leaves the session of start/step/run as it was.
 import { loadModel, Seq2SeqError } from './index.js';
+import { describe, usageError } from './errors.js';
 import { env } from './env.js';
 import { checkTexts } from './batch.js';
 
@@ -85,7 +86,7 @@ function errorData(e) {
  * reply has been posted (handy in tests; workers may ignore it).
  */
 export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel } = {}) {
-  if (typeof post !== 'function') throw new TypeError('createWorkerHandler(post) needs a function to post replies with');
+  if (typeof post !== 'function') throw usageError(`createWorkerHandler(post) needs a function to post replies with; got ${describe(post)}`);
   const yieldTurn = makeYield();
   let model = null;
   let session = null;
@@ -125,7 +126,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   function doStart({ text, options }) {
     if (!model) throw new Seq2SeqError('start() before load(): load a model first', 'UsageError');
-    if (typeof text !== 'string') throw new TypeError('start(text, options) needs a string');
+    if (typeof text !== 'string') throw usageError(`start(text, options) needs a string; got ${describe(text)}`);
     const next = model.createSession(options ?? {});   // throws on bad options, leaving the old session as it was
     try {
       next.start(text);
@@ -144,7 +145,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     const s = requireSession('run');
     if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
     if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
-    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw new TypeError('run: sliceMs must be a number >= 0');
+    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw usageError(`run: sliceMs must be a number >= 0; got ${describe(sliceMs)}`);
     let last = null;
     let sliceStart = now();
     for (;;) {

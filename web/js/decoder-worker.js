@@ -5,6 +5,7 @@
 // core.js, then the Emscripten glue): five round trips before the WebAssembly
 // is even requested. Listed here, they are all fetched at once.
 import '../wasm/dist/seq2seq_core.mjs';
+import '../wasm/src/options-table.js';
 import '../wasm/src/errors.js';
 import '../wasm/src/options.js';
 import '../wasm/src/core.js';

@@ -8,28 +8,54 @@
 // Names from the URL are looked up as own keys only (hasOwn): every object
 // answers to 'constructor' or 'toString', which are neither lanes nor options.
 
+// The options a lane's address can set: the module option each key stands for
+// (wasm/src/options.js), its default and the values the page accepts. Defaults
+// are the engine's and ranges lie within the engine's (src/decoding_options.json;
+// tests/node/options-table.test.mjs holds the page to both), except where
+// `choice` says why the page picks another default; `unset` is the value that
+// passes nothing to the module, leaving the engine's default.
+export const PAGE_OPTIONS = {
+  k: { option: 'beamSize', default: 5, range: [1, 16, 'int'] },
+  norm: { option: 'lengthNorm', default: 'average', values: ['none', 'average', 'gnmt'] },
+  alpha: { option: 'gnmtAlpha', default: 0.6, range: [0, 10, 'num'] },
+  nbest: { option: 'nBest', default: 3, range: [1, 16, 'int'], choice: 'a beam lane lists its three best' },
+  prefix: { option: 'prefix', default: '' },
+  max: { option: 'maxLength', default: 0, unset: 0, range: [0, 256, 'int'] },
+  temp: { option: 'temperature', default: 1, range: [0.05, 10, 'num'] },
+  topk: { option: 'topK', default: 0, range: [0, 64, 'int'] },
+  topp: { option: 'topP', default: 1, range: [0.01, 1, 'num'] },
+  seed: { option: 'seed', default: 1, range: [0, 2 ** 31 - 1, 'int'], choice: 'the first of the seeds "new seed" steps through' },
+  T: { option: 'iterations', default: 10, range: [1, 100, 'int'] },
+  // 3 and 0.03 are what g2p-cmlm is evaluated with (models/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
+  lc: { option: 'lengthCandidates', default: 3, range: [1, 16, 'int'], choice: 'the length beam g2p-cmlm is evaluated with' },
+  lw: { option: 'lengthScoreWeight', default: 0.03, range: [0, 10, 'num'], choice: 'the length weight g2p-cmlm is evaluated with, chosen on dev words' },
+  len: { option: 'narLength', default: 'predicted', values: ['predicted', 'fixed', 'given'] },
+  L: { option: 'length', default: 0, range: [0, 256, 'int'] },
+};
+
+// A lane's defaults: the model (m: the first that fits) and the options it shows, in this order.
+const laneDefaults = (...keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, PAGE_OPTIONS[k].default])) });
+
 export const LANE_TYPES = {
   greedy: {
     title: 'Greedy', ar: true,
-    defaults: { m: '', prefix: '', max: 0 },
+    defaults: laneDefaults('prefix', 'max'),
   },
   beam: {
     title: 'Beam search', ar: true,
-    defaults: { m: '', k: 5, norm: 'average', alpha: 0.6, nbest: 3, prefix: '', max: 0 },
+    defaults: laneDefaults('k', 'norm', 'alpha', 'nbest', 'prefix', 'max'),
   },
   sample: {
     title: 'Sampling', ar: true,
-    defaults: { m: '', temp: 1, topk: 0, topp: 1, seed: 1, prefix: '', max: 0 },
+    defaults: laneDefaults('temp', 'topk', 'topp', 'seed', 'prefix', 'max'),
   },
   nar: {
     title: 'Non-autoregressive, one pass', ar: false,
-    defaults: { m: '', len: 'predicted', L: 0 },
+    defaults: laneDefaults('len', 'L'),
   },
   mp: {
     title: 'Mask-Predict', ar: false,
-    // lw: the length beam ranks drafts by avg log P(tokens) + lw * log P(length); 0.03 is
-    // what g2p-cmlm is evaluated with (models/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
-    defaults: { m: '', T: 10, lc: 3, lw: 0.03, len: 'predicted', L: 0 },
+    defaults: laneDefaults('T', 'lc', 'lw', 'len', 'L'),
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
@@ -46,13 +72,6 @@ export function compareModels(models) {
   return ATTENTION_SCORES.map((score) => models.find((m) => m.arch === 'rnn' && m.attention === score) ?? null);
 }
 
-const RANGES = {
-  k: [1, 16, 'int'], alpha: [0, 10, 'num'], nbest: [1, 16, 'int'], max: [0, 256, 'int'],
-  temp: [0.05, 10, 'num'], topk: [0, 64, 'int'], topp: [0.01, 1, 'num'], seed: [0, 2 ** 31 - 1, 'int'],
-  L: [0, 256, 'int'], T: [1, 100, 'int'], lc: [1, 16, 'int'], lw: [0, 10, 'num'],
-};
-const ENUMS = { norm: ['none', 'average', 'gnmt'], len: ['predicted', 'fixed', 'given'] };
-
 export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
 const MAX_LANES = 12;
 const MAX_NOTES = 5;
@@ -64,9 +83,10 @@ export function cleanOption(type, key, value) {
   const defaults = LANE_TYPES[type].defaults;
   if (!Object.hasOwn(defaults, key)) return undefined;
   const d = defaults[key];
-  if (Object.hasOwn(ENUMS, key)) return ENUMS[key].includes(value) ? value : d;
-  if (Object.hasOwn(RANGES, key)) {
-    const [lo, hi, kind] = RANGES[key];
+  const { values, range } = Object.hasOwn(PAGE_OPTIONS, key) ? PAGE_OPTIONS[key] : {};
+  if (values) return values.includes(value) ? value : d;
+  if (range) {
+    const [lo, hi, kind] = range;
     let v = Number(value);
     if (!Number.isFinite(v)) return d;
     if (kind === 'int') v = Math.round(v);
