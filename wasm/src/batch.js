@@ -2,8 +2,7 @@
 // Model.decodeBatch (index.js), the decoder worker (worker-protocol.js) and its
 // client (worker-client.js), which checks the list before posting it. No wasm
 // is loaded for it.
-import { Seq2SeqError } from './errors.js';
-import { describe } from './errors.js';
+import { Seq2SeqError, describe } from './errors.js';
 
 // A text in a message: quoted, its first 40 characters only.
 const quoted = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
