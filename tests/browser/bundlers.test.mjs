@@ -12,12 +12,13 @@
 // Cache API: a second load makes no request, a damaged entry is replaced.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { installPackage, serveFiles } from '../node/helpers.mjs';
+import { esbuildBundle, viteBuild, viteOptions, write } from './bundle.mjs';
 import { launch, openPage, root } from './helpers.mjs';
 
 const MODEL = join(root, 'models/g2p-transformer.safetensors');
@@ -49,11 +50,6 @@ const IMPORT_MAP = `<script type="importmap">{"imports": {
   "seq2seq-wasm/worker": "/node_modules/seq2seq-wasm/wasm/src/worker-client.js"
 }}</script>`;
 
-function write(path, text) {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
-}
-
 let project;
 let server;
 let browser;
@@ -75,17 +71,13 @@ before(async () => {
 import modelUrl from '../public/g2p-transformer.safetensors?url';
 expose({ modelUrl });
 `);
-  const viteConfig = { root: project, configFile: false, publicDir: false, logLevel: 'warn' };
-  const { build, createServer } = await import('vite');
-  await build({ ...viteConfig, base: './', build: { outDir: join(project, 'vite-dist'), emptyOutDir: true, rollupOptions: { input: join(project, 'vite/index.html') } } });
+  await viteBuild(project, join(project, 'vite/index.html'), join(project, 'vite-dist'));
 
   // (b) esbuild: one bundle for the page, one for the worker script; the .wasm copied under a name of our own.
   write(join(project, 'esbuild/index.html'), html('esbuild', '<script type="module" src="out/main.js"></script>'));
   write(join(project, 'esbuild/main.js'), "import { expose } from '../common.js';\nexpose();\n");
-  const esbuild = await import('esbuild');
-  const bundle = (entry, outfile) => esbuild.build({ entryPoints: [entry], outfile, bundle: true, format: 'esm', absWorkingDir: project, logLevel: 'warning' });
-  await bundle(join(project, 'esbuild/main.js'), join(project, 'esbuild/out/main.js'));
-  await bundle('seq2seq-wasm/worker-script', join(project, 'esbuild/out/decoder-worker.js'));
+  await esbuildBundle(project, join(project, 'esbuild/main.js'), join(project, 'esbuild/out/main.js'));
+  await esbuildBundle(project, 'seq2seq-wasm/worker-script', join(project, 'esbuild/out/decoder-worker.js'));
   mkdirSync(join(project, 'esbuild/static'));
   copyFileSync(join(project, 'node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm'), join(project, 'esbuild/static/engine.wasm'));
 
@@ -95,7 +87,8 @@ expose({ modelUrl });
 
   server = await serveFiles({}, { dir: project });
   // (d) the Vite dev server on the same sources.
-  vite = await createServer({ ...viteConfig, server: { port: 0, host: '127.0.0.1' } });
+  const { createServer } = await import('vite');
+  vite = await createServer({ ...viteOptions(project), server: { port: 0, host: '127.0.0.1' } });
   await vite.listen();
   browser = await launch();
 
