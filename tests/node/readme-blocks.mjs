@@ -6,6 +6,8 @@
 //
 // In a block, a comment `// → TEXT` says what the example prints (in Node: on
 // stdout; in a browser: on the console or in the page); the tests wait for TEXT.
+// A comment `// $ COMMAND` is a shell command that builds the example; the
+// tests run it in the example's folder.
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { MODELS_PACKAGE, ROOT } from './helpers.mjs';
@@ -21,10 +23,13 @@ export const KINDS = {
   // A module of a page: served from the scratch project's root and loaded by a
   // page with the import map of the same README's `html browser` block.
   'js browser': { run: 'module' },
-  'js vite': {
-    notRun: 'needs a bundler (Vite), and the scratch project is installed offline without one; '
-      + 'the same loadModel call with a URL the page serves runs in the html browser block',
-  },
+  // A page's main.js in a folder of the scratch project, built by `vite build`
+  // (the repository's Vite) and opened in Chromium.
+  'js vite': { run: 'vite' },
+  // A page's main.js in a folder of the scratch project whose `// $` commands
+  // (`npx esbuild`: the repository's esbuild) build the out/main.js the page
+  // loads; opened in Chromium.
+  'js esbuild': { run: 'esbuild' },
   'sh repository': {
     notRun: 'commands for a clone of the repository (they install Debian packages and build for minutes); '
       + 'scripts/test.sh runs the same builds and tests',
@@ -37,7 +42,7 @@ export const READMES = [
   { name: 'models/README.md', path: join(MODELS_PACKAGE, 'README.md'), id: 'models', models: true },
 ];
 
-/** Every fenced code block of a README: { name, line, info, kind, code, expected }. */
+/** Every fenced code block of a README: { name, line, info, kind, code, expected, commands }. */
 export function readmeBlocks(path) {
   const lines = readFileSync(path, 'utf8').split('\n');
   const blocks = [];
@@ -51,7 +56,8 @@ export function readmeBlocks(path) {
     if (open) {
       const code = open.lines.join('\n') + '\n';
       const expected = [...code.matchAll(/\/\/ → (.+)$/gm)].map((m) => m[1].trim());
-      blocks.push({ name: `${relative(ROOT, path)}:${open.line} (${open.info || 'no info string'})`, line: open.line, info: open.info, kind: KINDS[open.info], code, expected });
+      const commands = [...code.matchAll(/^\/\/ \$ (.+)$/gm)].map((m) => m[1].trim());
+      blocks.push({ name: `${relative(ROOT, path)}:${open.line} (${open.info || 'no info string'})`, line: open.line, info: open.info, kind: KINDS[open.info], code, expected, commands });
       open = null;
     } else {
       open = { info: fence[1].trim().replace(/\s+/g, ' '), line: i + 1, lines: [] };

@@ -3,8 +3,9 @@
 // (tests/node/readme-blocks.mjs); the Node ones run in the scratch project
 // where both tarballs are installed and must print what their `// →` comments
 // say; the install command runs (offline, the tarballs standing for the
-// names); the others are listed here as skipped, with the reason. The browser
-// examples run in tests/browser/readme.test.mjs. The READMEs' relative links
+// names); the others are listed here as skipped, with the reason (only the
+// repository's commands are). The browser and bundler examples run in
+// tests/browser/readme.test.mjs. The READMEs' relative links
 // point at files the package carries (npm shows a README without the
 // repository), and the models README's table is manifest.json's.
 import assert from 'node:assert/strict';
@@ -13,9 +14,13 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MODELS_PACKAGE, installPackage } from './helpers.mjs';
-import { READMES, readmeBlocks, relativeLinks } from './readme-blocks.mjs';
+import { KINDS, READMES, readmeBlocks, relativeLinks } from './readme-blocks.mjs';
 
 const pkg = installPackage();
+
+test('every kind of example runs, but the repository\'s commands', () => {
+  assert.deepEqual(Object.keys(KINDS).filter((k) => KINDS[k].notRun), ['sh repository']);
+});
 
 for (const readme of READMES) {
   const blocks = readmeBlocks(readme.path);
