@@ -3,11 +3,7 @@
 // bundlers.test.mjs and readme.test.mjs. The project's own node_modules holds
 // only the tarballs (installed offline); the bundlers come from the repository's.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { root } from './helpers.mjs';
-
-/** The repository's node_modules/.bin: the esbuild and vite commands, for a PATH. */
-export const BIN = join(root, 'node_modules/.bin');
+import { dirname } from 'node:path';
 
 /** Writes a file, making its folder. */
 export function write(path, text) {
