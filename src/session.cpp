@@ -53,13 +53,19 @@ void Session::start(const std::string& source) {
 
 void Session::check(const std::string& source) const { max_length_for(model_->tokenize(source)); }
 
-int Session::max_length_for(const std::vector<int>& source) const {
+int Session::length_cap(const std::vector<int>& source) const {
   const ModelConfig& c = model_->config();
   // Clamp to what the model can hold: max_pos decoder positions (AR), or the
   // length head's range (NAR); then the ratio cap, if any.
   int max_len = std::min(opt_.max_length, c.autoregressive() ? c.max_pos : c.max_target_len);
   if (opt_.max_length_ratio > 0)
     max_len = std::min(max_len, std::max(1, static_cast<int>(std::ceil(opt_.max_length_ratio * source.size()))));
+  return max_len;
+}
+
+int Session::max_length_for(const std::vector<int>& source) const {
+  const ModelConfig& c = model_->config();
+  const int max_len = length_cap(source);
   // set_options() made sure the model leaves room: only the ratio cap can take it away, for this source.
   if (opt_.min_length >= max_len && c.autoregressive())
     throw InputError("max_length_ratio allows this source of length " + std::to_string(source.size()) + " at most " +
@@ -87,6 +93,39 @@ std::vector<Result> Session::run() {
   Snapshot last;
   while (!done()) last = step();
   return last.results;
+}
+
+ForcedScore Session::score(const std::string& source, const std::string& target) const {
+  const std::vector<int> src = model_->tokenize(source);
+  const int max_len = length_cap(src);  // min_length does not enter: it restricts search, not the model
+  const Vocabulary& vocab = model_->target_vocab();
+  const ModelConfig& c = model_->config();
+  const TargetSpecials sp = target_specials(c);
+  const std::vector<int> ids = parse_target_tokens(target, vocab);
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == sp.pad || ids[i] == sp.unk || ids[i] == sp.bos || ids[i] == sp.eos || ids[i] == sp.mask)
+      throw InputError("target token '" + vocab.token(ids[i]) + "' at position " + std::to_string(i + 1) +
+                       " is a special token, which search never emits" +
+                       (ids[i] == sp.eos ? " (give the target without EOS: its score counts the end)" : ""));
+  const int n = static_cast<int>(ids.size());
+  ForcedScore f;
+  if (c.autoregressive()) {
+    if (n + 1 > max_len)
+      throw InputError("the target has " + std::to_string(n) + " tokens, " + std::to_string(n + 1) +
+                       " with EOS: more than the max length of " + std::to_string(max_len) +
+                       " output tokens (EOS included) in effect for this source");
+    const auto scorer = model_->network().step_scorer(src, n + 1);
+    f = force_autoregressive(*scorer, sp, ids, opt_);
+  } else {
+    if (n == 0) throw InputError("the target is empty: a CMLM scores targets of at least one token");
+    if (n > max_len)
+      throw InputError("the target has " + std::to_string(n) + " tokens: more than the max length of " +
+                       std::to_string(max_len) + " in effect for this source");
+    const auto scorer = model_->network().parallel_scorer(src);
+    f = force_parallel(*scorer, sp, ids, opt_);
+  }
+  f.text = join_tokens(f.tokens, vocab);
+  return f;
 }
 
 void Session::fill_text(std::vector<Result>& results) const {

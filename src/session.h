@@ -11,6 +11,7 @@
 
 #include "ar_search.h"
 #include "decoding_options.h"
+#include "forced_score.h"
 #include "model.h"
 #include "nar_search.h"
 #include "snapshot.h"
@@ -42,10 +43,23 @@ class Session {
   int max_length() const { return max_len_; }
   const std::vector<int>& source_ids() const { return source_; }
 
+  // The forced score of `target` (space-separated target tokens, 'F OW N IY M')
+  // for `source` under this session's options (forced_score.h): comparable to
+  // the logprob and score of the results run() returns. The current decode, if
+  // any, is left as it was. Throws InputError for bad source text, an unknown
+  // target token (named), a special token in the target, a target beyond the max
+  // length in effect for this source (max_length() after start(source): EOS
+  // included for autoregressive models; a CMLM's is its length head's range), and
+  // an empty target for a CMLM. The options' prefix and min_length, which only
+  // restrict what search may produce, do not enter.
+  ForcedScore score(const std::string& source, const std::string& target) const;
+
  private:
   void fill_text(std::vector<Result>& results) const;
   // The max output length for this source under the options; throws InputError if it leaves no room.
   int max_length_for(const std::vector<int>& source) const;
+  // The same length, unchecked against min_length.
+  int length_cap(const std::vector<int>& source) const;
 
   std::shared_ptr<const Model> model_;
   DecodingOptions opt_;

@@ -1,6 +1,7 @@
 // The native command-line tool.
 //   seq2seq info MODEL
 //   seq2seq decode --model M [options] [WORD ...]   (no words: one source per line on stdin)
+//   seq2seq score --model M [options] [WORD TARGET ...]   (none: WORD<TAB>TARGET lines on stdin)
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -24,8 +25,14 @@ const char* kUsage =
     "      decode the words, or one source per line from stdin; prints source<TAB>output<TAB>score\n"
     "      (--model given more than once: an ensemble of autoregressive models with the same\n"
     "      vocabularies, each step's distribution the mean of theirs)\n"
+    "  seq2seq score --model MODEL [options] [WORD TARGET ...]\n"
+    "      the forced score of each TARGET (\"F OW N IY M\") for its WORD, or of WORD<TAB>TARGET\n"
+    "      lines from stdin: log P(TARGET | WORD) by teacher forcing (a cmlm: one pass over the\n"
+    "      fully masked target); prints source<TAB>target<TAB>logprob<TAB>score<TAB>the\n"
+    "      log-probability of each token (then of EOS), the score normalised as decode's\n"
+    "      under the same options\n"
     "\n"
-    "decode options (defaults in brackets):\n"
+    "decode and score options (defaults in brackets):\n"
     "  --greedy                      greedy search [the default for autoregressive models]\n"
     "  --beam K                      beam search with K hypotheses (1..256)\n"
     "  --length-penalty P            none | average | gnmt[:ALPHA] [average; gnmt alpha 0.6]\n"
@@ -43,7 +50,7 @@ const char* kUsage =
     "  --fixed-length                decode max-length positions, cut at the first EOS\n"
     "  --length N                    decode exactly N positions\n"
     "  --no-early-stop               run all T iterations even if nothing changes\n"
-    "  --trace                       print every step's snapshot as a JSON line instead\n"
+    "  --trace                       decode: print every step's snapshot as a JSON line instead\n"
     "  --compute C                   auto | f32: int8 kernels for int8-stored weights, or f32\n"
     "                                throughout, as PyTorch computes [auto]\n";
 
@@ -152,24 +159,30 @@ std::string shown(const std::string& source) {
   return source.substr(0, cut) + "... (" + std::to_string(source.size()) + " bytes)";
 }
 
-int decode(const std::vector<std::string>& args) {
+// What decode and score read from their command lines.
+struct Command {
   std::vector<std::string> model_paths;
   seq2seq::Compute compute = seq2seq::Compute::Auto;
-  namespace R = seq2seq::option_range;
-  seq2seq::DecodingOptions o;
+  seq2seq::DecodingOptions options;
   bool strategy_given = false, trace = false;
-  std::vector<std::string> words;
+  std::vector<std::string> words;  // the arguments that are no options
+};
+
+Command parse_command(const std::string& name, const std::vector<std::string>& args) {
+  Command cmd;
+  namespace R = seq2seq::option_range;
+  seq2seq::DecodingOptions& o = cmd.options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
       if (i + 1 >= args.size()) throw seq2seq::UsageError("option " + a + " needs a value");
       return args[++i];
     };
-    if (a == "--model") model_paths.push_back(value());
-    else if (a == "--greedy") { o.strategy = seq2seq::Strategy::Greedy; strategy_given = true; }
-    else if (a == "--beam") { o.strategy = seq2seq::Strategy::Beam; o.beam_size = parse_number(a, value(), R::beam_size); strategy_given = true; }
-    else if (a == "--sample") { o.strategy = seq2seq::Strategy::Sample; strategy_given = true; }
-    else if (a == "--nar") { o.strategy = seq2seq::Strategy::Nar; strategy_given = true; }
+    if (a == "--model") cmd.model_paths.push_back(value());
+    else if (a == "--greedy") { o.strategy = seq2seq::Strategy::Greedy; cmd.strategy_given = true; }
+    else if (a == "--beam") { o.strategy = seq2seq::Strategy::Beam; o.beam_size = parse_number(a, value(), R::beam_size); cmd.strategy_given = true; }
+    else if (a == "--sample") { o.strategy = seq2seq::Strategy::Sample; cmd.strategy_given = true; }
+    else if (a == "--nar") { o.strategy = seq2seq::Strategy::Nar; cmd.strategy_given = true; }
     else if (a == "--length-penalty") {
       const std::string v = value();
       if (v == "none") o.length_norm = seq2seq::LengthNorm::None;
@@ -187,54 +200,94 @@ int decode(const std::vector<std::string>& args) {
     else if (a == "--fixed-length") o.nar_length = seq2seq::NarLength::Fixed;
     else if (a == "--length") { o.nar_length = seq2seq::NarLength::Given; o.nar_given_length = parse_number(a, value(), R::nar_given_length); }
     else if (a == "--no-early-stop") o.early_stop = false;
-    else if (a == "--trace") trace = true;
-    else if (a == "--compute") compute = seq2seq::parse_compute(value());
+    else if (a == "--trace") cmd.trace = true;
+    else if (a == "--compute") cmd.compute = seq2seq::parse_compute(value());
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + a);
-    else words.push_back(a);
+    else cmd.words.push_back(a);
   }
-  if (model_paths.empty()) throw seq2seq::UsageError("decode needs --model MODEL");
-  std::vector<std::shared_ptr<const seq2seq::Model>> models;
-  for (const auto& p : model_paths) models.push_back(seq2seq::Model::from_file(p, compute));
-  const auto model = models.size() == 1 ? models[0] : seq2seq::Model::ensemble(models);
-  if (!strategy_given) o.strategy = model->config().autoregressive() ? seq2seq::Strategy::Greedy : seq2seq::Strategy::Nar;
-  if (!trace) o.attention = false;  // nothing prints it: skip the copies
-  seq2seq::Session session(model, o);
+  if (cmd.model_paths.empty()) throw seq2seq::UsageError(name + " needs --model MODEL");
+  return cmd;
+}
 
-  // A source that cannot be decoded (bad text, or a model that fails on it) is
-  // reported with where it came from, and the batch goes on; the exit status
-  // says at the end that something failed.
+// The model (or ensemble) of --model, and the command's options completed for it.
+std::shared_ptr<const seq2seq::Model> load_model(Command& cmd) {
+  std::vector<std::shared_ptr<const seq2seq::Model>> models;
+  for (const auto& p : cmd.model_paths) models.push_back(seq2seq::Model::from_file(p, cmd.compute));
+  const auto model = models.size() == 1 ? models[0] : seq2seq::Model::ensemble(models);
+  if (!cmd.strategy_given)
+    cmd.options.strategy = model->config().autoregressive() ? seq2seq::Strategy::Greedy : seq2seq::Strategy::Nar;
+  if (!cmd.trace) cmd.options.attention = false;  // nothing prints it: skip the copies
+  return model;
+}
+
+// Calls f(source) for each word, or for each non-blank line of stdin. A
+// source that fails (bad text, or a model that fails on it) is reported with
+// where it came from, and the batch goes on; the exit status says at the end
+// that something failed.
+template <typename F>
+int for_each_source(const std::vector<std::string>& words, const std::string& item, F&& f) {
   int failures = 0;
-  auto decode_one = [&](const std::string& word, const std::string& where) {
+  auto one = [&](const std::string& source, const std::string& where) {
     try {
-      session.start(word);
-      if (trace) {
-        while (!session.done()) {
-          const seq2seq::Snapshot s = session.step();
-          nlohmann::json j = seq2seq::to_json(s, model->target_vocab());
-          j["source"] = word;
-          std::cout << j.dump() << '\n';
-        }
-        return;
-      }
-      for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
+      f(source);
     } catch (const seq2seq::Error& e) {
       ++failures;
       std::cout.flush();  // keep stdout and stderr in source order on a terminal
-      std::cerr << "seq2seq: " << where << " '" << shown(word) << "': " << e.what() << '\n';
+      std::cerr << "seq2seq: " << where << " '" << shown(source) << "': " << e.what() << '\n';
     }
   };
   if (!words.empty()) {
-    for (size_t i = 0; i < words.size(); ++i) decode_one(words[i], "word " + std::to_string(i + 1));
+    for (size_t i = 0; i < words.size(); ++i) one(words[i], item + " " + std::to_string(i + 1));
   } else {
     std::string line;
     for (long number = 1; std::getline(std::cin, line); ++number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      decode_one(line, "line " + std::to_string(number));
+      one(line, "line " + std::to_string(number));
     }
   }
   std::cout.flush();
   return failures ? 1 : 0;
+}
+
+int decode(const std::vector<std::string>& args) {
+  Command cmd = parse_command("decode", args);
+  const auto model = load_model(cmd);
+  seq2seq::Session session(model, cmd.options);
+  return for_each_source(cmd.words, "word", [&](const std::string& word) {
+    session.start(word);
+    if (cmd.trace) {
+      while (!session.done()) {
+        const seq2seq::Snapshot s = session.step();
+        nlohmann::json j = seq2seq::to_json(s, model->target_vocab());
+        j["source"] = word;
+        std::cout << j.dump() << '\n';
+      }
+      return;
+    }
+    for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
+  });
+}
+
+// score: WORD TARGET pairs from the arguments, or WORD<TAB>TARGET lines from stdin.
+int score(const std::vector<std::string>& args) {
+  Command cmd = parse_command("score", args);
+  if (cmd.trace) throw seq2seq::UsageError("score has no --trace: it prints each token's log-probability");
+  if (cmd.words.size() % 2 != 0)
+    throw seq2seq::UsageError("score takes WORD TARGET pairs; '" + shown(cmd.words.back()) + "' has no target");
+  std::vector<std::string> pairs;
+  for (size_t i = 0; i < cmd.words.size(); i += 2) pairs.push_back(cmd.words[i] + '\t' + cmd.words[i + 1]);
+  const auto model = load_model(cmd);
+  const seq2seq::Session session(model, cmd.options);
+  return for_each_source(pairs, "pair", [&](const std::string& pair) {
+    const size_t tab = pair.find('\t');
+    if (tab == std::string::npos) throw seq2seq::InputError("a line of score's input is WORD<TAB>TARGET");
+    const std::string word = pair.substr(0, tab);
+    const seq2seq::ForcedScore f = session.score(word, pair.substr(tab + 1));
+    std::cout << word << '\t' << f.text << '\t' << f.logprob << '\t' << f.score << '\t';
+    for (size_t i = 0; i < f.token_logprobs.size(); ++i) std::cout << (i ? " " : "") << f.token_logprobs[i];
+    std::cout << '\n';
+  });
 }
 
 }  // namespace
@@ -247,6 +300,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "info" && rest.size() == 1) return info(rest[0]);
     if (cmd == "decode") return decode(rest);
+    if (cmd == "score") return score(rest);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       std::cout << kUsage;
       return 0;
