@@ -6,7 +6,7 @@ Small random-weight models, one per configuration below, each exported to
 tests/fixtures/<name>.safetensors, with tests/fixtures/<name>.json holding the
 inputs and the reference numbers (logits, attention probabilities, and for cmlm
 the length log-probabilities; for rnn the logits and the attention
-probabilities). References are computed in float64 from the
+probabilities; for every model the forced scores of three targets). References are computed in float64 from the
 stored (f32, f16-rounded or int8-dequantized) weights, on a PADDED batch of three sources and
 targets of different lengths, so masking is exercised. Deterministic.
 """
@@ -122,6 +122,38 @@ def r(x):
     return float(f"{x:.10g}")
 
 
+def forced_ar(logits, targets, eos):
+    """Teacher-forced scores of each target after its <s> (the engine's forced
+    score, src/forced_score.h): logits[b][t] predicts targets[b][t + 1], the last
+    row predicts EOS. -> {"targets": [..] without <s>, "token_logprobs": [..] (EOS last)}."""
+    tgts, lps = [], []
+    for b, t in enumerate(targets):
+        lp = torch.log_softmax(logits[b, :len(t)], -1)
+        nxt = t[1:] + [eos]
+        tgts.append(t[1:])
+        lps.append(r([lp[i, y].item() for i, y in enumerate(nxt)]))
+    return {"targets": tgts, "token_logprobs": lps}
+
+
+def forced_cmlm(ref, sources, targets, cfg):
+    """The CMLM's forced score of a target (src/forced_score.h): its n tokens
+    predicted from a draft of n masks, and log P(n) from the length head. The
+    targets are the fixture's with each <mask> replaced by a token (chosen by
+    position, so no random number is drawn). -> {"targets", "token_logprobs", "length_logprobs"}."""
+    sp = cfg["tgt_specials"]
+    pool = [i for i in range(len(cfg["tgt_vocab"])) if i not in sp.values()]
+    tgts, lps, lens = [], [], []
+    for b, t in enumerate(targets):
+        y = [pool[(3 * i + b) % len(pool)] if v == sp["mask"] else v for i, v in enumerate(t)]
+        with torch.no_grad():
+            out = ref(torch.tensor([sources[b]]), torch.tensor([[sp["mask"]] * len(y)]))
+        lp = torch.log_softmax(out["logits"][0], -1)
+        tgts.append(y)
+        lps.append(r([lp[i, v].item() for i, v in enumerate(y)]))
+        lens.append(r(torch.log_softmax(out["length_logits"][0], -1)[len(y)].item()))
+    return {"targets": tgts, "token_logprobs": lps, "length_logprobs": lens}
+
+
 def build_fixture(name, overrides, dtype, seed):
     cfg = dict(BASE, **overrides, name=f"fixture {name}",
                description="random weights, parity fixture from models/make_fixtures.py")
@@ -167,6 +199,9 @@ def build_fixture(name, overrides, dtype, seed):
     fx["cross_attn"] = attn("cross_attn", tl, sl)
     if "length_logits" in out:
         fx["length_logprobs"] = r(torch.log_softmax(out["length_logits"], -1).tolist())
+        fx["forced"] = forced_cmlm(ref, sources, targets, cfg_loaded)
+    else:
+        fx["forced"] = forced_ar(out["logits"], targets, cfg_loaded["tgt_specials"]["eos"])
     with open(os.path.join(OUT_DIR, name + ".json"), "w") as f:
         json.dump(fx, f, separators=(",", ":"))
         f.write("\n")
@@ -290,7 +325,8 @@ def build_rnn_fixture(name, overrides, seed):
 
     fx = {"model": name + ".safetensors", "tolerance": 1e-4, "sources": sources, "targets": targets,
           "logits": [r(logits[b, :tl[b]].tolist()) for b in range(B)],
-          "cross_attn": [r(attn[b, :tl[b], :sl[b]].tolist()) for b in range(B)]}
+          "cross_attn": [r(attn[b, :tl[b], :sl[b]].tolist()) for b in range(B)],
+          "forced": forced_ar(logits, targets, cfg_loaded["tgt_specials"]["eos"])}
     with open(os.path.join(OUT_DIR, name + ".json"), "w") as f:
         json.dump(fx, f, separators=(",", ":"))
         f.write("\n")
