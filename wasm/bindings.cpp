@@ -106,6 +106,22 @@ val results(const std::vector<Result>& rs) {
   return a;
 }
 
+// A target's forced score (src/forced_score.h); lengthLogprob only for a CMLM, whose score uses it.
+val forced_score(const ForcedScore& f, const Vocabulary& vocab, bool autoregressive) {
+  val o = val::object();
+  o.set("text", f.text);
+  o.set("tokens", int_array(f.tokens));
+  o.set("texts", texts(f.tokens, vocab));
+  val lps = val::array();
+  for (size_t i = 0; i < f.token_logprobs.size(); ++i) lps.set(i, f.token_logprobs[i]);
+  o.set("tokenLogprobs", lps);
+  o.set("logprob", f.logprob);
+  o.set("score", f.score);
+  o.set("length", f.length);
+  if (!autoregressive) o.set("lengthLogprob", f.length_logprob);
+  return o;
+}
+
 val snapshot(const Snapshot& s, const Vocabulary& vocab) {
   val o = val::object();
   o.set("step", s.step);
@@ -289,6 +305,12 @@ class SessionHandle {
   val run() {
     return guarded([&] { return results(require().run()); });
   }
+  // The forced score of `target` for `source`; the decode in progress is left as it was.
+  val score(const std::string& source, const std::string& target) {
+    return guarded([&] {
+      return forced_score(require().score(source, target), model_->target_vocab(), model_->config().autoregressive());
+    });
+  }
   // Checks every text of the array as start() would, decoding none; the first
   // that fails comes back as {error, kind, index}.
   val checkBatch(const val& texts) {
@@ -348,6 +370,7 @@ EMSCRIPTEN_BINDINGS(seq2seq_wasm) {
       .function("start", &SessionHandle::start)
       .function("step", &SessionHandle::step)
       .function("run", &SessionHandle::run)
+      .function("score", &SessionHandle::score)
       .function("checkBatch", &SessionHandle::checkBatch)
       .function("decodeBatch", &SessionHandle::decodeBatch)
       .function("done", &SessionHandle::done)

@@ -192,6 +192,40 @@ export interface Result {
   length: number;
 }
 
+/**
+ * A target's forced score: log P(target | text) under the model, read by teacher forcing
+ * rather than searched for (Model.score). Its logprob and score compare directly with those
+ * of a Result decoded under the same options: a reference that scores higher than a wrong
+ * output is a search error (a wider search could have found it), one that scores lower a
+ * model error (the model prefers its wrong output).
+ *
+ * Autoregressive models: exact teacher forcing, EOS included; the forced score of a
+ * decode's own output equals that result's logprob and score. CMLM (Mask-Predict): the
+ * target at its own length n, all n positions predicted at once from a fully masked draft
+ * (Mask-Predict's first iteration), scored as drafts are: logprob the plain sum of the n
+ * tokens' log-probabilities, score their average plus lengthScoreWeight * log P(n) when
+ * narLength is 'predicted' (the average alone otherwise). It equals a one-iteration
+ * decode's result that is the target; later iterations see some tokens unmasked.
+ */
+export interface ForcedScore {
+  /** The target's tokens joined by spaces. */
+  text: string;
+  /** Target token ids, without BOS and EOS. */
+  tokens: number[];
+  /** The tokens' texts. */
+  texts: string[];
+  /** The log-probability of each token, then (autoregressive models) of EOS. */
+  tokenLogprobs: number[];
+  /** Their sum: comparable to Result.logprob. */
+  logprob: number;
+  /** Length-normalised as a Result's score under the same options: comparable to Result.score. */
+  score: number;
+  /** |Y| as the normalisation counts it (autoregressive: tokens + 1 for EOS). */
+  length: number;
+  /** CMLM only: log P(length) from the length head. */
+  lengthLogprob?: number;
+}
+
 /** A next-token candidate. */
 export interface TokenCandidate {
   token: number;
@@ -402,6 +436,16 @@ export declare class Model {
    * reports progress and can be cancelled.
    */
   decodeBatch(texts: readonly string[], options?: DecodingOptions): Result[][];
+  /**
+   * The forced score of `target` ('F OW N IY M', or ['F', 'OW', 'N', 'IY', 'M']) for `text`
+   * under `options` (see ForcedScore). Throws Seq2SeqError: 'InputError' for unusable text, a
+   * target token not in the target vocabulary (named), a special token in the target, a target
+   * longer than the max length in effect for this text (EOS included for autoregressive models),
+   * or an empty target for a CMLM; 'UsageError' for a target that is no string or array of
+   * single tokens, and for options decode() refuses. The options' prefix and minLength, which
+   * only restrict what search may produce, do not enter.
+   */
+  score(text: string, target: string | readonly string[], options?: DecodingOptions): ForcedScore;
   /** Frees the weights' wasm memory (sessions made from it keep working). Idempotent. */
   delete(): void;
 }
@@ -426,6 +470,8 @@ export declare class Session {
   run(): Result[];
   /** start(text) then run(). */
   decode(text: string): Result[];
+  /** Model.score under this session's options; a decode in progress is left as it was. */
+  score(text: string, target: string | readonly string[]): ForcedScore;
   /** Frees the session's wasm memory. Idempotent. */
   delete(): void;
 }

@@ -15,6 +15,7 @@ import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
 import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
 import { env } from './env.js';
 import { checkTexts, textError } from './batch.js';
+import { targetText } from './target.js';
 
 export { DEFAULT_OPTIONS, Seq2SeqError, env };
 
@@ -121,6 +122,20 @@ export class Model {
   }
 
   /**
+   * The forced score of `target` ('F OW N IY M' or ['F', 'OW', ...]) for `text`:
+   * log P(target | text) by teacher forcing, comparable to decode()'s results
+   * under the same options (src/forced_score.h).
+   */
+  score(text, target, options = {}) {
+    const s = this.createSession(options);
+    try {
+      return s.score(text, target);
+    } finally {
+      s.delete();
+    }
+  }
+
+  /**
    * decode() over a list in one call: one n-best list per text, in order. All
    * texts are checked before any is decoded; the first bad one fails the call.
    */
@@ -203,6 +218,13 @@ export class Session {
   decode(text) {
     this.start(text);
     return this.run();
+  }
+
+  /** The forced score of `target` for `text` under this session's options; a decode in progress is left as it was. */
+  score(text, target) {
+    if (typeof text !== 'string') throw usageError(`score(text, target) needs a string; got ${describe(text)}`);
+    const t = targetText(target, 'score(text, target)');
+    return check(this.#live().score(wellFormed(text), wellFormed(t)));
   }
 
   delete() {

@@ -8,6 +8,7 @@
 //   const snapshot = await decoder.step();            // one decoder pass
 //   const nbest = await decoder.run({ onStep: draw });  // the rest; decoder.cancel() stops it between steps
 //   const lists = await decoder.decodeBatch(words, { strategy: 'beam' }, { onProgress: ({ done, total }) => {} });
+//   const forced = await decoder.score('PHONEME', 'F OW N IY M');   // log P(target | text), as results are scored
 //   decoder.terminate();
 //
 // This module does not load the WebAssembly itself: the worker does, from the
@@ -17,6 +18,7 @@ import { Seq2SeqError, describe, usageError } from './errors.js';
 import { checkWasmUrl, env, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
 import { checkTexts } from './batch.js';
+import { targetText } from './target.js';
 
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
@@ -254,6 +256,19 @@ export class DecoderWorker {
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
     return this.#request(message, { onProgress });
+  }
+
+  /**
+   * Model.score in the worker: the forced score of `target` ('F OW N IY M' or an array of tokens)
+   * for `text` under `options`. The session of start/step/run is left as it was.
+   */
+  score(text, target, options = {}) {
+    try {
+      if (typeof text !== 'string') throw usageError(`score(text, target, options) needs a string; got ${describe(text)}`);
+      return this.#request({ type: 'score', text, target: targetText(target, 'score(text, target, options)'), options });
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** Stops a run or batch in progress (or queued) at its next step or slice; resolves to whether there was one. */

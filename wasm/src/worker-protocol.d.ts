@@ -1,6 +1,6 @@
 // Type declarations for seq2seq-wasm/worker-protocol (wasm/src/worker-protocol.js):
 // the decoder worker's message handler, for building a worker of your own.
-import type { BlobLike, DecodingOptions, ErrorKind, LoadOptions, LoadProgress, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
+import type { BlobLike, DecodingOptions, ErrorKind, ForcedScore, LoadOptions, LoadProgress, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
 
 export declare const PROTOCOL_VERSION: 1;
 
@@ -19,12 +19,14 @@ export type WorkerRequest =
   | { id: number; type: 'step' }
   | { id: number; type: 'run'; progress?: boolean; sliceMs?: number }
   | { id: number; type: 'decodeBatch'; texts: string[]; options?: DecodingOptions; progress?: boolean; sliceMs?: number }
+  /** Model.score with the loaded model; the session of start/step/run is left as it was. */
+  | { id: number; type: 'score'; text: string; target: string | string[]; options?: DecodingOptions }
   /** Without `request`, stops every run and batch in progress or queued; with it, that request only. */
   | { id: number; type: 'cancel'; request?: number };
 
 /** What the handler posts. */
 export type WorkerReply =
-  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | { cancelled: boolean } }
+  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | ForcedScore | { cancelled: boolean } }
   | { id: number; ok: false; error: { name: string; message: string; kind?: ErrorKind } }
   | { id: number; progress: Snapshot | LoadProgress | { done: number; total: number } };
 

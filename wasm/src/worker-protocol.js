@@ -16,6 +16,9 @@
 //   {id, type: 'decodeBatch', texts, options, progress, sliceMs}
 //                                          -> value: Result[][] (Model.decodeBatch); with progress, {id, progress:
 //                                             {done, total}} after each slice, the last with done = total
+//   {id, type: 'score', text, target, options}
+//                                          -> value: ForcedScore (Model.score: the loaded model, a fresh session of
+//                                             these options; the session of start/step/run is left as it was)
 //   {id, type: 'cancel', request}          -> value: {cancelled}: whether a run or batch was stopped; request (an id):
 //                                             only that one, or that load (which then fails, the model unchanged)
 // Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
@@ -33,7 +36,7 @@ import { env } from './env.js';
 import { checkTexts } from './batch.js';
 
 export const PROTOCOL_VERSION = 1;
-const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'decodeBatch', 'cancel']);
+const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'decodeBatch', 'score', 'cancel']);
 
 // A macrotask turn: setImmediate in Node (after pending I/O, so messages from
 // the parent get in), a MessageChannel in browsers (setTimeout is clamped to
@@ -239,6 +242,10 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     }
     return enqueue(async () => {
       if (type === 'start') return reply(id, doStart(message));
+      if (type === 'score') {
+        if (!model) throw new Seq2SeqError('score() before load(): load a model first', 'UsageError');
+        return reply(id, model.score(message.text, message.target, message.options ?? {}));
+      }
       const snapshot = requireSession('step').step();
       return reply(id, snapshot, transferables(snapshot));
     }).catch((e) => fail(id, e));

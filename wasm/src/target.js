@@ -1,0 +1,21 @@
+// The target of a forced score (Model.score, Session.score, the worker's score)
+// as the engine reads it: its tokens separated by spaces. Checked here, where a
+// wrong type can be named; unknown or special tokens are the engine's to refuse.
+// No wasm is loaded for it (the worker client checks before posting).
+import { describe, usageError } from './errors.js';
+
+/**
+ * 'F OW N IY M' as given, or ['F', 'OW', 'N', 'IY', 'M'] joined; a UsageError
+ * for anything else, an array element that is not one token included. `what`
+ * names the call.
+ */
+export function targetText(target, what) {
+  if (typeof target === 'string') return target;
+  if (!Array.isArray(target)) throw usageError(`${what}: target must be a string of space-separated tokens or an array of tokens; got ${describe(target)}`);
+  for (let i = 0; i < target.length; i++) {
+    const t = target[i];
+    // An element with a space or none at all would be read as some other number of tokens.
+    if (typeof t !== 'string' || !/^\S+$/.test(t)) throw usageError(`${what}: target[${i}] must be one token (a non-empty string without spaces); got ${describe(t)}`);
+  }
+  return target.join(' ');
+}
