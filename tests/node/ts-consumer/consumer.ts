@@ -4,7 +4,7 @@
 // and then compiles and runs it.
 import { DEFAULT_OPTIONS, Model, Seq2SeqError, Session, env, loadModel } from 'seq2seq-wasm';
 import type {
-  ArSnapshot, DecodingOptions, ErrorKind, Hypothesis, LoadOptions, LoadProgress, ModelInfo, ModelSource, NarDraft, NarSnapshot,
+  ArSnapshot, DecodingOptions, ErrorKind, ForcedScore, Hypothesis, LoadOptions, LoadProgress, ModelInfo, ModelSource, NarDraft, NarSnapshot,
   PrunedCandidate, ResolvedDecodingOptions, Result, RnnModelInfo, Snapshot, TargetSpecials, TokenCandidate, TransformerModelInfo,
 } from 'seq2seq-wasm';
 import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
@@ -59,6 +59,14 @@ export async function main(source: ModelSource, text: string): Promise<{ lines: 
   lines.push(`max length ${max}; best: ${results[0]?.text} ${results[0]?.tokens.length} ${results[0]?.logprob}`);
   const again: Result[] = model.decode(text, options);
   if (again[0]?.text !== results[0]?.text) throw new Error('decode() disagrees with stepping');
+  if (results[0] && results[0].tokens.length > 0) {
+    const forced: ForcedScore = model.score(text, results[0].text, options);
+    const again: ForcedScore = session.score(text, forced.texts);
+    const perToken: number[] = forced.tokenLogprobs;
+    const lengthLogprob: number | undefined = forced.lengthLogprob;
+    if (again.logprob !== forced.logprob) throw new Error('Session.score() disagrees with Model.score()');
+    lines.push(`forced ${forced.text}: ${forced.logprob} ${forced.score} ${forced.length} ${perToken.length} ${lengthLogprob ?? '-'}`);
+  }
   const lists: Result[][] = model.decodeBatch([text, text], options);
   if (lists.length !== 2 || lists[1][0]?.text !== results[0]?.text) throw new Error('decodeBatch() disagrees with decode()');
   try {
@@ -92,6 +100,10 @@ export async function viaWorker(source: WorkerModelSource, text: string, worker?
     const progress: DecodeBatchOptions = { onProgress: (p: BatchProgress) => { seen.push(p); }, sliceMs: 4 };
     const lists: Result[][] = await decoder.decodeBatch([text], { attention: false }, progress);
     if (lists[0]?.[0]?.text !== results[0]?.text || seen.at(-1)?.done !== 1) throw new Error('unexpected batch replies');
+    if (results[0] && results[0].tokens.length > 0) {
+      const forced: ForcedScore = await decoder.score(text, results[0].text, { attention: false });
+      if (forced.text !== results[0].text) throw new Error('unexpected score reply');
+    }
     return results;
   } finally {
     await decoder.terminate();
@@ -136,6 +148,8 @@ export function rejected(model: Model, session: Session): void {
   session.start(42);
   // @ts-expect-error decodeBatch() takes an array of strings
   model.decodeBatch('A');
+  // @ts-expect-error a target is a string or an array of token strings
+  model.score('A', [1, 2]);
   const s = session.step();
   // @ts-expect-error drafts exist only on non-autoregressive snapshots
   s.drafts;
