@@ -2,8 +2,9 @@
 import { lookup } from './dict.js';
 import { engineKind } from './engine.js';
 import { CompareLane } from './compare.js';
-import { Lane } from './lane.js';
-import { DEFAULT_LANES, decodeState, encodeState, makeLane } from './state.js';
+import { ArLane } from './lane-ar.js';
+import { NarLane } from './lane-nar.js';
+import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from './state.js';
 import { esc, phonemeLine } from './views.js';
 
 const $ = (id) => document.getElementById(id);
@@ -133,7 +134,8 @@ class App {
   }
 
   addLane(spec, { decode = true } = {}) {
-    const lane = spec.type === 'compare' ? new CompareLane(this, spec) : new Lane(this, spec);
+    const Kind = spec.type === 'compare' ? CompareLane : LANE_TYPES[spec.type].ar ? ArLane : NarLane;
+    const lane = new Kind(this, spec);
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();

@@ -2,7 +2,7 @@
 // encoder-decoders, which differ only in their attention score, with their
 // attention maps (letters × phonemes) side by side. Each decodes greedily, and
 // the maps grow with the page's step like every lane. URL: lane=compare.
-import { openDecoder } from './engine.js';
+import { openIfChanged } from './engine.js';
 import { Lane, friendlyError } from './lane.js';
 import { SCORES, scoreWeights } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './state.js';
@@ -43,12 +43,7 @@ export class CompareLane extends Lane {
     p.model = m;   // at once: the panels are drawn while they decode
     try {
       if (m) {
-        const url = new URL(m.file, document.baseURI).href;
-        if (p.url !== url) {
-          p.decoder?.terminate();
-          p.decoder = null;
-          p.url = url;
-          p.decoder = await openDecoder(url);
+        if (await openIfChanged(p, new URL(m.file, document.baseURI).href)) {
           if (gen !== this.gen) return;
           p.info = p.decoder.info;
         }
@@ -58,7 +53,6 @@ export class CompareLane extends Lane {
         if (!got) return;
       }
     } catch (e) {
-      if (!p.decoder) p.url = null;
       error = friendlyError(e);
     }
     if (gen !== this.gen) return;

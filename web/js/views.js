@@ -141,5 +141,3 @@ export function phonemeLine(text) {
   if (!toks.length) return '<span class="empty">(empty)</span>';
   return `<span class="arpa-line">${esc(toks.join(' '))}</span> <span class="ipa-line">${esc(ipa(toks))}</span>`;
 }
-
-export { fmt };
