@@ -3,7 +3,8 @@
 import { ipa, label } from './phonemes.js';
 import { cleanOption, fmt, normalizedScore, scoreFormula } from './state.js';
 import { bars, esc, explain, headThumbs, heatmap, outputStrip } from './views.js';
-import { SCORES } from './scores.js';
+import { SCORES, scoreWords } from './scores.js';
+import { t } from './i18n.js';
 import { beamTree } from './tree.js';
 import { Lane } from './lane.js';
 
@@ -44,26 +45,27 @@ export class ArLane extends Lane {
   }
 
   get title() {
-    return this.type === 'beam' ? `${this.kind.title} (k = ${this.opts.k})` : this.kind.title;
+    return this.type === 'beam' ? t('lane.beamTitle', { k: this.opts.k }) : t(this.kind.titleKey);
   }
 
   optionControls({ num, range, select }) {
     const o = this.opts;
     let html = '';
     if (this.type === 'beam') {
-      html += range('k', 'Beam size k', 1, 16, 1, 'hypotheses kept at each step');
-      html += select('norm', 'Length norm', [['none', 'none: log P'], ['average', 'average: log P / |Y|'], ['gnmt', 'GNMT: log P / ((5+|Y|)/6)^α']]);
-      html += range('alpha', 'GNMT α', 0, 2, 0.1, 'only used by GNMT normalisation');
-      html += num('nbest', 'n-best', 1, o.k, 1, 'how many finished hypotheses the result lists');
+      html += range('k', t('opt.k'), 1, 16, 1, t('opt.kHelp'));
+      html += select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]);
+      html += range('alpha', t('opt.alpha'), 0, 2, 0.1, t('opt.alphaHelp'));
+      html += num('nbest', t('opt.nbest'), 1, o.k, 1, t('opt.nbestHelp'));
     } else if (this.type === 'sample') {
-      html += range('temp', 'Temperature', 0.1, 3, 0.1, 'below 1 sharpens, above 1 flattens the distribution');
-      html += num('topk', 'Top-k (0 = off)', 0, 64, 1);
-      html += range('topp', 'Top-p', 0.05, 1, 0.05, 'keep the smallest set of tokens whose probability reaches p');
-      html += `${num('seed', 'Seed', 0, 2147483647, 1)}<button type="button" data-action="reseed" class="small">new seed</button>`;
+      html += range('temp', t('opt.temp'), 0.1, 3, 0.1, t('opt.tempHelp'));
+      html += num('topk', t('opt.topk'), 0, 64, 1);
+      html += range('topp', t('opt.topp'), 0.05, 1, 0.05, t('opt.toppHelp'));
+      html += `${num('seed', t('opt.seed'), 0, 2147483647, 1)}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`;
     }
     if (o.prefix || o.max) {
       const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
-      html += `<p class="forced-note">What-if: forced ${forced ? `<strong>${esc(forced)}</strong>` : ''}${o.max ? `${forced ? ' then ' : ''}<strong>END</strong> at token ${o.max}` : ''}. <button type="button" class="small" data-action="unforce">Undo</button></p>`;
+      const what = forced && o.max ? 'forced.both_html' : forced ? 'forced.tokens_html' : 'forced.end_html';
+      html += `<p class="forced-note">${t(what, { tokens: esc(forced), n: o.max })} <button type="button" class="small" data-action="unforce">${esc(t('forced.undo'))}</button></p>`;
     }
     return html;
   }
@@ -131,9 +133,9 @@ export class ArLane extends Lane {
       return n.attentionHeads.subarray(off, off + S);
     });
     // An RNN has one attention, no layers or heads to pick from.
-    const score = this.model?.arch === 'rnn' ? SCORES[this.model.attention] : null;
-    const which = score ? `${score.name.toLowerCase()} score` : sel === 'avg' ? 'averaged over all layers and heads' : `layer ${Number(sel.split('.')[0]) + 1}, head ${Number(sel.split('.')[1]) + 1}`;
-    return heatmap({ rowLabels: pathNodes.map((n) => n.texts.at(-1)), colLabels: this.sourceLetters(), rows, caption: `${caption}, ${which}` })
+    const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attention) ? scoreWords(this.model.attention) : null;
+    const which = score ? t('attn.whichScore', { score: score.short }) : sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: Number(sel.split('.')[0]) + 1, h: Number(sel.split('.')[1]) + 1 });
+    return heatmap({ rowLabels: pathNodes.map((n) => n.texts.at(-1)), colLabels: this.sourceLetters(), rows, caption: t('attn.captionWhich', { caption, which }) })
       + (layers * heads > 1 ? headThumbs({ layers, heads, rows: pathNodes.map((n) => n.attentionHeads), S, selected: sel, laneId: this.id }) : '');
   }
 
@@ -141,40 +143,28 @@ export class ArLane extends Lane {
   decoderNotes(pos) {
     const m = this.model;
     if (m?.arch === 'rnn') {
-      const sc = SCORES[m.attention];
+      const sc = Object.hasOwn(SCORES, m.attention) ? SCORES[m.attention] : null;
       return {
-        decoder: explain('The recurrent decoder', `<p>This decoder is a GRU: it keeps one state vector <i>s</i> and updates it with every
-          phoneme it writes, so all it has written so far is folded into <i>s</i>. It writes one token per step for the same reason as any
-          autoregressive decoder: token ${pos + 1} needs token ${pos} first.</p>`, false),
-        attention: explain('Attention in an RNN', `<p>At each step the decoder state <i>s</i> is scored against the encoder's state
-          <i>h</i><sub><i>j</i></sub> of every letter with the ${sc ? `${esc(sc.name.toLowerCase())} score ${sc.formula}` : 'model\'s score'}; a softmax over the letters
-          turns the scores into the weights drawn here, and their weighted sum of the <i>h</i><sub><i>j</i></sub> goes with <i>s</i> into
-          the output layer. One attention, no heads. The lane “Four attention scores, side by side” compares the four scores on one word.</p>`, false),
+        decoder: explain(t('rnn.decoderTitle'), t('rnn.decoder_html', { next: pos + 1, pos }), false),
+        attention: explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
+          score: sc ? t('rnn.namedScore_html', { name: esc(scoreWords(m.attention).short), formula: sc.formula }) : esc(t('rnn.modelScore')),
+          lane: esc(t('lane.compare')),
+        }), false),
       };
     }
     return {
-      decoder: explain('Masked self-attention', `<p>The decoder reads BEGIN plus everything it has written so far. Its self-attention is <em>masked</em>:
-      a position may look at earlier positions but never at later ones. That is how it was trained (predict each token from the past alone),
-      and it is why it can only write one token per pass: token ${pos + 1} needs token ${pos} first.</p>`, false),
-      attention: explain('Cross-attention', `<p>Each row is an output phoneme, each column a letter of the word. The shade shows how much the decoder looked
-      at that letter (through cross-attention to the encoder's output) while producing the phoneme. A new row appears at every step.
-      In a trained model the bright cells tend to walk along the word, lining letters up with sounds; single heads often specialise
-      more sharply than the average. Pick a head below.</p>`, false),
+      decoder: explain(t('ar.maskedTitle'), t('ar.masked_html', { next: pos + 1, pos }), false),
+      attention: explain(t('ar.crossTitle'), t('ar.cross_html'), false),
     };
   }
 
   arView(i) {
     const s = this.snaps[i];
     const intro = this.type === 'sample'
-      ? explain('Sampling', `<p>Instead of taking the most probable phoneme, sampling <em>draws</em> the next one at random from the model's distribution.
-        Temperature below 1 sharpens the distribution (closer to greedy), above 1 flattens it (more surprises); top-k keeps only the k likeliest
-        phonemes and top-p the smallest set whose probabilities add up to p. The same seed gives the same draws, so a link reproduces them.</p>`)
-      : explain('Greedy decoding', `<p>The decoder runs once per output phoneme and always keeps the single most probable next token,
-        until that token is END. It never goes back: if an early choice was poor, every later step has to live with it. Click another
-        bar below to force that token instead and see where the decoder goes from there. (A beam of size 1 is almost the same, but not
-        quite: it sets a finished output aside and may keep the runner-up going. Try a beam lane with k = 1.)</p>`);
+      ? explain(t('sample.title'), t('sample.explain_html'))
+      : explain(t('greedy.title'), t('greedy.explain_html'));
     if (!s) {
-      return intro + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.sourceLetters().join(''))}</strong>; the decoder holds only BEGIN. Press <kbd>Step</kbd> (or <kbd>→</kbd>) to run the first decoder pass.</p>`;
+      return intro + `<p class="waiting">${t('ar.waiting_html', { letters: esc(this.sourceLetters().join('')) })}</p>`;
     }
     const map = this.nodes(i);
     const cur = s.live[0] ?? s.finished[0];
@@ -185,12 +175,13 @@ export class ArLane extends Lane {
     const pos = cur.tokens.length;
     let html = intro;
     const notes = this.decoderNotes(pos);
-    html += `<div class="view"><h3>Output so far</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
+    const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
+    html += `<div class="view"><h3>${esc(t('ar.outputSoFar'))}</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
       ${notes.decoder}</div>`;
-    html += `<div class="view"><h3>Pass ${i}: probabilities for token ${pos}</h3>
+    html += `<div class="view"><h3>${esc(t('ar.passProbs', { i, pos }))}</h3>
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
-      <p class="note">${cur.forced ? 'This token was <strong>forced</strong>. ' : ''}${this.type === 'sample' ? 'Highlighted: the token drawn.' : 'Highlighted: the token taken.'} Other bars are buttons: what if the model had said that?</p></div>`;
-    html += `<div class="view"><h3>${this.model?.arch === 'rnn' ? 'Attention' : 'Cross-attention'}: letters × phonemes</h3>${this.attentionView(path, `${this.model?.arch === 'rnn' ? 'Attention' : 'Cross-attention'} of each output phoneme over the input letters`)}
+      <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.type === 'sample' ? 'ar.drawn' : 'ar.taken'))} ${esc(t('ar.otherBars'))}</p></div>`;
+    html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }))}
       ${notes.attention}</div>`;
     return html;
   }
@@ -198,49 +189,43 @@ export class ArLane extends Lane {
   beamView(i) {
     const s = this.snaps[i];
     const o = this.opts;
-    let html = explain('Beam search', `<p>Beam search keeps the <strong>${o.k}</strong> best partial outputs (hypotheses) instead of one.
-      At each step every hypothesis is extended by its likeliest next phonemes and only the ${o.k} best by total log-probability survive.
-      The others are dropped: they stay in the tree, faded, with the step at which they fell out and their score. A hypothesis that
-      emits END is finished (square box) and set aside. The search stops when no live hypothesis can still beat the finished ones.</p>`);
+    let html = explain(t('beam.title'), t('beam.explain_html', { k: o.k }));
     if (!s) {
-      return html + `<p class="waiting">Step 0: the beam holds only BEGIN. Press <kbd>Step</kbd> to expand it.</p>`;
+      return html + `<p class="waiting">${t('beam.waiting_html')}</p>`;
     }
     const map = this.nodes(i);
     const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha);
     const finished = s.finished.slice().sort((a, b) => rank(b) - rank(a));
     const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
     let selected = this.ui.selected != null && map.has(this.ui.selected) ? this.ui.selected : (finished[0] ?? live[0])?.id;
-    html += `<div class="view"><h3>The beam tree, step ${i}</h3>
-      <label class="inline">Dropped candidates: <select data-ui="pruned">
-        <option value="none"${this.ui.pruned === 'none' ? ' selected' : ''}>hide</option>
-        <option value="best"${this.ui.pruned === 'best' ? ' selected' : ''}>best per hypothesis</option>
-        <option value="all"${this.ui.pruned === 'all' ? ' selected' : ''}>all</option></select></label>
+    const pruned = (v, key) => `<option value="${v}"${this.ui.pruned === v ? ' selected' : ''}>${esc(t(key))}</option>`;
+    const lg = (cls, key) => `<span class="lg-item">${cls ? `<span class="lg ${cls}"></span> ` : ''}${esc(t(key))}</span>`;
+    html += `<div class="view"><h3>${esc(t('beam.tree', { i }))}</h3>
+      <label class="inline">${esc(t('beam.dropped'))} <select data-ui="pruned">
+        ${pruned('none', 'beam.prunedNone')}${pruned('best', 'beam.prunedBest')}${pruned('all', 'beam.prunedAll')}</select></label>
       ${beamTree({ snaps: this.snaps, i, map, norm: o.norm, alpha: o.alpha, pruned: this.ui.pruned, selected })}
-      <p class="legend"><span class="lg-item"><span class="lg live"></span> live</span> <span class="lg-item"><span class="lg fin"></span> finished (END)</span> <span class="lg-item"><span class="lg dead"></span> dropped: ✗step score (+n more not shown)</span> <span class="lg-item"><span class="lg sel"></span> selected</span> <span class="lg-item">numbers: score</span></p></div>`;
+      <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} ${lg('', 'beam.lgNumbers')}</p></div>`;
     const row = (h, j, fin) => `<tr class="${h.id === selected ? 'sel' : ''}"><td>${j + 1}</td>
-      <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" aria-label="Show attention of hypothesis ${j + 1}">${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || '(empty)')}</button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
+      <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" aria-label="${esc(t('beam.showAttn', { n: j + 1 }))}">${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}</button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
       <td class="num">${fmt(h.logprob)}</td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
-      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">score = ${esc(scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha))}</td></tr>`;
-    const head = '<thead><tr><th scope="col">#</th><th scope="col">hypothesis</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">score</th></tr></thead>';
-    html += `<div class="view"><h3>Live hypotheses (${live.length})</h3>${live.length ? `<div class="table-scroll"><table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table></div>` : '<p class="note">none left</p>'}</div>`;
+      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha) }))}</td></tr>`;
+    const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
+    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? `<div class="table-scroll"><table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table></div>` : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
     const shown = finished.slice(0, 8);
-    html += `<div class="view"><h3>Finished, ranked by the length norm</h3>
-      <div class="norm-inline" role="group" aria-label="Length normalisation (re-ranks at once)">
-      ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${n === 'none' ? 'none' : n === 'average' ? 'average' : 'GNMT'}</label>`).join(' ')}
+    const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
+    html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
+      <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
+      ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
       <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="0" max="2" step="0.1" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
-      ${shown.length ? `<div class="table-scroll"><table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table></div>` : '<p class="note">none yet</p>'}
-      ${finished.length > shown.length ? `<p class="note">and ${finished.length - shown.length} more</p>` : ''}
-      ${explain('Length normalisation', `<p>A log-probability is a sum of negative numbers, so every extra phoneme lowers it: plain log P favours
-      short outputs. Dividing by the length (<em>average</em>) or by GNMT's ((5+|Y|)/6)<sup>α</sup> removes most of that bias. |Y| counts the END
-      token. Changing the control re-ranks the finished hypotheses here at once, from their log P and length; the lane then decodes again,
-      because the normalisation also decides when the search may stop.</p>`, false)}</div>`;
+      ${shown.length ? `<div class="table-scroll"><table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table></div>` : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
+      ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
+      ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;
     const selNode = map.get(selected);
     if (selNode) {
       const path = this.path(map, selected);
-      const attn = this.model?.arch === 'rnn' ? 'Attention' : 'Cross-attention';
-      html += `<div class="view"><h3>${attn} of the selected hypothesis</h3>${this.attentionView(path, `${attn} of the selected hypothesis over the input letters`)}
-        ${explain(attn, `<p>Rows: the phonemes of the selected hypothesis (click one in the tables or the tree); columns: the letters.
-        The shade is how much the decoder attended to each letter while producing each phoneme.</p>`, false)}</div>`;
+      const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
+      html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }))}
+        ${explain(attn, t('beam.selExplain_html'), false)}</div>`;
     }
     return html;
   }

@@ -4,6 +4,7 @@ import { label } from './phonemes.js';
 import { fmt } from './state.js';
 import { esc, explain, green, heatmap } from './views.js';
 import { Lane } from './lane.js';
+import { t } from './i18n.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
@@ -26,21 +27,21 @@ export class NarLane extends Lane {
   }
 
   get title() {
-    return this.type === 'mp' ? `${this.kind.title} (T = ${this.opts.T})` : this.kind.title;
+    return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : t(this.kind.titleKey);
   }
 
   optionControls({ num, range, select }) {
     const o = this.opts;
     let html = '';
     if (this.type === 'mp') {
-      html += range('T', 'Iterations T', 1, 20, 1, 'Mask-Predict iterations');
+      html += range('T', t('opt.T'), 1, 20, 1, t('opt.THelp'));
       if (o.len === 'predicted') {
-        html += range('lc', 'Length candidates', 1, 8, 1, 'how many of the likeliest lengths are decoded side by side');
-        if (o.lc > 1) html += range('lw', 'Length weight w', 0, 1, 0.01, 'a candidate scores avg log P(tokens) + w · log P(length)');
+        html += range('lc', t('opt.lc'), 1, 8, 1, t('opt.lcHelp'));
+        if (o.lc > 1) html += range('lw', t('opt.lw'), 0, 1, 0.01, t('opt.lwHelp'));
       }
     }
-    html += select('len', 'Length', [['predicted', 'predicted by the length head'], ['fixed', 'fixed maximum, cut at END'], ['given', 'given (imposed)']]);
-    if (o.len === 'given') html += num('L', 'Imposed length', 1, 256, 1);
+    html += select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
+    if (o.len === 'given') html += num('L', t('opt.L'), 1, 256, 1);
     return html;
   }
 
@@ -59,41 +60,36 @@ export class NarLane extends Lane {
     const o = this.opts;
     const T = this.type === 'mp' ? o.T : 1;
     let html = this.type === 'nar'
-      ? explain('Non-autoregressive decoding', `<p>This decoder writes every position <strong>at once</strong>, in a single pass: its self-attention is not masked,
-        and no position waits for another. So it must know the output length first. A small classifier on the encoder's output predicts it
-        (bars below), or the lane decodes a fixed maximum length and cuts at the first END. Because the length is an input, you can impose
-        one: click a bar. The price of parallelism: each position is predicted without knowing what the others chose. When several
-        pronunciations are plausible, positions can mix them, and the same phoneme often comes out twice in a row (marked <span class="rep-mark">↻</span>).</p>`)
-      : explain('Mask-Predict', `<p>Mask-Predict starts like the one-pass decoder (iteration 1: every position masked, all predicted at once),
-        then repeats: at iteration t it masks again the N·(T−t+1)/T tokens it is least sure of (outlined) and predicts them anew, now seeing the
-        more confident tokens around them. Shade and number: each token's confidence (its probability). T = 1 is plain one-pass decoding;
-        more iterations repair repeats and inconsistencies, at one decoder pass each. With several length candidates every length is
-        decoded side by side; each scores its tokens' average log-probability plus w times the log-probability the length head gave
-        its length, and the highest score wins. (The decoder was always trained at the true length, so its confidence alone does not
-        tell a wrong length from a right one; w = 0 is the original paper's rule.) It stops early when an iteration changes nothing.</p>`);
+      ? explain(t('nar.title'), t('nar.explain_html'))
+      : explain(t('mp.title'), t('mp.explain_html'));
     if (!s) {
-      return html + `<p class="waiting">Step 0: the encoder has read <strong>${esc(this.sourceLetters().join(''))}</strong>. Press <kbd>Step</kbd> for the ${T > 1 ? 'first pass' : 'single pass'}: the length prediction and all positions at once.</p>`;
+      return html + `<p class="waiting">${t(T > 1 ? 'nar.waitingMp_html' : 'nar.waiting_html', { letters: esc(this.sourceLetters().join('')) })}</p>`;
     }
     // Length distribution.
     const probs = Array.from(s.lengthLogprobs, Math.exp);
     const best = s.drafts[s.bestDraft];
     const ref = this.app.reference?.prons?.[0]?.split(' ').length ?? 0;
     const maxP = Math.max(...probs.slice(1));
-    html += `<div class="view"><h3>Length: ${o.len === 'predicted' ? 'predicted' : o.len === 'fixed' ? 'fixed maximum, cut at END' : `imposed (${o.L})`}</h3>
-      <div class="lenbars" role="group" aria-label="Predicted length distribution; each bar imposes that length">
-      ${probs.map((p, L) => L === 0 ? '' : `<button type="button" class="lenbar${s.lengths.includes(L) ? ' decoded' : ''}${best && best.length === L ? ' best' : ''}${L === ref ? ' ref' : ''}" data-action="length" data-length="${L}" aria-label="length ${L}: ${(p * 100).toFixed(1)}%${s.lengths.includes(L) ? ', decoded' : ''}. Impose this length" title="length ${L}: ${(p * 100).toFixed(1)}%"><span class="lenfill" style="height:${Math.max(2, (p / maxP) * 100).toFixed(1)}%"></span><span class="lenlab">${L % 5 === 0 || s.lengths.includes(L) ? L : ''}</span></button>`).join('')}
+    const lenHeading = o.len === 'predicted' ? t('nar.lenPredicted') : o.len === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.L });
+    const lenbar = (p, L) => {
+      const pct = (p * 100).toFixed(1);
+      const aria = t(s.lengths.includes(L) ? 'nar.lenBarDecodedAria' : 'nar.lenBarAria', { L, pct });
+      return `<button type="button" class="lenbar${s.lengths.includes(L) ? ' decoded' : ''}${best && best.length === L ? ' best' : ''}${L === ref ? ' ref' : ''}" data-action="length" data-length="${L}" aria-label="${esc(aria)}" title="${esc(t('nar.lenBarTitle', { L, pct }))}"><span class="lenfill" style="height:${Math.max(2, (p / maxP) * 100).toFixed(1)}%"></span><span class="lenlab">${L % 5 === 0 || s.lengths.includes(L) ? L : ''}</span></button>`;
+    };
+    const dark = t(s.lengths.length > 1 ? 'nar.darkMany' : 'nar.darkOne', { lengths: s.lengths.join(', ') });
+    html += `<div class="view"><h3>${esc(t('nar.lenHeading', { how: lenHeading }))}</h3>
+      <div class="lenbars" role="group" aria-label="${esc(t('nar.lenBarsAria'))}">
+      ${probs.map((p, L) => (L === 0 ? '' : lenbar(p, L))).join('')}
       </div>
-      <p class="note">Dark: the length${s.lengths.length > 1 ? 's' : ''} decoded (${s.lengths.join(', ')})${ref ? `; dotted: the reference's ${ref} phonemes` : ''}. Click a bar to impose that length.
-      ${o.len !== 'predicted' ? '<button type="button" class="small" data-action="predicted">Back to the predicted length</button>' : ''}</p>
-      ${explain('Length prediction and multimodality', `<p>The length head turns the averaged encoder output into a distribution over lengths 0…${probs.length - 1}.
-      A non-autoregressive model cannot stop when it is done, so this number decides the output's shape. Choosing the length up front also
-      makes it controllable, which an autoregressive decoder is not. If the model hesitates between lengths, decoding several (a length beam) helps.</p>`, false)}</div>`;
+      <p class="note">${esc(dark)}${ref ? esc(t('nar.dotted', { n: ref })) : ''}${esc(t('nar.clickBar'))}
+      ${o.len !== 'predicted' ? `<button type="button" class="small" data-action="predicted">${esc(t('nar.backToPredicted'))}</button>` : ''}</p>
+      ${explain(t('nar.lenTitle'), t('nar.len_html', { max: probs.length - 1 }), false)}</div>`;
     // Drafts.
     const d = this.ui.draft != null && this.ui.draft < s.drafts.length ? this.ui.draft : s.bestDraft;
     if (s.drafts.length > 1) {
-      html += `<div class="draft-tabs" role="group" aria-label="Length candidates">${s.drafts.map((x, j) =>
-        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">length ${x.length}${j === s.bestDraft ? ' ★ best' : ''}<br><small>score ${fmt(x.score)} = ${fmt(x.avgLogprob)} + ${o.lw} × ${fmt(x.lengthLogprob)}</small></button>`).join('')}</div>
-        <p class="note">score = avg log P(tokens) + w × log P(length)</p>`;
+      html += `<div class="draft-tabs" role="group" aria-label="${esc(t('nar.draftsAria'))}">${s.drafts.map((x, j) =>
+        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">${esc(t(j === s.bestDraft ? 'nar.draftBest' : 'nar.draft', { L: x.length }))}<br><small>${esc(t('nar.draftScore', { score: fmt(x.score), avg: fmt(x.avgLogprob), w: o.lw, len: fmt(x.lengthLogprob) }))}</small></button>`).join('')}</div>
+        <p class="note">${esc(t('nar.draftRule'))}</p>`;
     }
     let grid = '';
     for (let k = 1; k <= i; k++) {
@@ -109,18 +105,21 @@ export class NarLane extends Lane {
         const cut = firstEnd >= 0 && p > firstEnd;
         if (prev && prev.tokens[p] !== dr.tokens[p]) changed++;
         const cls = ['cell', masked ? 'masked' : 'kept', rep ? 'rep' : '', cut ? 'cut' : '', tx === '</s>' ? 'end' : ''].join(' ');
-        const desc = `position ${p + 1}: ${label(tx)}, confidence ${(pr * 100).toFixed(0)}%${masked ? ', re-predicted in this iteration' : ', kept'}${rep ? ', repeats its left neighbour' : ''}${cut ? ', after END (cut)' : ''}`;
+        const desc = t('nar.cell', { p: p + 1, token: label(tx), pct: (pr * 100).toFixed(0) }) + t(masked ? 'nar.cellMasked' : 'nar.cellKept')
+          + (rep ? t('nar.cellRep') : '') + (cut ? t('nar.cellCut') : '');
         return `<td class="${cls}" style="background:${green(pr)};color:${pr > 0.6 ? '#fff' : '#111'}" title="${esc(desc)}"><span class="visually-hidden">${esc(desc)}</span><span aria-hidden="true"><b>${esc(label(tx))}</b>${rep ? '<i class="rep-mark">↻</i>' : ''}<small>${(pr * 100).toFixed(0)}</small></span></td>`;
       });
       const masked = dr.masked.reduce((a, b) => a + b, 0);
-      const stopNote = this.snaps[k].done && !this.snaps[k].changed ? ' · no change: stop' : '';
-      grid += `<tr class="${k === i ? 'current' : ''}"><th scope="row">${k}<small>${k === 1 ? 'all masked' : `${masked} re-masked${prev ? ` · ${changed} changed` : ''}`}${stopNote}</small></th>${cells.join('')}</tr>`;
+      const stopNote = this.snaps[k].done && !this.snaps[k].changed ? t('nar.stop') : '';
+      const what = k === 1 ? t('nar.allMasked') : t('nar.remasked', { n: masked }) + (prev ? t('nar.changed', { n: changed }) : '');
+      grid += `<tr class="${k === i ? 'current' : ''}"><th scope="row">${k}<small>${esc(what + stopNote)}</small></th>${cells.join('')}</tr>`;
     }
     const dr = this.snaps[i].drafts[d];
-    html += `<div class="view"><h3>${T > 1 ? `Iterations 1–${i} of at most ${T}` : 'All positions, one pass'} (length ${dr.length})</h3>
-      <div class="table-scroll"><table class="nar-grid"><caption class="visually-hidden">Draft tokens per iteration and position, with confidence</caption>
-      <thead><tr><th scope="col">iter.</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table></div>
-      <p class="legend"><span class="lg-item"><span class="lg masked"></span> predicted in this iteration</span> <span class="lg-item"><span class="lg kept"></span> kept from before</span> <span class="lg-item"><span class="rep-mark">↻</span> same as left neighbour</span> <span class="lg-item">number: confidence %</span></p></div>`;
+    const heading = T > 1 ? t('nar.iterations', { i, T, L: dr.length }) : t('nar.onePass', { L: dr.length });
+    html += `<div class="view"><h3>${esc(heading)}</h3>
+      <div class="table-scroll"><table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
+      <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table></div>
+      <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p></div>`;
     if (dr.attention) {
       const S = this.sourceLetters().length;
       // At a fixed maximum length most rows are END padding the output is cut at: draw up
@@ -129,10 +128,9 @@ export class NarLane extends Lane {
       const shown = firstEnd >= 0 && dr.length - firstEnd > 2 ? firstEnd + 1 : dr.length;
       const rowLabels = dr.texts.slice(0, shown);
       const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
-      html += `<div class="view"><h3>Cross-attention, iteration ${i}</h3>${heatmap({ rowLabels, colLabels: this.sourceLetters(), rows, caption: 'Cross-attention of every position over the input letters, averaged over layers and heads', highlightLast: false })}
-      ${shown < dr.length ? `<p class="note">Positions ${shown + 1}–${dr.length} come after the first END and are cut from the output; their rows are not drawn.</p>` : ''}
-      ${explain('Cross-attention', `<p>Every position attends to the letters at the same time. Rows: output positions; columns: letters; shade: attention
-      averaged over layers and heads. Compare with the autoregressive lane, where rows arrive one by one.</p>`, false)}</div>`;
+      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ rowLabels, colLabels: this.sourceLetters(), rows, caption: t('nar.crossCaption'), highlightLast: false })}
+      ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
+      ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
     }
     return html;
   }

@@ -5,6 +5,7 @@
 import { openIfChanged } from './engine.js';
 import { LANE_TYPES, fmt, moduleOptions } from './state.js';
 import { esc, phonemeLine, verdict } from './views.js';
+import { t } from './i18n.js';
 
 let nextId = 1;
 
@@ -36,7 +37,7 @@ export class Lane {
   get kind() { return LANE_TYPES[this.type]; }
   get model() { return this.app.modelFor(this); }
   get lastIndex() { return this.snaps.length - 1; }
-  index(t) { return Math.min(t, this.lastIndex); }
+  index(at) { return Math.min(at, this.lastIndex); }
 
   destroy() {
     this.gen++; // a decode still under way sees it is stale and stops drawing
@@ -72,7 +73,7 @@ export class Lane {
     const gen = this.beginDecode();
     try {
       const m = this.model;
-      if (!m) throw new Error(`no ${this.kind.ar ? 'autoregressive' : 'non-autoregressive'} model is available`);
+      if (!m) throw new Error(t(this.kind.ar ? 'lane.noArModel' : 'lane.noNarModel'));
       if (await openIfChanged(this.slot, new URL(m.file, document.baseURI).href)) {
         performance.mark(`${this.id}-open`);
         if (gen !== this.gen) return;
@@ -126,9 +127,9 @@ export class Lane {
           cancelled = true;
           return;
         }
-        const t = performance.now();
-        times.push(t - t0);
-        t0 = t;
+        const now = performance.now();
+        times.push(now - t0);
+        t0 = now;
         snaps.push(s);
       }).catch((e) => {
         if (!(cancelled && e?.kind === 'Cancelled')) throw e;
@@ -178,13 +179,13 @@ export class Lane {
     this.el.querySelector('.lane-head').innerHTML = `
       <h2 id="${this.id}-title">${esc(title)}</h2>
       <div class="lane-buttons">
-        <button type="button" data-action="left" aria-label="Move this lane left"${idx <= 0 ? ' disabled' : ''}>◀</button>
-        <button type="button" data-action="right" aria-label="Move this lane right"${idx >= this.app.lanes.length - 1 ? ' disabled' : ''}>▶</button>
-        <button type="button" data-action="remove" aria-label="Remove this lane">✕</button>
+        <button type="button" data-action="left" aria-label="${esc(t('lane.moveLeft'))}"${idx <= 0 ? ' disabled' : ''}>◀</button>
+        <button type="button" data-action="right" aria-label="${esc(t('lane.moveRight'))}"${idx >= this.app.lanes.length - 1 ? ' disabled' : ''}>▶</button>
+        <button type="button" data-action="remove" aria-label="${esc(t('lane.remove'))}">✕</button>
       </div>`;
   }
 
-  get title() { return this.kind.title; }
+  get title() { return t(this.kind.titleKey); }
 
   /** The model picker, then the lane's own options (optionControls). */
   renderControls() {
@@ -193,11 +194,11 @@ export class Lane {
     const cur = this.model;
     this.renderHead(this.title);
     const f = (id) => `${this.id}-${id}`;
-    const html = `<label for="${f('m')}">Model</label><select id="${f('m')}" data-opt="m">${models.map((m) =>
-      `<option value="${esc(m.id)}"${cur && m.id === cur.id ? ' selected' : ''}>${esc(m.name)}${m.fixture ? ' (random weights)' : ''}</option>`).join('')}</select>`;
-    const num = (key, lab, min, max, step = 1, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${lab}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`;
-    const range = (key, lab, min, max, step, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${lab}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`;
-    const select = (key, lab, options) => `<label for="${f(key)}">${lab}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, t]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${t}</option>`).join('')}</select>`;
+    const html = `<label for="${f('m')}">${esc(t('opt.model'))}</label><select id="${f('m')}" data-opt="m">${models.map((m) =>
+      `<option value="${esc(m.id)}"${cur && m.id === cur.id ? ' selected' : ''}>${esc(m.name)}${m.fixture ? esc(t('model.randomSuffix')) : ''}</option>`).join('')}</select>`;
+    const num = (key, lab, min, max, step = 1, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`;
+    const range = (key, lab, min, max, step, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`;
+    const select = (key, lab, options) => `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`;
     this.el.querySelector('.lane-opts').innerHTML = `<div class="opt-grid">${html}${this.optionControls({ num, range, select })}</div>`;
     this.afterControls();
   }
@@ -206,28 +207,28 @@ export class Lane {
   afterControls() {}
 
   // ------------------------------------------------------------ drawing
-  renderStats(t) {
+  renderStats(tt) {
     const el = this.el.querySelector('.lane-stats');
-    const i = this.index(t);
+    const i = this.index(tt);
     const s = this.snaps[i];
     const ms = this.times.slice(0, i + 1).reduce((a, b) => a + b, 0);
     const passes = s ? s.step : 0;
     let status;
-    if (this.error) status = 'error';
-    else if (this.busy) status = 'decoding…';
-    else if (s?.done) status = i < t ? `finished at step ${i}` : 'finished';
-    else if (!s) status = 'not started: press Step';
-    else status = `step ${i} of ${this.lastIndex}`;
-    const what = this.kind.ar ? 'decoder passes' : 'decoder passes (Mask-Predict iterations)';
-    el.innerHTML = `<span title="The encoder reads the word once, before the first decoder pass${this.kind.ar ? '' : '; the length head reads its output'}">encoder: 1 pass</span> · <span>${what}: <strong data-k="passes">${passes}</strong></span> · <span>wall time: <strong>${ms.toFixed(1)} ms</strong></span> · <span class="status">${esc(status)}</span>`;
+    if (this.error) status = t('status.error');
+    else if (this.busy) status = t('status.decoding');
+    else if (s?.done) status = i < tt ? t('status.finishedAt', { i }) : t('status.finished');
+    else if (!s) status = t('status.notStarted');
+    else status = t('status.step', { i, n: this.lastIndex });
+    const what = t(this.kind.ar ? 'stats.passes' : 'stats.passesMp');
+    el.innerHTML = `<span title="${esc(t(this.kind.ar ? 'stats.encoderTitle' : 'stats.encoderTitleNar'))}">${esc(t('stats.encoder'))}</span> · <span>${esc(what)} <strong data-k="passes">${passes}</strong></span> · <span>${esc(t('stats.wall'))} <strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
   }
 
-  render(t) {
-    this.renderStats(t);
+  render(at) {
+    this.renderStats(at);
     const body = this.el.querySelector('.lane-body');
     const result = this.el.querySelector('.lane-result');
     if (this.renderError(body, result)) return;
-    const i = this.index(t);
+    const i = this.index(at);
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
     body.innerHTML = this.view(i);
     // Keep the learner's open/closed choice of explanations and tables across steps.
@@ -249,13 +250,13 @@ export class Lane {
     const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
     const judge = (text) => verdict(refs, text);
     if (!s || !s.done) {
-      return `<h3>Result</h3><p class="pending">${s ? `not finished; so far: ${phonemeLine(this.soFar(s))}` : 'not started'}</p>`;
+      return `<h3>${esc(t('result.title'))}</h3><p class="pending">${s ? `${esc(t('result.soFar'))} ${phonemeLine(this.soFar(s))}` : esc(t('result.notStarted'))}</p>`;
     }
     const rs = s.results;
-    if (!rs.length) return '<h3>Result</h3><p>no hypothesis finished</p>';
-    let html = `<h3>Result</h3><p class="result-main" data-result="${esc(rs[0].text)}">${phonemeLine(rs[0].text)} ${judge(rs[0].text)}</p>`;
+    if (!rs.length) return `<h3>${esc(t('result.title'))}</h3><p>${esc(t('result.none'))}</p>`;
+    let html = `<h3>${esc(t('result.title'))}</h3><p class="result-main" data-result="${esc(rs[0].text)}">${phonemeLine(rs[0].text)} ${judge(rs[0].text)}</p>`;
     if (rs.length > 1) {
-      html += `<ol class="nbest" aria-label="n-best list">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">score ${fmt(r.score)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
+      html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
     }
     return html;
   }
