@@ -6,6 +6,7 @@ import { ArLane } from './lane-ar.js';
 import { NarLane } from './lane-nar.js';
 import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from './state.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
+import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 
 const $ = (id) => document.getElementById(id);
@@ -350,7 +351,7 @@ class App {
     const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
     $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
       name: esc(m.name),
-      arch: esc(m.arch) + (m.attention ? esc(t('foot.attention', { score: m.attention.replace('_', ' ') })) : ''),
+      arch: esc(m.arch) + (m.attention ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attention) ? scoreWords(m.attention).short : m.attention })) : ''),
       size: esc(size(m.bytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
