@@ -44,30 +44,31 @@ export class ArLane extends Lane {
     else this.app.updateLane(this, { prefix: [...before, token].join(' '), max: 0 });
   }
 
-  get title() {
-    return this.type === 'beam' ? t('lane.beamTitle', { k: this.opts.k }) : t(this.kind.titleKey);
+  get title() { return this.type === 'beam' ? t('lane.beamTitle', { k: this.opts.k }) : super.title; }
+
+  optionControls({ num, range, select }, o) {
+    const parts = [];
+    if (this.type === 'beam') {
+      parts.push(range('k', t('opt.k'), 1, 16, 1, t('opt.kHelp')),
+        select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
+        range('alpha', t('opt.alpha'), 0, 2, 0.1, t('opt.alphaHelp')),
+        num('nbest', t('opt.nbest'), 1, o.k, 1, t('opt.nbestHelp')));
+    } else if (this.type === 'sample') {
+      parts.push(range('temp', t('opt.temp'), 0.1, 3, 0.1, t('opt.tempHelp')),
+        num('topk', t('opt.topk'), 0, 64, 1),
+        range('topp', t('opt.topp'), 0.05, 1, 0.05, t('opt.toppHelp')),
+        `${num('seed', t('opt.seed'), 0, 2147483647, 1)}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`);
+    }
+    if (o.prefix || o.max) parts.push(this.forcedNote());
+    return parts;
   }
 
-  optionControls({ num, range, select }) {
+  /** What a what-if forced (the `prefix` and `max` options), with its undo button. */
+  forcedNote() {
     const o = this.opts;
-    let html = '';
-    if (this.type === 'beam') {
-      html += range('k', t('opt.k'), 1, 16, 1, t('opt.kHelp'));
-      html += select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]);
-      html += range('alpha', t('opt.alpha'), 0, 2, 0.1, t('opt.alphaHelp'));
-      html += num('nbest', t('opt.nbest'), 1, o.k, 1, t('opt.nbestHelp'));
-    } else if (this.type === 'sample') {
-      html += range('temp', t('opt.temp'), 0.1, 3, 0.1, t('opt.tempHelp'));
-      html += num('topk', t('opt.topk'), 0, 64, 1);
-      html += range('topp', t('opt.topp'), 0.05, 1, 0.05, t('opt.toppHelp'));
-      html += `${num('seed', t('opt.seed'), 0, 2147483647, 1)}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`;
-    }
-    if (o.prefix || o.max) {
-      const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
-      const what = forced && o.max ? 'forced.both_html' : forced ? 'forced.tokens_html' : 'forced.end_html';
-      html += `<p class="forced-note">${t(what, { tokens: esc(forced), n: o.max })} <button type="button" class="small" data-action="unforce">${esc(t('forced.undo'))}</button></p>`;
-    }
-    return html;
+    const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
+    const what = forced && o.max ? 'forced.both_html' : forced ? 'forced.tokens_html' : 'forced.end_html';
+    return `<p class="forced-note">${t(what, { tokens: esc(forced), n: o.max })} <button type="button" class="small" data-action="unforce">${esc(t('forced.undo'))}</button></p>`;
   }
 
   afterControls() {

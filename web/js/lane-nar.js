@@ -26,23 +26,16 @@ export class NarLane extends Lane {
     return s && !s.autoregressive && s.drafts[s.bestDraft] ? s.drafts[s.bestDraft].length : 0;
   }
 
-  get title() {
-    return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : t(this.kind.titleKey);
-  }
+  get title() { return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : super.title; }
 
-  optionControls({ num, range, select }) {
-    const o = this.opts;
-    let html = '';
-    if (this.type === 'mp') {
-      html += range('T', t('opt.T'), 1, 20, 1, t('opt.THelp'));
-      if (o.len === 'predicted') {
-        html += range('lc', t('opt.lc'), 1, 8, 1, t('opt.lcHelp'));
-        if (o.lc > 1) html += range('lw', t('opt.lw'), 0, 1, 0.01, t('opt.lwHelp'));
-      }
+  optionControls({ num, range, select }, o) {
+    const mp = this.type === 'mp' ? [range('T', t('opt.T'), 1, 20, 1, t('opt.THelp'))] : [];
+    if (mp.length && o.len === 'predicted') {
+      mp.push(range('lc', t('opt.lc'), 1, 8, 1, t('opt.lcHelp')));
+      if (o.lc > 1) mp.push(range('lw', t('opt.lw'), 0, 1, 0.01, t('opt.lwHelp')));
     }
-    html += select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
-    if (o.len === 'given') html += num('L', t('opt.L'), 1, 256, 1);
-    return html;
+    const len = select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
+    return [...mp, len, ...(o.len === 'given' ? [num('L', t('opt.L'), 1, 256, 1)] : [])];
   }
 
   view(i) {

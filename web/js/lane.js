@@ -199,11 +199,12 @@ export class Lane {
     const num = (key, lab, min, max, step = 1, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`;
     const range = (key, lab, min, max, step, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`;
     const select = (key, lab, options) => `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`;
-    this.el.querySelector('.lane-opts').innerHTML = `<div class="opt-grid">${html}${this.optionControls({ num, range, select })}</div>`;
+    this.el.querySelector('.lane-opts').innerHTML = `<div class="opt-grid">${html}${this.optionControls({ num, range, select }, o).join('')}</div>`;
     this.afterControls();
   }
 
-  optionControls() { return ''; }
+  /** The lane's own option controls (markup pieces), from the builders num, range and select. */
+  optionControls() { return []; }
   afterControls() {}
 
   // ------------------------------------------------------------ drawing
