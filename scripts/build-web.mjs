@@ -22,6 +22,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ATTENTION_SCORES, DEFAULT_LANES, LANE_TYPES, compareModels } from '../web/js/state.js';
+import en from '../web/i18n/en.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(process.argv[2] ?? join(root, 'build/site'));
@@ -137,6 +138,24 @@ const site = {
 writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
 for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-weight fixture' : ''}): ${m.bytes} bytes`);
 
+// web/index.html holds keys, not words (data-i18n, data-i18n-html, data-i18n-attr;
+// web/js/i18n.js applyStatic). The built page has the English filled in, so that
+// its first paint has words before the modules run and switch to the address's language.
+function fillStatic(html, strings) {
+  const get = (key) => {
+    if (!Object.hasOwn(strings, key)) fail(`web/index.html names the unknown string ${key}`);
+    return strings[key];
+  };
+  const attr = (v) => v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const text = (v) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  return html
+    .replace(/(<(\w+)\b[^>]*\bdata-i18n(-html)?="([^"]+)"[^>]*>)(<\/\2>)/g, (m, open, tag, isHtml, key, close) => open + (isHtml ? get(key) : text(get(key))) + close)
+    .replace(/\bdata-i18n-attr="([^"]+)"/g, (m, spec) => m + spec.split(';').map((pair) => {
+      const [name, key] = pair.split(':').map((x) => x.trim());
+      return ` ${name}="${attr(get(key))}"`;
+    }).join(''));
+}
+
 // index.html gets the site data and boot.js inline, so that the first decoder
 // worker starts while the HTML is parsed with no request to wait for first, and
 // the stylesheet, so that the first paint waits for no request either.
@@ -154,6 +173,7 @@ for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-wei
   const css = readFileSync(join(root, 'web/style.css'), 'utf8');
   if (/<\/style/i.test(css)) fail('web/style.css must not contain "</style"');
   inline('<link rel="stylesheet" href="style.css">', `<style>\n${css}</style>`);
+  html = fillStatic(html, en);
   writeFileSync(htmlPath, html);
   rmSync(join(out, 'style.css'));   // now in index.html, as boot.js is
   rmSync(join(out, 'js/boot.js'));

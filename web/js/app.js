@@ -2,15 +2,18 @@
 import { lookup } from './dict.js';
 import { engineKind } from './engine.js';
 import { CompareLane } from './compare.js';
-import { Lane } from './lane.js';
-import { DEFAULT_LANES, decodeState, encodeState, makeLane } from './state.js';
+import { ArLane } from './lane-ar.js';
+import { NarLane } from './lane-nar.js';
+import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from './state.js';
+import { applyStatic, lang, setLang, t } from './i18n.js';
+import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 
 // A character as a message names it: quoted, or by its code point where it would not show.
 function shownChar(c) {
-  if (c === ' ') return 'space';
+  if (c === ' ') return t('word.space');
   if (/[\p{C}\p{Z}]/u.test(c)) return `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   return `“${c}”`;
 }
@@ -45,17 +48,17 @@ class App {
   /** A message for a word this model cannot read, or null. `name`: who is named in it. */
   checkWord(word, model, name = model.name) {
     const w = this.normalizedWord(model, word);
-    if (!w) return 'Type a word to decode.';
+    if (!w) return t('word.empty');
     const alphabet = new Set(model.alphabet);
     const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
     if (bad.length) {
       const shown = bad.map(shownChar).join(', ');
       // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
       const letters = model.alphabet.map((c) => `“${c}”`).join(' ');
-      return `${shown} ${bad.length > 1 ? 'are' : 'is'} not in the alphabet of ${name}, which is: ${letters}.`;
+      return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters });
     }
     const limit = Math.min(model.maxPositions ?? Infinity, 40);
-    if ([...w].length > limit) return `The word is too long for ${name}: at most ${limit} letters.`;
+    if ([...w].length > limit) return t('word.tooLong', { model: name, n: limit });
     return null;
   }
 
@@ -107,22 +110,27 @@ class App {
     }
     if (gen !== this.wordGen) return;
     this.reference = ref;
-    const where = ref ? { train: 'a word the models were trained on', dev: 'a held-out development word (not trained on)', test: 'a held-out test word: the models never saw it' }[ref.split] : '';
+    this.renderReference();
+    for (const l of this.lanes) l.render(this.t);
+  }
+
+  renderReference() {
+    const ref = this.reference;
+    const where = ref ? t({ train: 'ref.train', dev: 'ref.dev', test: 'ref.test' }[ref.split]) : '';
     $('reference').innerHTML = this.word
       ? (ref
-        ? `<strong>Reference</strong> (CMUdict; ${esc(where)}): ${ref.prons.map((p) => `<span class="ref">${phonemeLine(p)}</span>`).join(' or ')}`
-        : `<strong>${esc(this.word.toUpperCase())}</strong> is not in CMUdict: there is no reference pronunciation, and the models have never seen it.`)
+        ? t('ref.found_html', { where: esc(where), prons: ref.prons.map((p) => `<span class="ref">${phonemeLine(p)}</span>`).join(t('ref.or')) })
+        : t('ref.missing_html', { word: esc(this.word.toUpperCase()) }))
       : '';
-    for (const l of this.lanes) l.render(this.t);
   }
 
   showSource() {
     const m = this.lanes[0]?.model ?? this.models[0];
     const letters = [...this.normalizedWord(m)];
     $('source-line').innerHTML = letters.length
-      ? `<span class="src-label">Input letters:</span> ${letters.map((c, i) => `<span class="letter" title="letter ${i + 1}">${esc(c)}</span>`).join('')}`
+      ? `<span class="src-label">${esc(t('source.label'))}</span> ${letters.map((c, i) => `<span class="letter" title="${esc(t('source.letter', { n: i + 1 }))}">${esc(c)}</span>`).join('')}`
       : '';
-    const word = this.word ? this.wordMessages(this.word) : ['Type a word to decode.'];
+    const word = this.word ? this.wordMessages(this.word) : [t('word.empty')];
     this.message([...this.addressNotes, ...word].join(' '));
   }
 
@@ -133,7 +141,8 @@ class App {
   }
 
   addLane(spec, { decode = true } = {}) {
-    const lane = spec.type === 'compare' ? new CompareLane(this, spec) : new Lane(this, spec);
+    const Kind = spec.type === 'compare' ? CompareLane : LANE_TYPES[spec.type].ar ? ArLane : NarLane;
+    const lane = new Kind(this, spec);
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();
@@ -243,7 +252,7 @@ class App {
   renderControls() {
     for (const l of this.lanes) l.renderControls();
     $('lanes').dataset.count = String(this.lanes.length);
-    if (!this.lanes.length) $('lanes').innerHTML = '<p class="no-lanes">No lanes: add one below.</p>';
+    if (!this.lanes.length) $('lanes').innerHTML = `<p class="no-lanes">${esc(t('lanes.none'))}</p>`;
     else $('lanes').querySelector('.no-lanes')?.remove();
   }
 
@@ -252,12 +261,12 @@ class App {
     const busy = this.lanes.some((l) => l.busy);
     $('scrub').max = String(max);
     $('scrub').value = String(this.t);
-    $('step-status').textContent = `step ${this.t} of ${max}${busy ? ' (decoding…)' : ''}`;
+    $('step-status').textContent = t(busy ? 'transport.statusBusy' : 'transport.status', { t: this.t, max });
     $('back').disabled = this.t <= 0;
     $('reset').disabled = this.t <= 0 && !this.playing;
     $('step').disabled = this.t >= max;
     const play = $('play');
-    play.textContent = this.playing ? '❚❚ Pause' : '▶ Play';
+    play.textContent = t(this.playing ? 'transport.pause' : 'transport.play');
     play.setAttribute('aria-pressed', String(!!this.playing));
   }
 
@@ -274,7 +283,7 @@ class App {
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec) });
+      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang() });
       if (q !== location.search) history.replaceState(null, '', q + location.hash);
     }, 60);
   }
@@ -295,9 +304,9 @@ class App {
     $('copy-link').addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(location.href);
-        this.flash('Link copied: it opens this page at exactly this step.');
+        this.flash(t('copy.done'));
       } catch {
-        this.flash('Copy the address bar: it holds this exact moment.');
+        this.flash(t('copy.failed'));
       }
     });
     $('add-form').addEventListener('submit', (e) => {
@@ -305,6 +314,7 @@ class App {
       const lane = this.addLane(makeLane($('add-type').value));
       lane.el.scrollIntoView({ behavior: 'smooth', block: 'nearest', inline: 'nearest' });
     });
+    for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));
     document.addEventListener('keydown', (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       const t = e.target;
@@ -315,6 +325,36 @@ class App {
       else if (e.key === 'ArrowLeft') { e.preventDefault(); this.stop(); this.go(this.t - 1); }
       else if (e.key === ' ' && !(tag === 'BUTTON' || tag === 'SUMMARY' || tag === 'A')) { e.preventDefault(); this.toggle(); }
     });
+  }
+
+  /** Redraws every word of the page in language `l`, and keeps it in the address. */
+  switchLang(l) {
+    if (l === lang()) return;
+    setLang(l);
+    this.relabel();
+    // Messages already on the page were written in the old language: the address notes
+    // are read again, and lanes that failed decode again for their message.
+    this.addressNotes = this.addressNotes.length ? decodeState(this.addressSearch).notes : [];
+    for (const lane of this.lanes) if (lane.error) lane.decode(this.word);
+    this.renderControls();
+    this.renderReference();
+    this.showSource();
+    this.renderAll();
+    this.saveUrl();
+  }
+
+  /** The static text (index.html), the language buttons and the footer, in the current language. */
+  relabel() {
+    applyStatic();
+    for (const b of document.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang()));
+    $('foot-engine').innerHTML = t('foot.engine_html', { where: esc(t(engineKind === 'worker' ? 'foot.worker' : 'foot.thread')) });
+    const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
+    $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
+      name: esc(m.name),
+      arch: esc(m.arch) + (m.attention ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attention) ? scoreWords(m.attention).short : m.attention })) : ''),
+      size: esc(size(m.bytes)),
+      fixture: m.fixture ? esc(t('foot.fixture')) : '',
+    })).join(t('foot.sep'));
   }
 
   flash(text) {
@@ -329,6 +369,9 @@ class App {
 
 async function main() {
   performance.mark('app-main');
+  // The language first: every word drawn from here on is in it.
+  setLang(decodeState(location.search).lang);
+  applyStatic();
   let models;
   try {
     models = (await siteData()).models;
@@ -336,17 +379,16 @@ async function main() {
   } catch (e) {
     const el = $('message');
     el.hidden = false;
-    el.textContent = `The page cannot start: ${e.message}. Build it with scripts/build-web.mjs and serve build/site.`;
+    el.textContent = t('page.cannotStart', { error: e.message });
     return;
   }
   performance.mark('models-json');
   const app = new App(models);
   window.seq2seqPage = app;   // for the browser tests and the curious
-  $('engine-kind').textContent = engineKind === 'worker' ? 'in a Web Worker' : 'on the page thread';
-  const size = (b) => (b < 1e6 ? `${Math.max(1, Math.round(b / 1e3))} KB` : `${(b / 1e6).toFixed(1)} MB`);
-  $('model-list').innerHTML = models.map((m) => `<strong>${esc(m.name)}</strong> (${esc(m.arch)}${m.attention ? `, ${esc(m.attention.replace('_', ' '))} attention` : ''}, ${size(m.bytes)}${m.fixture ? ', random weights: a test fixture standing in until the trained model is built' : ''})`).join('; ');
   app.wire();
   const st = decodeState(location.search);
+  app.addressSearch = location.search;
+  app.relabel();
   app.addressNotes = st.notes;
   const specs = st.lanes ?? DEFAULT_LANES.map((t) => makeLane(t));
   for (const s of specs) app.addLane(s, { decode: false });

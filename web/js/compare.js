@@ -2,11 +2,12 @@
 // encoder-decoders, which differ only in their attention score, with their
 // attention maps (letters × phonemes) side by side. Each decodes greedily, and
 // the maps grow with the page's step like every lane. URL: lane=compare.
-import { openDecoder } from './engine.js';
+import { openIfChanged } from './engine.js';
 import { Lane, friendlyError } from './lane.js';
-import { SCORES, scoreWeights } from './scores.js';
+import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './state.js';
 import { esc, explain, heatmap, phonemeLine, verdict } from './views.js';
+import { t } from './i18n.js';
 
 export class CompareLane extends Lane {
   constructor(app, spec) {
@@ -27,7 +28,7 @@ export class CompareLane extends Lane {
   async decode(word) {
     const gen = this.beginDecode();
     const found = compareModels(this.app.models);
-    if (!found.some(Boolean)) this.error = 'This build of the page has no RNN models to compare (scripts/build-web.mjs takes them from models/, or the test fixtures).';
+    if (!found.some(Boolean)) this.error = t('compare.noModels');
     // The four decode side by side, each in its model's worker.
     await Promise.all(this.panels.map((p, i) => this.decodePanel(p, found[i], word, gen)));
     if (gen !== this.gen) return;
@@ -43,12 +44,7 @@ export class CompareLane extends Lane {
     p.model = m;   // at once: the panels are drawn while they decode
     try {
       if (m) {
-        const url = new URL(m.file, document.baseURI).href;
-        if (p.url !== url) {
-          p.decoder?.terminate();
-          p.decoder = null;
-          p.url = url;
-          p.decoder = await openDecoder(url);
+        if (await openIfChanged(p, new URL(m.file, document.baseURI).href)) {
           if (gen !== this.gen) return;
           p.info = p.decoder.info;
         }
@@ -58,7 +54,6 @@ export class CompareLane extends Lane {
         if (!got) return;
       }
     } catch (e) {
-      if (!p.decoder) p.url = null;
       error = friendlyError(e);
     }
     if (gen !== this.gen) return;
@@ -69,79 +64,71 @@ export class CompareLane extends Lane {
 
   // ------------------------------------------------------------ drawing
   renderControls() {
-    this.renderHead(this.kind.title);
+    this.renderHead(t(this.kind.titleKey));
     const fixtures = this.models.some((m) => m.fixture);
-    this.el.querySelector('.lane-opts').innerHTML = `<p class="note">Each model decodes <strong>greedily</strong> (the most probable
-      phoneme at every step), so the differences come from the models, not from the search.${fixtures ? ` <strong>Random weights:</strong>
-      these are test fixtures standing in until the trained RNNs are built, so the maps show how each score spreads its attention, not what
-      a trained model learns.` : ''}</p>`;
+    this.el.querySelector('.lane-opts').innerHTML = `<p class="note">${t('compare.greedy_html')}${fixtures ? ` ${t('compare.fixtures_html')}` : ''}</p>`;
   }
 
-  renderStats(t) {
+  renderStats(at) {
     const el = this.el.querySelector('.lane-stats');
     const shown = this.panels.filter((p) => p.model);
-    const passes = shown.map((p) => `${SCORES[p.score].name.toLowerCase()} <strong data-k="passes-${p.score}">${p.snaps[Math.min(t, p.snaps.length - 1)]?.step ?? 0}</strong>`).join(', ');
+    const passes = shown.map((p) => `${esc(scoreWords(p.score).short)} <strong data-k="passes-${p.score}">${p.snaps[Math.min(at, p.snaps.length - 1)]?.step ?? 0}</strong>`).join(t('compare.listSep'));
     const ms = shown.map((p) => p.times.reduce((a, b) => a + b, 0));
-    const status = this.error ? 'error' : this.busy ? 'decoding…' : t >= this.lastIndex ? 'finished' : `step ${Math.min(t, this.lastIndex)} of ${this.lastIndex}`;
-    el.innerHTML = `<span>decoder passes: ${passes || '–'}</span> · <span>wall time: <strong>${ms.length ? Math.max(...ms).toFixed(1) : '0.0'} ms</strong> (the slowest)</span> · <span class="status">${esc(status)}</span>`;
+    const status = this.error ? t('status.error') : this.busy ? t('status.decoding') : at >= this.lastIndex ? t('status.finished') : t('status.step', { i: Math.min(at, this.lastIndex), n: this.lastIndex });
+    el.innerHTML = `<span>${esc(t('stats.passes'))} ${passes || '–'}</span> · <span>${esc(t('stats.wall'))} <strong>${esc(t('stats.ms', { ms: ms.length ? Math.max(...ms).toFixed(1) : '0.0' }))}</strong>${esc(t('compare.slowest'))}</span> · <span class="status">${esc(status)}</span>`;
   }
 
-  render(t) {
-    this.renderStats(t);
+  render(at) {
+    this.renderStats(at);
     const body = this.el.querySelector('.lane-body');
     const result = this.el.querySelector('.lane-result');
     if (this.renderError(body, result)) return;
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
     const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
-    body.innerHTML = explain('What differs between the four', `<p>The same word goes through four RNN encoder-decoders that are built alike
-      (a bidirectional GRU reads the letters, a GRU writes the phonemes) and differ only in the <em>score</em>: how well the decoder's state
-      <i>s</i> matches the encoder's state <i>h</i><sub><i>j</i></sub> of letter <i>j</i>. At every step a softmax over the letters turns the
-      scores into the attention weights drawn below, one row per phoneme written. The dot product compares the two states as they are;
-      multiplicative attention learns a matrix between them; reduced rank learns two thin projections into a small space and compares there;
-      additive attention lets a small tanh network judge each pair. Each model was trained on its own, so a difference in the maps is the score
-      and its training run together. A sharp map puts nearly all its weight on one letter per phoneme; a blurred one hedges.</p>`)
-      + `<div class="score-grid">${this.panels.map((p) => this.panelView(p, t, refs)).join('')}</div>`;
+    body.innerHTML = explain(t('compare.title'), t('compare.explain_html'))
+      + `<div class="score-grid">${this.panels.map((p) => this.panelView(p, at, refs)).join('')}</div>`;
     const ds = body.querySelectorAll('details');
     if (keepOpen.length === ds.length) ds.forEach((d, j) => { d.open = keepOpen[j]; });
     const judged = refs ? this.panels.filter((p) => p.model && !p.error && p.snaps.at(-1)?.done) : [];
     const right = judged.filter((p) => refs.prons.includes(p.snaps.at(-1).results[0]?.text ?? ''));
-    result.innerHTML = judged.length && t >= this.lastIndex
-      ? `<h3>Result</h3><p>${right.length} of ${judged.length} match the reference${right.length ? `: ${right.map((p) => esc(SCORES[p.score].name.toLowerCase())).join(', ')}` : ''}.</p>`
+    result.innerHTML = judged.length && at >= this.lastIndex
+      ? `<h3>${esc(t('result.title'))}</h3><p>${esc(t(right.length ? 'compare.matchWhich' : 'compare.match', { n: right.length, of: judged.length, which: right.map((p) => scoreWords(p.score).short).join(t('compare.listSep')) }))}</p>`
       : '';
   }
 
-  panelView(p, t, refs) {
+  panelView(p, at, refs) {
     const sc = SCORES[p.score];
+    const words = scoreWords(p.score);
     const id = `${this.id}-${p.score}`;
     let html = `<section class="score-panel" aria-labelledby="${id}" data-score="${p.score}">
-      <h3 id="${id}">${esc(sc.name)}</h3>
-      <p class="formula"><span class="visually-hidden">score: ${esc(sc.spoken)}</span><span aria-hidden="true">score(<i>s</i>, <i>h</i><sub><i>j</i></sub>) = ${sc.formula}</span></p>`;
+      <h3 id="${id}">${esc(words.name)}</h3>
+      <p class="formula"><span class="visually-hidden">${esc(t('compare.spoken', { spoken: words.spoken }))}</span><span aria-hidden="true">${esc(t('compare.scoreLhs'))}(<i>s</i>, <i>h</i><sub><i>j</i></sub>) = ${sc.formula}</span></p>`;
     if (!p.model) {
-      return `${html}<p class="note">No ${esc(sc.name.toLowerCase())} model in this build yet: <code>models/train/train_rnn.py --attention ${esc(p.score)}</code> trains it.</p></section>`;
+      return `${html}<p class="note">${t('compare.noModel_html', { score: esc(words.short), arg: esc(p.score) })}</p></section>`;
     }
     const { parts, total } = scoreWeights(p.score, p.info);
     html += `<p class="note weights">${p.info ? (parts.length
-      ? `${parts.map(([n, r, c]) => `${esc(n)} ${r}×${c}`).join(', ')}: ${total.toLocaleString('en')} weights of its own`
-      : `no weights of its own (here <i>s</i> and <i>h</i> both have ${p.info.decHidden} numbers)`) : ''}</p>`;
+      ? t('compare.weights_html', { parts: parts.map(([n, r, c]) => `${esc(n)} ${r}×${c}`).join(t('compare.listSep')), total: total.toLocaleString('en') })
+      : t('compare.noWeights_html', { n: p.info.decHidden })) : ''}</p>`;
     if (p.error) return `${html}<p class="lane-error" role="alert">${esc(p.error)}</p></section>`;
-    const i = Math.min(t, p.snaps.length - 1);
+    const i = Math.min(at, p.snaps.length - 1);
     const hyps = p.snaps.slice(1, i + 1).map((s) => s.live[0] ?? s.finished[0]);
     const last = hyps.at(-1);
     const s = p.snaps[i];
     const text = s?.done ? s.results[0]?.text ?? '' : (last?.texts ?? []).filter((x) => x !== '</s>').join(' ');
     html += s?.done
       ? `<p class="cmp-out" data-result="${esc(text)}">${phonemeLine(text)} ${verdict(refs, text)}</p>`
-      : `<p class="cmp-out pending">${s ? `so far: ${phonemeLine(text)}` : this.busy ? 'decoding…' : 'step 0: nothing written yet'}</p>`;
+      : `<p class="cmp-out pending">${s ? `${esc(t('compare.soFar'))} ${phonemeLine(text)}` : esc(t(this.busy ? 'status.decoding' : 'compare.step0'))}</p>`;
     const letters = [...this.app.normalizedWord(p.model, this.word ?? this.app.word)];
     const rows = hyps.map((h) => h.attention ?? new Float32Array(letters.length));
     html += heatmap({ rowLabels: hyps.map((h) => h.texts.at(-1)), colLabels: letters, rows,
-      caption: `${sc.name} attention of each output phoneme over the input letters`, highlightLast: !s?.done });
+      caption: t('compare.caption', { score: words.name }), highlightLast: !s?.done });
     if (rows.length) {
       const peak = rows.reduce((a, r) => a + Math.max(...r), 0) / rows.length;
-      html += `<p class="note">Average peak weight <strong>${peak.toFixed(2)}</strong>: the share of attention each step gives its favourite letter (1: all of it).</p>`;
+      html += `<p class="note">${t('compare.peak_html', { peak: peak.toFixed(2) })}</p>`;
     }
-    html += explain(`The ${sc.name.toLowerCase()} score`, `<p>${sc.text}</p>`, false);
-    html += `<p class="note">Model: ${esc(p.model.name)}${p.model.fixture ? ' (random weights)' : ''}</p>`;
+    html += explain(t('compare.scoreTitle', { score: words.short }), `<p>${words.text}</p>`, false);
+    html += `<p class="note">${esc(t('compare.model', { name: p.model.name }))}${p.model.fixture ? esc(t('model.randomSuffix')) : ''}</p>`;
     return `${html}</section>`;
   }
 }

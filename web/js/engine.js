@@ -100,6 +100,25 @@ export async function openDecoder(url) {
   };
 }
 
+/**
+ * Opens a decoder for `url` into `slot` ({decoder, url}) unless the slot holds
+ * that model's already, ending the one it held. True when it opened one. A
+ * failed open leaves the slot empty, so that the next call tries again.
+ */
+export async function openIfChanged(slot, url) {
+  if (slot.url === url) return false;
+  slot.decoder?.terminate();
+  slot.decoder = null;
+  slot.url = url;
+  try {
+    slot.decoder = await openDecoder(url);
+  } catch (e) {
+    slot.url = null;
+    throw e;
+  }
+  return true;
+}
+
 // The same face over the in-thread API (wasm/src/index.js), for debugging:
 //
 //   import { loadModel } from '../wasm/src/index.js';

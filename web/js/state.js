@@ -7,6 +7,9 @@
 //
 // Names from the URL are looked up as own keys only (hasOwn): every object
 // answers to 'constructor' or 'toString', which are neither lanes nor options.
+//
+// lang=zh: the page's language (web/js/i18n.js); absent for English.
+import { LANGS, t } from './i18n.js';
 
 // The options a lane's address can set: the module option each key stands for
 // (wasm/src/options.js), its default and the values the page accepts. Defaults
@@ -38,28 +41,28 @@ const laneDefaults = (...keys) => ({ m: '', ...Object.fromEntries(keys.map((k) =
 
 export const LANE_TYPES = {
   greedy: {
-    title: 'Greedy', ar: true,
+    titleKey: 'lane.greedy', ar: true,
     defaults: laneDefaults('prefix', 'max'),
   },
   beam: {
-    title: 'Beam search', ar: true,
+    titleKey: 'lane.beam', ar: true,
     defaults: laneDefaults('k', 'norm', 'alpha', 'nbest', 'prefix', 'max'),
   },
   sample: {
-    title: 'Sampling', ar: true,
+    titleKey: 'lane.sample', ar: true,
     defaults: laneDefaults('temp', 'topk', 'topp', 'seed', 'prefix', 'max'),
   },
   nar: {
-    title: 'Non-autoregressive, one pass', ar: false,
+    titleKey: 'lane.nar', ar: false,
     defaults: laneDefaults('len', 'L'),
   },
   mp: {
-    title: 'Mask-Predict', ar: false,
+    titleKey: 'lane.mp', ar: false,
     defaults: laneDefaults('T', 'lc', 'lw', 'len', 'L'),
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
-    title: 'Four attention scores, side by side', ar: true, compare: true,
+    titleKey: 'lane.compare', ar: true, compare: true,
     defaults: {},
   },
 };
@@ -150,7 +153,7 @@ function decodeLane(s) {
   const i = s.indexOf(':');
   const type = i < 0 ? s : s.slice(0, i);
   if (!isLaneType(type)) {
-    return { lane: null, notes: [`${quoted(type)} in the address is not a lane (lanes: ${Object.keys(LANE_TYPES).join(', ')}); it is left out.`] };
+    return { lane: null, notes: [t('address.notALane', { name: quoted(type), lanes: Object.keys(LANE_TYPES).join(', ') })] };
   }
   const defaults = LANE_TYPES[type].defaults;
   const opts = {};
@@ -167,31 +170,32 @@ function decodeLane(s) {
     }
   }
   const known = Object.keys(defaults);
-  const notes = unknown.map((k) => `${quoted(k)} in the address is not an option of the ${type} lane`
-    + ` (${known.length ? `options: ${known.join(', ')}` : 'it has none'}); it is ignored.`);
+  const notes = unknown.map((k) => t(known.length ? 'address.notAnOption' : 'address.noOptions', { name: quoted(k), lane: type, options: known.join(', ') }));
   return { lane: makeLane(type, opts), notes };
 }
 
-export function encodeState({ word, step, lanes }) {
+export function encodeState({ word, step, lanes, lang = 'en' }) {
   const q = new URLSearchParams();
   q.set('w', word);
   if (step != null) q.set('t', String(step));
   for (const l of lanes) q.append('lane', encodeLane(l));
+  if (lang !== 'en') q.set('lang', lang);
   return '?' + q.toString().replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3D/gi, '=');
 }
 
 export function decodeState(search) {
   const q = new URLSearchParams(search);
   const word = q.has('w') ? q.get('w') : null;
-  const t = q.get('t');
-  const step = t != null && /^\d+$/.test(t) ? Number(t) : null;
+  const tq = q.get('t');
+  const step = tq != null && /^\d+$/.test(tq) ? Number(tq) : null;
+  const lang = LANGS.includes(q.get('lang')) ? q.get('lang') : 'en';
   const decoded = q.getAll('lane').map(decodeLane);
   const notes = decoded.flatMap((d) => d.notes);
   const lanes = decoded.map((d) => d.lane).filter(Boolean);
-  if (lanes.length > MAX_LANES) notes.push(`The address lists ${lanes.length} lanes; the page shows the first ${MAX_LANES}.`);
+  if (lanes.length > MAX_LANES) notes.push(t('address.tooManyLanes', { n: lanes.length, max: MAX_LANES }));
   // A few notes say what went wrong; a hundred would bury the page.
-  const shown = notes.length > MAX_NOTES ? [...notes.slice(0, MAX_NOTES - 1), `${notes.length - MAX_NOTES + 1} more parts of the address are left out.`] : notes;
-  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown };
+  const shown = notes.length > MAX_NOTES ? [...notes.slice(0, MAX_NOTES - 1), t('address.moreLeftOut', { n: notes.length - MAX_NOTES + 1 })] : notes;
+  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown, lang };
 }
 
 // Length normalisation, as src/decoding_options.h defines it. |Y| counts END.

@@ -4,6 +4,7 @@
 import { label } from './phonemes.js';
 import { fmt, normalizedScore } from './state.js';
 import { esc } from './views.js';
+import { t } from './i18n.js';
 
 const COL = 66;
 const ROW = 22;
@@ -89,10 +90,10 @@ export function beamTree({ snaps, i, map, norm, alpha, pruned, selected }) {
     if (n.status === 'fin') tag = `■ ${fmt(score)}`;
     else if (n.status === 'live') tag = fmt(score);
     else if (n.status === 'dead' || n.status === 'pruned') tag = `✗${n.dropped} ${fmt(score)}${n.extra ? ` +${n.extra}` : ''}`;
-    const tip = n.root ? 'BEGIN: the empty hypothesis'
-      : `${n.texts.map(label).join(' ')} — log P ${fmt(n.logprob)}, score ${fmt(score)}`
-        + (n.status === 'fin' ? ', finished' : n.status === 'live' ? ', live' : n.dropped ? `, dropped at step ${n.dropped}` : '')
-        + (n.extra ? ` (${n.extra} more dropped candidates of this parent not shown)` : '');
+    const tip = n.root ? t('tree.root')
+      : t('tree.node', { tokens: n.texts.map(label).join(' '), logp: fmt(n.logprob), score: fmt(score) })
+        + (n.status === 'fin' ? t('tree.fin') : n.status === 'live' ? t('tree.live') : n.dropped ? t('tree.dropped', { k: n.dropped }) : '')
+        + (n.extra ? t('tree.extra', { n: n.extra }) : '');
     const sel = n.id === selected ? ' sel' : '';
     const act = typeof n.id === 'number' && !n.root ? ` data-action="select" data-node="${n.id}"` : '';
     body += `<g class="node ${n.status}${sel}"${act} transform="translate(${X(n)},${Y(n)})"><title>${esc(tip)}</title>`
@@ -101,5 +102,5 @@ export function beamTree({ snaps, i, map, norm, alpha, pruned, selected }) {
       + (tag && !n.kids.length ? `<text x="${NW + 4}" y="${NH / 2 + 4}" class="tag">${esc(tag)}</text>` : '')
       + '</g>';
   }
-  return `<div class="tree-wrap"><svg class="tree" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="Beam search tree up to step ${i}">${edges}${body}</svg></div>`;
+  return `<div class="tree-wrap"><svg class="tree" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(t('tree.aria', { i }))}">${edges}${body}</svg></div>`;
 }

@@ -1,6 +1,6 @@
 // Pieces of HTML/SVG the lanes are drawn from. Pure functions: data in, markup out.
 import { editDistance, ipa, ipaOf, label } from './phonemes.js';
-import { fmt } from './state.js';
+import { t } from './i18n.js';
 
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -41,9 +41,9 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
     const inner = `<span class="bar-label">${esc(label(c.text))}<span class="ipa">${esc(ipaOf(c.text))}</span></span>`
       + `<span class="bar-track"><span class="bar-fill" style="width:${Math.max(0.5, pct).toFixed(1)}%"></span></span>`
       + `<span class="bar-value">${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%</span>`;
-    const desc = `${label(c.text)}: probability ${pct.toFixed(1)}%${isChosen ? ', chosen' : ''}`;
+    const desc = t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pct.toFixed(1) });
     if (clickable && !isChosen) {
-      return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" aria-label="${esc(desc)}. Force this token instead" title="Force ${esc(label(c.text))} here and re-decode from this point">${inner}</button></li>`;
+      return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" aria-label="${esc(t('bars.forceAria', { desc }))}" title="${esc(t('bars.forceTitle', { token: label(c.text) }))}">${inner}</button></li>`;
     }
     return `<li><div class="bar${isChosen ? ' chosen' : ''}" aria-label="${esc(desc)}">${inner}</div></li>`;
   });
@@ -76,9 +76,9 @@ export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = t
     }
     if (last) svg += `<rect x="${left - 1}" y="${y - 1}" width="${colLabels.length * cw + 1}" height="${ch + 1}" class="hm-last"/>`;
   });
-  if (!rows.length) svg += `<text x="${left}" y="${top + 14}" class="hm-empty">no output yet</text>`;
+  if (!rows.length) svg += `<text x="${left}" y="${top + 14}" class="hm-empty">${esc(t('heatmap.empty'))}</text>`;
   svg += '</svg>';
-  let table = `<table class="hm-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col">output</th>`;
+  let table = `<table class="hm-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col">${esc(t('heatmap.output'))}</th>`;
   table += colLabels.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
   rows.forEach((vals, i) => {
     table += `<tr><th scope="row">${esc(label(rowLabels[i]))}</th>`;
@@ -89,15 +89,15 @@ export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = t
     table += '</tr>';
   });
   table += '</tbody></table>';
-  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>Same numbers as a table</summary><div class="table-scroll">${table}</div></details>`;
+  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>${esc(t('heatmap.twin'))}</summary><div class="table-scroll">${table}</div></details>`;
 }
 
 /** Small multiples, one per (layer, head); each a button that selects that head. */
 export function headThumbs({ layers, heads, rows, S, selected, laneId }) {
   if (!layers || !heads) return '';
   const c = 4;
-  let out = `<div class="thumbs" role="group" aria-label="Attention per layer and head">`;
-  out += `<button type="button" class="thumb${selected === 'avg' ? ' on' : ''}" data-action="head" data-head="avg" aria-pressed="${selected === 'avg'}">average</button>`;
+  let out = `<div class="thumbs" role="group" aria-label="${esc(t('thumbs.aria'))}">`;
+  out += `<button type="button" class="thumb${selected === 'avg' ? ' on' : ''}" data-action="head" data-head="avg" aria-pressed="${selected === 'avg'}">${esc(t('thumbs.average'))}</button>`;
   for (let l = 0; l < layers; l++) {
     for (let h = 0; h < heads; h++) {
       const key = `${l}.${h}`;
@@ -111,7 +111,7 @@ export function headThumbs({ layers, heads, rows, S, selected, laneId }) {
         }
       });
       svg += '</svg>';
-      out += `<button type="button" class="thumb${selected === key ? ' on' : ''}" data-action="head" data-head="${key}" aria-pressed="${selected === key}" aria-label="layer ${l + 1}, head ${h + 1}"><span>L${l + 1} H${h + 1}</span>${svg}</button>`;
+      out += `<button type="button" class="thumb${selected === key ? ' on' : ''}" data-action="head" data-head="${key}" aria-pressed="${selected === key}" aria-label="${esc(t('attn.whichHead', { l: l + 1, h: h + 1 }))}"><span>L${l + 1} H${h + 1}</span>${svg}</button>`;
     }
   }
   return out + '</div>';
@@ -121,9 +121,9 @@ export function headThumbs({ layers, heads, rows, S, selected, laneId }) {
 export function outputStrip(texts, { forced = [], newest = true, begin = true } = {}) {
   const chips = [];
   if (begin) chips.push(chip('<s>', { cls: 'special' }));
-  texts.forEach((t, i) => {
-    const cls = [t === '</s>' ? 'special' : '', forced[i] ? 'forced' : '', newest && i === texts.length - 1 ? 'newest' : ''].join(' ');
-    chips.push(chip(t, { cls, title: forced[i] ? 'forced (what-if)' : '' }));
+  texts.forEach((tok, i) => {
+    const cls = [tok === '</s>' ? 'special' : '', forced[i] ? 'forced' : '', newest && i === texts.length - 1 ? 'newest' : ''].join(' ');
+    chips.push(chip(tok, { cls, title: forced[i] ? t('chip.forced') : '' }));
   });
   return `<div class="strip">${chips.join('')}</div>`;
 }
@@ -131,15 +131,13 @@ export function outputStrip(texts, { forced = [], newest = true, begin = true } 
 /** Whether an output matches the dictionary's reference(s) ({prons}); '' without one. */
 export function verdict(refs, text) {
   if (!refs) return '';
-  if (refs.prons.includes(text)) return '<span class="right">✓ matches the reference</span>';
+  if (refs.prons.includes(text)) return `<span class="right">${esc(t('verdict.right'))}</span>`;
   const dist = Math.min(...refs.prons.map((p) => editDistance(p, text)));
-  return `<span class="wrong">✗ ${dist} phoneme${dist === 1 ? '' : 's'} off</span>`;
+  return `<span class="wrong">${esc(t(dist === 1 ? 'verdict.offOne' : 'verdict.offMany', { n: dist }))}</span>`;
 }
 
 export function phonemeLine(text) {
   const toks = String(text).split(/\s+/).filter(Boolean);
-  if (!toks.length) return '<span class="empty">(empty)</span>';
+  if (!toks.length) return `<span class="empty">${esc(t('out.empty'))}</span>`;
   return `<span class="arpa-line">${esc(toks.join(' '))}</span> <span class="ipa-line">${esc(ipa(toks))}</span>`;
 }
-
-export { fmt };

@@ -1,0 +1,130 @@
+// A non-autoregressive lane (one pass, or Mask-Predict's iterations): every
+// position at once, after a length is chosen; drafts per length candidate.
+import { label } from './phonemes.js';
+import { fmt } from './state.js';
+import { esc, explain, green, heatmap } from './views.js';
+import { Lane } from './lane.js';
+import { t } from './i18n.js';
+
+export class NarLane extends Lane {
+  onAction(a, b) {
+    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.app.t); }
+    else if (a === 'length') this.app.updateLane(this, { len: 'given', L: Number(b.dataset.length) });
+    else if (a === 'predicted') this.app.updateLane(this, { len: 'predicted', L: 0 });
+  }
+
+  // A length imposed from the picker starts at the length on screen.
+  patchFor(key, value) {
+    const patch = { [key]: value };
+    if (key === 'len' && value !== 'given') patch.L = 0;
+    if (key === 'len' && value === 'given' && !this.opts.L) patch.L = this.currentLength() || 5;
+    return patch;
+  }
+
+  currentLength() {
+    const s = this.snaps[this.index(this.app.t)] ?? this.snaps[this.lastIndex];
+    return s && !s.autoregressive && s.drafts[s.bestDraft] ? s.drafts[s.bestDraft].length : 0;
+  }
+
+  get title() { return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : super.title; }
+
+  optionControls({ num, range, select }, o) {
+    const mp = this.type === 'mp' ? [range('T', t('opt.T'), 1, 20, 1, t('opt.THelp'))] : [];
+    if (mp.length && o.len === 'predicted') {
+      mp.push(range('lc', t('opt.lc'), 1, 8, 1, t('opt.lcHelp')));
+      if (o.lc > 1) mp.push(range('lw', t('opt.lw'), 0, 1, 0.01, t('opt.lwHelp')));
+    }
+    const len = select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
+    return [...mp, len, ...(o.len === 'given' ? [num('L', t('opt.L'), 1, 256, 1)] : [])];
+  }
+
+  view(i) {
+    return this.narView(i);
+  }
+
+  soFar(s) {
+    const dr = s.drafts[s.bestDraft];
+    const cut = dr.texts.indexOf('</s>');
+    return (cut >= 0 ? dr.texts.slice(0, cut) : dr.texts).join(' ');
+  }
+
+  narView(i) {
+    const s = this.snaps[i];
+    const o = this.opts;
+    const T = this.type === 'mp' ? o.T : 1;
+    let html = this.type === 'nar'
+      ? explain(t('nar.title'), t('nar.explain_html'))
+      : explain(t('mp.title'), t('mp.explain_html'));
+    if (!s) {
+      return html + `<p class="waiting">${t(T > 1 ? 'nar.waitingMp_html' : 'nar.waiting_html', { letters: esc(this.sourceLetters().join('')) })}</p>`;
+    }
+    // Length distribution.
+    const probs = Array.from(s.lengthLogprobs, Math.exp);
+    const best = s.drafts[s.bestDraft];
+    const ref = this.app.reference?.prons?.[0]?.split(' ').length ?? 0;
+    const maxP = Math.max(...probs.slice(1));
+    const lenHeading = o.len === 'predicted' ? t('nar.lenPredicted') : o.len === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.L });
+    const lenbar = (p, L) => {
+      const pct = (p * 100).toFixed(1);
+      const aria = t(s.lengths.includes(L) ? 'nar.lenBarDecodedAria' : 'nar.lenBarAria', { L, pct });
+      return `<button type="button" class="lenbar${s.lengths.includes(L) ? ' decoded' : ''}${best && best.length === L ? ' best' : ''}${L === ref ? ' ref' : ''}" data-action="length" data-length="${L}" aria-label="${esc(aria)}" title="${esc(t('nar.lenBarTitle', { L, pct }))}"><span class="lenfill" style="height:${Math.max(2, (p / maxP) * 100).toFixed(1)}%"></span><span class="lenlab">${L % 5 === 0 || s.lengths.includes(L) ? L : ''}</span></button>`;
+    };
+    const dark = t(s.lengths.length > 1 ? 'nar.darkMany' : 'nar.darkOne', { lengths: s.lengths.join(', ') });
+    html += `<div class="view"><h3>${esc(t('nar.lenHeading', { how: lenHeading }))}</h3>
+      <div class="lenbars" role="group" aria-label="${esc(t('nar.lenBarsAria'))}">
+      ${probs.map((p, L) => (L === 0 ? '' : lenbar(p, L))).join('')}
+      </div>
+      <p class="note">${esc(dark)}${ref ? esc(t('nar.dotted', { n: ref })) : ''}${esc(t('nar.clickBar'))}
+      ${o.len !== 'predicted' ? `<button type="button" class="small" data-action="predicted">${esc(t('nar.backToPredicted'))}</button>` : ''}</p>
+      ${explain(t('nar.lenTitle'), t('nar.len_html', { max: probs.length - 1 }), false)}</div>`;
+    // Drafts.
+    const d = this.ui.draft != null && this.ui.draft < s.drafts.length ? this.ui.draft : s.bestDraft;
+    if (s.drafts.length > 1) {
+      html += `<div class="draft-tabs" role="group" aria-label="${esc(t('nar.draftsAria'))}">${s.drafts.map((x, j) =>
+        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">${esc(t(j === s.bestDraft ? 'nar.draftBest' : 'nar.draft', { L: x.length }))}<br><small>${esc(t('nar.draftScore', { score: fmt(x.score), avg: fmt(x.avgLogprob), w: o.lw, len: fmt(x.lengthLogprob) }))}</small></button>`).join('')}</div>
+        <p class="note">${esc(t('nar.draftRule'))}</p>`;
+    }
+    let grid = '';
+    for (let k = 1; k <= i; k++) {
+      const dr = this.snaps[k].drafts[d];
+      if (!dr) continue;
+      const firstEnd = dr.texts.indexOf('</s>');
+      let changed = 0;
+      const prev = k > 1 ? this.snaps[k - 1].drafts[d] : null;
+      const cells = dr.texts.map((tx, p) => {
+        const pr = dr.probs[p];
+        const masked = dr.masked[p] === 1;
+        const rep = p > 0 && tx === dr.texts[p - 1] && tx !== '</s>' && (firstEnd < 0 || p < firstEnd);
+        const cut = firstEnd >= 0 && p > firstEnd;
+        if (prev && prev.tokens[p] !== dr.tokens[p]) changed++;
+        const cls = ['cell', masked ? 'masked' : 'kept', rep ? 'rep' : '', cut ? 'cut' : '', tx === '</s>' ? 'end' : ''].join(' ');
+        const desc = t('nar.cell', { p: p + 1, token: label(tx), pct: (pr * 100).toFixed(0) }) + t(masked ? 'nar.cellMasked' : 'nar.cellKept')
+          + (rep ? t('nar.cellRep') : '') + (cut ? t('nar.cellCut') : '');
+        return `<td class="${cls}" style="background:${green(pr)};color:${pr > 0.6 ? '#fff' : '#111'}" title="${esc(desc)}"><span class="visually-hidden">${esc(desc)}</span><span aria-hidden="true"><b>${esc(label(tx))}</b>${rep ? '<i class="rep-mark">↻</i>' : ''}<small>${(pr * 100).toFixed(0)}</small></span></td>`;
+      });
+      const masked = dr.masked.reduce((a, b) => a + b, 0);
+      const stopNote = this.snaps[k].done && !this.snaps[k].changed ? t('nar.stop') : '';
+      const what = k === 1 ? t('nar.allMasked') : t('nar.remasked', { n: masked }) + (prev ? t('nar.changed', { n: changed }) : '');
+      grid += `<tr class="${k === i ? 'current' : ''}"><th scope="row">${k}<small>${esc(what + stopNote)}</small></th>${cells.join('')}</tr>`;
+    }
+    const dr = this.snaps[i].drafts[d];
+    const heading = T > 1 ? t('nar.iterations', { i, T, L: dr.length }) : t('nar.onePass', { L: dr.length });
+    html += `<div class="view"><h3>${esc(heading)}</h3>
+      <div class="table-scroll"><table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
+      <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table></div>
+      <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p></div>`;
+    if (dr.attention) {
+      const S = this.sourceLetters().length;
+      // At a fixed maximum length most rows are END padding the output is cut at: draw up
+      // to the first END and say how many were left out, rather than 40 rows of padding.
+      const firstEnd = dr.texts.indexOf('</s>');
+      const shown = firstEnd >= 0 && dr.length - firstEnd > 2 ? firstEnd + 1 : dr.length;
+      const rowLabels = dr.texts.slice(0, shown);
+      const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
+      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ rowLabels, colLabels: this.sourceLetters(), rows, caption: t('nar.crossCaption'), highlightLast: false })}
+      ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
+      ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
+    }
+    return html;
+  }
+}
