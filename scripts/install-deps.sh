@@ -5,8 +5,9 @@
 set -euo pipefail
 
 # clang: the sanitizer and fuzz builds (its clang-14 and compiler-rt come with emscripten
-# already; this adds the plain clang++ name).
-packages=(cmake g++ make git nodejs npm emscripten clang libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium)
+# already; this adds the plain clang++ name). fonts-wqy-microhei: Chinese glyphs for the
+# page's zh screenshots in headless Chromium.
+packages=(cmake g++ make git nodejs npm emscripten clang libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium fonts-wqy-microhei)
 if [[ "${1:-}" == "--train" ]]; then
   packages+=(python3-torch python3-numpy libopenblas0-openmp wamerican-large)
 fi
