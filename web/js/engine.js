@@ -2,10 +2,11 @@
 // talks to what it returns:
 //
 //   const d = await openDecoder(modelUrl);   // d.info: Model.info of the npm module
-//   await d.exclusive(async ({ start, step, run, cancel }) => {
+//   await d.exclusive(async ({ start, step, run, cancel, score }) => {
 //     await start(word, options);            // options: the npm module's decoding options
 //     const snapshot = await step();         // one decoder pass
 //     const nbest = await run(onSnapshot);   // the rest, every snapshot to onSnapshot
+//     const forced = await score(word, 'D IH L IY T', options);   // log P(target | word), as results are scored
 //   });                                      // cancel(): the run stops at its next step
 //   d.terminate();
 //
@@ -74,7 +75,7 @@ export async function openDecoder(url) {
   return {
     info,
     /**
-     * Runs fn({start, step, run, cancel}) with the worker's session to itself.
+     * Runs fn({start, step, run, cancel, score}) with the worker's session to itself.
      * A cancel() made inside fn can only reach fn's own run: the worker gets no
      * other lane's request before fn is over.
      */
@@ -84,6 +85,8 @@ export async function openDecoder(url) {
         step: () => w.step(),
         run: (onStep) => w.run({ onStep }),
         cancel: () => w.cancel(),
+        // The forced score of a target (the reference, an output) under options; the session is left as it was.
+        score: (text, target, options) => w.score(text, target, options),
       };
       const run = entry.tail.then(() => fn(api));
       entry.tail = run.catch(() => {});
@@ -126,6 +129,7 @@ export async function openIfChanged(slot, url) {
 //     const m = await loadModel(url);
 //     let s = null;
 //     const api = { start: async (text, o) => { s?.delete(); s = m.createSession(o); s.start(text); }, step: async () => s.step(),
+//       score: async (text, target, o) => m.score(text, target, o),
 //       run: async (onStep) => { let x; do { x = s.step(); onStep(x); } while (!x.done); return x.results; }, cancel: async () => false };
 //     return { info: m.info, exclusive: (fn) => fn(api), terminate() { s?.delete(); s = null; } };
 //   }

@@ -7,6 +7,7 @@ import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { beamTree } from './tree.js';
 import { Lane } from './lane.js';
+import { fmtProb } from './forced.js';
 
 export class ArLane extends Lane {
   onAction(a, b) {
@@ -208,7 +209,7 @@ export class ArLane extends Lane {
       <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} ${lg('', 'beam.lgNumbers')}</p></div>`;
     const row = (h, j, fin) => `<tr class="${h.id === selected ? 'sel' : ''}"><td>${j + 1}</td>
       <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" aria-label="${esc(t('beam.showAttn', { n: j + 1 }))}">${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}</button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
-      <td class="num">${fmt(h.logprob)}</td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
+      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
       <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha) }))}</td></tr>`;
     const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
     html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? `<div class="table-scroll"><table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table></div>` : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;

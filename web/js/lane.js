@@ -6,6 +6,7 @@ import { openIfChanged } from './engine.js';
 import { LANE_TYPES, fmt, moduleOptions } from './state.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
+import { forcedScores, forcedView, logprobLine } from './forced.js';
 
 let nextId = 1;
 
@@ -80,9 +81,11 @@ export class Lane {
       }
       const problem = this.app.checkWord(word, m);
       if (problem) throw Object.assign(new Error(problem), { kind: 'InputError' });
-      const got = await this.decodeAll(this.slot.decoder, word, moduleOptions(this), gen);
+      const options = moduleOptions(this);
+      const got = await this.decodeAll(this.slot.decoder, word, options, gen);
       if (!got) return;
       performance.mark(`${this.id}-done`);
+      this.decodedOptions = options;   // the reference is scored under these (forced.js)
       this.snaps = got.snaps;
       this.times = got.times;
       this.word = word;         // the word these snapshots belong to
@@ -256,10 +259,29 @@ export class Lane {
     const rs = s.results;
     if (!rs.length) return `<h3>${esc(t('result.title'))}</h3><p>${esc(t('result.none'))}</p>`;
     let html = `<h3>${esc(t('result.title'))}</h3><p class="result-main" data-result="${esc(rs[0].text)}">${phonemeLine(rs[0].text)} ${judge(rs[0].text)}</p>`;
+    html += `<p class="result-prob">${esc(t('result.score', { score: fmt(rs[0].score) }))} · ${logprobLine(rs[0].logprob)}</p>`;
     if (rs.length > 1) {
-      html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
+      html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))} · ${logprobLine(r.logprob)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
+    }
+    if (refs && this.scoresReference && i === this.lastIndex) {
+      html += forcedView(forcedScores(this, refs.prons, rs[0].text, () => this.renderResult()), { cmlm: !this.kind.ar });
     }
     return html;
+  }
+
+  /**
+   * Whether the reference can be scored as the result was: every autoregressive
+   * model; of the non-autoregressive ones a CMLM, whose forced score is
+   * Mask-Predict's first-iteration score (docs/decoding.md).
+   */
+  get scoresReference() {
+    return this.kind.ar || this.slot.decoder?.info?.arch === 'cmlm';
+  }
+
+  /** Redraws the result alone (the forced scores came in). */
+  renderResult() {
+    if (this.error || this.busy) return;
+    this.el.querySelector('.lane-result').innerHTML = this.resultView(this.index(this.app.t));
   }
 }
 

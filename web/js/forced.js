@@ -1,0 +1,77 @@
+// Scores a learner can read, under a lane's result: P(sequence) beside log P,
+// and the CMUdict reference scored by the lane's own model (forced decoding,
+// docs/decoding.md "Forced scores") beside the output's score. When the output
+// is wrong, the two normalised scores say whose fault it is: a reference that
+// scores higher was missed by the search (search error); one that scores lower
+// is not what the model prefers (model error).
+import { fmt } from './state.js';
+import { esc } from './views.js';
+import { t } from './i18n.js';
+
+/** exp(log P), readable: 0.36, 0.012, 2.1e-3 (two significant digits). */
+export function fmtProb(logprob) {
+  const p = Math.exp(logprob);
+  if (p === 0) return '0';
+  if (p >= 0.01) return String(Number(p.toPrecision(2)));
+  return p.toExponential(1).replace('e-', 'e−');
+}
+
+/** "log P −1.12 · P 0.33": a sequence's log-probability and its probability. */
+export function logprobLine(logprob) {
+  return `<span class="seq-prob">${esc(t('forced.logP', { lp: fmt(logprob) }))} · ${esc(t('forced.P', { p: fmtProb(logprob) }))}</span>`;
+}
+
+/**
+ * The forced scores of `output` and of each reference pronunciation, through the
+ * lane's decoder with the options its result was decoded under (so that the
+ * normalised scores compare). Asks the worker once per (word, output, references,
+ * options); `onDone` redraws. Returns the state so far: {done, output, refs, error}.
+ */
+export function forcedScores(lane, prons, output, onDone) {
+  const key = JSON.stringify([lane.word, output, prons, lane.decodedOptions]);
+  if (lane.forced?.key === key) return lane.forced;
+  const f = { key, done: false, output: null, refs: null, error: null };
+  lane.forced = f;
+  const { word, decodedOptions: options } = lane;
+  const failed = (e) => String(e?.message ?? e);
+  lane.slot.decoder.exclusive(async ({ score }) => {
+    f.output = await score(word, output, options);
+    // A reference the model cannot read (an unknown phoneme, too long) is named, not fatal.
+    f.refs = [];
+    for (const p of prons) f.refs.push(await score(word, p, options).catch((e) => ({ text: p, error: failed(e) })));
+  }).catch((e) => { f.error = failed(e); })
+    .finally(() => { f.done = true; if (lane.forced === f) onDone(); });
+  return f;
+}
+
+/** 'right', 'search' or 'model' (or null) from forced scores: the best-scoring reference against the output. */
+export function diagnose(output, refs) {
+  const ok = refs.filter((r) => !r.error);
+  if (!ok.length) return null;
+  if (ok.some((r) => r.text === output.text)) return 'right';
+  const best = ok.reduce((a, b) => (b.score > a.score ? b : a));
+  return best.score > output.score ? 'search' : 'model';
+}
+
+/** The block under a result: the output's and the references' scores, and the label when it is wrong. */
+export function forcedView(f, { cmlm = false } = {}) {
+  if (!f.done) return `<div class="forced" data-diagnosis="pending"><p class="pending">${esc(t('forced.pending'))}</p></div>`;
+  if (f.error) return `<div class="forced" data-diagnosis="unscored"><p class="note">${esc(t('forced.failed', { error: f.error }))}</p></div>`;
+  const kind = diagnose(f.output, f.refs);
+  const d3 = (x) => fmt(x, 3);
+  const row = (cls, who, r) => r.error
+    ? `<tr class="${cls}"><th scope="row">${esc(who)}</th><td class="arpa-line">${esc(r.text)}</td><td colspan="3">${esc(t('forced.refFailed', { error: r.error }))}</td></tr>`
+    : `<tr class="${cls}" data-text="${esc(r.text)}" data-score="${r.score}" data-logprob="${r.logprob}"><th scope="row">${esc(who)}</th><td class="arpa-line">${esc(r.text)}</td><td class="num"><strong>${d3(r.score)}</strong></td><td class="num">${fmt(r.logprob)}</td><td class="num">${fmtProb(r.logprob)}</td></tr>`;
+  const refRows = kind === 'right' ? [] : f.refs;
+  const table = `<div class="table-scroll"><table class="forced-scores"><caption class="visually-hidden">${esc(t('forced.caption'))}</caption>
+    <thead><tr><th scope="col"></th><th scope="col">${esc(t('forced.colPron'))}</th><th scope="col">${esc(t('forced.colScore'))}</th><th scope="col">log P</th><th scope="col">P</th></tr></thead>
+    <tbody>${row('out', t('forced.output'), f.output)}${refRows.map((r) => row('ref', t('forced.reference'), r)).join('')}</tbody></table></div>`;
+  let label = '';
+  if (kind === 'search' || kind === 'model') {
+    label = `<p class="error-kind"><span class="error-label error-${kind}">${esc(t(kind === 'search' ? 'forced.searchError' : 'forced.modelError'))}</span> ${esc(t(kind === 'search' ? 'forced.searchWhy' : 'forced.modelWhy'))}</p>`;
+  } else if (kind === 'right') {
+    label = `<p class="note">${esc(t('forced.right'))}</p>`;
+  }
+  const note = `<p class="note">${esc(t(cmlm ? 'forced.howCmlm' : 'forced.how'))}</p>`;
+  return `<div class="forced" data-diagnosis="${kind ?? 'unscored'}">${label}${table}${note}</div>`;
+}
