@@ -1,0 +1,131 @@
+// Scores under a lane's result (web/js/forced.js): P = exp(log P), the CMUdict
+// reference scored by the lane's own model, and the search error / model error
+// label of a wrong output. Real words on the shipped models; the numbers on the
+// page are checked against the npm module's model.score in Node.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { moduleModel, releaseModels } from './expect.mjs';
+import { openPage, servedSite, site, waitReady } from './helpers.mjs';
+
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+const AR = models.find((m) => m.id === 'g2p-transformer');
+const CMLM = models.find((m) => m.id === 'g2p-cmlm');
+
+const served = servedSite({ cleanup: releaseModels });
+
+/** Every lane's forced-score block once it has its scores: the label and each row's numbers as shown. */
+async function forcedBlocks(page) {
+  await page.waitForFunction(() => seq2seqPage.lanes.every((l) => {
+    const f = l.el.querySelector('.forced');
+    return f && f.dataset.diagnosis !== 'pending';
+  }), null, { timeout: 20000 });
+  return page.evaluate(() => seq2seqPage.lanes.map((l) => {
+    const f = l.el.querySelector('.forced');
+    return {
+      type: l.type,
+      opts: l.opts,
+      shown: l.el.querySelector('.result-main').dataset.result,
+      resultProb: l.el.querySelector('.result-prob').textContent,
+      diagnosis: f.dataset.diagnosis,
+      label: f.querySelector('.error-label')?.textContent ?? null,
+      why: f.querySelector('.error-kind')?.textContent ?? null,
+      rows: [...f.querySelectorAll('tr[data-text]')].map((r) => ({
+        who: r.className,
+        text: r.dataset.text,
+        score: Number(r.dataset.score),
+        logprob: Number(r.dataset.logprob),
+        cells: [...r.querySelectorAll('td.num')].map((c) => c.textContent),
+      })),
+    };
+  }));
+}
+
+// The page writes minus signs as U+2212.
+const num = (s) => Number(s.replace(/−/g, '-'));
+
+/** A row's numbers equal model.score's under the lane's options, and its cells show them. */
+async function sameForced(row, model, word, options, what) {
+  const want = model.score(word, row.text, options);
+  assert.ok(Math.abs(row.score - want.score) < 1e-6, `${what}: score ${row.score} vs model.score ${want.score}`);
+  assert.ok(Math.abs(row.logprob - want.logprob) < 1e-6, `${what}: log P ${row.logprob} vs model.score ${want.logprob}`);
+  const [score, logprob, p] = row.cells.map(num);
+  assert.ok(Math.abs(score - want.score) <= 5e-4, `${what}: score shown ${row.cells[0]} for ${want.score}`);
+  assert.ok(Math.abs(logprob - want.logprob) <= 5e-3, `${what}: log P shown ${row.cells[1]} for ${want.logprob}`);
+  // P = exp(log P), to the two significant digits shown.
+  const P = Math.exp(want.logprob);
+  assert.ok(Math.abs(p - P) <= 0.051 * P, `${what}: P shown ${row.cells[2]} for exp(${want.logprob}) = ${P}`);
+  return want;
+}
+
+/** A wrong greedy output: its label and the two rows (output, reference) as model.score has them. */
+async function wrongGreedy(block, model, word, [output, reference], [kind, label]) {
+  assert.equal(block.shown, output);
+  assert.equal(block.diagnosis, kind);
+  assert.equal(block.label, label);
+  assert.deepEqual(block.rows.map((r) => [r.who, r.text]), [['out', output], ['ref', reference]]);
+  const opts = moduleOptions(makeLane('greedy', block.opts));
+  const out = await sameForced(block.rows[0], model, word, opts, `${word} greedy output`);
+  const ref = await sameForced(block.rows[1], model, word, opts, `${word} greedy reference`);
+  return { opts, out, ref };
+}
+
+describe('scores under the results', () => {
+  test('DELETE: greedy is a search error (the reference scores higher), beam 5 finds the reference', async () => {
+    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lane=beam:k=5'));
+    await waitReady(page);
+    const [greedy, beam] = await forcedBlocks(page);
+    const model = await moduleModel(AR);
+
+    const { opts, out, ref } = await wrongGreedy(greedy, model, 'DELETE', ['D EH L IY T', 'D IH L IY T'], ['search', 'Search error']);
+    assert.match(greedy.why, /wider search/);
+    assert.ok(ref.score > out.score, 'the reference scores higher under greedy\'s model');
+    // The output's forced score is its decoded score, and its P line shows exp(log P).
+    const decoded = model.decode('DELETE', opts)[0];
+    assert.ok(Math.abs(decoded.score - out.score) < 1e-6);
+    assert.match(greedy.resultProb, new RegExp(`P ${String(Number(Math.exp(decoded.logprob).toPrecision(2)))}\\b`));
+
+    assert.equal(beam.shown, 'D IH L IY T');
+    assert.equal(beam.diagnosis, 'right');
+    assert.equal(beam.label, null);
+    await sameForced(beam.rows[0], model, 'DELETE', moduleOptions(makeLane('beam', beam.opts)), 'beam output');
+    assert.equal(await page.locator('.lane-beam .error-label').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('ABID: greedy is a model error (the model prefers its wrong output); Mask-Predict is labelled by its CMLM scores', async () => {
+    const { page, errors } = await openPage(served.context, served.url('/?w=ABID&lane=greedy&lane=mp'));
+    await waitReady(page);
+    const [greedy, mp] = await forcedBlocks(page);
+    const model = await moduleModel(AR);
+
+    const { out, ref } = await wrongGreedy(greedy, model, 'ABID', ['AH B IH D', 'EY B IH D'], ['model', 'Model error']);
+    assert.match(greedy.why, /prefers the wrong answer/);
+    assert.ok(ref.score < out.score);
+
+    // The CMLM: both pronunciations scored as Mask-Predict's first iteration, the label from those scores.
+    const cmlm = await moduleModel(CMLM);
+    const mpOpts = moduleOptions(makeLane('mp', mp.opts));
+    const rows = [];
+    for (const r of mp.rows) rows.push(await sameForced(r, cmlm, 'ABID', mpOpts, `Mask-Predict ${r.who}`));
+    if (mp.shown === 'EY B IH D') assert.equal(mp.diagnosis, 'right');
+    else assert.equal(mp.diagnosis, rows[1].score > rows[0].score ? 'search' : 'model');
+    console.log(`ABID Mask-Predict: ${mp.shown} (${mp.diagnosis}), forced scores ${rows.map((r) => `${r.text} ${r.score.toFixed(4)}`).join(', ')}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('in Chinese: the label and its explanation', async () => {
+    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lang=zh'));
+    await waitReady(page);
+    const [greedy] = await forcedBlocks(page);
+    assert.equal(greedy.label, '搜索错误');
+    assert.match(greedy.why, /更宽的搜索/);
+    assert.match(greedy.resultProb, /对数概率 .* · 序列概率 /);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
