@@ -22,7 +22,7 @@ const query = (lang) => `/?w=${WORD}&t=2${LANES.map((l) => `&lane=${l}`).join(''
 
 // Names and symbols both languages write the same way: models, formats, tokens, formulas.
 const KEPT = new Set(['mask', 'predict', 'gnmt', 'begin', 'end', 'arpabet', 'ipa', 'cmudict', 'transformer', 'webassembly', 'web',
-  'worker', 'seq2seq', 'wasm', 'npm', 'rnn', 'gru', 'softmax', 'tanh', 'log', 'top', 'best', 'bsd', 'clause', 'carnegie',
+  'worker', 'seq2seq', 'wasm', 'npm', 'rnn', 'gru', 'softmax', 'tanh', 'log', 'exp', 'top', 'best', 'bsd', 'clause', 'carnegie',
   'mellon', 'university', 'code', 'bahdanau', 'g2p', 'cmlm', 'dot', 'multiplicative', 'additive', 'reduced', 'rank']);
 // Every lower-case or capitalised English word of the English strings ("pass", "Beam"), not
 // ALL-CAPS ones: those are phonemes (AH, IY) and words the learner decodes (THROUGH).
