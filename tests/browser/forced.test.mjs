@@ -92,6 +92,13 @@ describe('scores under the results', () => {
     assert.equal(beam.label, null);
     await sameForced(beam.rows[0], model, 'DELETE', moduleOptions(makeLane('beam', beam.opts)), 'beam output');
     assert.equal(await page.locator('.lane-beam .error-label').count(), 0);
+    // The beam's hypothesis tables: P beside each log P (both rounded as shown).
+    const cells = await page.$$eval('.lane-beam table.hyps .seq-p', (ps) => ps.map((p) => [p.parentElement.firstChild.textContent, p.textContent]));
+    assert.ok(cells.length >= 1);
+    for (const [lp, p] of cells) {
+      const P = Math.exp(num(lp));
+      assert.ok(Math.abs(num(p.replace('P ', '')) - P) <= 0.06 * P, `beam table: ${p} beside log P ${lp}`);
+    }
     assert.deepEqual(errors, []);
     await page.close();
   });
