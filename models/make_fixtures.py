@@ -6,7 +6,9 @@ Small random-weight models, one per configuration below, each exported to
 tests/fixtures/<name>.safetensors, with tests/fixtures/<name>.json holding the
 inputs and the reference numbers (logits, attention probabilities, and for cmlm
 the length log-probabilities; for rnn the logits and the attention
-probabilities; for every model the forced scores of three targets). References are computed in float64 from the
+probabilities; for every model the forced scores of three targets; for
+transformer and cmlm models a whole greedy or Mask-Predict decode and its
+self-attention). References are computed in float64 from the
 stored (f32, f16-rounded or int8-dequantized) weights, on a PADDED batch of three sources and
 targets of different lengths, so masking is exercised. Deterministic.
 """
@@ -154,6 +156,91 @@ def forced_cmlm(ref, sources, targets, cfg):
     return {"targets": tgts, "token_logprobs": lps, "length_logprobs": lens}
 
 
+GREEDY_MAX_LENGTH = 12   # output tokens, EOS included (the decoder holds max_pos = 32)
+GREEDY_MIN_LENGTH = 4    # no EOS before 4 tokens: random weights often say EOS at once
+MASK_PREDICT_LENGTH = 6  # the draft length given to Mask-Predict
+MASK_PREDICT_ITERATIONS = 3
+
+
+def attn_of(layers, rows, cols):
+    """[layer][head][rows][cols] of a one-example forward's attention list."""
+    return [r(layer[0, :, :rows, :cols].tolist()) for layer in layers]
+
+
+def greedy_decode(ref, cfg, source):
+    """Greedy decoding as src/ar_search.cpp does it (never pad/unk/bos/mask, no EOS before
+    GREEDY_MIN_LENGTH tokens, EOS forced at the last position), one full forward per step
+    -> (tokens, smallest top-2 margin)."""
+    sp = cfg["tgt_specials"]
+    banned = [sp[k] for k in ("pad", "unk", "bos", "mask")]
+    src = torch.tensor([source])
+    tokens, margins = [], []
+    with torch.no_grad():
+        for t in range(GREEDY_MAX_LENGTH):
+            lp = torch.log_softmax(ref(src, torch.tensor([[sp["bos"]] + tokens]))["logits"][0, -1], -1)
+            if t + 1 >= GREEDY_MAX_LENGTH:
+                tok = sp["eos"]
+            else:
+                lp[banned] = float("-inf")
+                if t < GREEDY_MIN_LENGTH:
+                    lp[sp["eos"]] = float("-inf")
+                top = lp.topk(2)
+                margins.append((top.values[0] - top.values[1]).item())
+                tok = int(top.indices[0])
+            tokens.append(tok)
+            if tok == sp["eos"]:
+                break
+    return tokens, min(margins, default=float("inf"))
+
+
+def greedy_fixture(ref, cfg, sources):
+    """The greedy decode of the source with the longest output, and the full pass over the decoder's inputs (<s> and every output token
+    but the last): its causal self-attention is the lower triangle that the rows of
+    successive snapshots build up, row t at step t + 1."""
+    decodes = [greedy_decode(ref, cfg, s) for s in sources]
+    b = max(range(len(sources)), key=lambda i: len(decodes[i][0]))  # ties: the first
+    tokens, margin = decodes[b]
+    fed = [cfg["tgt_specials"]["bos"]] + tokens[:-1]
+    with torch.no_grad():
+        out = ref(torch.tensor([sources[b]]), torch.tensor([fed]), return_attn=True)
+    n, S = len(fed), len(sources[b])
+    print(f"  greedy: source {b}, {len(tokens)} tokens, smallest top-2 log-prob margin {margin:.4f}")
+    return {"source": b, "max_length": GREEDY_MAX_LENGTH, "min_length": GREEDY_MIN_LENGTH, "tokens": tokens,
+            "enc_self_attn": attn_of(out["enc_self_attn"], S, S), "dec_self_attn": attn_of(out["dec_self_attn"], n, n)}
+
+
+def mask_predict_fixture(ref, cfg, source):
+    """Mask-Predict of one draft of a given length as src/nar_search.cpp does it, every
+    iteration (no early stop): the draft fed to the decoder, the tokens predicted, and the
+    decoder's (unmasked) self-attention over the draft fed."""
+    sp = cfg["tgt_specials"]
+    banned = [sp[k] for k in ("pad", "unk", "bos", "mask")]
+    n, T = MASK_PREDICT_LENGTH, MASK_PREDICT_ITERATIONS
+    src = torch.tensor([source])
+    tokens, probs = [sp["mask"]] * n, [0.0] * n
+    steps, gaps = [], []
+    with torch.no_grad():
+        for t in range(1, T + 1):
+            n_mask = n if t == 1 else n * (T - t + 1) // T
+            order = sorted(range(n), key=lambda i: probs[i])  # stable: ties go to the earlier position
+            if 0 < n_mask < n:
+                gaps.append(probs[order[n_mask]] - probs[order[n_mask - 1]])
+            masked = set(order[:n_mask])
+            fed = [sp["mask"] if i in masked else tokens[i] for i in range(n)]
+            out = ref(src, torch.tensor([fed]), return_attn=True)
+            lp = torch.log_softmax(out["logits"][0], -1)
+            lp[:, banned] = float("-inf")
+            for i in masked:
+                tokens[i] = int(lp[i].argmax())
+                probs[i] = lp[i].max().exp().item()
+            steps.append({"fed": fed, "tokens": list(tokens),
+                          "dec_self_attn": attn_of(out["dec_self_attn"], n, n)})
+    print(f"  mask-predict: smallest confidence gap at a re-mask cut {min(gaps, default=float('inf')):.4f}")
+    S = len(source)
+    return {"source": 0, "length": n, "iterations": T,
+            "enc_self_attn": attn_of(out["enc_self_attn"], S, S), "steps": steps}
+
+
 def build_fixture(name, overrides, dtype, seed):
     cfg = dict(BASE, **overrides, name=f"fixture {name}",
                description="random weights, parity fixture from models/make_fixtures.py")
@@ -202,6 +289,12 @@ def build_fixture(name, overrides, dtype, seed):
         fx["forced"] = forced_cmlm(ref, sources, targets, cfg_loaded)
     else:
         fx["forced"] = forced_ar(out["logits"], targets, cfg_loaded["tgt_specials"]["eos"])
+    # A whole decode, with the engine's rules, and the self-attention the
+    # snapshots of that decode must carry (after every use of `gen`: the numbers above stay).
+    if cfg_loaded["arch"] == "cmlm":
+        fx["mask_predict"] = mask_predict_fixture(ref, cfg_loaded, sources[0])
+    else:
+        fx["greedy"] = greedy_fixture(ref, cfg_loaded, sources)
     with open(os.path.join(OUT_DIR, name + ".json"), "w") as f:
         json.dump(fx, f, separators=(",", ":"))
         f.write("\n")

@@ -199,6 +199,12 @@ Snapshot ArSearch::step() {
   snap.source_length = scorer_.source_length();
   snap.layers = attn.layers;
   snap.heads = attn.heads;
+  if (opt_.attention && steps_ == 1) {  // fixed for the whole decode: sent once
+    const HeadMaps enc = scorer_.encoder_attention();
+    snap.encoder_layers = enc.layers;
+    snap.encoder_heads = enc.heads;
+    snap.encoder_attention = flatten(enc);
+  }
 
   std::vector<HypothesisView> next_live;
   std::vector<int> parents;
@@ -222,6 +228,8 @@ Snapshot ArSearch::step() {
           h.attention_heads.push_back(m(c.row, s));
           h.attention[static_cast<size_t>(s)] += m(c.row, s) / static_cast<float>(attn.maps.size());
         }
+      for (const RowMatrix& m : attn.self.maps)
+        h.self_attention.insert(h.self_attention.end(), m.row(c.row).data(), m.row(c.row).data() + m.cols());
     }
     if (c.token == sp_.eos) {
       h.finished = true;

@@ -125,7 +125,8 @@ struct DecodingOptions {
   // What snapshots carry.
   // Next-token candidates kept per hypothesis. Range [0, 64].
   int top_candidates = 5;
-  // Cross-attention in snapshots.
+  // Attention in snapshots: cross-attention, and the encoder and decoder self-attention
+  // (Transformer, CMLM).
   bool attention = true;
 };
 

@@ -52,6 +52,7 @@ class EnsembleStepScorer final : public StepScorer {
   void reorder(const std::vector<int>& parents) override {
     for (auto& s : scorers_) s->reorder(parents);
   }
+  HeadMaps encoder_attention() override { return scorers_[0]->encoder_attention(); }
 
  private:
   std::vector<std::unique_ptr<StepScorer>> scorers_;

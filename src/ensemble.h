@@ -20,8 +20,9 @@ class Ensemble final : public Network {
   explicit Ensemble(std::vector<std::shared_ptr<const Model>> members);
 
   int64_t parameter_count() const override;
-  // Cross-attention, when asked, is the first member's (members may differ in
-  // layers and heads, so there is no one map to average them into).
+  // Attention, when asked (cross, decoder self and encoder self), is the first
+  // member's (members may differ in layers and heads, so there is no one map to
+  // average them into).
   std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
   const std::vector<std::shared_ptr<const Model>>& members() const { return members_; }

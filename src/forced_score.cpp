@@ -52,7 +52,7 @@ ForcedScore force_parallel(ParallelScorer& scorer, const TargetSpecials& sp, con
   const std::vector<float> lengths = scorer.length_logprobs();
   require_finite_scores(lengths.data(), static_cast<long>(lengths.size()), "the target lengths");
   std::vector<RowMatrix> lp;
-  scorer.score({std::vector<int>(static_cast<size_t>(n), sp.mask)}, lp, nullptr);
+  scorer.score({std::vector<int>(static_cast<size_t>(n), sp.mask)}, lp, nullptr, nullptr);
   ForcedScore f;
   f.tokens = target;
   for (int i = 0; i < n; ++i) {

@@ -92,8 +92,9 @@ Snapshot NarSearch::step() {
   for (const auto& d : drafts_) inputs.push_back(d.tokens);
   std::vector<RowMatrix> lp;
   std::vector<RowMatrix> attn;
+  std::vector<HeadMaps> self_attn;
   try {
-    scorer_.score(inputs, lp, opt_.attention ? &attn : nullptr);
+    scorer_.score(inputs, lp, opt_.attention ? &attn : nullptr, opt_.attention ? &self_attn : nullptr);
     for (size_t r = 0; r < drafts_.size(); ++r)
       for (int i = 0; i < drafts_[r].length; ++i)
         if (drafts_[r].masked[static_cast<size_t>(i)])
@@ -115,7 +116,10 @@ Snapshot NarSearch::step() {
       d.probs[static_cast<size_t>(i)] = std::exp(lp[r](i, best));
     }
     if (d.tokens != before[r]) changed = true;
-    if (opt_.attention) d.attention.assign(attn[r].data(), attn[r].data() + attn[r].size());
+    if (opt_.attention) {
+      d.attention.assign(attn[r].data(), attn[r].data() + attn[r].size());
+      d.self_attention = r < self_attn.size() ? flatten(self_attn[r]) : std::vector<float>{};
+    }
     finalize(d);
   }
 
@@ -132,6 +136,16 @@ Snapshot NarSearch::step() {
   snap.iteration = iteration_;
   snap.iterations = T;
   snap.source_length = scorer_.source_length();
+  if (!self_attn.empty()) {
+    snap.layers = self_attn.front().layers;
+    snap.heads = self_attn.front().heads;
+  }
+  if (opt_.attention && iteration_ == 1) {  // fixed for the whole decode: sent once
+    const HeadMaps enc = scorer_.encoder_attention();
+    snap.encoder_layers = enc.layers;
+    snap.encoder_heads = enc.heads;
+    snap.encoder_attention = flatten(enc);
+  }
   snap.length_logprobs = length_lp_;
   snap.lengths = lengths_;
   snap.drafts = drafts_;

@@ -28,11 +28,27 @@ struct TargetSpecials {
   int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;
 };
 
-// Cross-attention of the positions just scored: maps[layer*heads + head] is
-// [rows x source length].
-struct CrossAttention {
+// Attention probabilities per (layer, head): maps[layer*heads + head].
+struct HeadMaps {
   int layers = 0, heads = 0;
   std::vector<RowMatrix> maps;
+};
+
+// Every map one after another, each row-major: [layers*heads*rows*cols], the
+// layout snapshots carry.
+inline std::vector<float> flatten(const HeadMaps& m) {
+  std::vector<float> out;
+  for (const RowMatrix& map : m.maps) out.insert(out.end(), map.data(), map.data() + map.size());
+  return out;
+}
+
+// Attention of the positions just scored by a StepScorer. The maps are the
+// cross-attention, [rows x source length]; `self` is the decoder's masked
+// self-attention of the same rows over the target positions fed so far, BOS
+// included, [rows x positions] (no maps, layers 0, for a model without
+// self-attention: the RNN).
+struct CrossAttention : HeadMaps {
+  HeadMaps self;
 };
 
 // Autoregressive scoring of the hypotheses of one source. It starts with one
@@ -50,6 +66,10 @@ class StepScorer {
   virtual void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) = 0;
   // Hypothesis i continues old hypothesis parents[i] (parents may repeat).
   virtual void reorder(const std::vector<int>& parents) = 0;
+  // The encoder's self-attention over this source, maps [source length x source
+  // length]; no maps for a model without one (the RNN). Worked out when asked
+  // (another encoder pass), so that decoding without attention keeps none.
+  virtual HeadMaps encoder_attention() { return {}; }
 };
 
 // Non-autoregressive scoring of whole drafts for one source.
@@ -62,9 +82,13 @@ class ParallelScorer {
   // Log-probabilities of target lengths 0..max_target_length().
   virtual std::vector<float> length_logprobs() = 0;
   // One decoder pass over all drafts: logprobs[r] is [len_r x V]; attention[r]
-  // (if asked) is [len_r x source length], averaged over layers and heads.
+  // (if asked) is [len_r x source length], averaged over layers and heads;
+  // self_attention[r] (if asked) the decoder's self-attention of draft r, maps
+  // [len_r x len_r] (unmasked: every position sees the whole draft).
   virtual void score(const std::vector<std::vector<int>>& drafts, std::vector<RowMatrix>& logprobs,
-                     std::vector<RowMatrix>* attention) = 0;
+                     std::vector<RowMatrix>* attention, std::vector<HeadMaps>* self_attention) = 0;
+  // As StepScorer::encoder_attention.
+  virtual HeadMaps encoder_attention() { return {}; }
 };
 
 }  // namespace seq2seq

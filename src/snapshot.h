@@ -28,6 +28,12 @@ struct HypothesisView {
   // layers and heads [source length], and per (layer, head) [layers*heads*S].
   std::vector<float> attention;
   std::vector<float> attention_heads;
+  // Decoder masked self-attention of the same step (Transformer only; empty for
+  // the RNN, which has none): the row of the position just fed (BOS at step 1,
+  // then the previous token) over the positions 0..t-1 fed so far, t =
+  // tokens.size(), per (layer, head) [layers*heads*t]. Following a hypothesis
+  // back through its parents gives rows 1..t of the lower triangle.
+  std::vector<float> self_attention;
 };
 
 // A candidate considered at a step and dropped.
@@ -48,6 +54,10 @@ struct NarDraft {
   double length_logprob = 0;      // log P(length) from the length head (0 unless the length was predicted)
   double score = 0;               // avg_logprob + length_score_weight * length_logprob: the length beam ranks by it
   std::vector<float> attention;   // [length x source length], averaged over layers and heads
+  // The decoder's self-attention over the draft fed in this iteration (masks
+  // included), unmasked (every position sees every other), per (layer, head):
+  // [layers*heads*length*length].
+  std::vector<float> self_attention;
 };
 
 struct Result {
@@ -63,7 +73,16 @@ struct Snapshot {
   bool autoregressive = true;
   bool done = false;
   int source_length = 0;
-  int layers = 0, heads = 0;      // shape of attention_heads
+  // Decoder layers and heads: the shape of attention_heads and of the hypotheses'
+  // and drafts' self_attention (set for Mask-Predict only when it has the latter).
+  int layers = 0, heads = 0;
+  // The encoder's self-attention over the source, per (layer, head), row-major
+  // [encoder_layers*encoder_heads*S*S] (S = source_length). It is the same at
+  // every step of a decode, so only the snapshot of step 1 carries it (the one
+  // exception to "complete": a viewer keeps it); empty at later steps, with
+  // attention off, and for the RNN, which has no self-attention.
+  int encoder_layers = 0, encoder_heads = 0;
+  std::vector<float> encoder_attention;
 
   // Autoregressive (greedy, beam, sample).
   std::vector<HypothesisView> live;      // after this step

@@ -12,6 +12,7 @@ nlohmann::json hyp_json(const HypothesisView& h, const Vocabulary& v) {
                       {"finished", h.finished}, {"forced", h.forced},   {"token_prob", h.token_prob},
                       {"candidates", cands}};
   if (!h.attention.empty()) j["attention"] = h.attention;
+  if (!h.self_attention.empty()) j["self_attention"] = h.self_attention;
   return j;
 }
 
@@ -24,6 +25,15 @@ nlohmann::json to_json(const Result& r) {
 nlohmann::json to_json(const Snapshot& s, const Vocabulary& v) {
   nlohmann::json j = {{"step", s.step}, {"autoregressive", s.autoregressive}, {"done", s.done},
                       {"source_length", s.source_length}};
+  if (s.layers > 0) {  // the shape of the per-head attention below
+    j["layers"] = s.layers;
+    j["heads"] = s.heads;
+  }
+  if (!s.encoder_attention.empty()) {
+    j["encoder_layers"] = s.encoder_layers;
+    j["encoder_heads"] = s.encoder_heads;
+    j["encoder_attention"] = s.encoder_attention;
+  }
   if (s.autoregressive) {
     j["live"] = nlohmann::json::array();
     for (const auto& h : s.live) j["live"].push_back(hyp_json(h, v));
@@ -44,9 +54,11 @@ nlohmann::json to_json(const Snapshot& s, const Vocabulary& v) {
       std::vector<std::string> toks;
       for (int t : d.tokens) toks.push_back(v.token(t));
       std::vector<int> masked(d.masked.begin(), d.masked.end());
-      j["drafts"].push_back({{"length", d.length}, {"tokens", toks}, {"probs", d.probs}, {"masked", masked},
-                             {"output_length", d.output_length}, {"avg_logprob", d.avg_logprob},
-                             {"length_logprob", d.length_logprob}, {"score", d.score}});
+      nlohmann::json dj = {{"length", d.length}, {"tokens", toks}, {"probs", d.probs}, {"masked", masked},
+                           {"output_length", d.output_length}, {"avg_logprob", d.avg_logprob},
+                           {"length_logprob", d.length_logprob}, {"score", d.score}};
+      if (!d.self_attention.empty()) dj["self_attention"] = d.self_attention;
+      j["drafts"].push_back(std::move(dj));
     }
   }
   if (s.done) {

@@ -12,10 +12,22 @@ TargetSpecials target_specials(const ModelConfig& c) {
 
 namespace {
 
+// The encoder's self-attention of one source: a second encoder pass, run only
+// when asked, so that decoding without attention records nothing.
+HeadMaps encoder_attention_of(const Transformer& m, const std::vector<int>& source) {
+  AttentionMaps maps;
+  m.encode({source}, &maps);
+  HeadMaps out;
+  out.layers = maps.layers;
+  out.heads = maps.heads;
+  out.maps = std::move(maps.maps);  // one source: index layer*heads + head
+  return out;
+}
+
 class TransformerStepScorer final : public StepScorer {
  public:
   TransformerStepScorer(const Transformer& m, const std::vector<int>& source, int capacity)
-      : m_(m), enc_(m.encode({source})), cache_(m.start_cache(enc_, 0, 1, capacity)) {}
+      : m_(m), source_(source), enc_(m.encode({source})), cache_(m.start_cache(enc_, 0, 1, capacity)) {}
 
   int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()); }
   int source_length() const override { return cache_.src_len; }
@@ -30,19 +42,25 @@ class TransformerStepScorer final : public StepScorer {
       attention->layers = step.layers;
       attention->heads = step.heads;
       attention->maps = std::move(step.cross);
+      attention->self.layers = step.layers;
+      attention->self.heads = step.heads;
+      attention->self.maps = std::move(step.self);
     }
   }
   void reorder(const std::vector<int>& parents) override { m_.reorder_cache(cache_, parents); }
+  HeadMaps encoder_attention() override { return encoder_attention_of(m_, source_); }
 
  private:
   const Transformer& m_;
+  std::vector<int> source_;
   EncoderOutput enc_;
   DecoderCache cache_;
 };
 
 class TransformerParallelScorer final : public ParallelScorer {
  public:
-  TransformerParallelScorer(const Transformer& m, const std::vector<int>& source) : m_(m), enc_(m.encode({source})) {
+  TransformerParallelScorer(const Transformer& m, const std::vector<int>& source)
+      : m_(m), source_(source), enc_(m.encode({source})) {
     if (m.config().arch != Arch::Cmlm) throw UsageError("non-autoregressive decoding needs a cmlm model");
   }
   int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()); }
@@ -56,13 +74,15 @@ class TransformerParallelScorer final : public ParallelScorer {
   }
 
   void score(const std::vector<std::vector<int>>& drafts, std::vector<RowMatrix>& logprobs,
-             std::vector<RowMatrix>* attention) override {
-    AttentionMaps cross;
-    const RowMatrix all = m_.decode_full(enc_, std::vector<int>(drafts.size(), 0), drafts, nullptr, attention ? &cross : nullptr);
+             std::vector<RowMatrix>* attention, std::vector<HeadMaps>* self_attention) override {
+    AttentionMaps cross, self;
+    const RowMatrix all = m_.decode_full(enc_, std::vector<int>(drafts.size(), 0), drafts,
+                                         self_attention ? &self : nullptr, attention ? &cross : nullptr);
     Eigen::Index T = 0;
     for (const auto& d : drafts) T = std::max<Eigen::Index>(T, static_cast<Eigen::Index>(d.size()));
     logprobs.resize(drafts.size());
     if (attention) attention->resize(drafts.size());
+    if (self_attention) self_attention->assign(drafts.size(), HeadMaps{});
     const int S = enc_.lengths[0];
     for (size_t r = 0; r < drafts.size(); ++r) {
       const auto n = static_cast<Eigen::Index>(drafts[r].size());
@@ -74,11 +94,20 @@ class TransformerParallelScorer final : public ParallelScorer {
           for (int h = 0; h < cross.heads; ++h) avg += cross.at(static_cast<int>(r), l, h).topLeftCorner(n, S);
         (*attention)[r] = avg / static_cast<float>(cross.layers * cross.heads);
       }
+      if (self_attention) {  // the draft's own block of the batch's padded maps
+        HeadMaps& mine = (*self_attention)[r];
+        mine.layers = self.layers;
+        mine.heads = self.heads;
+        for (int l = 0; l < self.layers; ++l)
+          for (int h = 0; h < self.heads; ++h) mine.maps.push_back(self.at(static_cast<int>(r), l, h).topLeftCorner(n, n));
+      }
     }
   }
+  HeadMaps encoder_attention() override { return encoder_attention_of(m_, source_); }
 
  private:
   const Transformer& m_;
+  std::vector<int> source_;
   EncoderOutput enc_;
 };
 

@@ -76,7 +76,8 @@ class ToyParallelScorer final : public seq2seq::ParallelScorer {
   int source_length() const override { return 3; }
   int max_target_length() const override { return static_cast<int>(length_lp.size()) - 1; }
   std::vector<float> length_logprobs() override { return length_lp; }
-  void score(const std::vector<std::vector<int>>& drafts, std::vector<RowMatrix>& lp, std::vector<RowMatrix>* attn) override {
+  void score(const std::vector<std::vector<int>>& drafts, std::vector<RowMatrix>& lp, std::vector<RowMatrix>* attn,
+             std::vector<seq2seq::HeadMaps>*) override {
     ++calls;
     lp.clear();
     for (const auto& d : drafts) {
