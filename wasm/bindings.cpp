@@ -87,6 +87,7 @@ val hypothesis(const HypothesisView& h, const Vocabulary& vocab) {
     o.set("attention", typed_array("Float32Array", h.attention));
     o.set("attentionHeads", typed_array("Float32Array", h.attention_heads));
   }
+  if (!h.self_attention.empty()) o.set("selfAttention", typed_array("Float32Array", h.self_attention));
   return o;
 }
 
@@ -128,9 +129,16 @@ val snapshot(const Snapshot& s, const Vocabulary& vocab) {
   o.set("autoregressive", s.autoregressive);
   o.set("done", s.done);
   o.set("sourceLength", s.source_length);
-  if (s.autoregressive) {
+  if (!s.encoder_attention.empty()) {  // step 1 only: the same for the whole decode
+    o.set("encoderLayers", s.encoder_layers);
+    o.set("encoderHeads", s.encoder_heads);
+    o.set("encoderAttention", typed_array("Float32Array", s.encoder_attention));
+  }
+  if (s.autoregressive || s.layers > 0) {
     o.set("layers", s.layers);
     o.set("heads", s.heads);
+  }
+  if (s.autoregressive) {
     for (const auto& [name, list] : {std::pair<const char*, const std::vector<HypothesisView>*>{"live", &s.live},
                                      {"finished", &s.finished}}) {
       val a = val::array();
@@ -170,6 +178,7 @@ val snapshot(const Snapshot& s, const Vocabulary& vocab) {
       v.set("lengthLogprob", d.length_logprob);
       v.set("score", d.score);
       if (!d.attention.empty()) v.set("attention", typed_array("Float32Array", d.attention));
+      if (!d.self_attention.empty()) v.set("selfAttention", typed_array("Float32Array", d.self_attention));
       drafts.set(i, v);
     }
     o.set("drafts", drafts);

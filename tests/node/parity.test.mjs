@@ -79,6 +79,7 @@ function compareHypothesis(h, n, what) {
   assertClose(h.tokenProb, n.token_prob, `${what}: token prob`);
   assertSameRanking(h.candidates.map((c) => ({ key: c.token, value: c.prob })), n.candidates.map((c) => ({ key: c.id, value: c.prob })), `${what}: candidates`);
   assertAllClose(Array.from(h.attention ?? []), n.attention ?? [], `${what}: attention`);
+  assertAllClose(Array.from(h.selfAttention ?? []), n.self_attention ?? [], `${what}: decoder self-attention`);
 }
 
 function compareSnapshot(s, n, what) {
@@ -86,6 +87,11 @@ function compareSnapshot(s, n, what) {
   assert.equal(s.done, n.done, `${what}: done`);
   assert.equal(s.autoregressive, n.autoregressive, `${what}: autoregressive`);
   assert.equal(s.sourceLength, n.source_length, `${what}: source length`);
+  assert.equal(s.layers, n.layers, `${what}: layers`);
+  assert.equal(s.heads, n.heads, `${what}: heads`);
+  assert.equal(s.encoderLayers, n.encoder_layers, `${what}: encoder layers`);
+  assert.equal(s.encoderHeads, n.encoder_heads, `${what}: encoder heads`);
+  assertAllClose(Array.from(s.encoderAttention ?? []), n.encoder_attention ?? [], `${what}: encoder self-attention`);
   if (s.autoregressive) {
     assert.equal(s.live.length, n.live.length, `${what}: live hypotheses`);
     s.live.forEach((h, i) => compareHypothesis(h, n.live[i], `${what} live ${i}`));
@@ -108,6 +114,7 @@ function compareSnapshot(s, n, what) {
       assert.equal(d.outputLength, nd.output_length, `${what} draft ${i}: output length`);
       assertAllClose(Array.from(d.probs), nd.probs, `${what} draft ${i}: probs`);
       assertClose(d.avgLogprob, nd.avg_logprob, `${what} draft ${i}: average log-prob`);
+      assertAllClose(Array.from(d.selfAttention ?? []), nd.self_attention ?? [], `${what} draft ${i}: decoder self-attention`);
     });
   }
   if (s.done) compareResults(s.results, n.results, `${what} results`);

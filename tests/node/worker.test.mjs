@@ -91,9 +91,11 @@ describe('protocol handler, in-process', () => {
     const stepped = await request({ type: 'step' });
     assert.deepEqual(plain(stepped.message.value), plain(expected));
     // The snapshot's typed arrays travel as transfers, not copies.
-    const { live, finished } = stepped.message.value;
-    const buffers = [...live, ...finished].flatMap((h) => [h.attention.buffer, h.attentionHeads.buffer]);
+    const { live, finished, encoderAttention } = stepped.message.value;
+    const buffers = [...live, ...finished].flatMap((h) => [h.attention.buffer, h.attentionHeads.buffer, h.selfAttention.buffer]);
     assert.ok(buffers.length > 0);
+    assert.ok(encoderAttention instanceof Float32Array, 'step 1 carries the encoder self-attention');
+    buffers.push(encoderAttention.buffer);
     assert.deepEqual(new Set(stepped.transfer), new Set(buffers));
 
     const before = posts.length;

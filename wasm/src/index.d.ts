@@ -88,7 +88,10 @@ export interface DecodingOptions {
   earlyStop?: boolean;
   /** Next-token candidates kept per hypothesis. Range 0..64. Default 5. */
   topCandidates?: number;
-  /** Cross-attention in snapshots. Default true. */
+  /**
+   * Attention in snapshots: cross-attention, and the encoder and decoder self-attention
+   * (Transformer, CMLM). Default true.
+   */
   attention?: boolean;
 }
 // END GENERATED
@@ -258,6 +261,15 @@ export interface Hypothesis {
   attention?: Float32Array;
   /** The same per (layer, head): [layers * heads * sourceLength]. Absent with attention: false. */
   attentionHeads?: Float32Array;
+  /**
+   * The decoder's masked self-attention of the same step, per (layer, head):
+   * [layers * heads * t], t = tokens.length. Each is the row of the position just fed
+   * (BOS at step 1, then the previous token) over the t positions fed so far, BOS first;
+   * later positions are masked and have no entry. Walking a hypothesis back through its
+   * parents gives rows 0..t-1 of the lower-triangular matrix. Transformer only: absent
+   * for the RNN (no self-attention) and with attention: false.
+   */
+  selfAttention?: Float32Array;
 }
 
 /** A candidate considered at a step and dropped. */
@@ -291,6 +303,12 @@ export interface NarDraft {
   score: number;
   /** Cross-attention [length * sourceLength], averaged over layers and heads. Absent with attention: false. */
   attention?: Float32Array;
+  /**
+   * The decoder's self-attention over the draft fed in this iteration (masks included),
+   * per (layer, head): [layers * heads * length * length], row-major (query, key). Not
+   * masked: every position sees the whole draft. Absent with attention: false.
+   */
+  selfAttention?: Float32Array;
 }
 
 interface SnapshotBase {
@@ -300,12 +318,23 @@ interface SnapshotBase {
   sourceLength: number;
   /** Present once done: the n-best, best first. */
   results?: Result[];
+  /**
+   * The encoder's self-attention over the source, per (layer, head):
+   * [encoderLayers * encoderHeads * sourceLength * sourceLength], row-major (query, key).
+   * It is the same for every step of a decode, so only the snapshot of step 1 carries it:
+   * keep it from there. Absent at later steps, with attention: false, and for the RNN
+   * (no self-attention).
+   */
+  encoderAttention?: Float32Array;
+  /** Shape of encoderAttention; present with it. */
+  encoderLayers?: number;
+  encoderHeads?: number;
 }
 
 /** A step of greedy, beam or sampling search. */
 export interface ArSnapshot extends SnapshotBase {
   autoregressive: true;
-  /** Shape of attentionHeads. */
+  /** Shape of attentionHeads and selfAttention (decoder layers and heads; the RNN: 1 and 1). */
   layers: number;
   heads: number;
   /** Live hypotheses after this step. */
@@ -319,6 +348,9 @@ export interface ArSnapshot extends SnapshotBase {
 /** A Mask-Predict iteration. */
 export interface NarSnapshot extends SnapshotBase {
   autoregressive: false;
+  /** Shape of the drafts' selfAttention (decoder layers and heads); present with it. */
+  layers?: number;
+  heads?: number;
   /** 1-based iteration of this step. */
   iteration: number;
   /** T. */

@@ -60,10 +60,12 @@ function makeYield() {
 function transferables(snapshot) {
   const buffers = new Set();
   const add = (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); };
+  add(snapshot.encoderAttention);
   if (snapshot.autoregressive) {
     for (const h of [...snapshot.live, ...snapshot.finished]) {
       add(h.attention);
       add(h.attentionHeads);
+      add(h.selfAttention);
     }
   } else {
     add(snapshot.lengthLogprobs);
@@ -71,6 +73,7 @@ function transferables(snapshot) {
       add(d.probs);
       add(d.masked);
       add(d.attention);
+      add(d.selfAttention);
     }
   }
   return [...buffers];

@@ -20,14 +20,19 @@ function describeSnapshot(s: Snapshot): string {
     const heads: number = ar.layers * ar.heads * ar.sourceLength;
     const candidates: TokenCandidate[] = best?.candidates ?? [];
     const pruned: PrunedCandidate[] = ar.pruned;
-    return `step ${ar.step}: ${best?.texts.join(' ')} (${best?.score.toFixed(3)}; attention ${attention?.length ?? 0}/${best?.attentionHeads?.length ?? 0} of ${heads}; ${candidates.length} candidates; ${pruned.length} pruned)`;
+    const selfRow: Float32Array | undefined = best?.selfAttention;
+    const encoder: Float32Array | undefined = ar.encoderAttention;
+    const encoderShape: number = (ar.encoderLayers ?? 0) * (ar.encoderHeads ?? 0) * ar.sourceLength ** 2;
+    return `step ${ar.step}: ${best?.texts.join(' ')} (${best?.score.toFixed(3)}; attention ${attention?.length ?? 0}/${best?.attentionHeads?.length ?? 0} of ${heads}; self ${selfRow?.length ?? 0}; encoder ${encoder?.length ?? 0} of ${encoderShape}; ${candidates.length} candidates; ${pruned.length} pruned)`;
   }
   const nar: NarSnapshot = s;
   const draft: NarDraft = nar.drafts[nar.bestDraft];
   const probs: Float32Array = draft.probs;
   const masked: Uint8Array = draft.masked;
   const lengths: Float32Array = nar.lengthLogprobs;
-  return `iteration ${nar.iteration}/${nar.iterations}: ${draft.texts.join(' ')} (${probs.length} probs, ${masked.reduce((a, b) => a + b, 0)} masked, ${lengths.length} lengths, changed ${nar.changed})`;
+  const self: Float32Array | undefined = draft.selfAttention;
+  const selfShape: number = (nar.layers ?? 0) * (nar.heads ?? 0) * draft.length ** 2;
+  return `iteration ${nar.iteration}/${nar.iterations}: ${draft.texts.join(' ')} (${probs.length} probs, ${masked.reduce((a, b) => a + b, 0)} masked, ${lengths.length} lengths, self ${self?.length ?? 0} of ${selfShape}, encoder ${nar.encoderAttention?.length ?? 0}, changed ${nar.changed})`;
 }
 
 /** Decodes `text` step by step and in one call; returns what it saw. */
