@@ -72,68 +72,82 @@ const HypothesisView* with_tokens(const Snapshot& s, const std::vector<int>& tok
   return nullptr;
 }
 
-std::vector<std::string> names_starting(const std::string& prefix) {
-  std::vector<std::string> out;
-  for (const auto& n : fixture_names())
-    if (n.rfind(prefix, 0) == 0) out.push_back(n);
-  return out;
+// A fixture's PyTorch decode (fx[key]) and the model it ran, under `compute`.
+struct Reference {
+  nlohmann::json fx;
+  std::shared_ptr<const Model> model;
+  double tol = 0;
+  std::vector<int> source;
+  const nlohmann::json& decode(const char* key) const { return fx[key]; }
+};
+
+Reference load_reference(const std::string& name, const char* key, Compute compute) {
+  Reference r;
+  r.fx = load_json(fixture_path(name + ".json"));
+  r.model = Model::from_file(fixture_path(r.fx["model"].get<std::string>()), compute);
+  r.tol = tolerance_for(r.fx, *r.model);
+  r.source = r.fx["sources"][r.fx[key]["source"].get<size_t>()].get<std::vector<int>>();
+  return r;
+}
+
+// body(reference) in a section per fixture whose name starts with `prefix` and per compute.
+template <typename F>
+void for_each_reference(const std::string& prefix, const char* key, F&& body) {
+  for (const auto& name : fixture_names()) {
+    if (name.rfind(prefix, 0) != 0) continue;
+    for (Compute compute : {Compute::F32, Compute::Auto})
+      SECTION(name + " " + to_string(compute)) body(load_reference(name, key, compute));
+  }
 }
 
 }  // namespace
 
 TEST_CASE("greedy snapshots carry PyTorch's encoder and masked decoder self-attention", "[self-attention][parity]") {
-  for (const auto& name : names_starting("ar_")) {
-    for (Compute compute : {Compute::F32, Compute::Auto}) {
-      SECTION(name + " " + to_string(compute)) {
-        const nlohmann::json fx = load_json(fixture_path(name + ".json"));
-        const nlohmann::json& g = fx["greedy"];
-        const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()), compute);
-        const ModelConfig& c = model->config();
-        const double tol = tolerance_for(fx, *model);
-        const std::vector<int> source = fx["sources"][g["source"].get<size_t>()].get<std::vector<int>>();
-        const std::vector<int> expected = g["tokens"].get<std::vector<int>>();
-        const nlohmann::json& tri = g["dec_self_attn"];  // [layer][head][n][n], n = expected.size()
-        const int n = static_cast<int>(expected.size()), L = c.dec_layers, H = c.n_heads;
-        REQUIRE(n >= g["min_length"].get<int>() + 1);
+  for_each_reference("ar_", "greedy", [](const Reference& ref) {
+    const auto& [fx, model, tol, source] = ref;
+    const nlohmann::json& g = ref.decode("greedy");
+    const ModelConfig& c = model->config();
+    const std::vector<int> expected = g["tokens"].get<std::vector<int>>();
+    const nlohmann::json& tri = g["dec_self_attn"];  // [layer][head][n][n], n = expected.size()
+    const int n = static_cast<int>(expected.size()), L = c.dec_layers, H = c.n_heads;
+    REQUIRE(n >= g["min_length"].get<int>() + 1);
 
-        DecodingOptions o;
-        o.strategy = Strategy::Greedy;
-        o.max_length = g["max_length"].get<int>();
-        o.min_length = g["min_length"].get<int>();
-        Session session(model, o);
-        session.start(source_text(*model, source));
-        std::vector<Snapshot> steps;
-        while (!session.done()) steps.push_back(session.step());
-        REQUIRE(steps.size() == expected.size());
+    DecodingOptions o;
+    o.strategy = Strategy::Greedy;
+    o.max_length = g["max_length"].get<int>();
+    o.min_length = g["min_length"].get<int>();
+    Session session(model, o);
+    session.start(source_text(*model, source));
+    std::vector<Snapshot> steps;
+    while (!session.done()) steps.push_back(session.step());
+    REQUIRE(steps.size() == expected.size());
 
-        check_encoder_attention(steps[0], g["enc_self_attn"], c, tol);
-        double worst = 0, worst_sum = 0, worst_masked = 0;
-        for (int t = 0; t < n; ++t) {
-          INFO("step " << t + 1);
-          const Snapshot& s = steps[static_cast<size_t>(t)];
-          if (t > 0) CHECK(s.encoder_attention.empty());  // sent once, at step 1
-          CHECK(s.layers == L);
-          CHECK(s.heads == H);
-          const HypothesisView* made = with_tokens(s, std::vector<int>(expected.begin(), expected.begin() + t + 1));
-          REQUIRE(made != nullptr);  // the engine's greedy path is PyTorch's
-          const HypothesisView& h = *made;
-          // Step t + 1 fed position t: its row sees positions 0..t and nothing after.
-          REQUIRE(h.self_attention.size() == static_cast<size_t>(L * H * (t + 1)));
-          worst_sum = std::max(worst_sum, worst_row_sum(h.self_attention, t + 1));
-          for (int l = 0; l < L; ++l)
-            for (int hd = 0; hd < H; ++hd) {
-              for (int k = 0; k <= t; ++k)
-                worst = std::max(worst, std::abs(tri[l][hd][t][k].get<double>() - at(h.self_attention, H, 1, t + 1, l, hd, 0, k)));
-              for (int k = t + 1; k < n; ++k)  // PyTorch's causal mask: exactly 0 where the row stops
-                worst_masked = std::max(worst_masked, std::abs(tri[l][hd][t][k].get<double>()));
-            }
+    check_encoder_attention(steps[0], g["enc_self_attn"], c, tol);
+    double worst = 0, worst_sum = 0, worst_masked = 0;
+    for (int t = 0; t < n; ++t) {
+      INFO("step " << t + 1);
+      const Snapshot& s = steps[static_cast<size_t>(t)];
+      if (t > 0) CHECK(s.encoder_attention.empty());  // sent once, at step 1
+      CHECK(s.layers == L);
+      CHECK(s.heads == H);
+      const HypothesisView* made = with_tokens(s, std::vector<int>(expected.begin(), expected.begin() + t + 1));
+      REQUIRE(made != nullptr);  // the engine's greedy path is PyTorch's
+      const HypothesisView& h = *made;
+      // Step t + 1 fed position t: its row sees positions 0..t and nothing after.
+      REQUIRE(h.self_attention.size() == static_cast<size_t>(L * H * (t + 1)));
+      worst_sum = std::max(worst_sum, worst_row_sum(h.self_attention, t + 1));
+      for (int l = 0; l < L; ++l)
+        for (int hd = 0; hd < H; ++hd) {
+          for (int k = 0; k <= t; ++k)
+            worst = std::max(worst, std::abs(tri[l][hd][t][k].get<double>() - at(h.self_attention, H, 1, t + 1, l, hd, 0, k)));
+          for (int k = t + 1; k < n; ++k)  // PyTorch's causal mask: exactly 0 where the row stops
+            worst_masked = std::max(worst_masked, std::abs(tri[l][hd][t][k].get<double>()));
         }
-        CHECK(worst <= tol);
-        CHECK(worst_sum <= 1e-5);
-        CHECK(worst_masked == 0);
-      }
     }
-  }
+    CHECK(worst <= tol);
+    CHECK(worst_sum <= 1e-5);
+    CHECK(worst_masked == 0);
+  });
 }
 
 TEST_CASE("beam lanes: the rows along a hypothesis's ancestry are the full pass's lower triangle", "[self-attention]") {
@@ -186,55 +200,48 @@ TEST_CASE("beam lanes: the rows along a hypothesis's ancestry are the full pass'
 }
 
 TEST_CASE("Mask-Predict drafts carry PyTorch's full decoder self-attention", "[self-attention][parity]") {
-  for (const auto& name : names_starting("cmlm_")) {
-    for (Compute compute : {Compute::F32, Compute::Auto}) {
-      SECTION(name + " " + to_string(compute)) {
-        const nlohmann::json fx = load_json(fixture_path(name + ".json"));
-        const nlohmann::json& mp = fx["mask_predict"];
-        const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()), compute);
-        const ModelConfig& c = model->config();
-        const double tol = tolerance_for(fx, *model);
-        const std::vector<int> source = fx["sources"][mp["source"].get<size_t>()].get<std::vector<int>>();
-        const int n = mp["length"].get<int>(), L = c.dec_layers, H = c.n_heads;
+  for_each_reference("cmlm_", "mask_predict", [](const Reference& reference) {
+    const auto& [fx, model, tol, source] = reference;
+    const nlohmann::json& mp = reference.decode("mask_predict");
+    const ModelConfig& c = model->config();
+    const int n = mp["length"].get<int>(), L = c.dec_layers, H = c.n_heads;
 
-        DecodingOptions o;
-        o.strategy = Strategy::Nar;
-        o.nar_length = NarLength::Given;
-        o.nar_given_length = n;
-        o.iterations = mp["iterations"].get<int>();
-        o.early_stop = false;
-        Session session(model, o);
-        session.start(source_text(*model, source));
-        std::vector<Snapshot> steps;
-        while (!session.done()) steps.push_back(session.step());
-        REQUIRE(steps.size() == mp["steps"].size());
+    DecodingOptions o;
+    o.strategy = Strategy::Nar;
+    o.nar_length = NarLength::Given;
+    o.nar_given_length = n;
+    o.iterations = mp["iterations"].get<int>();
+    o.early_stop = false;
+    Session session(model, o);
+    session.start(source_text(*model, source));
+    std::vector<Snapshot> steps;
+    while (!session.done()) steps.push_back(session.step());
+    REQUIRE(steps.size() == mp["steps"].size());
 
-        check_encoder_attention(steps[0], mp["enc_self_attn"], c, tol);
-        for (size_t i = 0; i < steps.size(); ++i) {
-          INFO("iteration " << i + 1);
-          const Snapshot& s = steps[i];
-          const nlohmann::json& ref = mp["steps"][i];
-          if (i > 0) CHECK(s.encoder_attention.empty());
-          CHECK(s.layers == L);
-          CHECK(s.heads == H);
-          REQUIRE(s.drafts.size() == 1);
-          const NarDraft& d = s.drafts[0];
-          CHECK(d.tokens == ref["tokens"].get<std::vector<int>>());
-          const std::vector<int> fed = ref["fed"].get<std::vector<int>>();
-          for (int k = 0; k < n; ++k) CHECK((d.masked[static_cast<size_t>(k)] != 0) == (fed[static_cast<size_t>(k)] == c.tgt_specials.mask));
-          REQUIRE(d.self_attention.size() == static_cast<size_t>(L * H * n * n));
-          CHECK(worst_row_sum(d.self_attention, n) <= 1e-5);
-          double worst = 0;
-          for (int l = 0; l < L; ++l)
-            for (int hd = 0; hd < H; ++hd)
-              for (int q = 0; q < n; ++q)
-                for (int k = 0; k < n; ++k)
-                  worst = std::max(worst, std::abs(ref["dec_self_attn"][l][hd][q][k].get<double>() - at(d.self_attention, H, n, n, l, hd, q, k)));
-          CHECK(worst <= tol);
-        }
-      }
+    check_encoder_attention(steps[0], mp["enc_self_attn"], c, tol);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      INFO("iteration " << i + 1);
+      const Snapshot& s = steps[i];
+      const nlohmann::json& ref = mp["steps"][i];
+      if (i > 0) CHECK(s.encoder_attention.empty());
+      CHECK(s.layers == L);
+      CHECK(s.heads == H);
+      REQUIRE(s.drafts.size() == 1);
+      const NarDraft& d = s.drafts[0];
+      CHECK(d.tokens == ref["tokens"].get<std::vector<int>>());
+      const std::vector<int> fed = ref["fed"].get<std::vector<int>>();
+      for (int k = 0; k < n; ++k) CHECK((d.masked[static_cast<size_t>(k)] != 0) == (fed[static_cast<size_t>(k)] == c.tgt_specials.mask));
+      REQUIRE(d.self_attention.size() == static_cast<size_t>(L * H * n * n));
+      CHECK(worst_row_sum(d.self_attention, n) <= 1e-5);
+      double worst = 0;
+      for (int l = 0; l < L; ++l)
+        for (int hd = 0; hd < H; ++hd)
+          for (int q = 0; q < n; ++q)
+            for (int k = 0; k < n; ++k)
+              worst = std::max(worst, std::abs(ref["dec_self_attn"][l][hd][q][k].get<double>() - at(d.self_attention, H, n, n, l, hd, q, k)));
+      CHECK(worst <= tol);
     }
-  }
+  });
 }
 
 TEST_CASE("self-attention is absent with attention off, and for the RNN", "[self-attention]") {
