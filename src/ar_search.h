@@ -31,6 +31,12 @@ class ArSearch {
            int max_len);
 
   bool done() const { return done_; }
+  // From now on snapshots leave out attention and candidates: for a caller that
+  // keeps only the results (Session::run), which need neither.
+  void results_only() {
+    opt_.attention = false;
+    opt_.top_candidates = 0;
+  }
   // One decoder call; throws UsageError once done.
   Snapshot step();
   // The n-best finished hypotheses, best first (valid once done).

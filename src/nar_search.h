@@ -21,6 +21,12 @@ class NarSearch {
   NarSearch(ParallelScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options, int max_len);
 
   bool done() const { return done_; }
+  // From now on snapshots leave out attention and candidates: for a caller that
+  // keeps only the results (Session::run), which need neither.
+  void results_only() {
+    opt_.attention = false;
+    opt_.top_candidates = 0;
+  }
   Snapshot step();  // throws UsageError once done
   std::vector<Result> results() const;
   const std::vector<float>& length_logprobs() const { return length_lp_; }

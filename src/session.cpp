@@ -90,6 +90,8 @@ Snapshot Session::step() {
 std::vector<Result> Session::run() {
   if (!started()) throw UsageError("run() before start(): give the session a source first");
   if (done()) throw UsageError("the decode has finished: start a new one");
+  // Only the results leave: no attention (an encoder pass more) or candidates to copy.
+  if (ar_) ar_->results_only(); else nar_->results_only();
   Snapshot last;
   while (!done()) last = step();
   return last.results;
