@@ -32,6 +32,11 @@ const laneState = (page) => page.evaluate(() => seq2seqPage.lanes.map((l) => ({
   shown: l.el.querySelector('.result-main')?.dataset.result ?? null,
 })));
 const stepStatus = (page) => page.textContent('#step-status');
+// The last step, through the step slider: moved to its end as a drag would.
+const toEnd = async (page) => {
+  await page.$eval('#scrub', (s) => { s.value = s.max; s.dispatchEvent(new Event('input', { bubbles: true })); });
+  assert.match(await stepStatus(page), /^step (\d+) of \1$/);
+};
 
 describe('the page', () => {
   test('loads with the default lanes and their results, no console errors', async () => {
@@ -42,6 +47,11 @@ describe('the page', () => {
     const ms = await page.evaluate(() => ({ first: Number(document.body.dataset.firstLaneMs), all: Number(document.body.dataset.allLanesMs) }));
     // Reported, not asserted (a shared machine): bench/page-load.mjs measures it.
     console.log(`first result ${ms.first} ms, all lanes ${ms.all} ms after navigation start (wall ${Date.now() - t0} ms)`);
+    // A first visit starts at step 0, where the learner steps or plays; the answers wait at the end.
+    assert.match(await stepStatus(page), /^step 0 of [1-9]/);
+    assert.equal(await page.isEnabled('#step'), true);
+    assert.deepEqual((await laneState(page)).map((l) => l.shown), [null, null, null, null]);
+    await toEnd(page);
     const lanes = await laneState(page);
     assert.deepEqual(lanes.map((l) => l.type), ['greedy', 'beam', 'nar', 'mp']);
     for (const l of lanes) {
@@ -79,6 +89,9 @@ describe('the page', () => {
     await page.fill('#word', WORD2.toLowerCase());
     await page.press('#word', 'Enter');
     ready = await waitReady(page, ready);
+    // The address held no step, so it showed the end; a new word starts again at step 0.
+    assert.match(await stepStatus(page), /^step 0 of [1-9]/);
+    await toEnd(page);
     const lanes = await laneState(page);
     assert.equal(lanes.length, specs.length);
     for (const [i, spec] of specs.entries()) {
@@ -142,6 +155,77 @@ describe('the page', () => {
     await page.waitForFunction(() => /^step [1-9]/.test(document.getElementById('step-status').textContent), null, { timeout: 5000 });
     await page.keyboard.press(' ');
     assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'false');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a link with a word and no step shows the end; with a step, exactly that step', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp:T=3`));
+    await waitReady(page);
+    assert.match(await stepStatus(page), /^step (\d+) of \1$/);
+    const { page: p2, errors: e2 } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp:T=3&t=2`));
+    await waitReady(p2);
+    assert.match(await stepStatus(p2), /^step 2 of /);
+    assert.equal(await p2.locator('.lane-greedy .strip .chip').count(), 3);
+    assert.deepEqual([...errors, ...e2], []);
+    await page.close();
+    await p2.close();
+  });
+
+  test('first minute: Step and Play stand out, four lanes fit 1400 px, the bar stays on a phone', async () => {
+    const { page, errors } = await openPage(served.context);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.goto(url('/'));
+    await waitReady(page);
+    const look = (sel) => page.$eval(sel, (e) => { const c = getComputedStyle(e); return { bg: c.backgroundColor, weight: Number(c.fontWeight) }; });
+    const back = await look('#back');
+    for (const sel of ['#step', '#play']) {
+      const l = await look(sel);
+      assert.notEqual(l.bg, back.bg, `${sel} looks like Back`);
+      assert.ok(l.weight >= 600, `${sel} is bold`);
+    }
+    // Both in the first screen, above the lanes.
+    for (const sel of ['#step', '#play']) {
+      const b = await page.locator(sel).boundingBox();
+      assert.ok(b.y >= 0 && b.y + b.height <= 1000, `${sel} at ${b.y}`);
+    }
+    // The four default lanes side by side, none clipped, no sideways scrolling.
+    const fit = await page.evaluate(() => {
+      const strip = document.getElementById('lanes');
+      const s = strip.getBoundingClientRect();
+      return { scroll: strip.scrollWidth, client: strip.clientWidth, page: document.documentElement.scrollWidth,
+        lanes: [...strip.querySelectorAll('.lane')].map((l) => { const r = l.getBoundingClientRect(); return { left: r.left - s.left, right: s.right - r.right, top: r.top }; }) };
+    });
+    assert.equal(fit.lanes.length, 4);
+    assert.ok(fit.scroll <= fit.client, `the lane strip scrolls: ${fit.scroll} > ${fit.client}`);
+    assert.ok(fit.page <= 1400, `the page is ${fit.page} px wide`);
+    for (const l of fit.lanes) assert.ok(l.left >= 0 && l.right >= 0 && l.top === fit.lanes[0].top, JSON.stringify(fit.lanes));
+    // Moving a lane is not stepping: another glyph, another name, another look.
+    const step = { text: await page.textContent('#step'), back: await page.textContent('#back') };
+    const moves = await page.$$eval('.lane [data-action=left], .lane [data-action=right]', (bs) => bs.map((b) => ({
+      text: b.textContent.trim(), label: b.getAttribute('aria-label'), border: getComputedStyle(b).borderStyle })));
+    for (const m of moves) {
+      assert.ok(!step.text.includes(m.text) && !step.back.includes(m.text), `lane move glyph ${m.text} is the transport's`);
+      assert.match(m.label, /^Move this lane (left|right)$/);
+      assert.equal(m.border, 'dashed');
+    }
+    // The skip link jumps to the lanes below the sticky bar, not under it.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.focus('.skip');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.scrollY > 0);
+    const jump = await page.evaluate(() => ({ bar: document.querySelector('.transport-bar').getBoundingClientRect().bottom,
+      lanes: document.getElementById('lanes').getBoundingClientRect().top }));
+    assert.ok(jump.lanes >= jump.bar, `the lanes start at ${jump.lanes}, under the bar (its bottom at ${jump.bar})`);
+    // On a phone the step bar stays reachable while the lanes scroll by.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('.lane-mp .lane-result').scrollIntoViewIfNeeded();
+    await assertFitsPhone(page);
+    const b = await page.locator('#step').boundingBox();
+    assert.ok(b.y >= 0 && b.y + b.height <= 844, `Step is off screen at ${b.y}`);
+    await page.click('#step');
+    assert.match(await stepStatus(page), /^step 1 of /);
+    await page.screenshot({ path: artifact('first-minute-phone.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -24,7 +24,7 @@ class App {
     this.lanes = [];
     this.word = '';
     this.t = 0;
-    this.follow = true;        // show the last step (set until the learner steps)
+    this.follow = false;       // show the last step: set for an address with a word and no step
     this.playing = null;
     this.reference = null;
     this.addressNotes = [];    // what the address held that the page left out, until the word changes
@@ -89,7 +89,9 @@ class App {
     if (!fromAddress) this.addressNotes = [];
     this.word = word.trim().toUpperCase() === word.trim() ? word.trim() : word.trim();
     $('word').value = this.word;
-    if (!keepStep) { this.follow = true; this.t = 0; }
+    // A new word starts at step 0: the learner steps or plays through it, rather than
+    // meeting the finished answer first.
+    if (!keepStep) { this.follow = false; this.t = 0; }
     this.stop();
     this.showSource();
     this.lookupReference();
@@ -280,6 +282,14 @@ class App {
     $('examples').innerHTML = ex.map((w) => `<button type="button" class="example" data-word="${esc(w)}">${esc(w)}</button>`).join(' ');
   }
 
+  /** Keeps jump targets clear of the sticky step bar (style.css: scroll-margin-top). */
+  watchBar() {
+    const bar = document.querySelector('.transport-bar');
+    const set = () => document.documentElement.style.setProperty('--bar-h', `${Math.ceil(bar.getBoundingClientRect().height)}px`);
+    new ResizeObserver(set).observe(bar);
+    set();
+  }
+
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
@@ -300,7 +310,8 @@ class App {
     $('step').addEventListener('click', () => { this.stop(); this.go(this.t + 1); });
     $('play').addEventListener('click', () => this.toggle());
     $('speed').addEventListener('change', () => { if (this.playing) { this.stop(); this.play(); } });
-    $('scrub').addEventListener('input', (e) => { this.stop(); this.go(Number(e.target.value)); });
+    // The value first: stop() redraws the bar, which puts the slider back at the current step.
+    $('scrub').addEventListener('input', (e) => { const to = Number(e.target.value); this.stop(); this.go(to); });
     $('copy-link').addEventListener('click', async () => {
       try {
         await navigator.clipboard.writeText(location.href);
@@ -386,6 +397,7 @@ async function main() {
   const app = new App(models);
   window.seq2seqPage = app;   // for the browser tests and the curious
   app.wire();
+  app.watchBar();
   const st = decodeState(location.search);
   app.addressSearch = location.search;
   app.relabel();
@@ -394,9 +406,12 @@ async function main() {
   for (const s of specs) app.addLane(s, { decode: false });
   app.renderControls();
   const word = st.word ?? app.examples()[0] ?? '';
+  // An address with a step shows that step; one with a word and no step, the end
+  // of the decode (links written before steps were kept); a bare visit, step 0.
   if (st.step != null) { app.follow = false; app.t = st.step; }
+  else if (st.word != null) app.follow = true;
   app.renderExamples();
-  app.setWord(word, { keepStep: st.step != null, fromAddress: true });
+  app.setWord(word, { keepStep: st.step != null || st.word != null, fromAddress: true });
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 

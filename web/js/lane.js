@@ -182,8 +182,8 @@ export class Lane {
     this.el.querySelector('.lane-head').innerHTML = `
       <h2 id="${this.id}-title">${esc(title)}</h2>
       <div class="lane-buttons">
-        <button type="button" data-action="left" aria-label="${esc(t('lane.moveLeft'))}"${idx <= 0 ? ' disabled' : ''}>◀</button>
-        <button type="button" data-action="right" aria-label="${esc(t('lane.moveRight'))}"${idx >= this.app.lanes.length - 1 ? ' disabled' : ''}>▶</button>
+        <button type="button" class="move" data-action="left" aria-label="${esc(t('lane.moveLeft'))}" title="${esc(t('lane.moveLeft'))}"${idx <= 0 ? ' disabled' : ''}>⇠</button>
+        <button type="button" class="move" data-action="right" aria-label="${esc(t('lane.moveRight'))}" title="${esc(t('lane.moveRight'))}"${idx >= this.app.lanes.length - 1 ? ' disabled' : ''}>⇢</button>
         <button type="button" data-action="remove" aria-label="${esc(t('lane.remove'))}">✕</button>
       </div>`;
   }

@@ -2,7 +2,8 @@
 //
 // URL: ?w=PHONEME&t=4&lane=greedy&lane=beam:k=5,norm=gnmt,alpha=0.6,nbest=3&lane=mp:T=10,lc=3
 // Only values that differ from the defaults are written. `t` absent = the end
-// of the decode. Unknown or out-of-range values fall back to defaults; unknown
+// of the decode (a bare visit, with no word either, starts at step 0).
+// Unknown or out-of-range values fall back to defaults; unknown
 // lane and option names are left out, and decodeState says which.
 //
 // Names from the URL are looked up as own keys only (hasOwn): every object
