@@ -82,6 +82,7 @@ export default {
   'lane.noNarModel': 'no non-autoregressive model is available',
   'lane.moveLeft': 'Move this lane left',
   'lane.moveRight': 'Move this lane right',
+  'table.scroll': 'Table (scrolls sideways)',
   'lane.remove': 'Remove this lane',
   'opt.model': 'Model',
   'model.randomSuffix': ' (random weights)',

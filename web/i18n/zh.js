@@ -83,6 +83,7 @@ export default {
   'lane.noNarModel': '没有可用的非自回归模型',
   'lane.moveLeft': '把这个通道左移',
   'lane.moveRight': '把这个通道右移',
+  'table.scroll': '表格（可左右滚动）',
   'lane.remove': '移除这个通道',
   'opt.model': '模型',
   'model.randomSuffix': '（随机权重）',

@@ -2,7 +2,7 @@
 // position at once, after a length is chosen; drafts per length candidate.
 import { label } from './phonemes.js';
 import { fmt } from './state.js';
-import { esc, explain, green, heatmap } from './views.js';
+import { esc, explain, green, heatmap, inkOnGreen } from './views.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
 
@@ -100,7 +100,7 @@ export class NarLane extends Lane {
         const cls = ['cell', masked ? 'masked' : 'kept', rep ? 'rep' : '', cut ? 'cut' : '', tx === '</s>' ? 'end' : ''].join(' ');
         const desc = t('nar.cell', { p: p + 1, token: label(tx), pct: (pr * 100).toFixed(0) }) + t(masked ? 'nar.cellMasked' : 'nar.cellKept')
           + (rep ? t('nar.cellRep') : '') + (cut ? t('nar.cellCut') : '');
-        return `<td class="${cls}" style="background:${green(pr)};color:${pr > 0.6 ? '#fff' : '#111'}" title="${esc(desc)}"><span class="visually-hidden">${esc(desc)}</span><span aria-hidden="true"><b>${esc(label(tx))}</b>${rep ? '<i class="rep-mark">↻</i>' : ''}<small>${(pr * 100).toFixed(0)}</small></span></td>`;
+        return `<td class="${cls}" style="background:${green(pr)};color:${inkOnGreen(pr)}" title="${esc(desc)}"><span class="visually-hidden">${esc(desc)}</span><span aria-hidden="true"><b>${esc(label(tx))}</b>${rep ? '<i class="rep-mark">↻</i>' : ''}<small>${(pr * 100).toFixed(0)}</small></span></td>`;
       });
       const masked = dr.masked.reduce((a, b) => a + b, 0);
       const stopNote = this.snaps[k].done && !this.snaps[k].changed ? t('nar.stop') : '';
@@ -110,7 +110,7 @@ export class NarLane extends Lane {
     const dr = this.snaps[i].drafts[d];
     const heading = T > 1 ? t('nar.iterations', { i, T, L: dr.length }) : t('nar.onePass', { L: dr.length });
     html += `<div class="view"><h3>${esc(heading)}</h3>
-      <div class="table-scroll"><table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
+      <div class="table-scroll" tabindex="0" role="region" aria-label="${esc(t('nar.gridCaption'))}"><table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
       <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table></div>
       <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p></div>`;
     if (dr.attention) {

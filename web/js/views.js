@@ -15,12 +15,22 @@ export function blue(v) {
   const c = BLUES[i].map((a, j) => Math.round(a + (BLUES[i + 1][j] - a) * f));
   return `rgb(${c.join(',')})`;
 }
-// Confidence scale: pale to saturated green.
-export function green(v) {
+// Confidence scale: pale to dark green (dark enough for white text at the top).
+function greenRgb(v) {
   const x = Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0));
   const a = [255, 255, 255];
-  const b = [35, 139, 69];
-  return `rgb(${a.map((p, j) => Math.round(p + (b[j] - p) * x)).join(',')})`;
+  const b = [0, 100, 40];
+  return a.map((p, j) => Math.round(p + (b[j] - p) * x));
+}
+export function green(v) {
+  return `rgb(${greenRgb(v).join(',')})`;
+}
+/** Black or white, whichever reads better on green(v): at least 4.5:1 (WCAG AA) all along the scale. */
+export function inkOnGreen(v) {
+  const lin = (c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
+  const [r, g, b] = greenRgb(v).map(lin);
+  const L = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return 1.05 / (L + 0.05) > (L + 0.05) / 0.05 ? '#fff' : '#000';
 }
 
 /** One token as a chip: ARPAbet over IPA. */
@@ -43,7 +53,7 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
       + `<span class="bar-value">${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%</span>`;
     const desc = t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pct.toFixed(1) });
     if (clickable && !isChosen) {
-      return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" aria-label="${esc(t('bars.forceAria', { desc }))}" title="${esc(t('bars.forceTitle', { token: label(c.text) }))}">${inner}</button></li>`;
+      return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" title="${esc(t('bars.forceTitle', { token: label(c.text) }))}">${inner}<span class="visually-hidden"> ${esc(t('bars.forceAria', { desc }))}</span></button></li>`;
     }
     return `<li><div class="bar${isChosen ? ' chosen' : ''}" aria-label="${esc(desc)}">${inner}</div></li>`;
   });
@@ -89,7 +99,7 @@ export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = t
     table += '</tr>';
   });
   table += '</tbody></table>';
-  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>${esc(t('heatmap.twin'))}</summary><div class="table-scroll">${table}</div></details>`;
+  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>${esc(t('heatmap.twin'))}</summary><div class="table-scroll" tabindex="0" role="region" aria-label="${esc(t('table.scroll'))}">${table}</div></details>`;
 }
 
 /** Small multiples, one per (layer, head); each a button that selects that head. */
@@ -111,7 +121,7 @@ export function headThumbs({ layers, heads, rows, S, selected, laneId }) {
         }
       });
       svg += '</svg>';
-      out += `<button type="button" class="thumb${selected === key ? ' on' : ''}" data-action="head" data-head="${key}" aria-pressed="${selected === key}" aria-label="${esc(t('attn.whichHead', { l: l + 1, h: h + 1 }))}"><span>L${l + 1} H${h + 1}</span>${svg}</button>`;
+      out += `<button type="button" class="thumb${selected === key ? ' on' : ''}" data-action="head" data-head="${key}" aria-pressed="${selected === key}"><span>L${l + 1} H${h + 1}</span><span class="visually-hidden"> ${esc(t('attn.whichHead', { l: l + 1, h: h + 1 }))}</span>${svg}</button>`;
     }
   }
   return out + '</div>';
