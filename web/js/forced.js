@@ -5,7 +5,7 @@
 // scores higher was missed by the search (search error); one that scores lower
 // is not what the model prefers (model error).
 import { fmt } from './state.js';
-import { esc } from './views.js';
+import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 
 /** exp(log P), readable: 0.36, 0.012, 2.1e-3 (two significant digits). */
@@ -63,9 +63,9 @@ export function forcedView(f, { cmlm = false } = {}) {
     ? `<tr class="${cls}"><th scope="row">${esc(who)}</th><td class="arpa-line">${esc(r.text)}</td><td colspan="3">${esc(t('forced.refFailed', { error: r.error }))}</td></tr>`
     : `<tr class="${cls}" data-text="${esc(r.text)}" data-score="${r.score}" data-logprob="${r.logprob}"><th scope="row">${esc(who)}</th><td class="arpa-line">${esc(r.text)}</td><td class="num"><strong>${d3(r.score)}</strong></td><td class="num">${fmt(r.logprob)}</td><td class="num">${fmtProb(r.logprob)}</td></tr>`;
   const refRows = kind === 'right' ? [] : f.refs;
-  const table = `<div class="table-scroll"><table class="forced-scores"><caption class="visually-hidden">${esc(t('forced.caption'))}</caption>
+  const table = scrollRegion(`<table class="forced-scores"><caption class="visually-hidden">${esc(t('forced.caption'))}</caption>
     <thead><tr><th scope="col"></th><th scope="col">${esc(t('forced.colPron'))}</th><th scope="col">${esc(t('forced.colScore'))}</th><th scope="col">log P</th><th scope="col">P</th></tr></thead>
-    <tbody>${row('out', t('forced.output'), f.output)}${refRows.map((r) => row('ref', t('forced.reference'), r)).join('')}</tbody></table></div>`;
+    <tbody>${row('out', t('forced.output'), f.output)}${refRows.map((r) => row('ref', t('forced.reference'), r)).join('')}</tbody></table>`);
   let label = '';
   if (kind === 'search' || kind === 'model') {
     label = `<p class="error-kind"><span class="error-label error-${kind}">${esc(t(kind === 'search' ? 'forced.searchError' : 'forced.modelError'))}</span> ${esc(t(kind === 'search' ? 'forced.searchWhy' : 'forced.modelWhy'))}</p>`;

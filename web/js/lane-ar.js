@@ -2,7 +2,7 @@
 // decoder pass, the search tree of hypotheses, what-if forcing of a token.
 import { ipa, label } from './phonemes.js';
 import { cleanOption, fmt, normalizedScore, scoreFormula } from './state.js';
-import { bars, esc, explain, headThumbs, heatmap, outputStrip } from './views.js';
+import { bars, esc, explain, headThumbs, heatmap, outputStrip, scrollRegion } from './views.js';
 import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { beamTree } from './tree.js';
@@ -212,14 +212,14 @@ export class ArLane extends Lane {
       <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
       <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha) }))}</td></tr>`;
     const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
-    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? `<div class="table-scroll" tabindex="0" role="region" aria-label="${esc(t('table.scroll'))}"><table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table></div>` : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
+    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
     const shown = finished.slice(0, 8);
     const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
     html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
       <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
       ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
       <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="0" max="2" step="0.1" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
-      ${shown.length ? `<div class="table-scroll" tabindex="0" role="region" aria-label="${esc(t('table.scroll'))}"><table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table></div>` : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
+      ${shown.length ? scrollRegion(`<table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
       ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
       ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;
     const selNode = map.get(selected);

@@ -2,7 +2,7 @@
 // position at once, after a length is chosen; drafts per length candidate.
 import { label } from './phonemes.js';
 import { fmt } from './state.js';
-import { esc, explain, green, heatmap, inkOnGreen } from './views.js';
+import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
 
@@ -110,8 +110,8 @@ export class NarLane extends Lane {
     const dr = this.snaps[i].drafts[d];
     const heading = T > 1 ? t('nar.iterations', { i, T, L: dr.length }) : t('nar.onePass', { L: dr.length });
     html += `<div class="view"><h3>${esc(heading)}</h3>
-      <div class="table-scroll" tabindex="0" role="region" aria-label="${esc(t('nar.gridCaption'))}"><table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
-      <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table></div>
+      ${scrollRegion(`<table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
+      <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table>`, t('nar.gridCaption'))}
       <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p></div>`;
     if (dr.attention) {
       const S = this.sourceLetters().length;

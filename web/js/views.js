@@ -65,6 +65,11 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
  * Drawn as SVG, with a table twin (the same numbers) for screen readers and
  * for reading exact values.
  */
+// A table that may scroll sideways: focusable and named, so that keyboard users can scroll it.
+export function scrollRegion(inner, name = t('table.scroll')) {
+  return `<div class="table-scroll" tabindex="0" role="region" aria-label="${esc(name)}">${inner}</div>`;
+}
+
 export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = true }) {
   const cw = 28;
   const ch = 24;
@@ -99,7 +104,7 @@ export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = t
     table += '</tr>';
   });
   table += '</tbody></table>';
-  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>${esc(t('heatmap.twin'))}</summary><div class="table-scroll" tabindex="0" role="region" aria-label="${esc(t('table.scroll'))}">${table}</div></details>`;
+  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`;
 }
 
 /** Small multiples, one per (layer, head); each a button that selects that head. */
