@@ -40,6 +40,7 @@ const compareState = (page) => page.evaluate(() => {
       svgCols: panel?.querySelectorAll('svg.heatmap .hm-col').length ?? 0,
       tableRows: panel?.querySelectorAll('table.hm-table tbody tr').length ?? 0,
       caption: panel?.querySelector('table.hm-table caption')?.textContent ?? '',
+      colourScale: panel?.querySelector('.hm-scale')?.textContent ?? '',
     };
   });
 });
@@ -131,6 +132,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
       assert.equal(p.svgCols, letters);
       assert.equal(p.tableRows, want.tokens.length, `${p.score}: the table twin has a row per token`);
       assert.match(p.caption, new RegExp(SCORE_NAMES[p.score]));
+      assert.match(p.colourScale, /^01 attention weight/, `${p.score}: the heatmap's colour key`);
     }
     // The four do not all say the same: they are four models.
     const outs = new Set(panels.filter((p) => p.results).map((p) => p.results[0].text));

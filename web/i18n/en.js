@@ -307,6 +307,7 @@ export default {
   'heatmap.empty': 'no output yet',
   'heatmap.output': 'output',
   'heatmap.twin': 'Same numbers as a table',
+  'heatmap.scale': 'attention weight (each row sums to 1)',
   'thumbs.aria': 'Attention per layer and head',
   'thumbs.average': 'average',
   'chip.forced': 'forced (what-if)',

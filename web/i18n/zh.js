@@ -308,6 +308,7 @@ export default {
   'heatmap.empty': '还没有输出',
   'heatmap.output': '输出',
   'heatmap.twin': '同样的数字，以表格显示',
+  'heatmap.scale': '注意力权重（每行之和为 1）',
   'thumbs.aria': '每层每个头的注意力',
   'thumbs.average': '平均',
   'chip.forced': '强制的（假如）',

@@ -70,6 +70,12 @@ export function scrollRegion(inner, name = t('table.scroll')) {
   return `<div class="table-scroll" tabindex="0" role="region" aria-label="${esc(name)}">${inner}</div>`;
 }
 
+// The key to heatmap colours: the blue ramp from 0 to 1, as blue() draws it.
+function colourScale() {
+  const stops = BLUES.map((c, i) => `rgb(${c.join(',')}) ${Math.round((100 * i) / (BLUES.length - 1))}%`).join(', ');
+  return `<p class="hm-scale"><span>0</span><span class="hm-ramp" style="background:linear-gradient(to right, ${stops})"></span><span>1</span> ${esc(t('heatmap.scale'))}</p>`;
+}
+
 export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = true }) {
   const cw = 28;
   const ch = 24;
@@ -104,7 +110,7 @@ export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = t
     table += '</tr>';
   });
   table += '</tbody></table>';
-  return `<div class="hm-wrap">${svg}</div><details class="twin"><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`;
+  return `<div class="hm-wrap">${svg}</div>${colourScale()}<details class="twin"><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`;
 }
 
 /** Small multiples, one per (layer, head); each a button that selects that head. */
