@@ -2,17 +2,17 @@
 // Model.decodeBatch (index.js), the decoder worker (worker-protocol.js) and its
 // client (worker-client.js), which checks the list before posting it. No wasm
 // is loaded for it.
-import { Seq2SeqError, describe } from './errors.js';
+import { Seq2SeqError, describe, usageError } from './errors.js';
 
 // A text in a message: quoted, its first 40 characters only.
 const quoted = (s) => JSON.stringify(s.length > 40 ? `${s.slice(0, 40)}…` : s);
 
 /** Throws a UsageError unless `texts` is an array of strings; `what` names the call. */
 export function checkTexts(texts, what) {
-  if (!Array.isArray(texts)) throw new Seq2SeqError(`${what}: texts must be an array of strings; got ${describe(texts)}`, 'UsageError');
+  if (!Array.isArray(texts)) throw usageError(`${what}: texts must be an array of strings; got ${describe(texts)}`);
   for (let i = 0; i < texts.length; i++) {
     // A hole of a sparse array reads as undefined, and is refused as one.
-    if (typeof texts[i] !== 'string') throw new Seq2SeqError(`${what}: texts[${i}] must be a string; got ${describe(texts[i])}`, 'UsageError');
+    if (typeof texts[i] !== 'string') throw usageError(`${what}: texts[${i}] must be a string; got ${describe(texts[i])}`);
   }
 }
 

@@ -7,8 +7,8 @@ export class Seq2SeqError extends Error {
   constructor(message, kind = 'Error') {
     super(message);
     this.name = 'Seq2SeqError';
-    // 'ModelError' | 'InputError' | 'UsageError' | 'OutOfMemory' | 'Error',
-    // and 'Cancelled' / 'WorkerError' from the worker client.
+    // 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' |
+    // 'OutOfMemory' | 'Error', and 'Cancelled' / 'WorkerError' from the worker client.
     this.kind = kind;
   }
 }

@@ -105,8 +105,13 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   const reply = (id, value, transfer = []) => post({ id, ok: true, value }, transfer);
   const fail = (id, e) => post({ id, ok: false, error: errorData(e) }, []);
 
+  function requireModel(what) {
+    if (!model) throw usageError(`${what}() before load(): load a model first`);
+    return model;
+  }
+
   function requireSession(what) {
-    if (!model) throw new Seq2SeqError(`${what}() before load(): load a model first`, 'UsageError');
+    requireModel(what);
     if (!session) throw new Seq2SeqError(`${what}() before start(): give the session a source first`, 'UsageError');
     return session;
   }
@@ -131,7 +136,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   }
 
   function doStart({ text, options }) {
-    if (!model) throw new Seq2SeqError('start() before load(): load a model first', 'UsageError');
+    requireModel('start');
     if (typeof text !== 'string') throw usageError(`start(text, options) needs a string; got ${describe(text)}`);
     const next = model.createSession(options ?? {});   // throws on bad options, leaving the old session as it was
     try {
@@ -147,11 +152,15 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   const now = () => (typeof performance === 'object' ? performance.now() : Date.now());
 
+  function checkSliceMs(what, sliceMs) {
+    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw usageError(`${what}: sliceMs must be a number >= 0; got ${describe(sliceMs)}`);
+  }
+
   async function doRun(id, { progress = false, sliceMs = defaultSliceMs } = {}, cancelled) {
     const s = requireSession('run');
     if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
     if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
-    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) throw usageError(`run: sliceMs must be a number >= 0; got ${describe(sliceMs)}`);
+    checkSliceMs('run', sliceMs);
     let last = null;
     let sliceStart = now();
     for (;;) {
@@ -170,11 +179,9 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   }
 
   async function doBatch(id, { texts, options, progress = false, sliceMs = defaultSliceMs }, cancelled) {
-    if (!model) throw new Seq2SeqError('decodeBatch() before load(): load a model first', 'UsageError');
+    requireModel('decodeBatch');
     checkTexts(texts, 'decodeBatch(texts, options)');
-    if (typeof sliceMs !== 'number' || !(sliceMs >= 0)) {
-      throw new Seq2SeqError(`decodeBatch: sliceMs must be a number >= 0; got ${String(sliceMs)}`, 'UsageError');
-    }
+    checkSliceMs('decodeBatch', sliceMs);
     const batch = model._batchDecoder(options ?? {});
     try {
       batch.check(texts);
@@ -246,8 +253,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     return enqueue(async () => {
       if (type === 'start') return reply(id, doStart(message));
       if (type === 'score') {
-        if (!model) throw new Seq2SeqError('score() before load(): load a model first', 'UsageError');
-        return reply(id, model.score(message.text, message.target, message.options ?? {}));
+        return reply(id, requireModel('score').score(message.text, message.target, message.options ?? {}));
       }
       const snapshot = requireSession('step').step();
       return reply(id, snapshot, transferables(snapshot));
