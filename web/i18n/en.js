@@ -321,4 +321,13 @@ export default {
   'tree.dropped': ', dropped at step {k}',
   'tree.extra': ' ({n} more dropped candidates of this parent not shown)',
   'tree.aria': 'Beam search tree up to step {i}',
+
+  // The guided tour (web/js/tour.js).
+
+  // Self-attention matrices (web/js/self-attention.js).
+
+  // Word-list mode (web/js/wordlist.js).
+
+  // Non-autoregressive length and repeats (web/js/lane-nar.js).
+
 };

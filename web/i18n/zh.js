@@ -322,4 +322,13 @@ export default {
   'tree.dropped': '，在第 {k} 步被丢弃',
   'tree.extra': '（这个父节点另有 {n} 个被丢弃的候选未显示）',
   'tree.aria': '截至第 {i} 步的束搜索树',
+
+  // The guided tour (web/js/tour.js).
+
+  // Self-attention matrices (web/js/self-attention.js).
+
+  // Word-list mode (web/js/wordlist.js).
+
+  // Non-autoregressive length and repeats (web/js/lane-nar.js).
+
 };
