@@ -9,8 +9,9 @@
 // shipped models: g2p-transformer greedy and beam 5; g2p-cmlm Mask-Predict T=1
 // and T=10 at the predicted length, and T=10 at the fixed maximum length. For
 // each it prints ms per word natively and in wasm, self time grouped into
-// buckets (our GEMV kernel, Eigen's GEMM packing and gebp kernel, attention,
-// layer norm, ...), and the top K functions of each face.
+// buckets (our linear kernel, attention, layer norm, ...; Eigen's GEMM packing
+// and gebp kernel for a checkout from before the packed kernels), and the top K
+// functions of each face.
 //
 // Native: the checkout's CLI (build/native; configured if missing, always
 // brought up to date), `seq2seq decode --model M [flags]` with the words on
@@ -88,10 +89,11 @@ const STRATEGIES = [
 ];
 
 // Self time is put in the first bucket whose pattern matches the function name.
-// In wasm, Binaryen inlines our kernel into seq2seq::linear, so linear()
-// (natively just the dispatch and bias add) counts with it. Our kernel is
-// gemv_rowmajor_simd (up to 4 rows; more go to Eigen) or, once it replaces
-// it, the packed linear_kernel_* (src/linear_kernel.h).
+// Our kernel is the packed linear_kernel_* (src/linear_kernel.h), which every
+// linear layer runs on; in wasm Binaryen inlines it into run_linear and
+// seq2seq::linear, which therefore count with it. gemv_rowmajor_simd, the GEMV
+// it replaced (up to 4 rows, more to Eigen), and the Eigen buckets are kept for
+// --root on an older checkout (docs/performance.md compares one).
 const BUCKETS = [
   ['model load', /WeightLoader|Model::from_file|stack_linears|pack_linear|safetensors|Safetensors/],
   ['our GEMV / linear kernel + linear()', /gemv_rowmajor|linear_kernel|f32_tile|i8_tile|quantize_row|^seq2seq::linear\b|run_linear/],

@@ -5,10 +5,10 @@
 //                                the site data, js/boot.js and style.css inline (no
 //                                request before the first paint and the first worker)
 //   wasm/src/*.js, wasm/dist/*   the npm module and its WebAssembly, as the page imports them
-//   models/*.safetensors         the shipped models (real ones from models/, or from
-//                                $SEQ2SEQ_WEB_MODELS if set; else the
-//                                random-weight fixtures so the page still works;
-//                                the four RNN fixtures while no trained RNN exists)
+//   models/*.safetensors         the models of models/ (or of $SEQ2SEQ_WEB_MODELS); a
+//                                kind that folder lacks (autoregressive, CMLM, RNN) is
+//                                filled in with random-weight test fixtures, so that
+//                                every lane type has a model to decode with
 //   models.json                  the model list the page's pickers read, and what
 //                                boot.js needs to pick the first lane's model
 //   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
@@ -116,9 +116,9 @@ function addModel({ path, fixture }) {
 for (const m of wanted) addModel(m);
 if (!models.some((m) => m.autoregressive)) addModel({ path: fixtures.ar, fixture: true });
 if (!models.some((m) => !m.autoregressive)) addModel({ path: fixtures.nar, fixture: true });
-// The four RNN fixtures (random weights) stand in while no trained RNN is in
-// models/; once one is, only trained ones are listed (a comparison of trained
-// and random models would teach nothing).
+// The RNN fixtures (random weights, one per attention score) only when the
+// folder has no RNN at all: a comparison of trained and random models would
+// teach nothing (tests/browser/compare.test.mjs checks they are never mixed).
 if (!models.some((m) => m.arch === 'rnn')) {
   for (const path of fixtures.rnn) if (existsSync(path)) addModel({ path, fixture: true });
 }

@@ -12,7 +12,7 @@
 import { Seq2SeqError, describe } from './errors.js';
 
 /** The .wasm next to this module: the default. */
-export const defaultWasmUrl = () => new URL('../dist/seq2seq_core.wasm', import.meta.url);
+const defaultWasmUrl = () => new URL('../dist/seq2seq_core.wasm', import.meta.url);
 
 let wasmUrl;        // as set: undefined, a string or a URL
 let engineUrl = null;   // the href the engine loaded (or is loading) from; fixed once in use

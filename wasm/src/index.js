@@ -1,4 +1,5 @@
-// seq2seq-wasm: sequence-to-sequence decoding (Transformer, CMLM) in WebAssembly.
+// seq2seq-wasm: sequence-to-sequence decoding (Transformer, Mask-Predict CMLM, RNN
+// with attention) in WebAssembly.
 //
 //   import { loadModel } from 'seq2seq-wasm';
 //   const model = await loadModel(urlOrBytes);     // or loadModel(source, { compute, onProgress, cache, sha256 })

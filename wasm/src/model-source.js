@@ -10,7 +10,7 @@ export const isNode = typeof process === 'object' && typeof process.versions ===
 // Node-only modules, by a name bundlers do not follow (browsers never take these paths).
 export const nodeImport = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
-export const DEFAULT_CACHE_NAME = 'seq2seq-wasm-models';
+const DEFAULT_CACHE_NAME = 'seq2seq-wasm-models';
 const LOAD_OPTIONS = ['compute', 'onProgress', 'cache', 'sha256'];
 const COMPUTES = ['auto', 'f32'];
 

@@ -7,7 +7,7 @@
 import en from '../i18n/en.js';
 import zh from '../i18n/zh.js';
 
-export const STRINGS = { en, zh };
+const STRINGS = { en, zh };
 export const LANGS = Object.keys(STRINGS);
 // The value of <html lang> for each.
 const HTML_LANG = { en: 'en', zh: 'zh-Hans' };

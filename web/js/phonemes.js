@@ -8,7 +8,7 @@ export const IPA = {
   T: 't', TH: 'θ', UH: 'ʊ', UW: 'u', V: 'v', W: 'w', Y: 'j', Z: 'z', ZH: 'ʒ',
 };
 
-export const SPECIAL_LABELS = { '</s>': 'END', '<s>': 'BEGIN', '<mask>': 'MASK', '<pad>': 'PAD', '<unk>': 'UNK' };
+const SPECIAL_LABELS = { '</s>': 'END', '<s>': 'BEGIN', '<mask>': 'MASK', '<pad>': 'PAD', '<unk>': 'UNK' };
 
 // Tokens are looked up as own keys: a vocabulary may hold any string, 'constructor' too.
 const isSpecial = (token) => Object.hasOwn(SPECIAL_LABELS, token);
