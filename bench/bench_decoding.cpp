@@ -1,6 +1,7 @@
 // Decoder steps per second for each strategy, in one run so the ratios hold on a
-// noisy machine: greedy, beam 1..8 (how the per-step cost grows with k; batching
-// the hypotheses into one decoder call should make it sub-linear) and
+// noisy machine: greedy, beam 1..8 (how the per-step cost grows with k: the k
+// hypotheses go through the decoder as one batch of rows, which keeps it
+// sub-linear) and
 // Mask-Predict with T = 1, 4, 10.
 //
 //   bench_decoding AR_MODEL [CMLM_MODEL] [--words N]
