@@ -368,7 +368,7 @@ export default {
   'list.noLanesMessage': 'There are no lanes to run: add one in the step-by-step view.',
   'list.noModel': 'A lane has no model to decode with.',
   'list.nothing': 'The list holds no word to decode.',
-  'list.summaryHeading': 'Per method',
+  'list.summaryHeading': 'Per method, over {n} words',
   'list.summaryCaption': 'Each method over {n} words (sort by any column)',
   'list.colStrategy': 'Method',
   'list.colWer': 'WER %',

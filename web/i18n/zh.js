@@ -369,7 +369,7 @@ export default {
   'list.noLanesMessage': '没有可运行的通道：请在逐步查看的视图中添加一条。',
   'list.noModel': '有一条通道没有可用的模型。',
   'list.nothing': '这列单词中没有可解码的单词。',
-  'list.summaryHeading': '按方法',
+  'list.summaryHeading': '按方法（{n} 个单词）',
   'list.summaryCaption': '每种方法在 {n} 个单词上的结果（点击任一列标题排序）',
   'list.colStrategy': '方法',
   'list.colWer': '词错误率 %',

@@ -46,7 +46,9 @@ export function decodeList(search) {
 /** What encodeState's address gets appended: nothing in the lanes view. */
 export function encodeList(s) {
   if (s.view !== 'list') return '';
-  const q = new URLSearchParams({ view: 'list', n: String(s.n), src: s.src });
+  const q = new URLSearchParams({ view: 'list' });
+  if (s.src !== 'paste') q.set('n', String(s.n));
+  q.set('src', s.src);
   if (s.src === 'sample') q.set('seed', String(s.seed));
   if (s.src === 'paste' && s.words.trim()) q.set('words', s.words.trim().split(/[\s,;]+/).join(' '));
   return `&${q}`;
@@ -505,7 +507,7 @@ export class WordList {
       const c = cols.find((x) => x.key === key);
       return c.num ? c.num(row) : c.sort(row);
     });
-    const summary = `<table class="wl-summary" id="wl-summary"><caption>${esc(t('list.summaryCaption', { n: r.words.length }))}</caption>
+    const summary = `<table class="wl-summary" id="wl-summary"><caption class="visually-hidden">${esc(t('list.summaryCaption', { n: r.words.length }))}</caption>
       <thead><tr>${cols.map((c) => this.sortHeader('summary', c.key, t(c.label))).join('')}</tr></thead>
       <tbody>${rows.map((l) => `<tr data-lane="${esc(l.type)}" data-wer="${l.wer ?? ''}" data-per="${l.per ?? ''}" data-passes="${l.passes}" data-repeats="${l.repeats}" data-search="${l.search}" data-model="${l.model}">`
         + `<th scope="row">${esc(l.name)}</th>${cols.slice(1).map((c) => `<td class="num" data-k="${c.key}">${f(c.num(l), c.digits)}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
@@ -525,12 +527,13 @@ export class WordList {
           ? ` <span class="error-label error-${row.kind}">${esc(t(row.kind === 'search' ? 'forced.searchError' : 'forced.modelError'))}</span>` : ''}`;
       return `<td data-ok="${m ? m.right : ''}" data-kind="${row.kind ?? ''}"><span class="arpa-line">${esc(row.output || t('out.empty'))}</span> ${mark}</td>`;
     };
-    const words = `<table class="wl-words" id="wl-words-table"><caption>${esc(t('list.wordsCaption'))}</caption>
+    const words = `<table class="wl-words" id="wl-words-table"><caption class="visually-hidden">${esc(t('list.wordsCaption'))}</caption>
       <thead><tr>${this.sortHeader('words', 'word', t('list.colWord'))}${this.sortHeader('words', 'ref', t('list.colRef'))}${lanes.map((l, k) => this.sortHeader('words', String(k), l.name)).join('')}</tr></thead>
       <tbody>${wordRows.map((w) => `<tr data-word="${esc(w.word)}"><th scope="row"><button type="button" class="wl-open" data-word="${esc(w.word)}" title="${esc(t('list.openTitle', { word: w.word }))}">${esc(w.word)}</button></th>`
         + `<td>${w.prons?.length ? w.prons.map((p) => `<span class="arpa-line">${esc(p)}</span>`).join(esc(t('ref.or'))) : `<span class="muted">${esc(t('list.noRef'))}</span>`}</td>`
         + `${lanes.map((l) => cell(l, w.index)).join('')}</tr>`).join('')}</tbody></table>`;
-    box.innerHTML = `<h3>${esc(t('list.summaryHeading'))}</h3>
+    // The captions name the tables for screen readers (and the scrolling regions); the headings, for the eye.
+    box.innerHTML = `<h3>${esc(t('list.summaryHeading', { n: r.words.length }))}</h3>
       ${notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}
       ${scrollRegion(summary, t('list.summaryCaption', { n: r.words.length }))}
       <p class="note">${esc(t('list.howMeasured'))}</p>
