@@ -35,30 +35,17 @@ const SPLIT = (() => {
 })();
 const firstWords = (n) => [...SPLIT.keys()].slice(0, n);
 
-// g2p_metrics.py's edit distance and score, over phoneme strings.
-function edits(a, b) {
-  const x = a.split(' ').filter(Boolean);
-  const y = b.split(' ').filter(Boolean);
-  let prev = y.map((_, j) => j).concat(y.length);
-  for (let i = 1; i <= x.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= y.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] !== y[j - 1])));
-    prev = cur;
-  }
-  return prev[y.length];
-}
+/** WER and PER (%) of outputs[i] for words[i], by models/g2p_metrics.py: the metrics the models are evaluated with. */
 function werPer(words, outputs) {
-  let wrong = 0;
-  let e = 0;
-  let total = 0;
-  words.forEach((w, i) => {
-    const rs = SPLIT.get(w);
-    if (!rs.includes(outputs[i])) wrong++;
-    const best = rs.map((r) => [edits(outputs[i], r), r.split(' ').length]).sort((a, b) => a[0] - b[0] || a[1] - b[1])[0];
-    e += best[0];
-    total += best[1];
-  });
-  return { wer: (100 * wrong) / words.length, per: (100 * e) / total };
+  const script = `import json, sys
+sys.path.insert(0, 'models')
+from g2p_metrics import load_references, score
+hyps = json.load(sys.stdin)
+refs = load_references('models/data/cmudict-0.7b.test')
+wer, per = score({w: tuple(o.split()) for w, o in hyps.items()}, {w: refs[w] for w in hyps})
+print(json.dumps({'wer': wer, 'per': per}))`;
+  const hyps = Object.fromEntries(words.map((w, i) => [w, outputs[i]]));
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', script], { cwd: root, input: JSON.stringify(hyps), encoding: 'utf8' }));
 }
 
 let pkg;
