@@ -329,6 +329,13 @@ for (const lang of ['en', 'zh']) {
       if (width < 500) await assertFitsPhone(page);
       await page.screenshot({ path: artifact(`wordlist-${lang}-${width}.png`), fullPage: true });
     }
+    // The other language from its button: the view, its results and the address stay.
+    const other = lang === 'en' ? 'zh' : 'en';
+    const rows = (await summary(page)).length;
+    await page.click(`#lang-${other}`);
+    assert.equal(await page.textContent('#wl-title'), (other === 'en' ? en : zh)['list.heading']);
+    assert.equal((await summary(page)).length, rows);
+    await page.waitForFunction(() => location.search.includes('view=list&n=20&src=test'));
     assert.deepEqual(errors, []);
     await page.close();
   });
