@@ -330,6 +330,8 @@ class App {
     for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));
     document.addEventListener('keydown', (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
+      // The word-list view has no steps: arrows and Space scroll its tables and page there.
+      if (this.wordlist?.state.view === 'list') return;
       const t = e.target;
       const tag = t?.tagName;
       const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || t?.isContentEditable;
