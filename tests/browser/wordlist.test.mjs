@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { before, describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/state.js';
 import en from '../../web/i18n/en.js';
@@ -348,3 +349,22 @@ for (const lang of ['en', 'zh']) {
     await page.close();
   });
 }
+
+test('the list\'s address: values out of range are clamped, unknown ones fall back, and it reads back as written', async () => {
+  // From the built site, where js/engine.js finds the npm module's worker client.
+  const { decodeList, encodeList, sample } = await import(pathToFileURL(join(site, 'js/wordlist.js')).href);
+  assert.deepEqual(decodeList('?view=list&n=99999&src=nope&seed=-4'), { view: 'list', n: 2000, src: 'test', seed: 0, words: '' });
+  assert.deepEqual(decodeList('?n=abc&view=lists'), { view: 'lanes', n: 100, src: 'test', seed: 1, words: '' });
+  for (const s of [{ view: 'list', n: 7, src: 'sample', seed: 42, words: '' }, { view: 'list', n: 100, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }]) {
+    assert.deepEqual(decodeList(encodeList(s)), s);
+  }
+  assert.equal(encodeList({ view: 'lanes', n: 5, src: 'test', seed: 1, words: '' }), '');
+  // A sample: n distinct items, in the list's order, the same for the same seed.
+  const items = [...Array(500).keys()];
+  const a = sample(items, 50, 9);
+  assert.equal(new Set(a).size, 50);
+  assert.deepEqual(a, [...a].sort((x, y) => x - y));
+  assert.deepEqual(sample(items, 50, 9), a);
+  assert.notDeepEqual(sample(items, 50, 10), a);
+  assert.deepEqual(sample(items, 900, 1), items);
+});
