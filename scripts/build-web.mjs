@@ -14,6 +14,7 @@
 //   dict/XX.tsv                  reference pronunciations (CMUdict 0.7b, stress removed),
 //                                one shard per first two letters, fetched on demand
 //   dict/index.json              the shards there are (web/js/dict.js asks for no other)
+//   dict/test.tsv                the test split's words and references (the word-list mode)
 //
 // Runs offline after `npm ci`; needs scripts/build-wasm.sh to have run.
 import { createHash } from 'node:crypto';
@@ -238,6 +239,21 @@ for (const [key, lines] of shards) {
   dictBytes += text.length;
   writeFileSync(join(out, 'dict', `${key}.tsv`), text);
 }
+// The test split as the word-list mode reads it (web/js/wordlist.js): its words in
+// the file's order, each with the pronunciations the split gives it (stress
+// removed), as models/evaluate.py scores against them. Fetched in that mode only.
+const testSplit = new Map();
+for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
+  const i = line.indexOf('  ');
+  if (i < 0) continue;
+  const word = line.slice(0, i);
+  const list = testSplit.get(word) ?? [];
+  const p = stripStress(line.slice(i + 2));
+  if (p && !list.includes(p)) list.push(p);
+  testSplit.set(word, list);
+}
+writeFileSync(join(out, 'dict/test.tsv'), [...testSplit].map(([w, list]) => `${w}\t${list.join('|')}\n`).join(''));
+log(`test split: ${testSplit.size} words (dict/test.tsv)`);
 writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split' }) + '\n');
 log(`dictionary: ${prons.size} words in ${shards.size} shards, ${dictBytes} bytes`);
 

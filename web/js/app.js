@@ -8,6 +8,7 @@ import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from '.
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
+import { WordList } from './wordlist.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -293,7 +294,8 @@ class App {
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang() });
+      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang() })
+        + (this.wordlist?.query() ?? '');
       if (q !== location.search) history.replaceState(null, '', q + location.hash);
     }, 60);
   }
@@ -328,6 +330,8 @@ class App {
     for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));
     document.addEventListener('keydown', (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
+      // The word-list view has no steps: arrows and Space scroll its tables and page there.
+      if (this.wordlist?.state.view === 'list') return;
       const t = e.target;
       const tag = t?.tagName;
       const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || t?.isContentEditable;
@@ -351,6 +355,7 @@ class App {
     this.renderReference();
     this.showSource();
     this.renderAll();
+    this.wordlist?.relabel();
     this.saveUrl();
   }
 
@@ -411,7 +416,10 @@ async function main() {
   if (st.step != null) { app.follow = false; app.t = st.step; }
   else if (st.word != null) app.follow = true;
   app.renderExamples();
+  app.wordlist = new WordList(app);
   app.setWord(word, { keepStep: st.step != null || st.word != null, fromAddress: true });
+  // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
+  app.wordlist.init(location.search);
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 

@@ -7,6 +7,7 @@
 //     const snapshot = await step();         // one decoder pass
 //     const nbest = await run(onSnapshot);   // the rest, every snapshot to onSnapshot
 //     const forced = await score(word, 'D IH L IY T', options);   // log P(target | word), as results are scored
+//     const lists = await decodeBatch(words, options, { onProgress });   // n-best lists, {done, total} as it goes
 //   });                                      // cancel(): the run stops at its next step
 //   d.terminate();
 //
@@ -75,7 +76,7 @@ export async function openDecoder(url) {
   return {
     info,
     /**
-     * Runs fn({start, step, run, cancel, score}) with the worker's session to itself.
+     * Runs fn({start, step, run, cancel, score, decodeBatch}) with the worker's session to itself.
      * A cancel() made inside fn can only reach fn's own run: the worker gets no
      * other lane's request before fn is over.
      */
@@ -87,6 +88,8 @@ export async function openDecoder(url) {
         cancel: () => w.cancel(),
         // The forced score of a target (the reference, an output) under options; the session is left as it was.
         score: (text, target, options) => w.score(text, target, options),
+        // A list of texts in one request (the word-list mode); cancel() stops it between slices.
+        decodeBatch: (texts, options, progress) => w.decodeBatch(texts, options, progress),
       };
       const run = entry.tail.then(() => fn(api));
       entry.tail = run.catch(() => {});

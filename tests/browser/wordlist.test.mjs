@@ -1,0 +1,370 @@
+// The word-list mode (web/js/wordlist.js): the page's lanes over many words in
+// the decoder worker, with a progress bar, Cancel, and tables of WER, PER,
+// passes, repeats and search/model errors. The numbers on the page are checked
+// against the packed npm module in Node and the native CLI, on the shipped
+// models and the standard test split.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { before, describe, test } from 'node:test';
+import { makeLane, moduleOptions } from '../../web/js/state.js';
+import en from '../../web/i18n/en.js';
+import zh from '../../web/i18n/zh.js';
+import { cliPath, installPackage } from '../node/helpers.mjs';
+import { artifact, assertFitsPhone, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+const AR = models.find((m) => m.id === 'g2p-transformer');
+const CMLM = models.find((m) => m.id === 'g2p-cmlm');
+
+// The test split as models/g2p_metrics.py reads it: words in the file's order, stress removed.
+const SPLIT = (() => {
+  const refs = new Map();
+  for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
+    const parts = line.trim().split(/\s+/);
+    if (parts.length < 2) continue;
+    const p = parts.slice(1).map((x) => x.replace(/\d/g, '')).join(' ');
+    const list = refs.get(parts[0]) ?? [];
+    if (!list.includes(p)) list.push(p);
+    refs.set(parts[0], list);
+  }
+  return refs;
+})();
+const firstWords = (n) => [...SPLIT.keys()].slice(0, n);
+
+/** WER and PER (%) of outputs[i] for words[i], by models/g2p_metrics.py: the metrics the models are evaluated with. */
+function werPer(words, outputs) {
+  const script = `import json, sys
+sys.path.insert(0, 'models')
+from g2p_metrics import load_references, score
+hyps = json.load(sys.stdin)
+refs = load_references('models/data/cmudict-0.7b.test')
+wer, per = score({w: tuple(o.split()) for w, o in hyps.items()}, {w: refs[w] for w in hyps})
+print(json.dumps({'wer': wer, 'per': per}))`;
+  const hyps = Object.fromEntries(words.map((w, i) => [w, outputs[i]]));
+  return JSON.parse(execFileSync('/usr/bin/python3', ['-c', script], { cwd: root, input: JSON.stringify(hyps), encoding: 'utf8' }));
+}
+
+let pkg;
+const loaded = new Map();
+/** The packed module's Model for a models.json entry, on the file the site serves. */
+async function packedModel(m) {
+  pkg ??= await installPackage().importPackage();
+  if (!loaded.has(m.id)) loaded.set(m.id, pkg.loadModel(join(site, m.file)));
+  return loaded.get(m.id);
+}
+async function release() {
+  for (const p of loaded.values()) (await p).delete();
+}
+
+const served = servedSite({ cleanup: release });
+
+/** Opens `query` and waits for its list run (body[data-list-runs]) to end. */
+async function runList(query, { runs = 1, context = served.context } = {}) {
+  const { page, errors } = await openPage(context, served.url(query));
+  await page.waitForFunction((n) => Number(document.body.dataset.listRuns ?? 0) >= n, runs, { timeout: 240000 });
+  return { page, errors };
+}
+
+/** The summary table as shown: per row its method, numbers and data. */
+function summary(page) {
+  return page.evaluate(() => [...document.querySelectorAll('#wl-summary tbody tr')].map((r) => ({
+    lane: r.dataset.lane,
+    name: r.querySelector('th').textContent,
+    wer: Number(r.dataset.wer),
+    per: Number(r.dataset.per),
+    passes: Number(r.dataset.passes),
+    repeats: Number(r.dataset.repeats),
+    search: Number(r.dataset.search),
+    model: Number(r.dataset.model),
+    cells: Object.fromEntries([...r.querySelectorAll('td')].map((c) => [c.dataset.k, c.textContent])),
+  })));
+}
+
+/** The per-word table: word and each method's output, ✓/✗ and error kind. */
+function perWord(page) {
+  return page.evaluate(() => [...document.querySelectorAll('#wl-words-table tbody tr')].map((r) => ({
+    word: r.dataset.word,
+    cells: [...r.querySelectorAll('td[data-ok]')].map((c) => ({ output: c.querySelector('.arpa-line').textContent, ok: c.dataset.ok, kind: c.dataset.kind })),
+  })));
+}
+
+/** What the module says per method: outputs, passes (stepped), repeats and error kinds, as the page should count them. */
+async function expected(type, words) {
+  const model = await packedModel(type === 'nar' ? CMLM : AR);
+  const options = moduleOptions(makeLane(type));
+  const outputs = model.decodeBatch(words, options).map((l) => l[0].text);
+  let passes = 0;
+  let repeats = 0;
+  let search = 0;
+  let modelErrors = 0;
+  const kinds = [];
+  for (const [i, w] of words.entries()) {
+    const s = model.createSession(options);
+    s.start(w);
+    let snap;
+    do snap = s.step(); while (!snap.done);
+    assert.equal(snap.results[0].text, outputs[i], `${type} ${w}: stepped and batch decodes agree`);
+    passes += snap.step;
+    s.delete();
+    const toks = outputs[i].split(' ');
+    repeats += toks.filter((x, j) => j > 0 && x === toks[j - 1]).length;
+    let kind = '';
+    if (!SPLIT.get(w).includes(outputs[i])) {
+      const out = model.score(w, outputs[i], options).score;
+      const best = Math.max(...SPLIT.get(w).map((r) => model.score(w, r, options).score));
+      kind = best > out ? 'search' : 'model';
+      if (kind === 'search') search++; else modelErrors++;
+    }
+    kinds.push(kind);
+  }
+  return { outputs, passes: passes / words.length, repeats, search, model: modelErrors, kinds, ...werPer(words, outputs) };
+}
+
+const close = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-9, `${what}: ${a} vs ${b}`);
+
+describe('word-list mode', () => {
+  const N = 40;
+  let run;
+  before(async () => {
+    run = await runList(`?view=list&n=${N}&src=test&lane=greedy&lane=beam&lane=nar`);
+  });
+
+  test('greedy, beam and one-pass NAR over the first 40 test words: progress reaches its total, the tables equal the packed module', async () => {
+    const { page } = run;
+    const progress = await page.evaluate(() => ({ value: document.getElementById('wl-progress').value, max: document.getElementById('wl-progress').max, status: document.getElementById('wl-status').textContent }));
+    assert.equal(progress.max, 2 * N * 3, 'two units per word and method');
+    assert.equal(progress.value, progress.max);
+    assert.equal(progress.status, en['list.finished'].replace('{n}', N).replace('{lanes}', 3));
+    // The progress bar is named.
+    assert.equal(await page.evaluate(() => document.getElementById('wl-progress').labels[0].textContent), en['list.progress']);
+    const rows = await summary(page);
+    assert.deepEqual(rows.map((r) => r.lane), ['greedy', 'beam', 'nar']);
+    const words = firstWords(N);
+    const table = await perWord(page);
+    assert.deepEqual(table.map((r) => r.word), words);
+    for (const [k, row] of rows.entries()) {
+      const want = await expected(row.lane, words);
+      close(row.wer, want.wer, `${row.lane} WER`);
+      close(row.per, want.per, `${row.lane} PER`);
+      close(row.passes, want.passes, `${row.lane} passes per word`);
+      assert.equal(row.repeats, want.repeats, `${row.lane} repeats`);
+      assert.equal(row.search, want.search, `${row.lane} search errors`);
+      assert.equal(row.model, want.model, `${row.lane} model errors`);
+      assert.equal(row.cells.wer, want.wer.toFixed(1));
+      assert.equal(row.cells.per, want.per.toFixed(1));
+      assert.deepEqual(table.map((r) => r.cells[k].output), want.outputs, `${row.lane} outputs`);
+      assert.deepEqual(table.map((r) => r.cells[k].kind), want.kinds, `${row.lane} error kinds`);
+      assert.deepEqual(table.map((r) => r.cells[k].ok), words.map((w, i) => String(SPLIT.get(w).includes(want.outputs[i]))));
+      console.log(`${row.lane}: WER ${want.wer.toFixed(1)}% PER ${want.per.toFixed(2)}% passes ${want.passes.toFixed(2)} repeats ${want.repeats} search ${want.search} model ${want.model}`);
+    }
+    // Some word is wrong, so that the error kinds are tested at all.
+    assert.ok(rows.some((r) => r.search + r.model > 0));
+    assert.deepEqual(run.errors, []);
+  });
+
+  test('the tables sort from the keyboard, and say so with aria-sort', async () => {
+    const { page } = run;
+    const header = (table, key) => page.locator(`button[data-table="${table}"][data-sort="${key}"]`);
+    const sortState = (table, key) => page.evaluate(([t, k]) => document.querySelector(`button[data-table="${t}"][data-sort="${k}"]`).closest('th').getAttribute('aria-sort'), [table, key]);
+    await header('summary', 'wer').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await sortState('summary', 'wer'), 'ascending');
+    let wers = (await summary(page)).map((r) => r.wer);
+    assert.deepEqual(wers, [...wers].sort((a, b) => a - b));
+    // Focus stays on the header, so a second Enter reverses the order.
+    await page.keyboard.press('Enter');
+    assert.equal(await sortState('summary', 'wer'), 'descending');
+    wers = (await summary(page)).map((r) => r.wer);
+    assert.deepEqual(wers, [...wers].sort((a, b) => b - a));
+    assert.equal(await sortState('summary', 'per'), null, 'only the sorted column has aria-sort');
+    await header('words', 'word').focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    assert.equal(await sortState('words', 'word'), 'descending');
+    const words = (await perWord(page)).map((r) => r.word);
+    assert.deepEqual(words, [...firstWords(N)].sort().reverse());
+  });
+
+  test('a word of the table opens in the lanes view, decoded there', async () => {
+    const { page } = run;
+    const word = firstWords(N)[1];
+    const ready = await page.evaluate(() => Number(document.body.dataset.ready ?? 0));
+    await page.locator(`#wl-words-table button[data-word="${word}"]`).click();
+    await waitReady(page, ready);
+    assert.equal(await page.locator('#lanes').isVisible(), true);
+    assert.equal(await page.locator('#wordlist').isVisible(), false);
+    assert.equal(await page.inputValue('#word'), word);
+    await page.waitForFunction((w) => new URLSearchParams(location.search).get('w') === w && !location.search.includes('view=list'), word);
+    const decoded = await page.evaluate(() => seq2seqPage.lanes.map((l) => l.word));
+    assert.deepEqual(decoded, [word, word, word]);
+    assert.deepEqual(run.errors, []);
+  });
+});
+
+test('greedy WER over the first 100 test words equals the native CLI\'s and the packed module\'s', async () => {
+  const { page, errors } = await runList('?view=list&n=100&src=test&lane=greedy');
+  const [row] = await summary(page);
+  const words = firstWords(100);
+  const cli = execFileSync(cliPath(), ['decode', '--model', join(site, AR.file)], { input: `${words.join('\n')}\n`, encoding: 'utf8' })
+    .trim().split('\n').map((l) => l.split('\t')[1]);
+  const model = await packedModel(AR);
+  const packed = model.decodeBatch(words, moduleOptions(makeLane('greedy'))).map((l) => l[0].text);
+  const shown = (await perWord(page)).map((r) => r.cells[0].output);
+  assert.deepEqual(shown, cli, 'the page\'s outputs are the CLI\'s');
+  assert.deepEqual(packed, cli);
+  const want = werPer(words, cli);
+  close(row.wer, want.wer, 'greedy WER, page vs CLI');
+  close(row.per, want.per, 'greedy PER, page vs CLI');
+  console.log(`greedy, first 100 test words: WER ${want.wer.toFixed(1)}%, PER ${want.per.toFixed(2)}% (page, CLI and packed module)`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a seeded sample is the same words every time, and the address keeps it', async () => {
+  const { page, errors } = await runList('?view=list&n=25&src=sample&seed=7&lane=nar');
+  const first = (await perWord(page)).map((r) => r.word);
+  assert.equal(first.length, 25);
+  assert.ok(first.every((w) => SPLIT.has(w)), 'sampled from the test split');
+  assert.notDeepEqual(first, firstWords(25));
+  assert.match(await page.evaluate(() => location.search), /view=list&n=25&src=sample&seed=7/);
+  await page.reload();
+  await page.waitForFunction(() => Number(document.body.dataset.listRuns ?? 0) >= 1, null, { timeout: 60000 });
+  assert.deepEqual((await perWord(page)).map((r) => r.word), first);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Cancel stops the run: progress stops, a message says so', async () => {
+  const { page, errors } = await openPage(served.context, served.url('?view=list&n=2000&src=sample&seed=3&lane=beam&lane=mp'));
+  await page.waitForFunction(() => document.getElementById('wl-progress')?.value > 0, null, { timeout: 60000 });
+  await page.click('#wl-cancel');
+  await page.waitForFunction(() => Number(document.body.dataset.listRuns ?? 0) >= 1, null, { timeout: 60000 });
+  const msg = await page.textContent('#wl-message');
+  assert.match(msg, /^Cancelled after \d+ of 8000 steps/);
+  const at = await page.evaluate(() => document.getElementById('wl-progress').value);
+  assert.ok(at > 0 && at < 8000, `stopped at ${at}`);
+  await page.waitForTimeout(1500);
+  assert.equal(await page.evaluate(() => document.getElementById('wl-progress').value), at, 'no progress after Cancel');
+  assert.equal(await page.locator('#wl-cancel').isDisabled(), true);
+  assert.equal(await page.locator('#wl-run').isDisabled(), false);
+  // The worker is free again: the lanes view decodes a word.
+  await page.click('button[data-view="lanes"]');
+  const ready = await page.evaluate(() => Number(document.body.dataset.ready ?? 0));
+  await page.fill('#word', 'KNIGHT');
+  await page.press('#word', 'Enter');
+  await waitReady(page, ready);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('pasted words: bad input gets a message and runs nothing; a word with no reference is decoded but not scored', async () => {
+  const { page, errors } = await runList('?view=list&src=paste&words=KNIGHT+QUE%40UE+%E6%97%A5%E6%9C%AC&lane=greedy');
+  let msg = await page.textContent('#wl-message');
+  assert.ok(msg.startsWith(en['list.pasteBad']), msg);
+  assert.match(msg, /“QUE@UE”: .*“@”/);
+  assert.match(msg, /“日本”/);
+  assert.equal(await page.locator('#wl-summary').count(), 0);
+  // Too long, then empty, typed into the form.
+  await page.fill('#wl-words', 'A'.repeat(60));
+  await page.click('#wl-run');
+  await page.waitForFunction(() => Number(document.body.dataset.listRuns) >= 2);
+  msg = await page.textContent('#wl-message');
+  assert.match(msg, /too long/i);
+  await page.fill('#wl-words', '  ');
+  await page.click('#wl-run');
+  await page.waitForFunction(() => Number(document.body.dataset.listRuns) >= 3);
+  assert.equal(await page.textContent('#wl-message'), en['list.pasteEmpty']);
+  // Good words, one made up: decoded, left out of WER, and the page says so.
+  // DELETE: greedy misses the reference it scores higher (a search error, as forced.test.mjs finds).
+  await page.fill('#wl-words', 'knight, blorptastic\nqueue delete');
+  await page.click('#wl-run');
+  await page.waitForFunction(() => Number(document.body.dataset.listRuns) >= 4);
+  assert.equal(await page.locator('#wl-message').isHidden(), true);
+  const table = await perWord(page);
+  assert.deepEqual(table.map((r) => r.word), ['KNIGHT', 'BLORPTASTIC', 'QUEUE', 'DELETE']);
+  const model = await packedModel(AR);
+  const options = moduleOptions(makeLane('greedy'));
+  const out = model.decodeBatch(['DELETE'], options)[0][0];
+  const ref = model.score('DELETE', 'D IH L IY T', options);
+  assert.ok(ref.score > out.score && out.text !== 'D IH L IY T', 'DELETE is a search error for greedy');
+  assert.deepEqual(table[3].cells[0], { output: out.text, ok: 'false', kind: 'search' });
+  assert.equal(table[1].cells[0].ok, '', 'no reference: neither right nor wrong');
+  assert.ok(table[1].cells[0].output.length > 0, 'decoded all the same');
+  assert.match(await page.textContent('#wl-results'), new RegExp(en['list.noRefOne'].slice(0, 30)));
+  const [row] = await summary(page);
+  const okCount = table.filter((r) => r.cells[0].ok === 'true').length;
+  close(row.wer, (100 * (3 - okCount)) / 3, 'WER over the three words with a reference');
+  assert.ok(row.search >= 1);
+  assert.match(await page.evaluate(() => location.search), /view=list&src=paste&words=knight\+blorptastic\+queue\+delete/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+for (const lang of ['en', 'zh']) {
+  test(`${lang}: the list view renders, axe finds nothing serious at desktop and phone width; screenshots`, async () => {
+    const { page, errors } = await runList(`?view=list&n=20&src=test&lane=greedy&lane=beam&lane=nar${lang === 'en' ? '' : '&lang=zh'}`);
+    const strings = lang === 'en' ? en : zh;
+    assert.equal(await page.textContent('#wl-title'), strings['list.heading']);
+    assert.equal(await page.textContent('button[data-table="summary"][data-sort="wer"]'), `${strings['list.colWer']} ↕`);
+    assert.equal(await page.getAttribute('#wl-summary', 'id'), 'wl-summary');
+    // Tables scroll inside named, focusable regions (views.js scrollRegion).
+    const regions = await page.evaluate(() => [...document.querySelectorAll('#wl-results .table-scroll')].map((r) => [r.tabIndex, r.getAttribute('role'), r.getAttribute('aria-label')]));
+    assert.equal(regions.length, 2);
+    for (const [tabIndex, role, label] of regions) {
+      assert.equal(tabIndex, 0);
+      assert.equal(role, 'region');
+      assert.ok(label);
+    }
+    await page.addScriptTag({ path: axePath });
+    for (const [width, height] of [[1400, 1000], [390, 844]]) {
+      await page.setViewportSize({ width, height });
+      const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+      assert.deepEqual(violations, [], `${lang} at ${width}×${height}`);
+      if (width < 500) {
+        await assertFitsPhone(page);
+        // The per-word table is wider than a phone: its region scrolls from the keyboard
+        // (the lanes' arrow-key stepping stays out of the list view).
+        await page.focus('#wl-results .table-scroll:last-of-type');
+        for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+        await page.waitForFunction(() => document.querySelector('#wl-results .table-scroll:last-of-type').scrollLeft > 0);
+        await page.evaluate(() => { document.querySelector('#wl-results .table-scroll:last-of-type').scrollLeft = 0; });
+      }
+      await page.screenshot({ path: artifact(`wordlist-${lang}-${width}.png`), fullPage: true });
+    }
+    // The other language from its button: the view, its results and the address stay.
+    const other = lang === 'en' ? 'zh' : 'en';
+    const rows = (await summary(page)).length;
+    await page.click(`#lang-${other}`);
+    assert.equal(await page.textContent('#wl-title'), (other === 'en' ? en : zh)['list.heading']);
+    assert.equal((await summary(page)).length, rows);
+    await page.waitForFunction(() => location.search.includes('view=list&n=20&src=test'));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}
+
+test('the list\'s address: values out of range are clamped, unknown ones fall back, and it reads back as written', async () => {
+  // From the built site, where js/engine.js finds the npm module's worker client.
+  const { decodeList, encodeList, sample } = await import(pathToFileURL(join(site, 'js/wordlist.js')).href);
+  assert.deepEqual(decodeList('?view=list&n=99999&src=nope&seed=-4'), { view: 'list', n: 2000, src: 'test', seed: 0, words: '' });
+  assert.deepEqual(decodeList('?n=abc&view=lists'), { view: 'lanes', n: 100, src: 'test', seed: 1, words: '' });
+  for (const s of [{ view: 'list', n: 7, src: 'sample', seed: 42, words: '' }, { view: 'list', n: 100, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }]) {
+    assert.deepEqual(decodeList(encodeList(s)), s);
+  }
+  assert.equal(encodeList({ view: 'lanes', n: 5, src: 'test', seed: 1, words: '' }), '');
+  // A sample: n distinct items, in the list's order, the same for the same seed.
+  const items = [...Array(500).keys()];
+  const a = sample(items, 50, 9);
+  assert.equal(new Set(a).size, 50);
+  assert.deepEqual(a, [...a].sort((x, y) => x - y));
+  assert.deepEqual(sample(items, 50, 9), a);
+  assert.notDeepEqual(sample(items, 50, 10), a);
+  assert.deepEqual(sample(items, 900, 1), items);
+});
