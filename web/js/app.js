@@ -8,6 +8,7 @@ import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from '.
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
+import { Tour } from './tour.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -293,7 +294,7 @@ class App {
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang() });
+      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang(), tour: this.tour?.stop });
       if (q !== location.search) history.replaceState(null, '', q + location.hash);
     }, 60);
   }
@@ -366,6 +367,7 @@ class App {
       size: esc(size(m.bytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
+    this.tour?.relabel();
   }
 
   flash(text) {
@@ -412,6 +414,7 @@ async function main() {
   else if (st.word != null) app.follow = true;
   app.renderExamples();
   app.setWord(word, { keepStep: st.step != null || st.word != null, fromAddress: true });
+  app.tour = new Tour(app, st.tour);
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 
