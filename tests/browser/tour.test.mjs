@@ -101,8 +101,14 @@ const CLAIMS = [
   async (page, { lanes: [greedy, nar], measured }) => {
     assert.ok(nar.passes < greedy.passes, `NAR ${nar.passes} passes, greedy ${greedy.passes}`);
     // The panel repeats both lanes' figures side by side, as their stats lines show them.
-    const figures = measured.match(/\d+(\.\d+)?/g).map(Number);
-    assert.deepEqual(figures, [greedy.passes, greedy.ms, nar.passes, nar.ms], measured);
+    const figures = (text) => text.match(/\d+(\.\d+)?/g).map(Number);
+    assert.deepEqual(figures(measured), [greedy.passes, greedy.ms, nar.passes, nar.ms], measured);
+    // A step back: the figures follow the lanes' (greedy one pass fewer, the NAR lane unchanged).
+    await page.keyboard.press('ArrowLeft');
+    const back = await readPage(page);
+    assert.equal(back.lanes[0].passes, greedy.passes - 1);
+    assert.deepEqual(figures(back.measured), [back.lanes[0].passes, back.lanes[0].ms, back.lanes[1].passes, back.lanes[1].ms], back.measured);
+    await page.keyboard.press('ArrowRight');
     assert.equal(nar.passes, 1);
     assert.equal(greedy.passes, 7);
     assert.equal(greedy.result.split(' ').length, 6);
@@ -114,6 +120,9 @@ const CLAIMS = [
     assert.equal(nar.bestLength, 7);
     assert.equal(nar.refLength, 6);
     assert.ok(reference.some((r) => r.split(' ').length === nar.refLength));
+    // "The dictionary says HOUR as AW ER or AW R": the page's own dictionary.
+    const hour = await page.evaluate(async () => (await import(new URL('js/dict.js', document.baseURI).href)).lookup('HOUR'));
+    assert.deepEqual(hour.prons.slice().sort(), ['AW ER', 'AW R']);
   },
   async (page, { reference, lanes: [nar, mp] }) => {
     assert.ok(mp.repeats < nar.repeats, `Mask-Predict ${mp.repeats} repeats, one pass ${nar.repeats}`);

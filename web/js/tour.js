@@ -50,7 +50,7 @@ export const STOPS = [
     title: 'tour.repeats.title', text: 'tour.repeats.text' },
   { query: '?w=HOURGLASS&lane=nar&lane=mp', targets: ['.lane-mp .draft-tabs', '.lane-mp .view:has(.nar-grid)'],
     title: 'tour.maskPredict.title', text: 'tour.maskPredict.text' },
-  { query: '?w=DELETE&lane=greedy&lane=greedy:prefix=D+IH', targets: ['.lane:nth-child(2) .view:has(.strip)', '.lane:nth-child(2) .forced-note'],
+  { query: '?w=DELETE&lane=greedy&lane=greedy:prefix=D+IH', targets: ['.lane:nth-child(2) .forced-note', '.lane:nth-child(2) .view:has(.strip)'],
     title: 'tour.forcing.title', text: 'tour.forcing.text' },
 ];
 
@@ -73,8 +73,11 @@ export class Tour {
       }
     });
     // The lanes redraw their insides at every step and decode: the outline goes back
-    // on whatever now stands for the target.
-    new MutationObserver(() => this.mark()).observe($('lanes'), { childList: true, subtree: true });
+    // on whatever now stands for the target, and the measured figures follow the step.
+    new MutationObserver(() => {
+      this.mark();
+      if (this.panel.dataset.shown) this.measure();
+    }).observe($('lanes'), { childList: true, subtree: true });
     // The page can scroll its end above the panel (style.css pads the body by --tour-h).
     new ResizeObserver(() => document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`)).observe(this.panel);
     if (stop != null && stop >= 1 && stop <= STOPS.length) this.show(stop, { focus: false });
@@ -113,13 +116,17 @@ export class Tour {
   load(st) {
     const app = this.app;
     app.stop();
-    for (const lane of app.lanes.splice(0)) lane.destroy();
+    const old = app.lanes.splice(0);
+    for (const lane of old) lane.el.remove();
     for (const spec of st.lanes) app.addLane(spec, { decode: false });
     app.renderControls();
     app.follow = st.step == null;
     app.t = st.step ?? 0;
     app.renderExamples();
     app.setWord(st.word, { keepStep: true });
+    // Only now: the new lanes have taken their models' workers (engine.js), so a model
+    // the two stops share keeps its worker, warm, rather than starting a new one.
+    for (const lane of old) lane.destroy();
   }
 
   /** Stop n's panel over the page as it is; then, once the lanes have decoded, its element outlined and in view. */
@@ -200,6 +207,10 @@ export class Tour {
       if (gen !== this.gen) return;
     }
     this.mark();
+    // The panel tells what the lanes' open explanations would: folded (one click away),
+    // they no longer push the stop's element below the fold on a phone. A lane keeps
+    // them folded as it steps (lane.js render()).
+    for (const d of $('lanes').querySelectorAll('details.explain[open]')) d.open = false;
     this.targets()[0]?.scrollIntoView({ block: 'start', inline: 'nearest' });
     this.measure();
     this.panel.dataset.shown = String(n);
