@@ -196,6 +196,7 @@ for (const lang of ['en', 'zh']) {
       await page.goto(served.url(lang === 'en' ? '/' : `/?lang=${lang}`));
       await page.waitForFunction(() => window.seq2seqPage?.tour);
       assert.equal(await page.textContent('#tour-start'), TEXT[lang]['tour.start']);
+      await page.screenshot({ path: artifact(`tour-0-${lang}-${width}x${height}.png`) });
       await page.focus('#tour-start');
       await page.keyboard.press('Enter');
       const violations = [];
@@ -218,9 +219,10 @@ for (const lang of ['en', 'zh']) {
         assert.equal(await page.textContent('#tour-text'), TEXT[lang][s.text]);
         assert.equal(await page.textContent('#tour-count'), TEXT[lang]['tour.count'].replace('{n}', n).replace('{of}', STOPS.length));
         await assertTargetInView(page, n, label);
+        // The stop as it opens (a claim may step the decode on).
+        await page.screenshot({ path: artifact(`tour-${n}-${lang}-${width}x${height}.png`) });
         await CLAIMS[n - 1](page, await readPage(page));
         if (width < 500) await assertFitsPhone(page);
-        await page.screenshot({ path: artifact(`tour-${n}-${lang}-${width}x${height}.png`) });
         if (AXE_STOPS.has(n)) violations.push(...(await axe(page)).map((v) => `stop ${n}: ${v}`));
       }
       assert.deepEqual(violations, []);
