@@ -323,6 +323,32 @@ export default {
   'tree.aria': 'Beam search tree up to step {i}',
 
   // The guided tour (web/js/tour.js).
+  'tour.start': 'Take the tour',
+  'tour.count': 'Guided tour · stop {n} of {of}',
+  'tour.back': '◀ Back',
+  'tour.next': 'Next ▶',
+  'tour.finish': 'Finish',
+  'tour.close': 'Close the tour',
+  'tour.keys_html': '<kbd>Tab</kbd> to Back and Next, <kbd>Enter</kbd> to press; <kbd>Esc</kbd> closes the tour. <kbd>←</kbd> <kbd>→</kbd> and <kbd>space</kbd> still step and play the decode.',
+  'tour.measured': 'Measured here (decoder passes · wall time): {lanes}.',
+  'tour.measuredLane': '{lane} {passes} · {ms} ms',
+  'tour.measuredSep': '; ',
+  'tour.greedy.title': 'Greedy decoding cannot go back',
+  'tour.greedy.text': 'Greedy decoding keeps the single likeliest phoneme at every step and never revisits a choice. For DELETE it takes EH at the second step and ends with D EH L IY T, while beam search (k = 5) in the next lane finds the dictionary\'s D IH L IY T. Under the result, the reference scores higher than greedy\'s own output under the same model: a search error, not a model error.',
+  'tour.beam.title': 'Beam width k',
+  'tour.beam.text': 'Beam search keeps the k best partial outputs (hypotheses) at every step, ranked by their summed log-probability. After two passes D EH leads: k = 1 keeps only it and goes wrong as greedy did, while k = 5 keeps D IH too. Press Play (or →) to the end, where D IH wins.',
+  'tour.norm.title': 'Length normalisation changes the winner',
+  'tour.norm.text': 'Every phoneme adds a negative log-probability, so the raw score prefers short outputs. Without normalisation (first lane) beam search picks F AO R S T AH L, one phoneme short; divided by the length (average, second lane) the reference F AO R AH S T AH L wins. Switch the normalisation above the finished hypotheses and watch the ranking change.',
+  'tour.scores.title': 'Four attention scores',
+  'tour.scores.text': 'Four RNN encoder-decoders, alike except for how the decoder state s is scored against each letter\'s encoder state h: dot product sᵀh, multiplicative sᵀWh, reduced rank (Us)ᵀ(Vh) and additive vᵀtanh(W₁h + W₂s). A softmax over the letters turns the scores into the attention weights drawn here; each model decodes DELETE greedily. Two of them get it right, two say D EH L IY T.',
+  'tour.arNar.title': 'Autoregressive or non-autoregressive',
+  'tour.arNar.text': 'The autoregressive decoder writes one phoneme per decoder pass, each waiting for the one before: HOURGLASS takes 7 passes (6 phonemes and END). The non-autoregressive decoder predicts the length, then fills every position at once, in one pass. The top line of each lane measures both; on a word this short the wall time is mostly start-up and noise, while the passes grow with the length of the output.',
+  'tour.repeats.title': 'Repeats: multimodality and a wrong length',
+  'tour.repeats.text': 'Each position is predicted without seeing what the others chose. The dictionary says HOUR as AW ER or AW R, and the length head predicts 7 positions for HOURGLASS where the reference has 6 (the dotted bar): the single pass writes AW R G G L AE S, with G twice (↻). A position with no phoneme of its own copies its neighbour\'s.',
+  'tour.maskPredict.title': 'Mask-Predict repairs them',
+  'tour.maskPredict.text': 'Mask-Predict masks again the tokens it is least sure of and predicts them anew, now seeing the confident ones around them: in the length-7 tab the G G repeat is gone, though AW ER R keeps a phoneme too many. It also decodes the three likeliest lengths and keeps the best-scoring draft: length 6, AW ER G L AE S, the reference, with no repeat.',
+  'tour.forcing.title': 'Teacher forcing and exposure bias',
+  'tour.forcing.text': 'In training, the decoder is fed the reference\'s previous phonemes, whatever it predicted: teacher forcing. The second lane does it by hand, feeding the reference\'s D IH (a click on a bar forces that token), and the model goes on to D IH L IY T. At inference it reads its own outputs, unlike in training (exposure bias); scheduled sampling narrows the gap by sometimes feeding it its own predictions in training.',
 
   // Self-attention matrices (web/js/self-attention.js).
 

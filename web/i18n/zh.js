@@ -324,6 +324,32 @@ export default {
   'tree.aria': '截至第 {i} 步的束搜索树',
 
   // The guided tour (web/js/tour.js).
+  'tour.start': '开始导览',
+  'tour.count': '导览 · 第 {n} 站，共 {of} 站',
+  'tour.back': '◀ 上一站',
+  'tour.next': '下一站 ▶',
+  'tour.finish': '结束导览',
+  'tour.close': '关闭导览',
+  'tour.keys_html': '用 <kbd>Tab</kbd> 移到“上一站”和“下一站”，按 <kbd>Enter</kbd> 确认；<kbd>Esc</kbd> 关闭导览。<kbd>←</kbd> <kbd>→</kbd> 和 <kbd>空格</kbd> 仍然用于单步和播放解码。',
+  'tour.measured': '本页实测（解码器运行次数 · 实际用时）：{lanes}。',
+  'tour.measuredLane': '{lane} {passes} 次 · {ms} 毫秒',
+  'tour.measuredSep': '；',
+  'tour.greedy.title': '贪心解码不能回头',
+  'tour.greedy.text': '贪心解码每一步只保留概率最大的一个音素，选过之后不能回退修改。对 DELETE，它在第二步选了 EH，最后得到 D EH L IY T；旁边通道里的束搜索（k = 5）则找到了词典里的 D IH L IY T。结果下方的打分表显示，在同一个模型下，参考读音的分数比贪心解码自己的输出更高：这是搜索错误，而不是模型错误。',
+  'tour.beam.title': '束宽 k',
+  'tour.beam.text': '束搜索在每一步保留 k 个最好的部分输出（假设），按对数概率之和排序。两步之后 D EH 领先：k = 1 只保留它，和贪心解码一样出错；k = 5 还保留了 D IH。按“播放”（或 →）走到最后，D IH 胜出。',
+  'tour.norm.title': '长度归一化改变胜者',
+  'tour.norm.text': '每多一个音素，对数概率就再加上一个负数，所以原始分数偏向短的输出。不做长度归一化时（第一个通道），束搜索选了少一个音素的 F AO R S T AH L；除以长度（平均，第二个通道）后，参考读音 F AO R AH S T AH L 胜出。在已完成假设上方切换归一化方式，可以看到排名立刻改变。',
+  'tour.scores.title': '四种注意力分数',
+  'tour.scores.text': '四个 RNN 编码器-解码器结构相同，只是给解码器状态 s 与每个字母的编码器状态 h 打分的方式不同：点积 sᵀh、乘法 sᵀWh、降级乘法 (Us)ᵀ(Vh) 和可加性 vᵀtanh(W₁h + W₂s)。分数在字母上经过 softmax，就是这里画出的注意力权重；每个模型都用贪心解码读 DELETE。其中两个读对了，另外两个读成 D EH L IY T。',
+  'tour.arNar.title': '自回归与非自回归',
+  'tour.arNar.text': '自回归解码器每运行一次只写一个音素，每个音素都要等前一个写完：HOURGLASS 需要运行 7 次（6 个音素加 END）。非自回归解码器先预测长度，再一次并行地填满所有位置，只运行一次。每个通道顶部那一行都记录了这两项；这么短的单词，实际用时主要是启动开销和波动，而运行次数会随输出长度增长。',
+  'tour.repeats.title': '重复：多峰性与预测错的长度',
+  'tour.repeats.text': '每个位置都是独立预测的，看不到其他位置选了什么。词典里 HOUR 可以读成 AW ER，也可以读成 AW R；而长度预测给 HOURGLASS 7 个位置，参考读音却只有 6 个（虚线的柱）：一次完成的结果是 AW R G G L AE S，G 出现了两次（↻）。没有自己的音素可写的位置，就抄了邻居的。',
+  'tour.maskPredict.title': 'Mask-Predict 修复重复',
+  'tour.maskPredict.text': 'Mask-Predict 把最没把握的词元重新掩码、重新预测，这时它能看到周围较有把握的词元：在“长度 7”标签里，G G 的重复消失了，但 AW ER R 仍多了一个音素。它还同时解码最可能的三个长度，保留得分最高的草稿：长度 6 的 AW ER G L AE S，正是参考读音，没有重复。',
+  'tour.forcing.title': '教师强制与暴露偏差',
+  'tour.forcing.text': '训练时，不管解码器预测了什么，输入的都是参考答案的前一个音素：这就是教师强制（Teacher Forcing）。第二个通道手动这样做：强制输入参考读音的 D IH（点击概率条即可强制某个词元），模型接着写出 D IH L IY T。推理时它读的是自己的输出，与训练时不同（暴露偏差）；计划采样（Scheduled Sampling）在训练中偶尔喂给它自己的预测，以缩小这个差距。',
 
   // Self-attention matrices (web/js/self-attention.js).
 

@@ -9,6 +9,7 @@ import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { WordList } from './wordlist.js';
+import { Tour } from './tour.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -294,7 +295,7 @@ class App {
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang() })
+      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang(), tour: this.tour?.stop })
         + (this.wordlist?.query() ?? '');
       if (q !== location.search) history.replaceState(null, '', q + location.hash);
     }, 60);
@@ -371,6 +372,7 @@ class App {
       size: esc(size(m.bytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
+    this.tour?.relabel();
   }
 
   flash(text) {
@@ -420,6 +422,7 @@ async function main() {
   app.setWord(word, { keepStep: st.step != null || st.word != null, fromAddress: true });
   // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
   app.wordlist.init(location.search);
+  app.tour = new Tour(app, st.tour);
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 

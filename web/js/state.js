@@ -10,6 +10,7 @@
 // answers to 'constructor' or 'toString', which are neither lanes nor options.
 //
 // lang=zh: the page's language (web/js/i18n.js); absent for English.
+// tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
 import { LANGS, t } from './i18n.js';
 
 // The options a lane's address can set: the module option each key stands for
@@ -175,12 +176,13 @@ function decodeLane(s) {
   return { lane: makeLane(type, opts), notes };
 }
 
-export function encodeState({ word, step, lanes, lang = 'en' }) {
+export function encodeState({ word, step, lanes, lang = 'en', tour = null }) {
   const q = new URLSearchParams();
   q.set('w', word);
   if (step != null) q.set('t', String(step));
   for (const l of lanes) q.append('lane', encodeLane(l));
   if (lang !== 'en') q.set('lang', lang);
+  if (tour != null) q.set('tour', String(tour));
   return '?' + q.toString().replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3D/gi, '=');
 }
 
@@ -190,13 +192,14 @@ export function decodeState(search) {
   const tq = q.get('t');
   const step = tq != null && /^\d+$/.test(tq) ? Number(tq) : null;
   const lang = LANGS.includes(q.get('lang')) ? q.get('lang') : 'en';
+  const tour = /^\d+$/.test(q.get('tour') ?? '') ? Number(q.get('tour')) : null;
   const decoded = q.getAll('lane').map(decodeLane);
   const notes = decoded.flatMap((d) => d.notes);
   const lanes = decoded.map((d) => d.lane).filter(Boolean);
   if (lanes.length > MAX_LANES) notes.push(t('address.tooManyLanes', { n: lanes.length, max: MAX_LANES }));
   // A few notes say what went wrong; a hundred would bury the page.
   const shown = notes.length > MAX_NOTES ? [...notes.slice(0, MAX_NOTES - 1), t('address.moreLeftOut', { n: notes.length - MAX_NOTES + 1 })] : notes;
-  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown, lang };
+  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown, lang, tour };
 }
 
 // Length normalisation, as src/decoding_options.h defines it. |Y| counts END.

@@ -102,5 +102,6 @@ export function beamTree({ snaps, i, map, norm, alpha, pruned, selected }) {
       + (tag && !n.kids.length ? `<text x="${NW + 4}" y="${NH / 2 + 4}" class="tag">${esc(tag)}</text>` : '')
       + '</g>';
   }
-  return `<div class="tree-wrap"><svg class="tree" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(t('tree.aria', { i }))}">${edges}${body}</svg></div>`;
+  // The tree can outgrow its box (style.css: max-height): focusable and named, so that keyboard users can scroll it.
+  return `<div class="tree-wrap" tabindex="0" role="region" aria-label="${esc(t('tree.aria', { i }))}"><svg class="tree" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(t('tree.aria', { i }))}">${edges}${body}</svg></div>`;
 }

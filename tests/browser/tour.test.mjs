@@ -1,0 +1,295 @@
+// The guided tour (web/js/tour.js): every stop, in English and Chinese, wide and at
+// phone width, opened by the "Take the tour" button and Next pressed from the
+// keyboard. At each stop its element is outlined and in view (below the sticky step
+// bar, not under the panel), and the page still shows what the stop's text says,
+// read from the lanes' rendered results of the shipped models. Back, Escape, a
+// reload at a stop, axe on two stops at each size and language, and screenshots.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { STOPS } from '../../web/js/tour.js';
+import { decodeState } from '../../web/js/state.js';
+import en from '../../web/i18n/en.js';
+import zh from '../../web/i18n/zh.js';
+import { artifact, assertFitsPhone, openPage, servedSite } from './helpers.mjs';
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const served = servedSite();
+const SIZES = [[1400, 1000], [390, 844]];
+const TEXT = { en, zh };
+
+/** Waits until stop n is shown: its panel up, the lanes decoded and the target scrolled to. */
+async function shown(page, n) {
+  await page.waitForFunction((k) => document.getElementById('tour')?.dataset.shown === String(k), n, { timeout: 30000 });
+}
+
+/** What the page shows now, read from the rendered lanes. */
+function readPage(page) {
+  return page.evaluate(() => {
+    const lanes = [...document.querySelectorAll('#lanes > .lane')];
+    const passes = (el) => Number(el.querySelector('[data-k="passes"]')?.textContent);
+    return {
+      reference: window.seq2seqPage.reference?.prons ?? [],
+      measured: document.getElementById('tour-measured').hidden ? null : document.getElementById('tour-measured').textContent,
+      lanes: lanes.map((el, i) => ({
+        type: window.seq2seqPage.lanes[i].type,
+        result: el.querySelector('.result-main')?.dataset.result ?? null,
+        diagnosis: el.querySelector('.forced')?.dataset.diagnosis ?? null,
+        passes: passes(el),
+        // The wall time: the last figure of the stats line ("12.3 ms", "12.3 毫秒").
+        ms: Number([...el.querySelectorAll('.lane-stats strong')].at(-1)?.textContent.match(/[\d.]+/)?.[0] ?? NaN),
+        tree: !!el.querySelector('.tree-wrap svg'),
+        liveNodes: el.querySelectorAll('.tree-wrap .node.live').length,
+        // The NAR grid's last row (the current iteration): its repeats (↻).
+        repeats: el.querySelectorAll('.nar-grid tr.current td.rep').length,
+        bestLength: Number(el.querySelector('.lenbar.best')?.dataset.length ?? NaN),
+        refLength: Number(el.querySelector('.lenbar.ref')?.dataset.length ?? NaN),
+        forcedChips: [...el.querySelectorAll('.strip .chip.forced .arpa')].map((c) => c.textContent),
+        panels: [...el.querySelectorAll('.score-panel')].map((p) => ({ score: p.dataset.score, result: p.querySelector('.cmp-out')?.dataset.result ?? null })),
+      })),
+    };
+  });
+}
+
+/** A beam lane's live hypotheses after decoder pass k, best first. */
+function liveAt(page, lane, k) {
+  return page.evaluate(([l, s]) => window.seq2seqPage.lanes[l].snaps[s].live.slice()
+    .sort((a, b) => b.logprob - a.logprob).map((h) => h.texts.join(' ')), [lane, k]);
+}
+const bestLiveAt = async (page, lane, k) => (await liveAt(page, lane, k))[0];
+
+// What each stop's text says, checked on the page (stops in tour.js order).
+const CLAIMS = [
+  async (page, { reference, lanes: [greedy, beam] }) => {
+    assert.equal(greedy.result, 'D EH L IY T');
+    assert.ok(!reference.includes(greedy.result), 'greedy is wrong');
+    assert.equal(greedy.diagnosis, 'search', 'the reference scores higher: a search error');
+    assert.ok(reference.includes(beam.result), `beam ${beam.result} is the reference ${reference}`);
+    assert.equal(beam.result, 'D IH L IY T');
+  },
+  async (page, { lanes: [k1, k5] }) => {
+    // Step 2: D EH leads; k = 1 holds it alone, k = 5 holds D IH too. The trees show as many live nodes.
+    assert.equal(await page.evaluate(() => window.seq2seqPage.t), 2);
+    assert.ok(k1.tree && k5.tree, 'both trees drawn');
+    assert.deepEqual([k1.liveNodes, k5.liveNodes], [1, 5]);
+    assert.equal(await bestLiveAt(page, 0, 2), 'D EH');
+    assert.equal(await bestLiveAt(page, 1, 2), 'D EH');
+    assert.ok((await liveAt(page, 1, 2)).includes('D IH'));
+    assert.ok(!(await liveAt(page, 0, 2)).includes('D IH'));
+    // "Press → to the end, where D IH wins": from the keyboard, focus staying on Next.
+    for (let i = 0; i < 30 && await page.evaluate(() => window.seq2seqPage.t < window.seq2seqPage.maxT()); i++) await page.keyboard.press('ArrowRight');
+    const end = await readPage(page);
+    assert.ok(!end.reference.includes(end.lanes[0].result), `k = 1 gives ${end.lanes[0].result}`);
+    assert.equal(end.lanes[0].result, 'D EH L IY T');
+    assert.ok(end.reference.includes(end.lanes[1].result), `k = 5 gives ${end.lanes[1].result}`);
+    assert.equal(end.lanes[1].result, 'D IH L IY T');
+  },
+  async (page, { reference, lanes: [none, average] }) => {
+    assert.notEqual(none.result, average.result, 'the two norms pick different winners');
+    assert.equal(none.result, 'F AO R S T AH L');
+    assert.ok(!reference.includes(none.result));
+    assert.ok(reference.includes(average.result));
+    assert.equal(average.result, 'F AO R AH S T AH L');
+    assert.equal(none.result.split(' ').length + 1, average.result.split(' ').length, 'one phoneme short');
+  },
+  async (page, { reference, lanes: [compare] }) => {
+    assert.deepEqual(compare.panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
+    const right = compare.panels.filter((p) => reference.includes(p.result));
+    assert.equal(right.length, 2, JSON.stringify(compare.panels));
+    for (const p of compare.panels) if (!right.includes(p)) assert.equal(p.result, 'D EH L IY T');
+  },
+  async (page, { lanes: [greedy, nar], measured }) => {
+    assert.ok(nar.passes < greedy.passes, `NAR ${nar.passes} passes, greedy ${greedy.passes}`);
+    // The panel repeats both lanes' figures side by side, as their stats lines show them.
+    const figures = (text) => text.match(/\d+(\.\d+)?/g).map(Number);
+    assert.deepEqual(figures(measured), [greedy.passes, greedy.ms, nar.passes, nar.ms], measured);
+    // A step back: the figures follow the lanes' (greedy one pass fewer, the NAR lane unchanged).
+    await page.keyboard.press('ArrowLeft');
+    const back = await readPage(page);
+    assert.equal(back.lanes[0].passes, greedy.passes - 1);
+    assert.deepEqual(figures(back.measured), [back.lanes[0].passes, back.lanes[0].ms, back.lanes[1].passes, back.lanes[1].ms], back.measured);
+    await page.keyboard.press('ArrowRight');
+    assert.equal(nar.passes, 1);
+    assert.equal(greedy.passes, 7);
+    assert.equal(greedy.result.split(' ').length, 6);
+    assert.ok(greedy.ms > 0 && nar.ms > 0, `both lanes show their wall time: ${greedy.ms}, ${nar.ms}`);
+  },
+  async (page, { reference, lanes: [nar] }) => {
+    assert.ok(nar.repeats >= 1, 'the one pass shows a repeat');
+    assert.equal(nar.result, 'AW R G G L AE S');
+    assert.equal(nar.bestLength, 7);
+    assert.equal(nar.refLength, 6);
+    assert.ok(reference.some((r) => r.split(' ').length === nar.refLength));
+    // "The dictionary says HOUR as AW ER or AW R": the page's own dictionary.
+    const hour = await page.evaluate(async () => (await import(new URL('js/dict.js', document.baseURI).href)).lookup('HOUR'));
+    assert.deepEqual(hour.prons.slice().sort(), ['AW ER', 'AW R']);
+  },
+  async (page, { reference, lanes: [nar, mp] }) => {
+    assert.ok(mp.repeats < nar.repeats, `Mask-Predict ${mp.repeats} repeats, one pass ${nar.repeats}`);
+    assert.equal(mp.repeats, 0);
+    assert.ok(reference.includes(mp.result), `Mask-Predict ${mp.result}`);
+    assert.equal(mp.result, 'AW ER G L AE S');
+    // The length-7 draft (its tab): iterations took the repeat away, not the extra phoneme.
+    const seven = await page.evaluate(() => {
+      const s = window.seq2seqPage.lanes[1].snaps.at(-1);
+      return { best: s.drafts[s.bestDraft].length, texts: s.drafts.find((d) => d.length === 7)?.texts };
+    });
+    assert.equal(seven.best, 6);
+    assert.equal(seven.texts.filter((x) => x !== '</s>').join(' '), 'AW ER R G L AE S');
+    assert.equal(await page.locator('.lane-mp .draft-tabs button').count(), 3);
+    assert.ok(mp.passes > 1 && mp.passes <= 10, `a few passes: ${mp.passes}`);
+  },
+  async (page, { reference, lanes: [plain, forced] }) => {
+    assert.ok(!reference.includes(plain.result));
+    // The reference's first two phonemes are fed in, as teacher forcing feeds them.
+    assert.deepEqual(forced.forcedChips, ['D', 'IH']);
+    assert.ok(reference.some((r) => r.startsWith('D IH ')));
+    assert.ok(reference.includes(forced.result), `forced ${forced.result}`);
+    assert.equal(forced.result, 'D IH L IY T');
+  },
+];
+
+/** The stop's element: outlined, and its start in view between the step bar and the panel. */
+async function assertTargetInView(page, n, label) {
+  const got = await page.evaluate(() => {
+    const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
+    const targets = [...document.querySelectorAll('.tour-target')];
+    const t = window.seq2seqPage.tour.targets()[0];   // the one scrolled to
+    if (!t) return { count: 0 };
+    const r = rect(t);
+    const bar = rect(document.querySelector('.transport-bar'));
+    const panel = rect(document.getElementById('tour'));
+    // What is drawn just inside the target's top left corner: the target, not the panel or the bar.
+    const x = Math.min(Math.max(r.left + 6, 1), window.innerWidth - 2);
+    const y = Math.max(r.top + 6, bar.bottom + 1);
+    const hit = document.elementFromPoint(x, y);
+    return { count: targets.length, r, bar, panel, inner: window.innerHeight, width: window.innerWidth, hitInside: !!hit && t.contains(hit),
+      outline: getComputedStyle(t).outlineStyle };
+  });
+  assert.ok(got.count >= 1, `${label}: no element outlined`);
+  assert.equal(got.outline, 'solid', `${label}: outline`);
+  const { r, bar, panel } = got;
+  assert.ok(r.height > 0, `${label}: the target is drawn`);
+  assert.ok(r.top >= bar.bottom - 1, `${label}: the target (top ${r.top}) starts below the step bar (${bar.bottom})`);
+  assert.ok(bar.bottom <= panel.top, `${label}: the panel (top ${panel.top}) leaves the step bar (bottom ${bar.bottom}) alone`);
+  const band = panel.top - bar.bottom;
+  if (r.height <= band - 16) assert.ok(r.bottom <= panel.top, `${label}: the target (${r.top}–${r.bottom}) is above the panel (top ${panel.top})`);
+  else assert.ok(panel.top - r.top >= 0.5 * band, `${label}: at least half the free height shows the target (${r.top}, panel ${panel.top})`);
+  assert.ok(r.left >= -1 && r.left < got.width - 20, `${label}: the target is across the window (${r.left})`);
+  assert.ok(got.hitInside, `${label}: the target's corner is not covered`);
+}
+
+async function axe(page) {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+}
+
+const AXE_STOPS = new Set([1, 6]);
+
+for (const lang of ['en', 'zh']) {
+  for (const [width, height] of SIZES) {
+    test(`the tour, ${lang} at ${width}×${height}: every stop by the keyboard, its element in view, its claims on the page`, async () => {
+      const { page, errors } = await openPage(served.context);
+      await page.setViewportSize({ width, height });
+      await page.goto(served.url(lang === 'en' ? '/' : `/?lang=${lang}`));
+      await page.waitForFunction(() => window.seq2seqPage?.tour);
+      assert.equal(await page.textContent('#tour-start'), TEXT[lang]['tour.start']);
+      await page.screenshot({ path: artifact(`tour-0-${lang}-${width}x${height}.png`) });
+      await page.focus('#tour-start');
+      await page.keyboard.press('Enter');
+      const violations = [];
+      for (let n = 1; n <= STOPS.length; n++) {
+        const label = `${lang} ${width}px stop ${n}`;
+        if (n > 1) {
+          assert.equal(await page.evaluate(() => document.activeElement?.id), 'tour-next', `${label}: focus stays on Next`);
+          await page.keyboard.press('Enter');
+        }
+        await shown(page, n);
+        const s = STOPS[n - 1];
+        // The address is the stop's state, and says which stop.
+        await page.waitForFunction((k) => new URLSearchParams(location.search).get('tour') === String(k), n);
+        const st = decodeState(await page.evaluate(() => location.search));
+        const want = decodeState(s.query);
+        assert.equal(st.word, want.word, `${label}: word`);
+        assert.deepEqual(st.lanes, want.lanes, `${label}: lanes`);
+        assert.equal(st.lang, lang);
+        assert.equal(await page.textContent('#tour-title'), TEXT[lang][s.title]);
+        assert.equal(await page.textContent('#tour-text'), TEXT[lang][s.text]);
+        assert.equal(await page.textContent('#tour-count'), TEXT[lang]['tour.count'].replace('{n}', n).replace('{of}', STOPS.length));
+        await assertTargetInView(page, n, label);
+        // The stop as it opens (a claim may step the decode on).
+        await page.screenshot({ path: artifact(`tour-${n}-${lang}-${width}x${height}.png`) });
+        await CLAIMS[n - 1](page, await readPage(page));
+        if (width < 500) await assertFitsPhone(page);
+        if (AXE_STOPS.has(n)) violations.push(...(await axe(page)).map((v) => `stop ${n}: ${v}`));
+      }
+      assert.deepEqual(violations, []);
+      // The last stop's Next finishes the tour.
+      assert.equal(await page.textContent('#tour-next'), TEXT[lang]['tour.finish']);
+      await page.keyboard.press('Enter');
+      assert.equal(await page.isHidden('#tour'), true);
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'tour-start');
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+}
+
+test('Back and Escape from the keyboard; a reload comes back to the stop; the language switch keeps it', async () => {
+  const { page, errors } = await openPage(served.context);
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  // An address at stop 3 (as a copied link or a reload has it) opens the tour there.
+  await page.goto(served.url(`${STOPS[2].query}&tour=3`));
+  await shown(page, 3);
+  assert.equal(await page.textContent('#tour-title'), en[STOPS[2].title]);
+  await CLAIMS[2](page, await readPage(page));
+  // Back, pressed from the keyboard, goes to stop 2 and its state.
+  await page.focus('#tour-back');
+  await page.keyboard.press('Enter');
+  await shown(page, 2);
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('tour') === '2');
+  await CLAIMS[1](page, await readPage(page));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'tour-back', 'focus stays on Back');
+  // Stepping with ← still steps the decode while the tour is open.
+  const before = await page.evaluate(() => window.seq2seqPage.t);
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.evaluate(() => window.seq2seqPage.t), before - 1);
+  assert.equal(await page.evaluate(() => document.getElementById('tour').dataset.shown), '2', 'the tour stays at its stop');
+  // Back at stop 1 cannot go further: the button is disabled and focus moves to Next.
+  await page.keyboard.press('Enter');
+  await shown(page, 1);
+  assert.equal(await page.isDisabled('#tour-back'), true);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'tour-next');
+  // A reload at stop 1 shows stop 1 again.
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('tour') === '1');
+  await page.reload();
+  await shown(page, 1);
+  await CLAIMS[0](page, await readPage(page));
+  // The language switch keeps the stop and retells it.
+  await page.click('#lang-zh');
+  await page.waitForFunction(() => new URLSearchParams(location.search).get('lang') === 'zh');
+  assert.equal(await page.textContent('#tour-title'), zh[STOPS[0].title]);
+  assert.equal(new URLSearchParams(new URL(page.url()).search).get('tour'), '1');
+  // Escape closes it: no panel, no outline, no tour in the address, focus on the button that opens it.
+  await page.keyboard.press('Escape');
+  assert.equal(await page.isHidden('#tour'), true);
+  assert.equal(await page.locator('.tour-target').count(), 0);
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('tour'));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'tour-start');
+  // The page stays at the stop's state for the learner to carry on from.
+  assert.equal(new URLSearchParams(new URL(page.url()).search).get('w'), 'DELETE');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('an address with a stop the tour does not have opens no tour', async () => {
+  const { page, errors } = await openPage(served.context);
+  await page.goto(served.url(`?w=DELETE&tour=${STOPS.length + 1}`));
+  await page.waitForFunction(() => window.seq2seqPage?.tour && window.seq2seqPage.lanes.every((l) => !l.busy));
+  assert.equal(await page.isHidden('#tour'), true);
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('tour'));
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,219 @@
+// The guided tour: eight stops through the page, in the order of the course notes
+// (/work/shared/notes: 000 greedy decoding, beam search, length normalisation,
+// the attention scores; 004 the autoregressive and the non-autoregressive decoder,
+// then teacher forcing and exposure bias). Each stop is a state of the page, written
+// as its address (state.js), the element it talks about, and its words (the
+// "guided tour" keys of web/i18n/*.js). The address holds tour=N while the tour is
+// open, so a reload or a copied link comes back to the same stop.
+//
+// The words were picked by decoding the CMUdict test split (models/data/cmudict-0.7b.test,
+// 11994 words) with the shipped models through the native CLI, not guessed:
+// - DELETE: `--greedy` gives D EH L IY T, `--beam 5` the reference D IH L IY T
+//   (already `--beam 2` does; `--beam 1` is greedy's D EH). Greedy's mistake is a
+//   search error: the reference scores higher under the model (forced.js). With
+//   `--greedy --prefix "D IH"` the model goes on to the reference, which makes it the
+//   word of the teacher-forcing stop. Of the four RNNs, greedily, dot and additive
+//   say D EH L IY T and multiplicative and reduced rank the reference.
+// - FORRESTAL: 13 test words change winner between `--beam 5 --length-penalty none`
+//   and both `average` and `gnmt`; in 3 of them normalisation gives the reference.
+//   FORRESTAL: none picks the shorter F AO R S T AH L, average and GNMT the reference
+//   F AO R AH S T AH L (the other two were HUMI and SAVARESE).
+// - HOURGLASS: of the 128 words whose one-pass decode (`--nar --iterations 1`) has a
+//   phoneme twice in a row, 24 also have a predicted length that is not the
+//   reference's and are repaired by Mask-Predict as the page runs it (`--iterations 10
+//   --length-candidates 3 --length-score-weight 0.03`). HOURGLASS is a common word
+//   among them: one pass writes AW R G G L AE S (7 positions for the reference's 6,
+//   R for ER, G twice), Mask-Predict AW ER G L AE S, as greedy does in 7 passes.
+// tests/browser/tour.test.mjs checks on the page that every stop still shows this.
+import { decodeState } from './state.js';
+import { t } from './i18n.js';
+
+/**
+ * The stops. query: the page's state; targets: what the stop talks about, under
+ * #lanes (the first is scrolled to); title and text: i18n keys; measured: the panel
+ * also lists each lane's decoder passes and wall time, as measured (on a phone the
+ * lanes' own lines are screens apart).
+ */
+export const STOPS = [
+  { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
+    title: 'tour.greedy.title', text: 'tour.greedy.text' },
+  // Step 2: the two beams have just parted (k = 1 holds D EH only, k = 5 D IH too).
+  { query: '?w=DELETE&lane=beam:k=1&lane=beam&t=2', targets: ['.lane:nth-child(2) .tree-wrap', '.lane:nth-child(1) .tree-wrap'],
+    title: 'tour.beam.title', text: 'tour.beam.text' },
+  { query: '?w=FORRESTAL&lane=beam:norm=none&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
+    title: 'tour.norm.title', text: 'tour.norm.text' },
+  { query: '?w=DELETE&lane=compare', targets: ['.lane-compare .score-grid'],
+    title: 'tour.scores.title', text: 'tour.scores.text' },
+  { query: '?w=HOURGLASS&lane=greedy&lane=nar', targets: ['.lane:nth-child(1) .lane-stats', '.lane:nth-child(2) .lane-stats'],
+    title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true },
+  { query: '?w=HOURGLASS&lane=nar', targets: ['.lane-nar .lenbars', '.lane-nar .view:has(.nar-grid)'],
+    title: 'tour.repeats.title', text: 'tour.repeats.text' },
+  { query: '?w=HOURGLASS&lane=nar&lane=mp', targets: ['.lane-mp .draft-tabs', '.lane-mp .view:has(.nar-grid)'],
+    title: 'tour.maskPredict.title', text: 'tour.maskPredict.text' },
+  { query: '?w=DELETE&lane=greedy&lane=greedy:prefix=D+IH', targets: ['.lane:nth-child(2) .forced-note', '.lane:nth-child(2) .view:has(.strip)'],
+    title: 'tour.forcing.title', text: 'tour.forcing.text' },
+];
+
+const $ = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export class Tour {
+  /** Wires the "Take the tour" button; `stop` (from the address) opens that stop over the page as loaded. */
+  constructor(app, stop = null) {
+    this.app = app;
+    this.stop = null;
+    this.gen = 0;
+    this.panel = this.build();
+    $('tour-start').addEventListener('click', () => this.open(1));
+    // Escape only: the arrows and space already step and play the decode (app.js).
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape' && this.stop != null && !e.altKey && !e.ctrlKey && !e.metaKey) {
+        e.preventDefault();
+        this.close();
+      }
+    });
+    // The lanes redraw their insides at every step and decode: the outline goes back
+    // on whatever now stands for the target, and the measured figures follow the step.
+    new MutationObserver(() => {
+      this.mark();
+      if (this.panel.dataset.shown) this.measure();
+    }).observe($('lanes'), { childList: true, subtree: true });
+    // The page can scroll its end above the panel (style.css pads the body by --tour-h).
+    new ResizeObserver(() => document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`)).observe(this.panel);
+    if (stop != null && stop >= 1 && stop <= STOPS.length) this.show(stop, { focus: false });
+  }
+
+  build() {
+    const el = document.createElement('section');
+    el.id = 'tour';
+    el.className = 'tour';
+    el.hidden = true;
+    el.setAttribute('role', 'dialog');
+    el.setAttribute('aria-modal', 'false');
+    el.setAttribute('aria-labelledby', 'tour-title');
+    el.setAttribute('aria-describedby', 'tour-text');
+    el.innerHTML = `<div class="tour-head"><p id="tour-count" class="tour-count"></p>
+      <button type="button" id="tour-close" class="tour-close">✕</button></div>
+      <div aria-live="polite"><h2 id="tour-title"></h2><p id="tour-text"></p><p id="tour-measured" class="tour-measured" hidden></p></div>
+      <div class="tour-nav"><button type="button" id="tour-back"></button><button type="button" id="tour-next"></button></div>
+      <p id="tour-keys" class="tour-keys"></p>`;
+    document.body.appendChild(el);
+    el.querySelector('#tour-close').addEventListener('click', () => this.close());
+    el.querySelector('#tour-back').addEventListener('click', () => this.open(this.stop - 1));
+    el.querySelector('#tour-next').addEventListener('click', () => (this.stop >= STOPS.length ? this.close() : this.open(this.stop + 1)));
+    return el;
+  }
+
+  /** Puts the page in stop n's state and shows its panel. */
+  open(n) {
+    if (n < 1 || n > STOPS.length) return;
+    this.stop = n;
+    this.load(decodeState(STOPS[n - 1].query));
+    this.show(n);
+  }
+
+  /** The state of an address, applied to the page as main() in app.js starts it from one. */
+  load(st) {
+    const app = this.app;
+    app.wordlist?.show('lanes');   // a stop is a moment of the lanes, never the word list
+    app.stop();
+    const old = app.lanes.splice(0);
+    for (const lane of old) lane.el.remove();
+    for (const spec of st.lanes) app.addLane(spec, { decode: false });
+    app.renderControls();
+    app.follow = st.step == null;
+    app.t = st.step ?? 0;
+    app.renderExamples();
+    app.setWord(st.word, { keepStep: true });
+    // Only now: the new lanes have taken their models' workers (engine.js), so a model
+    // the two stops share keeps its worker, warm, rather than starting a new one.
+    for (const lane of old) lane.destroy();
+  }
+
+  /** Stop n's panel over the page as it is; then, once the lanes have decoded, its element outlined and in view. */
+  show(n, { focus = true } = {}) {
+    this.stop = n;
+    this.panel.hidden = false;
+    delete this.panel.dataset.shown;
+    $('tour-measured').hidden = true;
+    document.body.classList.add('touring');
+    this.relabel();
+    if (focus) {
+      const next = $('tour-next');
+      (document.activeElement?.id === 'tour-back' && n > 1 ? $('tour-back') : next).focus();
+    }
+    this.app.saveUrl();
+    this.reveal(n);
+  }
+
+  relabel() {
+    if (this.stop == null) return;
+    const s = STOPS[this.stop - 1];
+    $('tour-count').textContent = t('tour.count', { n: this.stop, of: STOPS.length });
+    $('tour-title').textContent = t(s.title);
+    $('tour-text').textContent = t(s.text);
+    $('tour-back').textContent = t('tour.back');
+    $('tour-back').disabled = this.stop <= 1;
+    $('tour-next').textContent = t(this.stop >= STOPS.length ? 'tour.finish' : 'tour.next');
+    $('tour-close').setAttribute('aria-label', t('tour.close'));
+    $('tour-close').title = t('tour.close');
+    $('tour-keys').innerHTML = t('tour.keys_html');
+    if (this.panel.dataset.shown) this.measure();
+  }
+
+  close() {
+    if (this.stop == null) return;
+    this.stop = null;
+    this.gen++;
+    this.panel.hidden = true;
+    document.body.classList.remove('touring');
+    this.mark();
+    this.app.saveUrl();
+    $('tour-start').focus();
+  }
+
+  /** The elements of the current stop on the page now. */
+  targets() {
+    if (this.stop == null) return [];
+    return STOPS[this.stop - 1].targets.map((sel) => $('lanes').querySelector(sel)).filter(Boolean);
+  }
+
+  /** The lanes' decoder passes and wall time at the step shown, as their stats lines count them (lane.js). */
+  measure() {
+    const el = $('tour-measured');
+    el.hidden = !STOPS[this.stop - 1]?.measured;
+    if (el.hidden) return;
+    const at = this.app.t;
+    el.textContent = t('tour.measured', { lanes: this.app.lanes.map((l) => {
+      const i = l.index(at);
+      const ms = l.times.slice(0, i + 1).reduce((a, b) => a + b, 0);
+      return t('tour.measuredLane', { lane: l.title, passes: l.snaps[i]?.step ?? 0, ms: ms.toFixed(1) });
+    }).join(t('tour.measuredSep')) });
+  }
+
+  mark() {
+    const want = this.targets();
+    for (const el of document.querySelectorAll('.tour-target')) if (!want.includes(el)) el.classList.remove('tour-target');
+    for (const el of want) el.classList.add('tour-target');
+  }
+
+  // Scrolls once the page has settled (every lane decoded, the reference looked up and
+  // scored), so that later growth above the target does not push it away again.
+  async reveal(n) {
+    const gen = ++this.gen;
+    const settled = () => this.app.lanes.every((l) => !l.busy) && $('reference').innerHTML !== ''
+      && !$('lanes').querySelector('.forced[data-diagnosis="pending"]') && this.targets().length > 0;
+    for (let i = 0; i < 600 && !settled(); i++) {
+      await sleep(50);
+      if (gen !== this.gen) return;
+    }
+    this.mark();
+    // The panel tells what the lanes' open explanations would: folded (one click away),
+    // they no longer push the stop's element below the fold on a phone. A lane keeps
+    // them folded as it steps (lane.js render()).
+    for (const d of $('lanes').querySelectorAll('details.explain[open]')) d.open = false;
+    this.targets()[0]?.scrollIntoView({ block: 'start', inline: 'nearest' });
+    this.measure();
+    this.panel.dataset.shown = String(n);
+  }
+}
