@@ -329,5 +329,14 @@ export default {
   // Word-list mode (web/js/wordlist.js).
 
   // Non-autoregressive length and repeats (web/js/lane-nar.js).
+  'narlen.predicted': 'Predicted length: {L}',
+  'narlen.imposed': 'Imposed length: {L}',
+  'narlen.fixed': 'Length up to the first END: {L}',
+  'narlen.reference': 'Reference length (CMUdict): {n}',
+  'narlen.or': ' or ',
+  'narlen.longer': 'Each position is predicted independently, so when several pronunciations are plausible (multimodality) neighbouring positions can pick the same phoneme. Here the length is longer than the reference\'s: the extra positions have no phoneme of their own and are often filled with repeats.',
+  'narlen.same': 'The length matches the reference, and there are still repeats: each position is predicted independently, so when several pronunciations are plausible (multimodality) neighbouring positions can pick the same phoneme.',
+  'narlen.differs': 'The length differs from the reference\'s without being longer, so the repeats are not extra positions: each position is predicted independently, and when several pronunciations are plausible (multimodality) neighbouring positions can pick the same phoneme in place of a different one.',
+  'narlen.inReference': 'The reference has the same phoneme twice in a row here too: this repeat belongs to the word.',
 
 };

@@ -330,5 +330,14 @@ export default {
   // Word-list mode (web/js/wordlist.js).
 
   // Non-autoregressive length and repeats (web/js/lane-nar.js).
+  'narlen.predicted': '预测长度：{L}',
+  'narlen.imposed': '强制长度：{L}',
+  'narlen.fixed': '到第一个 END 为止的长度：{L}',
+  'narlen.reference': '参考读音长度（CMUdict）：{n}',
+  'narlen.or': ' 或 ',
+  'narlen.longer': '每个位置都是独立预测的，所以当几种读音都说得通时（多峰性），相邻位置可能选出同一个音素。这里的长度比参考读音长：多出来的位置没有属于自己的音素，常常被重复的音素填满。',
+  'narlen.same': '长度与参考读音一致，却仍有重复：每个位置都是独立预测的，所以当几种读音都说得通时（多峰性），相邻位置可能选出同一个音素。',
+  'narlen.differs': '长度与参考读音不同，但并不更长，所以这些重复不是多出来的位置：每个位置都是独立预测的，当几种读音都说得通时（多峰性），相邻位置可能选出同一个音素，占了另一个音素的位置。',
+  'narlen.inReference': '参考读音在这里也连续出现两次同一个音素：这个重复属于这个词本身。',
 
 };

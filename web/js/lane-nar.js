@@ -5,6 +5,7 @@ import { fmt } from './state.js';
 import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
+import { lengthNote } from './nar-length.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
@@ -112,7 +113,8 @@ export class NarLane extends Lane {
     html += `<div class="view"><h3>${esc(heading)}</h3>
       ${scrollRegion(`<table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
       <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table>`, t('nar.gridCaption'))}
-      <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p></div>`;
+      <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p>
+      ${this.type === 'nar' && this.word === this.app.word ? lengthNote(dr, o.len, this.app.reference?.prons) : ''}</div>`;
     if (dr.attention) {
       const S = this.sourceLetters().length;
       // At a fixed maximum length most rows are END padding the output is cut at: draw up
