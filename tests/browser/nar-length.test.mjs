@@ -2,7 +2,8 @@
 // with repeats, the length decoded beside CMUdict's and the cause that fits
 // (web/js/nar-length.js). Real words on the shipped g2p-cmlm, one per case; the
 // length the page shows is the npm module's in Node, the reference's is the
-// site's dictionary's.
+// site's dictionary's. The chart of candidate lengths keeps every bar on
+// screen and its labels inside it and apart, at desktop and phone size.
 //   node scripts/build-web.mjs && node --test tests/browser/nar-length.test.mjs
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -48,6 +49,13 @@ async function nodePass(word) {
   } finally {
     session.delete();
   }
+}
+
+/** axe-core's serious and critical violations inside `selector`. */
+async function axeViolations(page, selector) {
+  await page.addScriptTag({ path: axePath });
+  return page.evaluate(async (sel) => (await window.axe.run(document.querySelector(sel), { resultTypes: ['violations'] })).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`), selector);
 }
 
 const repeats = (tokens) => tokens.filter((x, p) => p > 0 && x === tokens[p - 1]).length;
@@ -135,10 +143,7 @@ describe('NAR lane: repeats and the length', () => {
         await waitReady(page);
         assert.ok(await shownNote(page));
         if (width < 500) await assertFitsPhone(page);
-        await page.addScriptTag({ path: axePath });
-        const violations = await page.evaluate(async () => (await window.axe.run(document.querySelector('.lane-nar'), { resultTypes: ['violations'] })).violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
-        assert.deepEqual(violations, [], `${width}×${height}`);
+        assert.deepEqual(await axeViolations(page, '.lane-nar'), [], `${width}×${height}`);
         const grid = page.locator('.lane-nar .nar-grid').first();
         await grid.scrollIntoViewIfNeeded();
         await page.locator('.lane-nar .lane-body').screenshot({ path: artifact(`nar-length-${lang}-${width}.png`) });
@@ -147,4 +152,94 @@ describe('NAR lane: repeats and the length', () => {
       await page.close();
     });
   }
+});
+
+/** The length chart as laid out: its box, each bar's fill and each visible label. */
+function chartLayout(page, lane) {
+  return page.evaluate((sel) => {
+    const chart = document.querySelector(`${sel} .lenbars`);
+    const box = (el) => { const r = el.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, height: r.height }; };
+    const bars = [...chart.querySelectorAll('.lenbar')];
+    return {
+      box: box(chart),
+      scroll: chart.scrollWidth - chart.clientWidth,
+      bars: bars.map((b) => ({ L: Number(b.dataset.length), cls: b.className, fill: box(b.querySelector('.lenfill')) })),
+      labels: bars.map((b) => b.querySelector('.lenlab'))
+        .filter((l) => l.textContent && getComputedStyle(l).visibility !== 'hidden')
+        .map((l) => ({ text: l.textContent, L: Number(l.parentElement.dataset.length), ...box(l) })),
+    };
+  }, lane);
+}
+
+/** Every bar on screen and drawn; labels inside the chart, none over another. */
+function assertReadable(c, what) {
+  assert.ok(c.scroll <= 0, `${what}: the chart scrolls by ${c.scroll}px`);
+  for (const b of c.bars) {
+    assert.ok(b.fill.height >= 1, `${what}: bar ${b.L} has no height`);
+    assert.ok(b.fill.left >= c.box.left - 0.5 && b.fill.right <= c.box.right + 0.5, `${what}: bar ${b.L} outside the chart`);
+  }
+  for (const l of c.labels) {
+    assert.equal(l.text, String(l.L), `${what}: label of bar ${l.L}`);
+    assert.ok(l.left >= c.box.left - 0.5 && l.right <= c.box.right + 0.5 && l.top >= c.box.top && l.bottom <= c.box.bottom + 0.5,
+      `${what}: label ${l.text} [${l.left}, ${l.right}] outside the chart [${c.box.left}, ${c.box.right}]`);
+  }
+  for (const [i, a] of c.labels.entries()) {
+    for (const b of c.labels.slice(i + 1)) {
+      assert.ok(a.right <= b.left || b.right <= a.left, `${what}: labels ${a.text} and ${b.text} overlap`);
+    }
+  }
+}
+
+describe('the length chart: every bar visible, labels inside and apart', () => {
+  for (const lang of ['en', 'zh']) {
+    test(`fixed maximum length (NAR) and a length beam (Mask-Predict), ${lang}, desktop and phone`, async () => {
+      const { page, errors } = await openPage(served.context);
+      for (const [width, height] of SIZES) {
+        await page.setViewportSize({ width, height });
+        // DIRECTORY: Mask-Predict decodes the neighbouring lengths 7, 8 and 9.
+        await page.goto(served.url(`/?w=DIRECTORY&lane=nar:len=fixed&lane=mp${lang === 'en' ? '' : `&lang=${lang}`}`));
+        await waitReady(page);
+        const what = `${lang} ${width}×${height}`;
+        const fixed = await chartLayout(page, '.lane-nar');
+        assertReadable(fixed, `${what} fixed`);
+        // The fixed length is the longest there is: its bar is the last, dark and tall enough to see.
+        const last = fixed.bars.at(-1);
+        assert.match(last.cls, /\bdecoded\b/, `${what}: the fixed length ${last.L} is the one decoded`);
+        assert.ok(last.fill.height >= 4, `${what}: the bar of length ${last.L} is ${last.fill.height}px high`);
+        assert.ok(fixed.labels.some((l) => l.L === last.L), `${what}: the longest length is labelled`);
+        const mp = await chartLayout(page, '.lane-mp');
+        assertReadable(mp, `${what} Mask-Predict`);
+        const decoded = mp.bars.filter((b) => /\bdecoded\b/.test(b.cls)).map((b) => b.L);
+        assert.ok(decoded.length >= 2 && decoded.every((L, i) => i === 0 || L === decoded[i - 1] + 1), `${what}: neighbouring lengths decoded (${decoded})`);
+        const best = mp.bars.find((b) => /\bbest\b/.test(b.cls));
+        assert.ok(mp.labels.some((l) => l.L === best.L), `${what}: the best length ${best.L} keeps its label`);
+        if (width < 500) await assertFitsPhone(page);
+        for (const lane of ['nar', 'mp']) {
+          assert.deepEqual(await axeViolations(page, `.lane-${lane}`), [], `${what} ${lane}`);
+          const chart = page.locator(`.lane-${lane} .lenbars`).first();
+          await chart.scrollIntoViewIfNeeded();
+          await chart.screenshot({ path: artifact(`nar-length-chart-${lane}-${lang}-${width}.png`) });
+        }
+      }
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  }
+
+  test('the labels are refitted when the chart narrows', async () => {
+    const { page, errors } = await openPage(served.context);
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.goto(served.url('/?w=DIRECTORY&lane=mp'));
+    await waitReady(page);
+    const wide = await chartLayout(page, '.lane-mp');
+    assertReadable(wide, 'wide');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForFunction((n) => {
+      const labs = [...document.querySelectorAll('.lane-mp .lenlab')].filter((l) => l.textContent && getComputedStyle(l).visibility !== 'hidden');
+      return labs.length < n;
+    }, wide.labels.length, { timeout: 5000 });
+    assertReadable(await chartLayout(page, '.lane-mp'), 'narrowed');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });

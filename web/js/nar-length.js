@@ -87,3 +87,14 @@ export function fitLengthChart(chart) {
     else kept.push(r);
   }
 }
+
+/** Refits the chart's labels whenever its width changes (a phone turned, a lane added). */
+export function watchLengthChart(chart) {
+  let width = chart.getBoundingClientRect().width;
+  const ro = new ResizeObserver(() => {
+    const w = chart.getBoundingClientRect().width;
+    if (w !== width) { width = w; fitLengthChart(chart); }
+  });
+  ro.observe(chart);
+  return ro;
+}
