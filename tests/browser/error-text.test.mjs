@@ -28,6 +28,16 @@ async function laneErrors(page) {
   return page.evaluate(() => seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-error')?.textContent ?? null));
 }
 
+/** The greedy and NAR lanes' errors on a page where `file` is answered with `response` (page.route's fulfill). */
+async function lanesWith(file, response, lang = 'zh') {
+  const { page } = await openPage(served.context);
+  await page.route(`**/${file}`, (r) => r.fulfill(response));
+  await page.goto(served.url(`/?w=PHONEME&lane=greedy&lane=nar${lang === 'en' ? '' : `&lang=${lang}`}`));
+  return { page, lanes: await laneErrors(page) };
+}
+const notFound = { status: 404, body: 'not here' };
+const bytesOf = (body) => ({ status: 200, contentType: 'application/octet-stream', body });
+
 // The bytes of a file that is no model: the first 64 bytes of the real one, cut off.
 const NOT_A_MODEL = readFileSync(join(site, CMLM.file)).subarray(0, 64);
 
@@ -45,10 +55,7 @@ describe('errors in the page\'s language', () => {
     test(`${lang}: a model file that is not one: the ModelError sentence, then the module's detail`, async () => {
       const want = await moduleError(new Uint8Array(NOT_A_MODEL));
       assert.equal(want.kind, 'ModelError');
-      const { page } = await openPage(served.context);
-      await page.route(`**/${CMLM.file}`, (r) => r.fulfill({ status: 200, contentType: 'application/octet-stream', body: NOT_A_MODEL }));
-      await page.goto(served.url(`/?w=PHONEME&lane=greedy&lane=nar${lang === 'en' ? '' : `&lang=${lang}`}`));
-      const [greedy, nar] = await laneErrors(page);
+      const { page, lanes: [greedy, nar] } = await lanesWith(CMLM.file, bytesOf(NOT_A_MODEL), lang);
       const S = STRINGS[lang];
       assert.equal(greedy, null, 'the other model decodes');
       assert.equal(nar, fill(S['moderr.format'], { what: S['moderr.ModelError'], detail: capital(want.message) }));
@@ -66,20 +73,14 @@ describe('errors in the page\'s language', () => {
   test('zh: the first lane\'s model file is not one: boot.js\'s worker reports the module\'s ModelError, worded by kind', async () => {
     const bytes = readFileSync(join(site, AR.file)).subarray(0, 64);
     const want = await moduleError(new Uint8Array(bytes));
-    const { page } = await openPage(served.context);
-    await page.route(`**/${AR.file}`, (r) => r.fulfill({ status: 200, contentType: 'application/octet-stream', body: bytes }));
-    await page.goto(served.url('/?w=PHONEME&lane=greedy&lane=nar&lang=zh'));
-    const [greedy, nar] = await laneErrors(page);
+    const { page, lanes: [greedy, nar] } = await lanesWith(AR.file, bytesOf(bytes));
     assert.equal(nar, null);
     assert.equal(greedy, fill(zh['moderr.format'], { what: zh['moderr.ModelError'], detail: capital(want.message) }));
     await page.close();
   });
 
   test('zh: a model the server does not have (not the first lane\'s): the NetworkError sentence and the module\'s HTTP detail', async () => {
-    const { page } = await openPage(served.context);
-    await page.route(`**/${CMLM.file}`, (r) => r.fulfill({ status: 404, body: 'not here' }));
-    await page.goto(served.url('/?w=PHONEME&lane=greedy&lane=nar&lang=zh'));
-    const [greedy, nar] = await laneErrors(page);
+    const { page, lanes: [greedy, nar] } = await lanesWith(CMLM.file, notFound);
     assert.equal(greedy, null);
     const head = fill(zh['moderr.format'], { what: zh['moderr.NetworkError'], detail: '' });
     assert.ok(nar.startsWith(head), nar);
@@ -89,11 +90,8 @@ describe('errors in the page\'s language', () => {
   });
 
   test('zh: the first lane\'s model missing: boot.js\'s message, in Chinese', async () => {
-    const { page } = await openPage(served.context);
-    await page.route(`**/${AR.file}`, (r) => r.fulfill({ status: 404, body: 'not here' }));
-    await page.goto(served.url('/?w=PHONEME&lane=greedy&lane=nar&lang=zh'));
     // boot.js loaded it (the worker it started is the one that failed), before app.js ran.
-    const [greedy, nar] = await laneErrors(page);
+    const { page, lanes: [greedy, nar] } = await lanesWith(AR.file, notFound);
     assert.equal(nar, null);
     const url = await page.evaluate((file) => new URL(file, document.baseURI).href, AR.file);
     assert.equal(greedy, fill(zh['boot.modelHttp'], { url, status: 404 }));
