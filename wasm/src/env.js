@@ -9,7 +9,7 @@
 // package's own modules: new URL('../dist/seq2seq_core.wasm', import.meta.url),
 // which Vite, webpack 5 and Parcel follow and emit. esbuild and a copied module
 // do not: there the page points env.wasmUrl at the file it serves.
-import { Seq2SeqError, describe } from './errors.js';
+import { describe, usageError } from './errors.js';
 
 /** The .wasm next to this module: the default. */
 const defaultWasmUrl = () => new URL('../dist/seq2seq_core.wasm', import.meta.url);
@@ -31,7 +31,7 @@ export function resolveWasmUrl(url) {
 
 export function checkWasmUrl(url, what) {
   if (url === undefined || typeof url === 'string' || url instanceof URL) return;
-  throw new Seq2SeqError(`${what} must be a string or a URL; got ${describe(url)}`, 'UsageError');
+  throw usageError(`${what} must be a string or a URL; got ${describe(url)}`);
 }
 
 export const env = {
@@ -46,7 +46,7 @@ export const env = {
     if (engineUrl !== null) {
       const next = url === undefined ? defaultWasmUrl().href : resolveWasmUrl(url);
       if (next !== engineUrl) {
-        throw new Seq2SeqError(`env.wasmUrl: the engine has already loaded from ${engineUrl}; set env.wasmUrl before the first loadModel() (a worker takes its own: createDecoderWorker({ wasmUrl }))`, 'UsageError');
+        throw usageError(`env.wasmUrl: the engine has already loaded from ${engineUrl}; set env.wasmUrl before the first loadModel() (a worker takes its own: createDecoderWorker({ wasmUrl }))`);
       }
     }
     wasmUrl = url;

@@ -96,7 +96,7 @@ export class Model {
   }
 
   #live() {
-    if (!this.#handle) throw new Seq2SeqError('this Model has been deleted', 'UsageError');
+    if (!this.#handle) throw usageError('this Model has been deleted');
     return this.#handle;
   }
 
@@ -186,7 +186,7 @@ export class Session {
   }
 
   #live() {
-    if (!this.#handle) throw new Seq2SeqError('this Session has been deleted', 'UsageError');
+    if (!this.#handle) throw usageError('this Session has been deleted');
     return this.#handle;
   }
 

@@ -3,7 +3,7 @@
 // bytes themselves; checked against a SHA-256 if one is given. Also the load
 // options' checks. No Emscripten in here: the worker client uses it on the
 // page's thread, where the engine is never loaded.
-import { Seq2SeqError, describe } from './errors.js';
+import { Seq2SeqError, describe, usageError } from './errors.js';
 
 export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
 
@@ -25,23 +25,23 @@ const HINT_URL = 'check the URL; from an installed package, resolve the model fi
 export function loadOptions(options, call = 'loadModel') {
   if (options === undefined) return { compute: 'auto', onProgress: undefined, cache: false, sha256: undefined };
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new Seq2SeqError(`${call}(source, options): options must be an object; got ${describe(options)}`, 'UsageError');
+    throw usageError(`${call}(source, options): options must be an object; got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!LOAD_OPTIONS.includes(key)) throw new Seq2SeqError(`${call}: unknown option '${key}' (known: ${LOAD_OPTIONS.join(', ')})`, 'UsageError');
+    if (!LOAD_OPTIONS.includes(key)) throw usageError(`${call}: unknown option '${key}' (known: ${LOAD_OPTIONS.join(', ')})`);
   }
   const { compute = 'auto', onProgress, cache = false, sha256 } = options;
   if (!COMPUTES.includes(compute)) {
-    throw new Seq2SeqError(`${call}: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? `'${compute}'` : String(compute)}`, 'UsageError');
+    throw usageError(`${call}: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? `'${compute}'` : String(compute)}`);
   }
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new Seq2SeqError(`${call}: onProgress must be a function; got ${describe(onProgress)}`, 'UsageError');
+    throw usageError(`${call}: onProgress must be a function; got ${describe(onProgress)}`);
   }
   if (!(typeof cache === 'boolean' || (typeof cache === 'string' && cache !== ''))) {
-    throw new Seq2SeqError(`${call}: cache must be true, false or a cache name (a non-empty string); got ${describe(cache)}`, 'UsageError');
+    throw usageError(`${call}: cache must be true, false or a cache name (a non-empty string); got ${describe(cache)}`);
   }
   if (sha256 !== undefined && !(typeof sha256 === 'string' && /^[0-9a-f]{64}$/i.test(sha256))) {
-    throw new Seq2SeqError(`${call}: sha256 must be the file's SHA-256 as 64 hexadecimal digits; got ${describe(sha256)}`, 'UsageError');
+    throw usageError(`${call}: sha256 must be the file's SHA-256 as 64 hexadecimal digits; got ${describe(sha256)}`);
   }
   return { compute, onProgress, cache: cache === true ? DEFAULT_CACHE_NAME : cache, sha256: sha256?.toLowerCase() };
 }
@@ -57,7 +57,7 @@ function bytesOf(source) {
 }
 
 function badSource(source) {
-  return new Seq2SeqError(`a model source must be a URL, a path (Node), a Response, a Blob, an ArrayBuffer or a typed array; got ${describe(source)}`, 'UsageError');
+  return usageError(`a model source must be a URL, a path (Node), a Response, a Blob, an ArrayBuffer or a typed array; got ${describe(source)}`);
 }
 
 /** A string source as a URL (relative ones against the page), or null for a Node path. */
@@ -92,7 +92,7 @@ export async function readModel(source, { onProgress, cache = false, sha256 } = 
 
   const url = urlOf(source);
   if (isNode && (!url || url.protocol === 'file:')) return done(await readModelFile(url ?? source), String(source));
-  if (!url) throw new Seq2SeqError(`cannot resolve the model URL '${source}': there is no page to resolve it against; pass an absolute URL`, 'UsageError');
+  if (!url) throw usageError(`cannot resolve the model URL '${source}': there is no page to resolve it against; pass an absolute URL`);
   const href = url.href;
   const store = cache && url.protocol.startsWith('http') ? await openCache(cache) : null;
   if (store && !skipCache) {
@@ -171,7 +171,7 @@ async function readResponse(response, what, report) {
     const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
     throw new Seq2SeqError(`cannot load the model from ${what}: ${status}; ${HINT_URL}`, 'NetworkError');
   }
-  if (response.bodyUsed) throw new Seq2SeqError(`the Response for ${what} has already been read: pass a fresh one (or response.clone())`, 'UsageError');
+  if (response.bodyUsed) throw usageError(`the Response for ${what} has already been read: pass a fresh one (or response.clone())`);
   // Content-Length counts the bytes sent: with a Content-Encoding that is not what the body yields.
   const encoding = response.headers.get('content-encoding');
   const length = Number.parseInt(response.headers.get('content-length') ?? '', 10);
@@ -212,8 +212,8 @@ async function readResponse(response, what, report) {
 async function sha256Hex(bytes) {
   const subtle = globalThis.crypto?.subtle ?? (isNode ? (await nodeImport('node:crypto')).webcrypto.subtle : undefined);
   if (!subtle) {
-    throw new Seq2SeqError('sha256: this page has no crypto.subtle (browsers give it to secure contexts only: https, localhost); '
-      + 'serve the page over https, or leave sha256 out', 'UsageError');
+    throw usageError('sha256: this page has no crypto.subtle (browsers give it to secure contexts only: https, localhost); '
+      + 'serve the page over https, or leave sha256 out');
   }
   const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');

@@ -109,14 +109,14 @@ function workerTarget(target) {
   if (target === undefined || typeof target === 'string' || target instanceof URL) return { script: target, wasmUrl: undefined };
   if (target !== null && typeof target === 'object' && typeof target.postMessage === 'function') return { script: target, wasmUrl: undefined };
   if (target === null || typeof target !== 'object' || Array.isArray(target)) {
-    throw new Seq2SeqError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { workerUrl, wasmUrl }; got ${describe(target)}`, 'UsageError');
+    throw usageError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { workerUrl, wasmUrl }; got ${describe(target)}`);
   }
   for (const key of Object.keys(target)) {
-    if (key !== 'workerUrl' && key !== 'wasmUrl') throw new Seq2SeqError(`createDecoderWorker: unknown option '${key}' (known: workerUrl, wasmUrl)`, 'UsageError');
+    if (key !== 'workerUrl' && key !== 'wasmUrl') throw usageError(`createDecoderWorker: unknown option '${key}' (known: workerUrl, wasmUrl)`);
   }
   const { workerUrl, wasmUrl } = target;
   if (!(workerUrl === undefined || typeof workerUrl === 'string' || workerUrl instanceof URL)) {
-    throw new Seq2SeqError(`createDecoderWorker: workerUrl must be a string or a URL; got ${describe(workerUrl)}`, 'UsageError');
+    throw usageError(`createDecoderWorker: workerUrl must be a string or a URL; got ${describe(workerUrl)}`);
   }
   checkWasmUrl(wasmUrl, 'createDecoderWorker: wasmUrl');
   return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl) };
@@ -247,11 +247,11 @@ export class DecoderWorker {
       return Promise.reject(e);
     }
     if (progressOptions === null || typeof progressOptions !== 'object') {
-      return Promise.reject(new Seq2SeqError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${describe(progressOptions)}`, 'UsageError'));
+      return Promise.reject(usageError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${describe(progressOptions)}`));
     }
     const { onProgress, sliceMs } = progressOptions;
     if (onProgress !== undefined && typeof onProgress !== 'function') {
-      return Promise.reject(new Seq2SeqError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`, 'UsageError'));
+      return Promise.reject(usageError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`));
     }
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;

@@ -112,7 +112,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   function requireSession(what) {
     requireModel(what);
-    if (!session) throw new Seq2SeqError(`${what}() before start(): give the session a source first`, 'UsageError');
+    if (!session) throw usageError(`${what}() before start(): give the session a source first`);
     return session;
   }
 
@@ -158,8 +158,8 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
 
   async function doRun(id, { progress = false, sliceMs = defaultSliceMs } = {}, cancelled) {
     const s = requireSession('run');
-    if (!s.started) throw new Seq2SeqError('run() before start(): give the session a source first', 'UsageError');
-    if (s.done) throw new Seq2SeqError('the decode has finished: start a new one', 'UsageError');
+    if (!s.started) throw usageError('run() before start(): give the session a source first');
+    if (s.done) throw usageError('the decode has finished: start a new one');
     checkSliceMs('run', sliceMs);
     let last = null;
     let sliceStart = now();
@@ -217,7 +217,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     const id = message && typeof message === 'object' ? message.id : undefined;
     const type = message && typeof message === 'object' ? message.type : undefined;
     if (!REQUEST_TYPES.has(type)) {
-      fail(id, new Seq2SeqError(`unknown request ${JSON.stringify(type)} (known: ${[...REQUEST_TYPES].join(', ')})`, 'UsageError'));
+      fail(id, usageError(`unknown request ${JSON.stringify(type)} (known: ${[...REQUEST_TYPES].join(', ')})`));
       return Promise.resolve();
     }
     if (type === 'cancel') {

@@ -418,5 +418,30 @@ export default {
   'list.wrong': '✗',
 
   // Non-autoregressive length and repeats (web/js/lane-nar.js).
+  'narlen.predicted': 'Predicted length: {L}',
+  'narlen.imposed': 'Imposed length: {L}',
+  'narlen.fixed': 'Length up to the first END: {L}',
+  'narlen.reference': 'Reference length (CMUdict): {n}',
+  'narlen.or': ' or ',
+  'narlen.longer': 'Each position is predicted independently, so when several pronunciations are plausible (multimodality) neighbouring positions can pick the same phoneme. Here the length is longer than the reference\'s: the extra positions have no phoneme of their own and are often filled with repeats.',
+  'narlen.same': 'The length matches the reference, and there are still repeats: each position is predicted independently, so when several pronunciations are plausible (multimodality) neighbouring positions can pick the same phoneme.',
+  'narlen.differs': 'The length differs from the reference\'s without being longer, so the repeats are not extra positions: each position is predicted independently, and when several pronunciations are plausible (multimodality) neighbouring positions can pick the same phoneme in place of a different one.',
+  'narlen.inReference': 'The reference has the same phoneme twice in a row here too: this repeat belongs to the word.',
+
+  // Errors, in the page's language (web/js/error-text.js): the decoding module's, by kind, then its own detail;
+  // boot.js's early ones by key (it runs before the language files load).
+  'moderr.format': '{what} {detail}',
+  'moderr.UsageError': 'The page called the decoding module in a way it does not accept.',
+  'moderr.ModelError': 'The model file could not be read.',
+  'moderr.InputError': 'The model cannot decode this input.',
+  'moderr.NetworkError': 'The model could not be downloaded.',
+  'moderr.WasmError': 'The WebAssembly engine could not start.',
+  'moderr.OutOfMemory': 'The decoder ran out of memory.',
+  'moderr.WorkerError': 'The decoder worker stopped or could not start.',
+  'moderr.Cancelled': 'The decode was cancelled.',
+  'moderr.Error': 'The decoder failed.',
+  'boot.modelHttp': 'Cannot load the model from {url}: HTTP {status}.',
+  'boot.notLoaded': 'The model did not load.',
+  'boot.workerFailed': 'The decoder worker failed to start.',
 
 };

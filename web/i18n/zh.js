@@ -419,5 +419,30 @@ export default {
   'list.wrong': '✗',
 
   // Non-autoregressive length and repeats (web/js/lane-nar.js).
+  'narlen.predicted': '预测长度：{L}',
+  'narlen.imposed': '强制长度：{L}',
+  'narlen.fixed': '到第一个 END 为止的长度：{L}',
+  'narlen.reference': '参考读音长度（CMUdict）：{n}',
+  'narlen.or': ' 或 ',
+  'narlen.longer': '每个位置都是独立预测的，所以当几种读音都说得通时（多峰性），相邻位置可能选出同一个音素。这里的长度比参考读音长：多出来的位置没有属于自己的音素，常常被重复的音素填满。',
+  'narlen.same': '长度与参考读音一致，却仍有重复：每个位置都是独立预测的，所以当几种读音都说得通时（多峰性），相邻位置可能选出同一个音素。',
+  'narlen.differs': '长度与参考读音不同，但并不更长，所以这些重复不是多出来的位置：每个位置都是独立预测的，当几种读音都说得通时（多峰性），相邻位置可能选出同一个音素，占了另一个音素的位置。',
+  'narlen.inReference': '参考读音在这里也连续出现两次同一个音素：这个重复属于这个词本身。',
+
+  // Errors, in the page's language (web/js/error-text.js): the decoding module's, by kind, then its own detail;
+  // boot.js's early ones by key (it runs before the language files load).
+  'moderr.format': '{what}模块的说明：{detail}',
+  'moderr.UsageError': '页面调用解码模块的方式不被接受。',
+  'moderr.ModelError': '无法读取模型文件。',
+  'moderr.InputError': '模型无法解码这个输入。',
+  'moderr.NetworkError': '无法下载模型。',
+  'moderr.WasmError': 'WebAssembly 引擎无法启动。',
+  'moderr.OutOfMemory': '解码器内存不足。',
+  'moderr.WorkerError': '解码用的 Web Worker 停止了或无法启动。',
+  'moderr.Cancelled': '解码已被取消。',
+  'moderr.Error': '解码器出错了。',
+  'boot.modelHttp': '无法从 {url} 加载模型：HTTP {status}。',
+  'boot.notLoaded': '模型没有加载成功。',
+  'boot.workerFailed': '解码用的 Web Worker 无法启动。',
 
 };

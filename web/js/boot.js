@@ -48,8 +48,11 @@
   // the worker asks: the browser serves the worker from there once this
   // download is through, after a revalidation (serve.mjs sends ETags).
   fetch(new URL('wasm/dist/seq2seq_core.wasm', document.baseURI)).then((r) => r.arrayBuffer()).catch(() => {});
+  // Its own failures name their message (key, params of web/i18n/*.js), which the
+  // page shows in its language (web/js/error-text.js); the English one is for the console.
+  const failure = (message, key, params) => Object.assign(new Error(message), { key, params });
   const bytes = fetch(url).then((r) => {
-    if (!r.ok) throw new Error(`cannot load model from ${url}: HTTP ${r.status}`);
+    if (!r.ok) throw failure(`cannot load model from ${url}: HTTP ${r.status}`, 'boot.modelHttp', { url, status: r.status });
     return r.arrayBuffer();
   });
   const worker = new Worker('js/decoder-worker.js', { type: 'module' });
@@ -60,11 +63,15 @@
       if (e.data?.id !== 0) return;
       worker.removeEventListener('message', onMessage);
       if (e.data.ok) resolve(e.data.value);
-      else reject(Object.assign(new Error(e.data.error?.message ?? 'the model did not load'), { kind: e.data.error?.kind }));
+      // The module's error, with its kind: the page words it by kind.
+      else if (e.data.error?.message) reject(Object.assign(new Error(e.data.error.message), { kind: e.data.error.kind ?? 'Error' }));
+      else reject(failure('the model did not load', 'boot.notLoaded'));
     };
     worker.addEventListener('message', onMessage);
-    worker.addEventListener('error', (e) => reject(new Error(e.message || 'the decoder worker failed to start')), { once: true });
-    bytes.then((b) => worker.postMessage({ id: 0, type: 'load', source: b }, [b]), (e) => reject(Object.assign(e, { kind: 'ModelError' })));
+    worker.addEventListener('error', (e) => reject(e.message ? Object.assign(new Error(e.message), { kind: 'WorkerError' })
+      : failure('the decoder worker failed to start', 'boot.workerFailed')), { once: true });
+    // A download that failed on the way (no HTTP status) is the browser's TypeError, in its words.
+    bytes.then((b) => worker.postMessage({ id: 0, type: 'load', source: b }, [b]), (e) => reject(e.key ? e : Object.assign(e, { kind: 'NetworkError' })));
   });
   loaded.catch(() => {});   // engine.js reports it, if it takes the worker
   let taken = false;

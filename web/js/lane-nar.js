@@ -5,6 +5,7 @@ import { fmt } from './state.js';
 import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
+import { fitLengthChart, lengthNote, watchLengthChart } from './nar-length.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
@@ -42,6 +43,14 @@ export class NarLane extends Lane {
     return this.narView(i);
   }
 
+  // The length chart's labels are thinned to what fits, now and whenever its width changes.
+  afterRender(body) {
+    const chart = body.querySelector('.lenbars');
+    fitLengthChart(chart);
+    this.chartWatch?.disconnect();
+    this.chartWatch = chart ? watchLengthChart(chart) : null;
+  }
+
   soFar(s) {
     const dr = s.drafts[s.bestDraft];
     const cut = dr.texts.indexOf('</s>');
@@ -67,7 +76,7 @@ export class NarLane extends Lane {
     const lenbar = (p, L) => {
       const pct = (p * 100).toFixed(1);
       const aria = t(s.lengths.includes(L) ? 'nar.lenBarDecodedAria' : 'nar.lenBarAria', { L, pct });
-      return `<button type="button" class="lenbar${s.lengths.includes(L) ? ' decoded' : ''}${best && best.length === L ? ' best' : ''}${L === ref ? ' ref' : ''}" data-action="length" data-length="${L}" aria-label="${esc(aria)}" title="${esc(t('nar.lenBarTitle', { L, pct }))}"><span class="lenfill" style="height:${Math.max(2, (p / maxP) * 100).toFixed(1)}%"></span><span class="lenlab">${L % 5 === 0 || s.lengths.includes(L) ? L : ''}</span></button>`;
+      return `<button type="button" class="lenbar${s.lengths.includes(L) ? ' decoded' : ''}${best && best.length === L ? ' best' : ''}${L === ref ? ' ref' : ''}" data-action="length" data-length="${L}" aria-label="${esc(aria)}" title="${esc(t('nar.lenBarTitle', { L, pct }))}"><span class="lenfill" style="height:${Math.max(2, (p / maxP) * 100).toFixed(1)}%"></span><span class="lenlab">${L % 5 === 0 || s.lengths.includes(L) || L === ref || L === probs.length - 1 ? L : ''}</span></button>`;
     };
     const dark = t(s.lengths.length > 1 ? 'nar.darkMany' : 'nar.darkOne', { lengths: s.lengths.join(', ') });
     html += `<div class="view"><h3>${esc(t('nar.lenHeading', { how: lenHeading }))}</h3>
@@ -112,7 +121,8 @@ export class NarLane extends Lane {
     html += `<div class="view"><h3>${esc(heading)}</h3>
       ${scrollRegion(`<table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
       <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table>`, t('nar.gridCaption'))}
-      <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p></div>`;
+      <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p>
+      ${this.type === 'nar' && this.word === this.app.word ? lengthNote(dr, o.len, this.app.reference?.prons) : ''}</div>`;
     if (dr.attention) {
       const S = this.sourceLetters().length;
       // At a fixed maximum length most rows are END padding the output is cut at: draw up

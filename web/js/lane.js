@@ -7,6 +7,7 @@ import { LANE_TYPES, fmt, moduleOptions } from './state.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
 import { forcedScores, forcedView, logprobLine } from './forced.js';
+import { errorText } from './error-text.js';
 
 let nextId = 1;
 
@@ -80,7 +81,7 @@ export class Lane {
         if (gen !== this.gen) return;
       }
       const problem = this.app.checkWord(word, m);
-      if (problem) throw Object.assign(new Error(problem), { kind: 'InputError' });
+      if (problem) throw new Error(problem);   // written in the page's language: shown as it is (error-text.js)
       const options = moduleOptions(this);
       const got = await this.decodeAll(this.slot.decoder, word, options, gen);
       if (!got) return;
@@ -285,7 +286,5 @@ export class Lane {
   }
 }
 
-export function friendlyError(e) {
-  const m = String(e?.message ?? e);
-  return m.charAt(0).toUpperCase() + m.slice(1);
-}
+/** An error as the lane shows it: in the page's language (error-text.js). */
+export const friendlyError = errorText;
