@@ -325,6 +325,34 @@ export default {
   // The guided tour (web/js/tour.js).
 
   // Self-attention matrices (web/js/self-attention.js).
+  'sa.heading': 'Self-attention matrices',
+  'sa.encSummary': 'Encoder self-attention (letters × letters)',
+  'sa.decSummaryAr': 'Decoder masked self-attention (phonemes so far × phonemes so far)',
+  'sa.decSummaryNar': 'Decoder self-attention (the whole draft, no mask)',
+  'sa.enc_html': '<p>Each row is a letter of the word and shows how it splits its attention over all the letters (the row sums to 1). The encoder reads the whole word at once, so a letter sees the letters after it as well as those before.</p>',
+  'sa.decAr_html': '<p>Each row is a position the decoder was fed (BEGIN, then each phoneme already written) and shows how it splits its attention over the positions fed so far. The upper triangle is empty because the self-attention is masked: a position cannot see the future, the phonemes not yet written; each step adds one row.</p>',
+  'sa.decMp_html': '<p>Each row is a position of the draft fed in this iteration (MASK where it was re-masked) and shows how it splits its attention over the whole draft. There is no mask: all positions are predicted together, so each sees the ones after it too.</p>',
+  'sa.decNar_html': '<p>Each row is an output position, fed as MASK, and shows how it splits its attention over all positions. There is no mask: every position is predicted in the same pass, so each sees the ones after it too.</p>',
+  'sa.noEncoder': 'This lane\'s snapshots carry no encoder self-attention: its model has none to record.',
+  'sa.noDecoder': 'This lane\'s snapshots carry no decoder self-attention: its model has none to record.',
+  'sa.rowsLetters': 'letter that looks',
+  'sa.colsLetters': 'letter looked at',
+  'sa.rowsPhonemes': 'position fed (BEGIN, phonemes so far)',
+  'sa.colsPhonemes': 'position looked at',
+  'sa.rowsPositions': 'draft position that looks',
+  'sa.colsPositions': 'draft position looked at',
+  'sa.rowsAre': 'rows: {what}',
+  'sa.colsAre': 'columns: {what}',
+  'sa.corner': '{rows} ↓ / {cols} →',
+  'sa.encCaption': 'Encoder self-attention over the letters of {word}',
+  'sa.decCaptionAr': 'Decoder masked self-attention of {hyp} at step {i}',
+  'sa.decCaptionBeam': 'Decoder masked self-attention of the best live hypothesis, {hyp}, at step {i}',
+  'sa.decCaptionNar': 'Decoder self-attention over the draft of length {L}, iteration {i}',
+  'sa.masked': 'masked',
+  'sa.lgMasked': 'masked: a later position, which cannot be seen',
+  'sa.region': '{caption} (scrolls sideways)',
+  'sa.encThumbs': 'Encoder self-attention per layer and head',
+  'sa.decThumbs': 'Decoder self-attention per layer and head',
 
   // Word-list mode (web/js/wordlist.js).
 

@@ -326,6 +326,34 @@ export default {
   // The guided tour (web/js/tour.js).
 
   // Self-attention matrices (web/js/self-attention.js).
+  'sa.heading': '自注意力矩阵',
+  'sa.encSummary': '编码器自注意力（字母 × 字母）',
+  'sa.decSummaryAr': '解码器掩码自注意力（已有音素 × 已有音素）',
+  'sa.decSummaryNar': '解码器自注意力（整个草稿，无掩码）',
+  'sa.enc_html': '<p>每一行是单词的一个字母，显示它把注意力如何分配到所有字母上（每行之和为 1）。编码器一次读入整个单词，所以一个字母既能看到前面的字母，也能看到后面的字母。</p>',
+  'sa.decAr_html': '<p>每一行是解码器读入的一个位置（BEGIN，然后是已经写出的每个音素），显示它把注意力如何分配到目前已读入的位置上。右上三角是空的，因为这是掩码自注意力：一个位置看不到未来，即还没写出的音素；每一步增加一行。</p>',
+  'sa.decMp_html': '<p>每一行是本次迭代读入的草稿中的一个位置（被重新掩码的位置是 MASK），显示它把注意力如何分配到整个草稿上。这里没有掩码：所有位置一起预测，所以每个位置也能看到它后面的位置。</p>',
+  'sa.decNar_html': '<p>每一行是一个输出位置，读入的是 MASK，显示它把注意力如何分配到所有位置上。这里没有掩码：所有位置在同一次运行中预测，所以每个位置也能看到它后面的位置。</p>',
+  'sa.noEncoder': '这个通道的快照不含编码器自注意力：它的模型没有可记录的自注意力。',
+  'sa.noDecoder': '这个通道的快照不含解码器自注意力：它的模型没有可记录的自注意力。',
+  'sa.rowsLetters': '发出关注的字母',
+  'sa.colsLetters': '被关注的字母',
+  'sa.rowsPhonemes': '读入的位置（BEGIN 和已有音素）',
+  'sa.colsPhonemes': '被关注的位置',
+  'sa.rowsPositions': '发出关注的草稿位置',
+  'sa.colsPositions': '被关注的草稿位置',
+  'sa.rowsAre': '行：{what}',
+  'sa.colsAre': '列：{what}',
+  'sa.corner': '{rows} ↓ / {cols} →',
+  'sa.encCaption': '编码器对 {word} 各字母的自注意力',
+  'sa.decCaptionAr': '{hyp} 在第 {i} 步的解码器掩码自注意力',
+  'sa.decCaptionBeam': '最好的活跃假设 {hyp} 在第 {i} 步的解码器掩码自注意力',
+  'sa.decCaptionNar': '长度为 {L} 的草稿的解码器自注意力，第 {i} 次迭代',
+  'sa.masked': '已掩码',
+  'sa.lgMasked': '已掩码：后面的位置，看不到',
+  'sa.region': '{caption}（可左右滚动）',
+  'sa.encThumbs': '每层每个头的编码器自注意力',
+  'sa.decThumbs': '每层每个头的解码器自注意力',
 
   // Word-list mode (web/js/wordlist.js).
 
