@@ -92,21 +92,23 @@ function pick(stack, layers, heads, sel) {
 
 // Each matrix as rows of per-head stacks: rows[q] is [layers * heads * n] for query q.
 
+/** A stack of `maps` square n × n maps, [maps * n * n] (query, key), as n query rows of [maps * n]. */
+function queryRows(data, maps, n) {
+  return Array.from({ length: n }, (_, q) => {
+    const stack = new Float32Array(maps * n);
+    for (let k = 0; k < maps; k++) stack.set(data.subarray((k * n + q) * n, (k * n + q + 1) * n), k * n);
+    return stack;
+  });
+}
+
 function encoderMatrix(lane) {
   const s1 = lane.snaps[1];
   const letters = lane.sourceLetters();
   if (!s1?.encoderAttention) return { missing: t('sa.noEncoder') };
-  const L = s1.encoderLayers;
-  const H = s1.encoderHeads;
   const S = s1.sourceLength;
-  const rows = [];
-  for (let q = 0; q < S; q++) {
-    const stack = new Float32Array(L * H * S);
-    for (let k = 0; k < L * H; k++) stack.set(s1.encoderAttention.subarray((k * S + q) * S, (k * S + q + 1) * S), k * S);
-    rows.push(stack);
-  }
   return {
-    layers: L, heads: H, rows, masked: false,
+    layers: s1.encoderLayers, heads: s1.encoderHeads, masked: false,
+    rows: queryRows(s1.encoderAttention, s1.encoderLayers * s1.encoderHeads, S),
     labels: letters.slice(0, S),
     axis: { rows: t('sa.rowsLetters'), cols: t('sa.colsLetters') },
     caption: t('sa.encCaption', { word: letters.join('') }),
@@ -144,18 +146,10 @@ function narDecoderMatrix(lane, i) {
   const dr = s.drafts[d];
   if (!dr?.selfAttention || !s.layers) return { missing: t('sa.noDecoder') };
   const n = dr.length;
-  const L = s.layers;
-  const H = s.heads;
-  const rows = [];
-  for (let q = 0; q < n; q++) {
-    const stack = new Float32Array(L * H * n);
-    for (let k = 0; k < L * H; k++) stack.set(dr.selfAttention.subarray((k * n + q) * n, (k * n + q + 1) * n), k * n);
-    rows.push(stack);
-  }
   // What each position was fed in this iteration: MASK where it was (re-)masked, else the token kept.
   const labels = dr.texts.map((x, p) => `${p + 1}·${label(dr.masked[p] ? '<mask>' : x)}`);
   return {
-    layers: L, heads: H, rows, masked: false, labels, numbered: true,
+    layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true,
     axis: { rows: t('sa.rowsPositions'), cols: t('sa.colsPositions') },
     caption: t('sa.decCaptionNar', { i, L: n }),
     explain: t(lane.type === 'mp' ? 'sa.decMp_html' : 'sa.decNar_html'),
