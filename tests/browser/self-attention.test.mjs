@@ -232,6 +232,27 @@ describe('self-attention matrices on the page', () => {
 });
 
 describe('accessibility and layout with the matrices open', () => {
+  test('a wide matrix (one-pass NAR at the fixed maximum length) scrolls inside its named region on a phone', async () => {
+    const { page, errors } = await openPage(served.context);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(served.url('/?w=PHONEME&lane=nar:len=fixed'));
+    await waitReady(page);
+    const dec = await readMatrix(page, 'nar', 'dec');
+    assert.ok(dec.rows.length >= 20, `the fixed length is long: ${dec.rows.length}`);
+    const region = await page.$eval('details.sa[data-sa="dec"] .table-scroll:has(svg.sa-matrix)', (r) => ({
+      tab: r.tabIndex, name: r.getAttribute('aria-label'), role: r.getAttribute('role'), scrolls: r.scrollWidth > r.clientWidth + 100,
+    }));
+    assert.deepEqual({ ...region, name: Boolean(region.name) }, { tab: 0, name: true, role: 'region', scrolls: true });
+    await assertFitsPhone(page);
+    await page.evaluate(() => {
+      document.querySelector('details.sa[data-sa="dec"] svg.sa-matrix').scrollIntoView({ block: 'start' });
+      window.scrollBy(0, -document.querySelector('.transport-bar').getBoundingClientRect().height - 60);
+    });
+    await page.screenshot({ path: artifact('self-attention-en-390-wide.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   const LANES = 'lane=greedy&lane=beam:k=3&lane=nar&lane=mp';
   for (const lang of ['en', 'zh']) {
     for (const [width, height] of [[1400, 1000], [390, 844]]) {
