@@ -8,6 +8,7 @@ import { t } from './i18n.js';
 import { beamTree } from './tree.js';
 import { Lane } from './lane.js';
 import { fmtProb } from './forced.js';
+import { selfAttentionView } from './self-attention.js';
 
 export class ArLane extends Lane {
   onAction(a, b) {
@@ -185,7 +186,7 @@ export class ArLane extends Lane {
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.type === 'sample' ? 'ar.drawn' : 'ar.taken'))} ${esc(t('ar.otherBars'))}</p></div>`;
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }))}
       ${notes.attention}</div>`;
-    return html;
+    return html + selfAttentionView(this, i);
   }
 
   beamView(i) {
@@ -229,6 +230,6 @@ export class ArLane extends Lane {
       html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }))}
         ${explain(attn, t('beam.selExplain_html'), false)}</div>`;
     }
-    return html;
+    return html + selfAttentionView(this, i);
   }
 }

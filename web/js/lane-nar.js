@@ -6,6 +6,7 @@ import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
 import { fitLengthChart, lengthNote, watchLengthChart } from './nar-length.js';
+import { selfAttentionView } from './self-attention.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
@@ -135,6 +136,6 @@ export class NarLane extends Lane {
       ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
       ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
     }
-    return html;
+    return html + selfAttentionView(this, i);
   }
 }

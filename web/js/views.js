@@ -8,12 +8,14 @@ export function esc(s) {
 
 // Sequential blue scale for attention (0 = white, 1 = dark blue).
 const BLUES = [[247, 251, 255], [198, 219, 239], [107, 174, 214], [33, 113, 181], [8, 48, 107]];
-export function blue(v) {
+function blueRgb(v) {
   const x = Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * (BLUES.length - 1);
   const i = Math.min(BLUES.length - 2, Math.floor(x));
   const f = x - i;
-  const c = BLUES[i].map((a, j) => Math.round(a + (BLUES[i + 1][j] - a) * f));
-  return `rgb(${c.join(',')})`;
+  return BLUES[i].map((a, j) => Math.round(a + (BLUES[i + 1][j] - a) * f));
+}
+export function blue(v) {
+  return `rgb(${blueRgb(v).join(',')})`;
 }
 // Confidence scale: pale to dark green (dark enough for white text at the top).
 function greenRgb(v) {
@@ -25,12 +27,20 @@ function greenRgb(v) {
 export function green(v) {
   return `rgb(${greenRgb(v).join(',')})`;
 }
-/** Black or white, whichever reads better on green(v): at least 4.5:1 (WCAG AA) all along the scale. */
-export function inkOnGreen(v) {
+// Black or white, whichever has the higher contrast on a background colour.
+function inkOn(rgb) {
   const lin = (c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; };
-  const [r, g, b] = greenRgb(v).map(lin);
+  const [r, g, b] = rgb.map(lin);
   const L = 0.2126 * r + 0.7152 * g + 0.0722 * b;
   return 1.05 / (L + 0.05) > (L + 0.05) / 0.05 ? '#fff' : '#000';
+}
+/** Black or white, whichever reads better on green(v): at least 4.5:1 (WCAG AA) all along the scale. */
+export function inkOnGreen(v) {
+  return inkOn(greenRgb(v));
+}
+/** The same on blue(v): a fixed switch at 0.45 put white on the mid blues, below 4.5:1. */
+export function inkOnBlue(v) {
+  return inkOn(blueRgb(v));
 }
 
 /** One token as a chip: ARPAbet over IPA. */
@@ -71,7 +81,7 @@ export function scrollRegion(inner, name = t('table.scroll')) {
 }
 
 // The key to heatmap colours: the blue ramp from 0 to 1, as blue() draws it.
-function colourScale() {
+export function colourScale() {
   const stops = BLUES.map((c, i) => `rgb(${c.join(',')}) ${Math.round((100 * i) / (BLUES.length - 1))}%`).join(', ');
   return `<p class="hm-scale"><span>0</span><span class="hm-ramp" style="background:linear-gradient(to right, ${stops})"></span><span>1</span> ${esc(t('heatmap.scale'))}</p>`;
 }
@@ -105,7 +115,7 @@ export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = t
     table += `<tr><th scope="row">${esc(label(rowLabels[i]))}</th>`;
     for (let j = 0; j < colLabels.length; j++) {
       const v = vals[j] ?? 0;
-      table += `<td style="background:${blue(v)};color:${v > 0.45 ? '#fff' : '#111'}">${v.toFixed(2)}</td>`;
+      table += `<td style="background:${blue(v)};color:${inkOnBlue(v)}">${v.toFixed(2)}</td>`;
     }
     table += '</tr>';
   });

@@ -1,0 +1,233 @@
+// Self-attention matrices of a Transformer lane, under its cross-attention:
+// the encoder's (letters × letters, from step 1's snapshot) and the decoder's
+// (autoregressive: the masked lower triangle, one row per step, built from the
+// hypothesis's ancestry; Mask-Predict and one-pass NAR: the draft's full map).
+// Both are disclosures, closed by default: their contents are drawn only once
+// opened, so a lane's first view stays calm and its markup small.
+import { label } from './phonemes.js';
+import { blue, colourScale, esc, inkOnBlue, scrollRegion } from './views.js';
+import { t } from './i18n.js';
+
+const MATRICES = ['enc', 'dec'];
+
+/** The lane's self-attention state; the first call also starts listening to its disclosures and head buttons. */
+function stateOf(lane) {
+  if (lane.ui.sa) return lane.ui.sa;
+  const sa = { open: { enc: false, dec: false }, twin: { enc: false, dec: false }, head: { enc: 'avg', dec: 'avg' }, i: 0 };
+  lane.ui.sa = sa;
+  // toggle does not bubble: listen in the capture phase.
+  lane.el.addEventListener('toggle', (e) => {
+    const d = e.target;
+    const which = d.closest?.('[data-sa]')?.dataset.sa;
+    if (!which) return;
+    if (d.classList.contains('twin')) { sa.twin[which] = d.open; return; }
+    if (!d.classList.contains('sa') || sa.open[which] === d.open) return;
+    sa.open[which] = d.open;
+    if (d.open) fill(lane, which);
+  }, true);
+  lane.el.addEventListener('click', (e) => {
+    const b = e.target.closest('[data-action="sa-head"]');
+    if (!b || !lane.el.contains(b)) return;
+    const which = b.closest('[data-sa]').dataset.sa;
+    sa.head[which] = b.dataset.head;
+    fill(lane, which);
+    // The buttons were drawn anew: keep the keyboard where it was.
+    lane.el.querySelector(`[data-sa="${which}"] [data-action="sa-head"][data-head="${b.dataset.head}"]`)?.focus();
+  });
+  return sa;
+}
+
+/** Draws one matrix's contents into its (open) disclosure, at the step the lane last drew. */
+function fill(lane, which) {
+  const box = lane.el.querySelector(`[data-sa="${which}"] .sa-body`);
+  if (box) box.innerHTML = content(lane, lane.ui.sa.i, which);
+}
+
+/**
+ * The self-attention section of `lane` at step i ('' where there is none: an
+ * RNN, or nothing decoded yet). Called from the lanes' view(i).
+ */
+export function selfAttentionView(lane, i) {
+  const s = lane.snaps[i];
+  if (!s || lane.model?.arch === 'rnn') return '';
+  const sa = stateOf(lane);
+  sa.i = i;
+  const summary = {
+    enc: t('sa.encSummary'),
+    dec: t(lane.kind.ar ? 'sa.decSummaryAr' : 'sa.decSummaryNar'),
+  };
+  const parts = MATRICES.map((which) => `<details class="sa" data-sa="${which}"${sa.open[which] ? ' open' : ''}><summary>${esc(summary[which])}</summary><div class="sa-body">${sa.open[which] ? content(lane, i, which) : ''}</div></details>`);
+  return `<div class="view sa-view"><h3>${esc(t('sa.heading'))}</h3>${parts.join('')}</div>`;
+}
+
+function content(lane, i, which) {
+  const m = which === 'enc' ? encoderMatrix(lane) : lane.kind.ar ? arDecoderMatrix(lane, i) : narDecoderMatrix(lane, i);
+  if (m.missing) return `<p class="note">${esc(m.missing)}</p>`;
+  const sa = lane.ui.sa;
+  // The head picked, while this model has it (another model may have fewer).
+  const [l, h] = sa.head[which].split('.').map(Number);
+  const sel = l < m.layers && h < m.heads && m.layers * m.heads > 1 ? sa.head[which] : 'avg';
+  const rows = m.rows.map((r) => pick(r, m.layers, m.heads, sel));
+  const whichHead = sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: l + 1, h: h + 1 });
+  const caption = t('attn.captionWhich', { caption: m.caption, which: whichHead });
+  return `<div class="sa-explain">${m.explain}</div>`
+    + matrix({ labels: m.labels, numbered: m.numbered, rows, masked: m.masked, caption, axis: m.axis, twinOpen: sa.twin[which] })
+    + (m.layers * m.heads > 1 ? thumbs(which, m, sel) : '');
+}
+
+/**
+ * One query row of a (layers × heads) stack, [layers * heads * n]: head l.h's
+ * numbers, or their mean (each head's row sums to 1, so the mean's does too).
+ */
+function pick(stack, layers, heads, sel) {
+  const n = stack.length / (layers * heads);
+  if (sel !== 'avg') {
+    const [l, h] = sel.split('.').map(Number);
+    return stack.subarray((l * heads + h) * n, (l * heads + h + 1) * n);
+  }
+  const out = new Float64Array(n);
+  for (let k = 0; k < layers * heads; k++) for (let j = 0; j < n; j++) out[j] += stack[k * n + j];
+  return out.map((v) => v / (layers * heads));
+}
+
+// Each matrix as rows of per-head stacks: rows[q] is [layers * heads * n] for query q.
+
+/** A stack of `maps` square n × n maps, [maps * n * n] (query, key), as n query rows of [maps * n]. */
+function queryRows(data, maps, n) {
+  return Array.from({ length: n }, (_, q) => {
+    const stack = new Float32Array(maps * n);
+    for (let k = 0; k < maps; k++) stack.set(data.subarray((k * n + q) * n, (k * n + q + 1) * n), k * n);
+    return stack;
+  });
+}
+
+function encoderMatrix(lane) {
+  const s1 = lane.snaps[1];
+  const letters = lane.sourceLetters();
+  if (!s1?.encoderAttention) return { missing: t('sa.noEncoder') };
+  const S = s1.sourceLength;
+  return {
+    layers: s1.encoderLayers, heads: s1.encoderHeads, masked: false,
+    rows: queryRows(s1.encoderAttention, s1.encoderLayers * s1.encoderHeads, S),
+    labels: letters.slice(0, S),
+    axis: { rows: t('sa.rowsLetters'), cols: t('sa.colsLetters') },
+    caption: t('sa.encCaption', { word: letters.join('') }),
+    explain: t('sa.enc_html'),
+  };
+}
+
+// The hypothesis the decoder's matrix follows: the best live one (highest log P, as
+// the beam's table ranks them); once none is live, the best finished one.
+function followed(s) {
+  const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
+  return live[0] ?? s.finished[0];
+}
+
+function arDecoderMatrix(lane, i) {
+  const s = lane.snaps[i];
+  const h = followed(s);
+  const path = lane.path(lane.nodes(i), h.id);
+  if (!path.length || path.some((n) => !n.selfAttention)) return { missing: t('sa.noDecoder') };
+  // Row q is what position q (BEGIN, then the tokens written) looked at when it was fed,
+  // kept by the ancestor that was made at that step.
+  const labels = ['<s>', ...h.texts.slice(0, path.length - 1)].map(label);
+  const hyp = h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty');
+  return {
+    layers: s.layers, heads: s.heads, rows: path.map((n) => n.selfAttention), masked: true, labels,
+    axis: { rows: t('sa.rowsPhonemes'), cols: t('sa.colsPhonemes') },
+    caption: t(lane.type === 'beam' ? 'sa.decCaptionBeam' : 'sa.decCaptionAr', { hyp, i }),
+    explain: t('sa.decAr_html'),
+  };
+}
+
+function narDecoderMatrix(lane, i) {
+  const s = lane.snaps[i];
+  const d = lane.ui.draft != null && lane.ui.draft < s.drafts.length ? lane.ui.draft : s.bestDraft;
+  const dr = s.drafts[d];
+  if (!dr?.selfAttention || !s.layers) return { missing: t('sa.noDecoder') };
+  const n = dr.length;
+  // What each position was fed in this iteration: MASK where it was (re-)masked, else the token kept.
+  const labels = dr.texts.map((x, p) => `${p + 1}·${label(dr.masked[p] ? '<mask>' : x)}`);
+  return {
+    layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true,
+    axis: { rows: t('sa.rowsPositions'), cols: t('sa.colsPositions') },
+    caption: t('sa.decCaptionNar', { i, L: n }),
+    explain: t(lane.type === 'mp' ? 'sa.decMp_html' : 'sa.decNar_html'),
+  };
+}
+
+// Label text widths in the SVG's monospace font, for its margins.
+const CHAR_W = 7.8;
+
+/**
+ * A square attention matrix (queries × keys, the same labels) as SVG under its
+ * axis names, its colour key, and a table twin of the same numbers. Masked cells
+ * (a key after its query) are drawn hatched and have no number.
+ */
+function matrix({ labels, numbered = false, rows, masked, caption, axis, twinOpen }) {
+  const n = labels.length;
+  const cw = 28;
+  const ch = 24;
+  const longest = Math.max(1, ...labels.map((x) => x.length));
+  const rotate = longest > 2;   // long column labels stand upright
+  const left = Math.ceil(longest * CHAR_W) + 10;
+  const top = rotate ? Math.ceil(longest * CHAR_W) + 10 : 20;
+  const W = left + n * cw + 2;
+  const H = top + n * ch + 2;
+  const isMasked = (q, k) => masked && k > q;
+  let svg = `<svg class="heatmap sa-matrix" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(caption)}">`;
+  labels.forEach((c, k) => {
+    const x = left + k * cw + cw / 2;
+    svg += rotate
+      ? `<text transform="translate(${x + 4} ${top - 5}) rotate(-90)" class="hm-col sa-col">${esc(c)}</text>`
+      : `<text x="${x}" y="${top - 6}" class="hm-col">${esc(c)}</text>`;
+  });
+  rows.forEach((vals, q) => {
+    const y = top + q * ch;
+    svg += `<text x="${left - 4}" y="${y + ch / 2 + 4}" class="hm-row">${esc(labels[q])}</text>`;
+    for (let k = 0; k < n; k++) {
+      const cell = `x="${left + k * cw}" y="${y}" width="${cw - 1}" height="${ch - 1}"`;
+      svg += isMasked(q, k)
+        ? `<rect ${cell} class="sa-masked-cell"><title>${esc(labels[q])} → ${esc(labels[k])}: ${esc(t('sa.masked'))}</title></rect>`
+        : `<rect ${cell} fill="${blue(vals[k])}"><title>${esc(labels[q])} → ${esc(labels[k])}: ${vals[k].toFixed(3)}</title></rect>`;
+    }
+  });
+  svg += '</svg>';
+  // In the table each header names its position too (a word may repeat a letter), unless its label does.
+  const pos = (k) => (numbered ? '' : `<span class="sa-pos"> ${k + 1}</span>`);
+  const head = labels.map((c, k) => `<th scope="col">${esc(c)}${pos(k)}</th>`).join('');
+  const body = rows.map((vals, q) => `<tr><th scope="row">${esc(labels[q])}${pos(q)}</th>${labels.map((_, k) => (isMasked(q, k)
+    ? `<td class="sa-masked"><span class="visually-hidden">${esc(t('sa.masked'))}</span></td>`
+    : `<td data-v="${vals[k]}" style="background:${blue(vals[k])};color:${inkOnBlue(vals[k])}">${vals[k].toFixed(2)}</td>`)).join('')}</tr>`).join('');
+  const table = `<table class="hm-table sa-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col"><span class="visually-hidden">${esc(t('sa.corner', axis))}</span><span aria-hidden="true">↓ →</span></th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  const key = masked ? `<p class="legend"><span class="lg sa-lg-masked"></span> ${esc(t('sa.lgMasked'))}</p>` : '';
+  // The axes named in words above the matrix, where they fit at any size (the table's
+  // corner names them in full for screen readers, and shows the arrows only).
+  const axes = `<p class="sa-axes"><span>↓ ${esc(t('sa.rowsAre', { what: axis.rows }))}</span> <span>→ ${esc(t('sa.colsAre', { what: axis.cols }))}</span></p>`;
+  return axes + scrollRegion(svg, t('sa.region', { caption }))
+    + colourScale() + key
+    + `<details class="twin"${twinOpen ? ' open' : ''}><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`;
+}
+
+/** Small multiples, one per (layer, head), and the average: each a button that shows that one above. */
+function thumbs(which, m, sel) {
+  const c = 4;
+  const n = m.labels.length;
+  const size = Math.max(1, n) * c;
+  const button = (key, text, hidden, svg) => `<button type="button" class="thumb${sel === key ? ' on' : ''}" data-action="sa-head" data-head="${key}" aria-pressed="${sel === key}">${text}${hidden ? `<span class="visually-hidden"> ${esc(hidden)}</span>` : ''}${svg}</button>`;
+  let out = `<div class="thumbs" role="group" aria-label="${esc(t(which === 'enc' ? 'sa.encThumbs' : 'sa.decThumbs'))}">`;
+  out += button('avg', esc(t('thumbs.average')), '', '');
+  for (let l = 0; l < m.layers; l++) {
+    for (let h = 0; h < m.heads; h++) {
+      const key = `${l}.${h}`;
+      let svg = `<svg width="${size}" height="${size}" viewBox="0 0 ${size} ${size}" aria-hidden="true">`;
+      m.rows.forEach((stack, q) => {
+        const row = pick(stack, m.layers, m.heads, key);
+        for (let k = 0; k < row.length; k++) svg += `<rect x="${k * c}" y="${q * c}" width="${c}" height="${c}" fill="${blue(row[k])}"/>`;
+      });
+      svg += '</svg>';
+      out += button(key, `<span>L${l + 1} H${h + 1}</span>`, t('attn.whichHead', { l: l + 1, h: h + 1 }), svg);
+    }
+  }
+  return out + '</div>';
+}
