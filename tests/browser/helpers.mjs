@@ -15,16 +15,20 @@ export const artifacts = join(root, 'tests/artifacts');
 export async function startServer(dir = site) {
   if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir} is missing: run node scripts/build-web.mjs`);
   const proc = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // A server that failed to start is killed: left running, it would keep the test file's process alive for ever.
   const url = await new Promise((res, rej) => {
     let buf = '';
-    const timer = setTimeout(() => rej(new Error('server did not start')), 10000);
+    // The rejection waits one more turn of the event loop: when a test file's other set-up
+    // blocked the loop past the deadline (installPackage() packs synchronously), the
+    // server's "serving" line is already waiting to be read, and it must win.
+    const timer = setTimeout(() => setImmediate(() => rej(new Error('server did not start'))), 10000);
     proc.stdout.on('data', (d) => {
       buf += d;
       const m = buf.match(/serving (http:\/\/\S+)/);
       if (m) { clearTimeout(timer); res(m[1]); }
     });
     proc.on('exit', (c) => rej(new Error(`server exited with ${c}`)));
-  });
+  }).catch((e) => { proc.kill('SIGKILL'); throw e; });
   return { url, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
 }
 
