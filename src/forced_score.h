@@ -49,12 +49,12 @@ struct ForcedScore {
 // Teacher forcing through `scorer` (fresh: one hypothesis fed nothing, with room
 // for target.size() + 1 positions). Target ids must be emittable tokens (no
 // special token; the caller names a bad one to the user).
-ForcedScore force_autoregressive(StepScorer& scorer, const TargetSpecials& specials, const std::vector<int>& target,
+ForcedScore force_autoregressive(StepScorer& scorer, const SpecialIds& specials, const std::vector<int>& target,
                                  const DecodingOptions& options);
 
 // The CMLM draft score described above; `target` holds at least one token and at
 // most scorer.max_target_length().
-ForcedScore force_parallel(ParallelScorer& scorer, const TargetSpecials& specials, const std::vector<int>& target,
+ForcedScore force_parallel(ParallelScorer& scorer, const SpecialIds& specials, const std::vector<int>& target,
                            const DecodingOptions& options);
 
 }  // namespace seq2seq

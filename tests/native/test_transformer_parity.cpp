@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "fixtures.h"
 #include "model.h"
+#include "transformer.h"
 
 using namespace seq2seq;
 using namespace seq2seq_test;
