@@ -45,7 +45,6 @@ class Model {
   const Rnn& rnn() const;
   int64_t parameter_count() const;
   size_t file_bytes() const { return file_bytes_; }
-  bool stored_f16() const { return storage_ == "f16"; }
   // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
   // int8 files keep biases and norms in f32); an ensemble's members' if they agree, else "mixed".
   const std::string& storage() const { return storage_; }
