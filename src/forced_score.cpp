@@ -1,6 +1,7 @@
 #include "forced_score.h"
 
 #include "errors.h"
+#include "scorer.h"
 
 namespace seq2seq {
 

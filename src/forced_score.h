@@ -30,9 +30,12 @@
 #include <vector>
 
 #include "decoding_options.h"
-#include "scorer.h"
+#include "model_config.h"
 
 namespace seq2seq {
+
+class StepScorer;      // scorer.h
+class ParallelScorer;
 
 struct ForcedScore {
   std::vector<int> tokens;            // the target: no BOS, no EOS

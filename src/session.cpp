@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ar_search.h"
 #include "errors.h"
+#include "nar_search.h"
 #include "network.h"
 
 namespace seq2seq {
