@@ -11,10 +11,14 @@ jobs=$(nproc)
 
 echo "== native build and tests"
 # These builds compile for this CPU, for speed (a plain build is portable:
-# SEQ2SEQ_NATIVE_ARCH in CMakeLists.txt).
+# SEQ2SEQ_NATIVE_ARCH in CMakeLists.txt). The consumer test installs this build,
+# and builds the library once more with the portable default.
 cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_NATIVE_ARCH=ON >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure
+
+echo "== the library as a CMake package: install + find_package, and add_subdirectory (tests/consumer)"
+SEQ2SEQ_JOBS=$jobs tests/consumer/run.sh build/native
 
 echo "== checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 subset, CLI, fuzz targets), ThreadSanitizer"
 # One clang build for all three (tests/fuzz/README.md). The Catch2 subset covers
