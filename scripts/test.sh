@@ -10,9 +10,15 @@ export NODE_PATH=/usr/share/nodejs   # Debian's emcc finds its Node modules here
 jobs=$(nproc)
 
 echo "== native build and tests"
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+# These builds compile for this CPU, for speed (a plain build is portable:
+# SEQ2SEQ_NATIVE_ARCH in CMakeLists.txt). The consumer test installs this build,
+# and builds the library once more with the portable default.
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_NATIVE_ARCH=ON >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure
+
+echo "== the library as a CMake package: install + find_package, and add_subdirectory (tests/consumer)"
+SEQ2SEQ_JOBS=$jobs tests/consumer/run.sh build/native
 
 echo "== checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 subset, CLI, fuzz targets), ThreadSanitizer"
 # One clang build for all three (tests/fuzz/README.md). The Catch2 subset covers
@@ -21,12 +27,12 @@ echo "== checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 
 # models shared by threads, in seconds; the whole suite takes minutes under ASan,
 # most of them in the exhaustive searches, full-pass parity and shipped-model WER.
 sanitized_tests="[model_file],[session]~[exhaustive],[search],[rnn],[ensemble],[tokenizer],[parity][incremental]"
-CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_FUZZ=ON >/dev/null
+CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_NATIVE_ARCH=ON -DSEQ2SEQ_FUZZ=ON >/dev/null
 cmake --build build/fuzz -j"$jobs"
 build/fuzz/seq2seq_tests "$sanitized_tests"
 tests/sanitize/cli.sh build/fuzz/seq2seq
 tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-20}"
-CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_SANITIZE=thread >/dev/null
+CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_NATIVE_ARCH=ON -DSEQ2SEQ_SANITIZE=thread >/dev/null
 cmake --build build/tsan -j"$jobs" --target seq2seq_thread_tests
 TSAN_OPTIONS=halt_on_error=1 build/tsan/seq2seq_thread_tests
 

@@ -19,7 +19,7 @@ bool better(double a_lp, int a_row, int a_tok, double b_lp, int b_row, int b_tok
   return a_tok < b_tok;
 }
 
-bool is_never_emitted(int tok, const TargetSpecials& sp) {
+bool is_never_emitted(int tok, const SpecialIds& sp) {
   return tok == sp.pad || tok == sp.bos || tok == sp.unk || tok == sp.mask;
 }
 
@@ -31,7 +31,7 @@ ModelError nothing_to_emit(int t) {
 
 }  // namespace
 
-ArSearch::ArSearch(StepScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options,
+ArSearch::ArSearch(StepScorer& scorer, const SpecialIds& specials, const DecodingOptions& options,
                    std::vector<int> prefix, int max_len)
     : scorer_(scorer), sp_(specials), opt_(options), prefix_(std::move(prefix)), max_len_(max_len),
       beam_(options.strategy == Strategy::Greedy ? 1 : options.beam_size), rng_(options.seed) {

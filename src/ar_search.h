@@ -27,7 +27,7 @@ namespace seq2seq {
 class ArSearch {
  public:
   // `prefix`: forced first tokens; `max_len`: output tokens including EOS.
-  ArSearch(StepScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options, std::vector<int> prefix,
+  ArSearch(StepScorer& scorer, const SpecialIds& specials, const DecodingOptions& options, std::vector<int> prefix,
            int max_len);
 
   bool done() const { return done_; }
@@ -58,7 +58,7 @@ class ArSearch {
   std::vector<HypothesisView> sorted_finished() const;
 
   StepScorer& scorer_;
-  TargetSpecials sp_;
+  SpecialIds sp_;
   DecodingOptions opt_;
   std::vector<int> prefix_;
   int max_len_;

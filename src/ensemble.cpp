@@ -79,4 +79,47 @@ std::unique_ptr<ParallelScorer> Ensemble::parallel_scorer(const std::vector<int>
   throw UsageError("an ensemble decodes autoregressively only");
 }
 
+// --- Model::ensemble (model.h): checks the members, then wraps them ------------
+
+namespace {
+
+bool same_specials(const SpecialIds& a, const SpecialIds& b) {
+  return a.pad == b.pad && a.unk == b.unk && a.bos == b.bos && a.eos == b.eos && a.mask == b.mask;
+}
+
+}  // namespace
+
+std::shared_ptr<const Model> Model::ensemble(const std::vector<std::shared_ptr<const Model>>& members) {
+  if (members.empty()) throw UsageError("an ensemble needs at least one model");
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (!members[i]) throw UsageError("ensemble member " + std::to_string(i + 1) + " is null");
+    const ModelConfig& a = members[0]->config();
+    const ModelConfig& b = members[i]->config();
+    const std::string which = "ensemble member " + std::to_string(i + 1) + " ('" + b.name + "')";
+    if (!b.autoregressive()) throw UsageError(which + " is non-autoregressive; an ensemble decodes autoregressively");
+    if (b.src_vocab != a.src_vocab || b.src_case != a.src_case || !same_specials(b.src_specials, a.src_specials))
+      throw UsageError(which + " has another source vocabulary than member 1");
+    if (b.tgt_vocab != a.tgt_vocab || !same_specials(b.tgt_specials, a.tgt_specials))
+      throw UsageError(which + " has another target vocabulary than member 1");
+  }
+  std::shared_ptr<Model> m(new Model());
+  m->config_ = members[0]->config();
+  m->config_.name = "ensemble of " + std::to_string(members.size());
+  m->config_.description.clear();
+  m->storage_ = members[0]->storage();
+  m->compute_ = members[0]->compute();
+  for (const auto& x : members) {
+    if (x->compute() != m->compute_) m->compute_ = "mixed";
+    m->config_.max_pos = std::min(m->config_.max_pos, x->config().max_pos);
+    m->file_bytes_ += x->file_bytes();
+    if (x->storage() != m->storage_) m->storage_ = "mixed";
+  }
+  m->src_vocab_ = members[0]->source_vocab();
+  m->tgt_vocab_ = members[0]->target_vocab();
+  m->network_ = std::make_unique<Ensemble>(members);
+  m->ensemble_size_ = static_cast<int>(members.size());
+  m->ensemble_ = true;
+  return m;
+}
+
 }  // namespace seq2seq

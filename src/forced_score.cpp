@@ -1,12 +1,13 @@
 #include "forced_score.h"
 
 #include "errors.h"
+#include "scorer.h"
 
 namespace seq2seq {
 
 namespace {
 
-void require_emittable(const std::vector<int>& target, const TargetSpecials& sp, int vocab) {
+void require_emittable(const std::vector<int>& target, const SpecialIds& sp, int vocab) {
   for (int tok : target)
     if (tok < 0 || tok >= vocab || tok == sp.pad || tok == sp.unk || tok == sp.bos || tok == sp.eos || tok == sp.mask)
       throw InputError("the target holds token id " + std::to_string(tok) + ", which search never emits");
@@ -16,7 +17,7 @@ std::string position_name(size_t i) { return "target position " + std::to_string
 
 }  // namespace
 
-ForcedScore force_autoregressive(StepScorer& scorer, const TargetSpecials& sp, const std::vector<int>& target,
+ForcedScore force_autoregressive(StepScorer& scorer, const SpecialIds& sp, const std::vector<int>& target,
                                  const DecodingOptions& options) {
   if (sp.bos < 0 || sp.eos < 0) throw UsageError("autoregressive scoring needs BOS and EOS tokens");
   require_emittable(target, sp, scorer.vocab_size());
@@ -41,7 +42,7 @@ ForcedScore force_autoregressive(StepScorer& scorer, const TargetSpecials& sp, c
   return f;
 }
 
-ForcedScore force_parallel(ParallelScorer& scorer, const TargetSpecials& sp, const std::vector<int>& target,
+ForcedScore force_parallel(ParallelScorer& scorer, const SpecialIds& sp, const std::vector<int>& target,
                            const DecodingOptions& options) {
   if (sp.mask < 0) throw UsageError("Mask-Predict scoring needs a MASK token");
   require_emittable(target, sp, scorer.vocab_size());

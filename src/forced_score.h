@@ -30,9 +30,12 @@
 #include <vector>
 
 #include "decoding_options.h"
-#include "scorer.h"
+#include "model_config.h"
 
 namespace seq2seq {
+
+class StepScorer;      // scorer.h
+class ParallelScorer;
 
 struct ForcedScore {
   std::vector<int> tokens;            // the target: no BOS, no EOS
@@ -49,12 +52,12 @@ struct ForcedScore {
 // Teacher forcing through `scorer` (fresh: one hypothesis fed nothing, with room
 // for target.size() + 1 positions). Target ids must be emittable tokens (no
 // special token; the caller names a bad one to the user).
-ForcedScore force_autoregressive(StepScorer& scorer, const TargetSpecials& specials, const std::vector<int>& target,
+ForcedScore force_autoregressive(StepScorer& scorer, const SpecialIds& specials, const std::vector<int>& target,
                                  const DecodingOptions& options);
 
 // The CMLM draft score described above; `target` holds at least one token and at
 // most scorer.max_target_length().
-ForcedScore force_parallel(ParallelScorer& scorer, const TargetSpecials& specials, const std::vector<int>& target,
+ForcedScore force_parallel(ParallelScorer& scorer, const SpecialIds& specials, const std::vector<int>& target,
                            const DecodingOptions& options);
 
 }  // namespace seq2seq

@@ -4,7 +4,6 @@
 #include <fstream>
 #include <system_error>
 
-#include "ensemble.h"
 #include "errors.h"
 #include "model_limits.h"
 #include "rnn.h"
@@ -75,60 +74,24 @@ std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size
   return m;
 }
 
-namespace {
+Model::Model() = default;
+Model::~Model() = default;
 
-bool same_specials(const SpecialIds& a, const SpecialIds& b) {
-  return a.pad == b.pad && a.unk == b.unk && a.bos == b.bos && a.eos == b.eos && a.mask == b.mask;
-}
+int64_t Model::parameter_count() const { return network_->parameter_count(); }
 
-}  // namespace
-
-std::shared_ptr<const Model> Model::ensemble(const std::vector<std::shared_ptr<const Model>>& members) {
-  if (members.empty()) throw UsageError("an ensemble needs at least one model");
-  for (size_t i = 0; i < members.size(); ++i) {
-    if (!members[i]) throw UsageError("ensemble member " + std::to_string(i + 1) + " is null");
-    const ModelConfig& a = members[0]->config();
-    const ModelConfig& b = members[i]->config();
-    const std::string which = "ensemble member " + std::to_string(i + 1) + " ('" + b.name + "')";
-    if (!b.autoregressive()) throw UsageError(which + " is non-autoregressive; an ensemble decodes autoregressively");
-    if (b.src_vocab != a.src_vocab || b.src_case != a.src_case || !same_specials(b.src_specials, a.src_specials))
-      throw UsageError(which + " has another source vocabulary than member 1");
-    if (b.tgt_vocab != a.tgt_vocab || !same_specials(b.tgt_specials, a.tgt_specials))
-      throw UsageError(which + " has another target vocabulary than member 1");
-  }
-  std::shared_ptr<Model> m(new Model());
-  m->config_ = members[0]->config();
-  m->config_.name = "ensemble of " + std::to_string(members.size());
-  m->config_.description.clear();
-  m->storage_ = members[0]->storage();
-  m->compute_ = members[0]->compute();
-  for (const auto& x : members) {
-    if (x->compute() != m->compute_) m->compute_ = "mixed";
-    m->config_.max_pos = std::min(m->config_.max_pos, x->config().max_pos);
-    m->file_bytes_ += x->file_bytes();
-    if (x->storage() != m->storage_) m->storage_ = "mixed";
-  }
-  m->src_vocab_ = members[0]->source_vocab();
-  m->tgt_vocab_ = members[0]->target_vocab();
-  m->network_ = std::make_unique<Ensemble>(members);
-  m->ensemble_size_ = static_cast<int>(members.size());
-  return m;
-}
-
+// from_buffer builds the network from config_.arch (an Rnn for rnn, a Transformer
+// for the others) and ensemble() sets ensemble_: those two tags say what network_
+// holds.
 const Transformer& Model::transformer() const {
-  if (dynamic_cast<const Ensemble*>(network_.get()))
-    throw UsageError("this is an ensemble of " + std::to_string(ensemble_size_) + " models, not one Transformer");
-  const auto* t = dynamic_cast<const Transformer*>(network_.get());
-  if (!t) throw UsageError(std::string("this is an ") + to_string(config_.arch) + " model, not a Transformer");
-  return *t;
+  if (ensemble_) throw UsageError("this is an ensemble of " + std::to_string(ensemble_size_) + " models, not one Transformer");
+  if (config_.arch == Arch::Rnn) throw UsageError(std::string("this is an ") + to_string(config_.arch) + " model, not a Transformer");
+  return static_cast<const Transformer&>(*network_);
 }
 
 const Rnn& Model::rnn() const {
-  if (dynamic_cast<const Ensemble*>(network_.get()))
-    throw UsageError("this is an ensemble of " + std::to_string(ensemble_size_) + " models, not one RNN");
-  const auto* r = dynamic_cast<const Rnn*>(network_.get());
-  if (!r) throw UsageError(std::string("this is a ") + to_string(config_.arch) + " model, not an RNN");
-  return *r;
+  if (ensemble_) throw UsageError("this is an ensemble of " + std::to_string(ensemble_size_) + " models, not one RNN");
+  if (config_.arch != Arch::Rnn) throw UsageError(std::string("this is a ") + to_string(config_.arch) + " model, not an RNN");
+  return static_cast<const Rnn&>(*network_);
 }
 
 std::vector<int> Model::tokenize(const std::string& text) const {

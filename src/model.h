@@ -8,38 +8,43 @@
 #include <vector>
 
 #include "model_config.h"
-#include "network.h"
-#include "rnn.h"
-#include "transformer.h"
 #include "vocabulary.h"
 
 namespace seq2seq {
+
+// The architectures behind a model, declared only (network.h, transformer.h,
+// rnn.h): a model's users see its configuration and vocabularies, and this
+// header pulls in no layer, tensor or Eigen header.
+class Network;
+class Transformer;
+class Rnn;
 
 class Model {
  public:
   // Both throw ModelError for anything wrong with the bytes; the buffer is not
   // kept after the call returns. `compute`: how the linear layers multiply
-  // (weight_loader.h): int8 kernels for int8-stored weights, or f32 throughout.
+  // (model_config.h): int8 kernels for int8-stored weights, or f32 throughout.
   static std::shared_ptr<const Model> from_file(const std::string& path, Compute compute = Compute::Auto);
   static std::shared_ptr<const Model> from_buffer(const uint8_t* data, size_t size, Compute compute = Compute::Auto);
   // Autoregressive models with the same vocabularies as one model whose next-token
-  // distribution is the mean of theirs (ensemble.h); the members stay shared.
-  // Throws UsageError if they cannot be combined. Its config is the first member's
-  // with the smallest max_pos of them all.
+  // distribution is the mean of theirs (defined in ensemble.cpp); the members stay
+  // shared. Throws UsageError if they cannot be combined. Its config is the first
+  // member's with the smallest max_pos of them all.
   static std::shared_ptr<const Model> ensemble(const std::vector<std::shared_ptr<const Model>>& members);
 
   const ModelConfig& config() const { return config_; }
   const Vocabulary& source_vocab() const { return src_vocab_; }
   const Vocabulary& target_vocab() const { return tgt_vocab_; }
+  // The scorers' source (network.h); a library-internal type.
   const Network& network() const { return *network_; }
   // How many models this one combines: 1 for a model file, N for an ensemble.
   int ensemble_size() const { return ensemble_size_; }
-  // The concrete architecture; throws UsageError if the model is another kind.
+  // The concrete architecture (transformer.h, rnn.h); throws UsageError if the model
+  // is another kind or an ensemble.
   const Transformer& transformer() const;
   const Rnn& rnn() const;
-  int64_t parameter_count() const { return network_->parameter_count(); }
+  int64_t parameter_count() const;
   size_t file_bytes() const { return file_bytes_; }
-  bool stored_f16() const { return storage_ == "f16"; }
   // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
   // int8 files keep biases and norms in f32); an ensemble's members' if they agree, else "mixed".
   const std::string& storage() const { return storage_; }
@@ -50,8 +55,10 @@ class Model {
   // The source text as token ids (see tokenize_source for what is rejected).
   std::vector<int> tokenize(const std::string& text) const;
 
+  ~Model();
+
  private:
-  Model() = default;
+  Model();
   ModelConfig config_;
   Vocabulary src_vocab_, tgt_vocab_;
   std::unique_ptr<Network> network_;
@@ -59,6 +66,7 @@ class Model {
   std::string storage_ = "f32";
   std::string compute_ = "f32";
   int ensemble_size_ = 1;
+  bool ensemble_ = false;  // built by ensemble(), even of one member
 };
 
 }  // namespace seq2seq

@@ -188,5 +188,12 @@ const char* to_string(AttentionScore a) {
 const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post" : "pre"; }
 const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
+const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
+
+Compute parse_compute(const std::string& name) {
+  if (name == "auto") return Compute::Auto;
+  if (name == "f32") return Compute::F32;
+  throw UsageError("compute must be 'auto' or 'f32', not '" + name + "'");
+}
 
 }  // namespace seq2seq

@@ -20,9 +20,16 @@ enum class CaseFold { None, Upper, Lower };
 // their probability is exactly 0 in float32. models/train/seq2seq_torch.py has the same.
 constexpr float kLengthUnreachable = -1e4f;
 
+// The special token ids of one vocabulary (-1: absent). Search takes the target
+// side's (scorer.h), which is why this plain struct lives here, below the scorers.
 struct SpecialIds {
-  int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;  // -1: absent
+  int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;
 };
+
+// How a model's linear layers multiply, chosen when it is loaded. Auto: int8
+// kernels for weights the file stores as int8 (a quarter of the memory, and
+// faster), f32 for the rest; F32: every weight widened to f32, as PyTorch computes.
+enum class Compute { Auto, F32 };
 
 struct ModelConfig {
   Arch arch = Arch::Transformer;
@@ -63,5 +70,7 @@ const char* to_string(NormPlacement n);
 const char* to_string(PosEncoding p);
 const char* to_string(Activation a);
 const char* to_string(AttentionScore a);
+const char* to_string(Compute c);
+Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
 
 }  // namespace seq2seq

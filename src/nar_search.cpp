@@ -13,7 +13,7 @@ int NarSearch::masks_at(int n, int t, int T) {
   return static_cast<int>((static_cast<long long>(n) * (T - t + 1)) / T);
 }
 
-NarSearch::NarSearch(ParallelScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options, int max_len)
+NarSearch::NarSearch(ParallelScorer& scorer, const SpecialIds& specials, const DecodingOptions& options, int max_len)
     : scorer_(scorer), sp_(specials), opt_(options) {
   if (sp_.mask < 0) throw UsageError("Mask-Predict needs a MASK token");
   for (int v = 0; v < scorer_.vocab_size(); ++v)

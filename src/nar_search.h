@@ -18,7 +18,7 @@ namespace seq2seq {
 class NarSearch {
  public:
   // `max_len`: the fixed length (NarLength::Fixed), already clamped by the caller.
-  NarSearch(ParallelScorer& scorer, const TargetSpecials& specials, const DecodingOptions& options, int max_len);
+  NarSearch(ParallelScorer& scorer, const SpecialIds& specials, const DecodingOptions& options, int max_len);
 
   bool done() const { return done_; }
   // From now on snapshots leave out attention and candidates: for a caller that
@@ -39,7 +39,7 @@ class NarSearch {
   void finalize(NarDraft& d) const;
 
   ParallelScorer& scorer_;
-  TargetSpecials sp_;
+  SpecialIds sp_;
   DecodingOptions opt_;
   std::vector<int> emittable_;  // every token but pad, unk, bos and mask
   std::vector<float> length_lp_;

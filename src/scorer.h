@@ -1,14 +1,16 @@
 // What search sees of a model: "score the next position for these hypotheses"
 // and "reorder the cache" (autoregressive), or "score these whole drafts" and
 // "the length distribution" (non-autoregressive). Search code includes this
-// header and never a model's; a model offers the interface through an adapter
-// (transformer_scorer.h), and tests plug in hand-built toy scorers.
+// header and never a model's; each architecture offers the interface through
+// adapters at the end of its own .cpp (transformer.cpp, rnn.cpp, ensemble.cpp),
+// and tests plug in hand-built toy scorers.
 #pragma once
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "errors.h"
+#include "model_config.h"  // SpecialIds: the target-side ids search must know about
 #include "tensor.h"
 
 namespace seq2seq {
@@ -22,11 +24,6 @@ inline void require_finite_scores(const float* lp, long n, const std::string& wh
     if (std::isnan(lp[i]) || lp[i] == INFINITY)
       throw ModelError("the scores of " + where + " are not finite (NaN or infinity): the weights are too large for float arithmetic");
 }
-
-// Target-side special token ids the search must know about (-1: absent).
-struct TargetSpecials {
-  int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;
-};
 
 // Attention probabilities per (layer, head): maps[layer*heads + head].
 struct HeadMaps {

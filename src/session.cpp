@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ar_search.h"
 #include "errors.h"
-#include "transformer_scorer.h"
+#include "nar_search.h"
+#include "network.h"
 
 namespace seq2seq {
 
@@ -40,7 +42,7 @@ void Session::start(const std::string& source) {
   source_ = model_->tokenize(source);
   max_len_ = max_length_for(source_);
   const ModelConfig& c = model_->config();
-  const TargetSpecials sp = target_specials(c);
+  const SpecialIds& sp = c.tgt_specials;
   if (c.autoregressive()) {
     const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
     step_scorer_ = model_->network().step_scorer(source_, max_len_);
@@ -102,7 +104,7 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
   const int max_len = length_cap(src);  // min_length does not enter: it restricts search, not the model
   const Vocabulary& vocab = model_->target_vocab();
   const ModelConfig& c = model_->config();
-  const TargetSpecials sp = target_specials(c);
+  const SpecialIds& sp = c.tgt_specials;
   const std::vector<int> ids = parse_target_tokens(target, vocab);
   for (size_t i = 0; i < ids.size(); ++i)
     if (ids[i] == sp.pad || ids[i] == sp.unk || ids[i] == sp.bos || ids[i] == sp.eos || ids[i] == sp.mask)

@@ -9,14 +9,19 @@
 #include <string>
 #include <vector>
 
-#include "ar_search.h"
 #include "decoding_options.h"
 #include "forced_score.h"
 #include "model.h"
-#include "nar_search.h"
 #include "snapshot.h"
 
 namespace seq2seq {
+
+// The search and its scorer, declared only (ar_search.h, nar_search.h, scorer.h):
+// a public header, this one keeps the engine's internals (and Eigen) out of view.
+class ArSearch;
+class NarSearch;
+class StepScorer;
+class ParallelScorer;
 
 class Session {
  public:

@@ -67,7 +67,7 @@ class Transformer final : public Network {
 
   const ModelConfig& config() const { return cfg_; }
   int64_t parameter_count() const override { return n_params_; }
-  // The scorer adapters (transformer_scorer.cpp); this Transformer must outlive them.
+  // The scorer adapters (end of transformer.cpp); this Transformer must outlive them.
   std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
 

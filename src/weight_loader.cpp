@@ -12,14 +12,6 @@ std::string shape_str(const std::vector<int64_t>& s) {
 }
 }  // namespace
 
-const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
-
-Compute parse_compute(const std::string& name) {
-  if (name == "auto") return Compute::Auto;
-  if (name == "f32") return Compute::F32;
-  throw UsageError("compute must be 'auto' or 'f32', not '" + name + "'");
-}
-
 const TensorView& WeightLoader::find(const std::string& name, const std::vector<int64_t>& shape) {
   auto it = file_.tensors.find(name);
   if (it == file_.tensors.end()) throw ModelError("missing tensor '" + name + "' " + shape_str(shape));

@@ -8,17 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "model_config.h"
 #include "safetensors.h"
 #include "tensor.h"
 
 namespace seq2seq {
-
-// How a model's linear layers multiply. Auto: int8 kernels for weights the file
-// stores as int8 (a quarter of the memory, and faster), f32 for the rest; F32:
-// every weight widened to f32, as PyTorch computes.
-enum class Compute { Auto, F32 };
-const char* to_string(Compute c);
-Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
 
 class WeightLoader {
  public:

@@ -257,7 +257,6 @@ class ModelHandle {
       }
       o.set("parameters", static_cast<double>(model_->parameter_count()));
       o.set("fileBytes", static_cast<double>(model_->file_bytes()));
-      o.set("storedF16", model_->stored_f16());
       o.set("storage", model_->storage());
       o.set("compute", model_->compute());
       val sv = val::array(), tv = val::array();

@@ -6,6 +6,7 @@
 #include "errors.h"
 #include "fixtures.h"
 #include "model.h"
+#include "rnn.h"
 #include "session.h"
 
 using namespace seq2seq;

@@ -428,7 +428,7 @@ TEST_CASE("Mask-Predict: non-finite scores or lengths, and a vocabulary of speci
     ToyParallelScorer only_specials = s;
     only_specials.vocab = 4;
     only_specials.dist = [](int, int, const std::vector<int>&) { return std::map<int, double>{{PAD, 1.0}}; };
-    const TargetSpecials specials{PAD, UNK, BOS, -1, 3};
+    const SpecialIds specials{PAD, UNK, BOS, -1, 3};
     o.nar_length = NarLength::Predicted;
     CHECK_THROWS_MATCHES(NarSearch(only_specials, specials, o, 3), ModelError,
                          Catch::Message("model file: the target vocabulary has no token that may be emitted, only special tokens"));

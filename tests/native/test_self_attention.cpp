@@ -9,6 +9,7 @@
 
 #include "fixtures.h"
 #include "session.h"
+#include "transformer.h"
 
 using namespace seq2seq;
 using namespace seq2seq_test;

@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "fixtures.h"
 #include "session.h"
+#include "transformer.h"
 
 using namespace seq2seq;
 using namespace seq2seq_test;

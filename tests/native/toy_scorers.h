@@ -15,7 +15,7 @@ using seq2seq::RowMatrix;
 // Vocabulary of the toy models: 0 pad, 1 unk, 2 bos, 3 eos, 4 mask, then letters.
 enum Toy : int { PAD = 0, UNK = 1, BOS = 2, EOS = 3, MASK = 4, A = 5, B = 6, C = 7, V = 8 };
 
-inline seq2seq::TargetSpecials toy_specials() { return {PAD, UNK, BOS, EOS, MASK}; }
+inline seq2seq::SpecialIds toy_specials() { return {PAD, UNK, BOS, EOS, MASK}; }
 
 // Next-token distribution as a function of the output prefix (no BOS).
 using PrefixModel = std::function<std::map<int, double>(const std::vector<int>& prefix)>;

@@ -150,8 +150,6 @@ export interface ModelInfoBase {
   maxTargetLength: number;
   parameters: number;
   fileBytes: number;
-  /** true when the weights are stored as f16 (same as `storage === 'f16'`). */
-  storedF16: boolean;
   /** How the weights are stored in the file: the narrowest dtype in it (int8 files keep biases and norms in f32). */
   storage: 'f32' | 'f16' | 'int8';
   /** What the linear layers multiply in: 'int8' for int8 storage under `compute: 'auto'`, else 'f32'. */
