@@ -28,8 +28,8 @@ import warnings
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "train"))
-from export import load_model  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))  # the repository root
+from models.train.export import load_model  # noqa: E402
 
 OPSET = 14
 

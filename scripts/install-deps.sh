@@ -9,7 +9,7 @@ set -euo pipefail
 # page's zh screenshots in headless Chromium.
 packages=(cmake g++ make git nodejs npm emscripten clang libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium fonts-wqy-microhei)
 if [[ "${1:-}" == "--train" ]]; then
-  packages+=(python3-torch python3-numpy libopenblas0-openmp wamerican-large)
+  packages+=(python3-torch python3-numpy python3-yaml libopenblas0-openmp wamerican-large)
 fi
 
 missing=()

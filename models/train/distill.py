@@ -1,7 +1,7 @@
 """Knowledge distillation data for g2p-cmlm: the AR teacher's outputs for the
 training words.
 
-    /usr/bin/python3 models/train/distill.py [--teacher models/g2p-transformer.safetensors [MORE ...]] [--beam 1]
+    /usr/bin/python3 -m models.train distill [--teacher models/g2p-transformer.safetensors [MORE ...]] [--beam 1]
 
 Decodes every distinct word of work/data/train.tsv (never dev or test), or of --words
 FILE (unlabeled_words.py: words CMUdict does not have), with the
@@ -14,17 +14,15 @@ it appends chunk by chunk to a .partial file and skips words already done.
 
 import argparse
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log  # noqa: E402
-from engine_cli import decode, find_binary  # noqa: E402
-from export import load_model_file, load_model  # noqa: E402
-from ensemble import load_ensemble  # noqa: E402
+from .g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log
+from .engine_cli import decode, find_binary
+from .export import load_model_file, load_model
+from .ensemble import load_ensemble
 
 DEFAULT_OUT = os.path.join(DATA, "train_distill.tsv")
 

@@ -1,7 +1,7 @@
 """An ensemble of autoregressive G2P models as one model: the teachers of
 distillation (the page runs single models).
 
-    /usr/bin/python3 models/train/ensemble.py A.safetensors B.safetensors ... [--split dev] [--beam 5]
+    /usr/bin/python3 -m models.train ensemble A.safetensors B.safetensors ... [--split dev] [--beam 5]
         [--members] [--compare]
 
 prints the dev WER/PER of the ensemble (and with --members of each member alone),
@@ -17,15 +17,13 @@ and ``decode`` returns log(mean of probabilities), which log_softmax leaves as i
 import argparse
 import math
 import os
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, Codec, ar_beam, ar_greedy, load_tsv, log, max_output_len, refs_by_word, score  # noqa: E402
-from export import load_model, load_model_file  # noqa: E402
-from engine_cli import decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
+from .g2p_common import DATA, Codec, ar_beam, ar_greedy, load_tsv, log, max_output_len, refs_by_word, score
+from .export import load_model, load_model_file
+from .engine_cli import decode, find_binary
 
 
 class Ensemble(torch.nn.Module):

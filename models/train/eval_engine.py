@@ -1,6 +1,6 @@
 """Evaluate a model file with the C++ engine's CLI (and optionally compare with PyTorch).
 
-    /usr/bin/python3 models/train/eval_engine.py MODEL.safetensors [--split test|dev] [--bin build/seq2seq]
+    /usr/bin/python3 -m models.train eval-engine MODEL.safetensors [--split test|dev] [--bin build/seq2seq]
         [--limit N] [--compare] [--length-score-weight W [W ...]] [--length-candidates N [N ...]]
 
 Runs ``seq2seq decode --model MODEL`` over the split's words (stdin, one per line),
@@ -14,15 +14,13 @@ dev words (`--split dev`).
 
 import argparse
 import os
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score  # noqa: E402
-from export import load_model, load_model_file  # noqa: E402
-from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
+from .g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score
+from .export import load_model, load_model_file
+from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary
 
 
 def engine_options(cfg, beam=5, iterations=10, length_candidates=3, length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):

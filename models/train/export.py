@@ -5,7 +5,7 @@
 
 CLI (a training checkpoint written by train_*.py -> model file):
 
-    /usr/bin/python3 models/train/export.py CHECKPOINT.pt|MODEL.safetensors OUT.safetensors [--f16 | --i8 [--i8-levels N]]
+    /usr/bin/python3 -m models.train export CHECKPOINT.pt|MODEL.safetensors OUT.safetensors [--f16 | --i8 [--i8-levels N]]
 
 The safetensors container is written here by hand (no safetensors package):
 u64 LE header length, JSON header (tensor entries + ``__metadata__`` of strings,
@@ -16,13 +16,11 @@ import argparse
 import json
 import os
 import struct
-import sys
 
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seq2seq_torch import CONFIG_DEFAULTS, OPTIONAL_CONFIG_KEYS, build_model, normalize_config  # noqa: E402
+from .seq2seq_torch import CONFIG_DEFAULTS, OPTIONAL_CONFIG_KEYS, build_model, normalize_config
 
 FORMAT = "seq2seq-wasm"
 FORMAT_VERSION = "1"

@@ -8,12 +8,9 @@ import os
 import random
 import time
 
-import sys
-
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from g2p_metrics import edit_distance, score  # noqa: E402,F401  (re-exported: the training scripts import them from here)
+from .metrics import edit_distance, score  # noqa: F401  (re-exported: the training modules import them from here)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
@@ -42,7 +39,7 @@ def load_tsv(path):
 def load_vocab():
     path = os.path.join(DATA, "vocab.json")
     if not os.path.exists(path):
-        raise SystemExit(f"missing {path}: run models/train/prepare_data.py first (see models/train/README.md)")
+        raise SystemExit(f"missing {path}: run /usr/bin/python3 -m models.train prepare-data first (see models/train/README.md)")
     with open(path) as f:
         return json.load(f)
 

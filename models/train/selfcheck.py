@@ -1,6 +1,6 @@
 """Self-checks of the reference model and exporter (no C++ needed).
 
-    /usr/bin/python3 models/train/selfcheck.py
+    /usr/bin/python3 -m models.train selfcheck
 
 1. Cross-checks Seq2SeqTransformer against torch's own nn.TransformerEncoderLayer /
    nn.TransformerDecoderLayer (same weights, post- and pre-LN, relu and gelu),
@@ -23,15 +23,13 @@
 """
 
 import os
-import sys
 import tempfile
 
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seq2seq_torch import build_model  # noqa: E402
-from export import export, load_model_file  # noqa: E402
+from .seq2seq_torch import build_model
+from .export import export, load_model_file
 
 SRC_VOCAB = ["<pad>", "<unk>"] + list("ABCDEFGH")
 TGT_VOCAB = ["<pad>", "<unk>", "<s>", "</s>", "<mask>"] + [f"P{i}" for i in range(9)]
@@ -336,9 +334,9 @@ def check_rnn_export():
 
 
 def check_ensemble():
-    from ensemble import Ensemble
-    from g2p_common import Codec, ar_beam, ar_greedy
-    import recipe
+    from .ensemble import Ensemble
+    from .g2p_common import Codec, ar_beam, ar_greedy
+    from . import recipe
     torch.manual_seed(5)
     c = cfg(arch="transformer", src_specials={"pad": 0, "unk": 1},
             tgt_specials={"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4})
@@ -376,8 +374,8 @@ def check_ensemble():
 def check_soft_targets_resume():
     """soft_targets.compute resumed from its partial file gives the uninterrupted run's
     tensors; a partial file of another record is not used."""
-    import soft_targets
-    from g2p_common import Codec
+    from . import soft_targets
+    from .g2p_common import Codec
     torch.manual_seed(6)
     c = cfg(arch="transformer", src_specials={"pad": 0, "unk": 1},
             tgt_specials={"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4})
@@ -415,7 +413,9 @@ def check_soft_targets_resume():
             assert all(torch.equal(x, y) for x, y in zip(whole, got)), "soft targets differ after a resume"
 
 
-def main():
+def main(argv=None):
+    if argv:
+        raise SystemExit(f"{__name__} takes no arguments, not {argv}")
     torch.set_num_threads(2)
     for norm in ("post", "pre"):
         for act in ("relu", "gelu"):

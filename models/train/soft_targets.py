@@ -3,7 +3,7 @@ an ensemble's, ensemble.py) next-token distribution at every position of every
 training pronunciation, teacher-forced on that pronunciation (Sun et al. 2019,
 "Token-Level Ensemble Distillation for Grapheme-to-Phoneme Conversion").
 
-    /usr/bin/python3 models/train/soft_targets.py --teachers A.safetensors [B ...] --out FILE.pt
+    /usr/bin/python3 -m models.train soft-targets --teachers A.safetensors [B ...] --out FILE.pt
         [--data work/data/train.tsv [MORE.tsv ...]]
 
 FILE.pt holds, for row i of the data files taken in order (by default
@@ -18,16 +18,14 @@ its loss.
 
 import argparse
 import os
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, Codec, load_tsv, log, pad_seqs, save_atomic  # noqa: E402
-from ensemble import load_ensemble  # noqa: E402
-from export import load_model_file  # noqa: E402
-from prepare_data import sha256  # noqa: E402
+from .g2p_common import DATA, Codec, load_tsv, log, pad_seqs, save_atomic
+from .ensemble import load_ensemble
+from .export import load_model_file
+from .prepare_data import sha256
 
 TRAIN_TSV = os.path.join(DATA, "train.tsv")
 
@@ -39,7 +37,7 @@ def compute(teachers, rows, codec, top_k=8, batch_size=256, partial=None, record
 
     ``partial``: a file that holds the rows done so far every ``save_every`` batches, and
     that a rerun with the same ``record`` (teachers, data, top_k) resumes from: three
-    teachers over ~190 K rows take most of an hour, longer than is left of some sessions."""
+    teachers over ~190 K rows take most of an hour, so a partial run must be resumable."""
     model = load_ensemble(teachers)
     banned = sorted(codec.special_ids - {codec.eos})
     order = sorted(range(len(rows)), key=lambda i: len(rows[i][1]))  # similar lengths per batch: less padding

@@ -1,7 +1,7 @@
 """Train, export and evaluate g2p-cmlm (Mask-Predict CMLM with a length head),
 distilled from g2p-transformer.
 
-    /usr/bin/python3 models/train/train_cmlm.py
+    /usr/bin/python3 -m models.train train-cmlm
 
 One command: (1) if work/data/train_distill.tsv is missing, decodes the training
 words with the AR teacher models/g2p-transformer.safetensors (distill.py, resumable);
@@ -23,21 +23,19 @@ Dev/test decoding here: length beam --length-beam from the length head,
 
 import argparse
 import os
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import distill  # noqa: E402
-import trainer  # noqa: E402
-from g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score  # noqa: E402
-import recipe  # noqa: E402
-from eval_engine import engine_options  # noqa: E402
-from engine_cli import CMLM_LENGTH_SCORE_WEIGHT  # noqa: E402  (models/, on the path via g2p_common)
-from seq2seq_torch import normalize_config  # noqa: E402
-from train_transformer import MAX_TARGET_LEN, add_model_args, model_config  # noqa: E402
+from . import distill
+from . import trainer
+from .g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score
+from . import recipe
+from .eval_engine import engine_options
+from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT
+from .seq2seq_torch import normalize_config
+from .train_transformer import MAX_TARGET_LEN, add_model_args, model_config
 
 
 def main(argv=None):

@@ -1,6 +1,6 @@
 """Train, export and evaluate g2p-rnn-<score> (RNN encoder-decoder G2P, "arch": "rnn").
 
-    /usr/bin/python3 models/train/train_rnn.py --attention dot|multiplicative|reduced_rank|additive
+    /usr/bin/python3 -m models.train train-rnn --attention dot|multiplicative|reduced_rank|additive
 
 Same data, split, batching, checkpointing and final selection as train_transformer.py:
 trains (resuming from models/train/work/rnn-<score>/last.pt when it exists), picks the
@@ -19,16 +19,14 @@ embeddings, between encoder layers and before the output layer.
 
 import argparse
 import os
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import WORK, Codec, load_vocab, max_output_len  # noqa: E402
-from seq2seq_torch import RNN_ATTENTIONS, normalize_config  # noqa: E402
-import recipe  # noqa: E402
-import trainer  # noqa: E402
+from .g2p_common import WORK, Codec, load_vocab, max_output_len
+from .seq2seq_torch import RNN_ATTENTIONS, normalize_config
+from . import recipe
+from . import trainer
 
 MAX_POS = 48  # longest source (CMUdict: 34 characters) and longest output the engine accepts
 

@@ -1,7 +1,7 @@
 """A g2p-transformer student distilled from an ensemble of teachers: one command for
 the whole chain (train/README.md, section 2, "Distillation from an ensemble").
 
-    /usr/bin/python3 models/train/train_student.py --teachers A.safetensors B.safetensors ... --tag ens1 \
+    /usr/bin/python3 -m models.train train-student --teachers A.safetensors B.safetensors ... --tag ens1 \
         --run-dir models/train/work/kd1 [--no-unlabeled] [train_transformer.py options ...]
 
 Steps, each skipped when its output exists (so re-running the same command resumes):
@@ -20,17 +20,15 @@ Steps, each skipped when its output exists (so re-running the same command resum
 import argparse
 import json
 import os
-import sys
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, log  # noqa: E402
-import distill  # noqa: E402
-import soft_targets  # noqa: E402
-import train_transformer  # noqa: E402
-import unlabeled_words  # noqa: E402
+from .g2p_common import DATA, log
+from . import distill
+from . import soft_targets
+from . import train_transformer
+from . import unlabeled_words
 
 
 def main(argv=None):

@@ -1,6 +1,6 @@
 """Train, export and evaluate g2p-transformer (autoregressive Transformer G2P).
 
-    /usr/bin/python3 models/train/train_transformer.py
+    /usr/bin/python3 -m models.train train-transformer
 
 One command: trains (resuming from models/train/work/ar/last.pt when it exists),
 then (recipe.finalize) picks the best of {last epoch, average of the last 3 / 5 / 10
@@ -13,18 +13,16 @@ results.
 
 import argparse
 import os
-import sys
 
 # OpenMP threads that spin while the other core is busy (C++ builds share this
 # machine) made steps 3x slower; passive waiting fixes it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import WORK, Codec, load_vocab  # noqa: E402
-from seq2seq_torch import normalize_config  # noqa: E402
-import recipe  # noqa: E402
-import trainer  # noqa: E402
+from .g2p_common import WORK, Codec, load_vocab
+from .seq2seq_torch import normalize_config
+from . import recipe
+from . import trainer
 
 MAX_POS = 48
 MAX_TARGET_LEN = 40

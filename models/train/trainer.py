@@ -20,15 +20,15 @@ import time
 
 import torch
 
-from g2p_common import epoch_files, log, lr_at, make_batches, save_atomic
-from export import load_model_file
-from seq2seq_torch import build_model
+from .g2p_common import epoch_files, log, lr_at, make_batches, save_atomic
+from .export import load_model_file
+from .seq2seq_torch import build_model
 
 
 def cpu_has_bf16():
     """Whether this CPU computes bfloat16 natively (AVX-512 BF16 or AMX). Without it,
     torch's CPU autocast emulates bf16 and a step is slower, not faster: 27.5 s against
-    1.1 s in f32 for the 4 M CMLM on an AMD EPYC without AVX-512 (session 13)."""
+    1.1 s in f32 for the 4 M CMLM on an AMD EPYC without AVX-512 BF16."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             flags = next((ln.split(":", 1)[1].split() for ln in f if ln.startswith("flags")), [])

@@ -1,7 +1,7 @@
 """Unlabeled words for distillation: English words that CMUdict does not have, for a
 teacher to label (Sun et al. 2019 distil an ensemble's knowledge through such words).
 
-    /usr/bin/python3 models/train/unlabeled_words.py
+    /usr/bin/python3 -m models.train unlabeled-words
 
 Reads the word list of Debian's package wamerican-large (SCOWL size 70,
 /usr/share/dict/american-english-large, checked by sha256; scripts/install-deps.sh
@@ -22,15 +22,16 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import prepare_data  # noqa: E402
+from . import prepare_data
 
 WORDLIST = "/usr/share/dict/american-english-large"
 WORDLIST_SHA256 = "7722e490a1575058326569c778fcb8e93b3cf866452c0f54bfd1c22817ad5a90"
 OUT = os.path.join(prepare_data.OUT, "unlabeled.txt")
 
 
-def main():
+def main(argv=None):
+    if argv:
+        raise SystemExit(f"{__name__} takes no arguments, not {argv}")
     if not os.path.exists(WORDLIST):
         sys.exit(f"missing {WORDLIST}: apt-get install wamerican-large (scripts/install-deps.sh --train)")
     if prepare_data.sha256(WORDLIST) != WORDLIST_SHA256:

@@ -1,6 +1,6 @@
 // The page's Mask-Predict lane decodes, by default, the way g2p-cmlm's numbers in
-// models/CARDS.md were measured: the length score weight is chosen on dev words
-// for the shipped model and lives in models/engine_cli.py; web/js/state.js repeats
+// models/README.md were measured: the length score weight is chosen on dev words
+// for the shipped model and lives in models/train/engine_cli.py; web/js/state.js repeats
 // it for the page. This test keeps the two from drifting apart.
 //   node --test tests/browser/defaults.test.mjs
 import assert from 'node:assert/strict';
@@ -11,11 +11,11 @@ import { makeLane, moduleOptions } from '../../web/js/state.js';
 import { root } from './helpers.mjs';
 
 test('the Mask-Predict lane defaults to the evaluation options of g2p-cmlm', () => {
-  const py = readFileSync(join(root, 'models/engine_cli.py'), 'utf8');
+  const py = readFileSync(join(root, 'models/train/engine_cli.py'), 'utf8');
   const m = py.match(/^CMLM_LENGTH_SCORE_WEIGHT = ([0-9.]+)$/m);
-  assert.ok(m, 'models/engine_cli.py sets CMLM_LENGTH_SCORE_WEIGHT');
+  assert.ok(m, 'models/train/engine_cli.py sets CMLM_LENGTH_SCORE_WEIGHT');
   const opts = moduleOptions(makeLane('mp'));
   assert.equal(opts.lengthScoreWeight, Number(m[1]), 'lengthScoreWeight');
-  assert.equal(opts.lengthCandidates, 3, 'lengthCandidates (evaluate.py and the CI checks use 3)');
+  assert.equal(opts.lengthCandidates, 3, 'lengthCandidates (models.train evaluate and the CI checks use 3)');
   assert.equal(opts.iterations, 10, 'iterations (T = 10)');
 });

@@ -1,5 +1,5 @@
 // Shared helpers for tests that read the PyTorch reference fixtures in
-// tests/fixtures/ (written by models/make_fixtures.py).
+// tests/fixtures/ (written by tests/tools/make_fixtures.py).
 #pragma once
 #include <fstream>
 #include <memory>

@@ -1,6 +1,6 @@
 // Forced scores (src/forced_score.h): a search's own output scores exactly its
 // result's logprob and score; per-token log-probabilities match PyTorch's teacher
-// forcing (models/make_fixtures.py, "forced"); the shipped g2p-transformer makes
+// forcing (tests/tools/make_fixtures.py, "forced"); the shipped g2p-transformer makes
 // a real search error and a real model error on CMUdict test words; bad targets
 // are refused with a message.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The RNN encoder-decoder against PyTorch (models/make_fixtures.py, rnn_* fixtures):
+// The RNN encoder-decoder against PyTorch (tests/tools/make_fixtures.py, rnn_* fixtures):
 // logits and attention weights for each of the four scores, step by step; several
 // hypotheses in one step equal each alone; a reordered state equals recomputation.
 #include <catch2/catch.hpp>

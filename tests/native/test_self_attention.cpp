@@ -1,7 +1,7 @@
 // Self-attention in snapshots against PyTorch: the encoder's (step 1 only), the
 // decoder's masked row per autoregressive step (a lane's rows build the lower
 // triangle of the full pass over its output) and the CMLM decoder's full map per
-// draft. The references are whole decodes that models/make_fixtures.py ran in
+// draft. The references are whole decodes that tests/tools/make_fixtures.py ran in
 // PyTorch with the engine's rules ("greedy", "mask_predict" in the fixtures).
 #include <catch2/catch.hpp>
 

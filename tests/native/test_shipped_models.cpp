@@ -1,5 +1,5 @@
 // The shipped G2P models decode as recorded (tests/fixtures/shipped_models.json,
-// written by models/make_model_checks.py): exact outputs for a fixed word list,
+// written by tests/tools/make_model_checks.py): exact outputs for a fixed word list,
 // and the WER on a fixed 1,000-word slice of the test split under a threshold
 // just above the measured value. A listed model that is missing is a failure.
 #include <fstream>

@@ -1,6 +1,6 @@
 // The engine against PyTorch: every fixture in tests/fixtures/ holds a random-weight
 // model and the logits, attention weights and length distribution PyTorch computed
-// for it (models/make_fixtures.py). Tolerance: the fixture's own (1e-4 absolute).
+// for it (tests/tools/make_fixtures.py). Tolerance: the fixture's own (1e-4 absolute).
 #include <catch2/catch.hpp>
 
 #include "errors.h"

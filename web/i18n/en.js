@@ -291,7 +291,7 @@ export default {
   'compare.matchWhich': '{n} of {of} match the reference: {which}.',
   'compare.spoken': 'score: {spoken}',
   'compare.scoreLhs': 'score',
-  'compare.noModel_html': 'No {score} model in this build yet: <code>models/train/train_rnn.py --attention {arg}</code> trains it.',
+  'compare.noModel_html': 'No {score} model in this build yet: <code>python3 -m models.train train-rnn --attention {arg}</code> trains it.',
   'compare.weights_html': '{parts}: {total} weights of its own',
   'compare.noWeights_html': 'no weights of its own (here <i>s</i> and <i>h</i> both have {n} numbers)',
   'compare.soFar': 'so far:',

@@ -292,7 +292,7 @@ export default {
   'compare.matchWhich': '{of} 个中有 {n} 个与参考读音一致：{which}。',
   'compare.spoken': '分数：{spoken}',
   'compare.scoreLhs': '分数',
-  'compare.noModel_html': '这个构建中还没有{score}模型：<code>models/train/train_rnn.py --attention {arg}</code> 可以训练它。',
+  'compare.noModel_html': '这个构建中还没有{score}模型：<code>python3 -m models.train train-rnn --attention {arg}</code> 可以训练它。',
   'compare.weights_html': '{parts}：自有权重 {total} 个',
   'compare.noWeights_html': '没有自有权重（这里 <i>s</i> 和 <i>h</i> 都有 {n} 个数）',
   'compare.soFar': '目前为止：',

@@ -31,7 +31,7 @@ export const PAGE_OPTIONS = {
   topp: { option: 'topP', default: 1, range: [0.01, 1, 'num'] },
   seed: { option: 'seed', default: 1, range: [0, 2 ** 31 - 1, 'int'], choice: 'the first of the seeds "new seed" steps through' },
   T: { option: 'iterations', default: 10, range: [1, 100, 'int'] },
-  // 3 and 0.03 are what g2p-cmlm is evaluated with (models/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
+  // 3 and 0.03 are what g2p-cmlm is evaluated with (models/train/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
   lc: { option: 'lengthCandidates', default: 3, range: [1, 16, 'int'], choice: 'the length beam g2p-cmlm is evaluated with' },
   lw: { option: 'lengthScoreWeight', default: 0.03, range: [0, 10, 'num'], choice: 'the length weight g2p-cmlm is evaluated with, chosen on dev words' },
   len: { option: 'narLength', default: 'predicted', values: ['predicted', 'fixed', 'given'] },

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The WER/PER table of a model, measured with our own C++ engine (not PyTorch).
 
-    python3 models/evaluate.py models/g2p-transformer.safetensors [--compute auto|f32] [--limit N] [--json OUT]
+    python3 -m models.train evaluate models/g2p-transformer.safetensors [--compute auto|f32] [--limit N] [--json OUT]
 
 Decodes every word of the standard test split (models/data/cmudict-0.7b.test,
 11,994 words) with the native CLI (build/native/seq2seq, or $SEQ2SEQ_BIN), one
@@ -28,8 +28,8 @@ import json
 import os
 import sys
 
-from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive
-from g2p_metrics import load_references, score
+from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive
+from .metrics import load_references, score
 
 TEST_SPLIT = os.path.join(ROOT, "models", "data", "cmudict-0.7b.test")
 
@@ -39,7 +39,7 @@ AR_CONFIGS = [
     ("beam 5, average (log P / |Y|)", ["--beam", "5", "--length-penalty", "average"]),
 ]
 W = CMLM_LENGTH_SCORE_WEIGHT
-# (T, length candidates): the issue's grid, then T = 10 with the Mask-Predict paper's
+# (T, length candidates): T = 1, 4, 10 by 1 and 3 lengths, then T = 10 with the Mask-Predict paper's
 # length beam of 5 (better on dev than the page's and CI's 3)
 NAR_GRID = [(t, l) for t in (1, 4, 10) for l in (1, 3)] + [(10, 5)]
 NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}" + (f", ranked with w={W}" if l > 1 else ""),
@@ -58,7 +58,7 @@ def repeats(hyps):
     return sum(any(a == b for a, b in zip(p, p[1:])) for p in hyps.values())
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
     ap.add_argument("--limit", type=int, default=0, help="only the first N test words (0: all)")
@@ -66,7 +66,7 @@ def main():
     ap.add_argument("--compute", choices=("auto", "f32"), default="auto",
                     help="the engine's --compute for every decoding: int8 kernels for int8-stored weights (auto) "
                          "or f32 throughout [auto]")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     binary = find_binary()
     if not binary:

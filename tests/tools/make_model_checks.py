@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/fixtures/shipped_models.json: what CI checks about the shipped models.
 
-    python3 models/make_model_checks.py            (after training; needs build/native/seq2seq)
+    /usr/bin/python3 -m tests.tools.make_model_checks      (from the repository root; needs build/native/seq2seq)
 
 For every shipped model (models/g2p-*.safetensors) it records, decoded by our
 C++ engine: the exact outputs for a fixed list of words (words with several
@@ -16,10 +16,9 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive  # noqa: E402
-from evaluate import TEST_SPLIT  # noqa: E402
-from g2p_metrics import load_references, score  # noqa: E402
+from models.train.engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive
+from models.train.evaluate import TEST_SPLIT
+from models.train.metrics import load_references, score
 
 OUT = os.path.join(ROOT, "tests", "fixtures", "shipped_models.json")
 WORDS = [

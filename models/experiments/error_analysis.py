@@ -1,6 +1,6 @@
 """What kind of errors a model file makes on dev words, decoded by the C++ engine.
 
-    /usr/bin/python3 models/train/error_analysis.py MODEL.safetensors [--split dev|test] [--bin BIN] [--top 10]
+    /usr/bin/python3 -m models.experiments.error_analysis MODEL.safetensors [--split dev|test] [--bin BIN] [--top 10]
 
 Decodes with the recipe's decoding (eval_engine.engine_options: AR beam 5, CMLM
 Mask-Predict) and sorts the wrong words by their edit distance to the closest
@@ -16,11 +16,10 @@ import collections
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, edit_distance, load_tsv, refs_by_word  # noqa: E402
-from engine_cli import decode, find_binary  # noqa: E402  (models/, on the path via g2p_common)
-from eval_engine import engine_options  # noqa: E402
-from export import load_model_file  # noqa: E402
+from ..train.g2p_common import DATA, edit_distance, load_tsv, refs_by_word
+from ..train.engine_cli import decode, find_binary
+from ..train.eval_engine import engine_options
+from ..train.export import load_model_file
 
 VOWELS = set("AA AE AH AO AW AY EH ER EY IH IY OW OY UH UW".split())
 

@@ -5,11 +5,11 @@ import os
 import subprocess
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 # g2p-cmlm's length beam ranks drafts by avg log P(tokens) + w log P(length)
 # (--length-score-weight). w = 0.03 was chosen on the 2,853 dev words for the shipped
-# model (session 8; eval_engine.py --split dev, 3 length candidates, T = 10):
+# model (run cmlm3, the first 256-wide one; eval-engine --split dev, 3 length candidates, T = 10):
 # w = 0 / 0.01 / 0.02 / 0.03 / 0.05 / 0.1 / 0.2 gave dev WER
 # 39.54 / 31.51 / 30.46 / 30.35 / 30.74 / 31.13 / 31.83. With w = 0 (Mask-Predict's rule)
 # the average alone prefers drafts whose few tokens are all confident.

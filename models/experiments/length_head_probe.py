@@ -2,7 +2,7 @@
 frozen encoder features and compares how often each predicts the AR teacher's output
 length (the length the CMLM learned by distillation) on dev words:
 
-    /usr/bin/python3 models/train/length_head_probe.py MODEL.safetensors [--teacher AR.safetensors]
+    /usr/bin/python3 -m models.experiments.length_head_probe MODEL.safetensors [--teacher AR.safetensors]
 
 Heads, all over the encoder output of the non-pad source positions, predicting the
 offset from the word's length as the shipped head does: the shipped head itself; a
@@ -14,17 +14,15 @@ Training rows: work/data/cmlm_kd1.tsv (the CMLM's own labels); dev words only.
 
 import argparse
 import os
-import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, MODELS_DIR, Codec, load_tsv, load_vocab, pad_seqs, refs_by_word  # noqa: E402
-from engine_cli import decode, find_binary  # noqa: E402  (models/, via g2p_common)
-from export import load_model  # noqa: E402
+from ..train.g2p_common import DATA, MODELS_DIR, Codec, load_tsv, load_vocab, pad_seqs, refs_by_word
+from ..train.engine_cli import decode, find_binary
+from ..train.export import load_model
 
 
 @torch.no_grad()

@@ -1,4 +1,4 @@
-"""G2P metrics, shared by training (models/train/) and evaluation (models/evaluate.py).
+"""G2P metrics, shared by training and evaluation (models/train/evaluate.py, verify.py).
 Standard library only.
 
 WER: a word is wrong unless the output equals one of its reference pronunciations.

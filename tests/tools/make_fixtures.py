@@ -1,6 +1,6 @@
 """Build the PyTorch parity fixtures in tests/fixtures/ (see tests/fixtures/README.md).
 
-    /usr/bin/python3 models/make_fixtures.py
+    /usr/bin/python3 -m tests.tools.make_fixtures       (from the repository root)
 
 Small random-weight models, one per configuration below, each exported to
 tests/fixtures/<name>.safetensors, with tests/fixtures/<name>.json holding the
@@ -15,16 +15,18 @@ targets of different lengths, so masking is exercised. Deterministic.
 
 import json
 import os
-import sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "train"))
-from seq2seq_torch import build_model  # noqa: E402
-from export import export, load_model_file  # noqa: E402
+# The fixtures' metadata names this tool by its former path (models/make_fixtures.py):
+# kept as written, so that a regeneration reproduces tests/fixtures/ byte for byte.
+PROVENANCE = "random weights, parity fixture from models/make_fixtures.py"
 
-OUT_DIR = os.path.join(HERE, "..", "tests", "fixtures")
+from models.train.seq2seq_torch import build_model
+from models.train.export import export, load_model_file
+
+OUT_DIR = os.path.join(HERE, "..", "fixtures")
 
 SRC_VOCAB = ["<pad>", "<unk>", "A", "B", "C", "D", "E", "F", "G", "'", "-", "."]
 TGT_VOCAB = ["<pad>", "<unk>", "<s>", "</s>", "<mask>", "AA", "AE", "AH", "B", "D", "EH", "IY", "K", "N", "S", "T"]
@@ -243,7 +245,7 @@ def mask_predict_fixture(ref, cfg, source):
 
 def build_fixture(name, overrides, dtype, seed):
     cfg = dict(BASE, **overrides, name=f"fixture {name}",
-               description="random weights, parity fixture from models/make_fixtures.py")
+               description=PROVENANCE)
     gen = torch.Generator().manual_seed(seed)
     model = build_model(cfg)
     randomize(model, gen)
@@ -391,7 +393,7 @@ def rnn_gate_stats(model, sources, targets):
 
 def build_rnn_fixture(name, overrides, seed):
     cfg = dict(RNN_BASE, **overrides, name=f"fixture {name}",
-               description="random weights, parity fixture from models/make_fixtures.py")
+               description=PROVENANCE)
     gen = torch.Generator().manual_seed(seed)
     model = build_model(cfg)
     randomize_rnn(model, gen)

@@ -1,7 +1,7 @@
 """How much of a CMLM's error is its length? Decodes a split with the C++ engine at
 lengths it is told, and compares:
 
-    /usr/bin/python3 models/train/length_oracle.py models/g2p-cmlm.safetensors \
+    /usr/bin/python3 -m models.experiments.length_oracle models/g2p-cmlm.safetensors \
         [--teacher models/g2p-transformer.safetensors] [--split dev] [--iterations 10]
 
 * its own choice: the length beam of the shipped decoding (3 candidates, w);
@@ -25,11 +25,9 @@ import argparse
 import collections
 import os
 import random
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from g2p_common import DATA, MODELS_DIR, load_tsv, refs_by_word, score  # noqa: E402
-from engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary  # noqa: E402  (models/, via g2p_common)
+from ..train.g2p_common import DATA, MODELS_DIR, load_tsv, refs_by_word, score
+from ..train.engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary
 
 
 def main(argv=None):
