@@ -6,12 +6,12 @@
 //   node scripts/make-models-manifest.mjs            # measure, write models/manifest.json
 //   node scripts/make-models-manifest.mjs --check    # measure, fail if models/manifest.json differs
 //
-// WER and PER are measured as models/evaluate.py measures the model cards'
-// (models/CARDS.md), with the package's default compute (int8 kernels for
-// int8-stored weights; the cards' tables use f32 and differ from these by at
-// most one word, docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
+// WER and PER are measured as `python3 -m models.train verify` measures them,
+// with the package's default compute (int8 kernels for int8-stored weights; the
+// training results use f32 and differ from these by at most one word,
+// docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
 // decodes the 11,994 words of the standard CMUdict test split in one process,
-// all words on stdin, and the outputs are scored as models/g2p_metrics.py
+// all words on stdin, and the outputs are scored as models/train/metrics.py
 // scores them. A few minutes on two cores (beam 5 over 12k words is the most).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,7 +33,7 @@ const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-mult
 // The settings each kind is measured with: the cards' headline rows, which are
 // also the page's defaults. `decoding` is what model.decode() takes; `cli` the
 // same for build/native/seq2seq. The CMLM's length score weight 0.03 was chosen
-// on dev words (models/engine_cli.py says how).
+// on dev words (models/train/engine_cli.py says how).
 const SETTINGS = {
   autoregressive: { decoding: { strategy: 'beam', beamSize: 5, lengthNorm: 'average' }, cli: ['--beam', '5', '--length-penalty', 'average'] },
   cmlm: {
@@ -80,7 +80,7 @@ function editDistance(a, b) {
   return prev[b.length];
 }
 
-// models/g2p_metrics.py's score(): a word is wrong unless its output equals one
+// models/train/metrics.py's score(): a word is wrong unless its output equals one
 // of its references; PER is the edit distance to the closest reference (the
 // shorter on a tie), summed, over those references' summed length.
 function score(hyps, refs) {

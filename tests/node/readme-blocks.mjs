@@ -30,6 +30,9 @@ export const KINDS = {
   // (`npx esbuild`: the repository's esbuild) build the out/main.js the page
   // loads; opened in Chromium.
   'js esbuild': { run: 'esbuild' },
+  // A model card's metadata, in Hugging Face's YAML shape: parsed and held to
+  // manifest.json by tests/node/model-cards.test.mjs.
+  'yaml model-card': { run: 'card' },
   'sh repository': {
     notRun: 'commands for a clone of the repository (they install Debian packages and build for minutes); '
       + 'scripts/test.sh runs the same builds and tests',
