@@ -243,19 +243,24 @@ def mask_predict_fixture(ref, cfg, source):
             "enc_self_attn": attn_of(out["enc_self_attn"], S, S), "steps": steps}
 
 
+def stored_reference(model, cfg, name, dtype):
+    """Export the model as tests/fixtures/NAME.safetensors, then reload the stored weights
+    (f16-rounded, int8-dequantized) as a float64 reference: -> (path, its config, reference)."""
+    path = os.path.join(OUT_DIR, name + ".safetensors")
+    export(model, cfg, path, dtype)
+    cfg_loaded, sd = load_model_file(path)
+    ref = build_model(cfg_loaded).double().eval()
+    ref.load_state_dict({k: v.double() for k, v in sd.items()})
+    return path, cfg_loaded, ref
+
+
 def build_fixture(name, overrides, dtype, seed):
     cfg = dict(BASE, **overrides, name=f"fixture {name}",
                description=PROVENANCE)
     gen = torch.Generator().manual_seed(seed)
     model = build_model(cfg)
     randomize(model, gen)
-    path = os.path.join(OUT_DIR, name + ".safetensors")
-    export(model, cfg, path, dtype)
-
-    # Reference: reload the stored weights (f16-rounded, int8-dequantized) and run in float64.
-    cfg_loaded, sd = load_model_file(path)
-    ref = build_model(cfg_loaded).double().eval()
-    ref.load_state_dict({k: v.double() for k, v in sd.items()})
+    path, cfg_loaded, ref = stored_reference(model, cfg, name, dtype)
 
     sources, targets = make_inputs(cfg_loaded, gen)
     src, src_mask = pad_batch(sources, cfg_loaded["src_specials"]["pad"])
@@ -397,12 +402,7 @@ def build_rnn_fixture(name, overrides, seed):
     gen = torch.Generator().manual_seed(seed)
     model = build_model(cfg)
     randomize_rnn(model, gen)
-    path = os.path.join(OUT_DIR, name + ".safetensors")
-    export(model, cfg, path, "f32")
-
-    cfg_loaded, sd = load_model_file(path)
-    ref = build_model(cfg_loaded).double().eval()
-    ref.load_state_dict({k: v.double() for k, v in sd.items()})
+    path, cfg_loaded, ref = stored_reference(model, cfg, name, "f32")
 
     sources, targets = make_inputs(cfg_loaded, gen)
     src, _ = pad_batch(sources, cfg_loaded["src_specials"]["pad"])
