@@ -63,7 +63,7 @@ def main(argv=None):
     names = a.models or list(listed)
     refs = load_references(TEST_SPLIT)
     failures = []
-    print(f"| model | sha256 | bytes | test WER % (manifest, card) | test PER % (manifest, card) | seconds |")
+    print("| model | sha256 | bytes | test WER % (manifest, card) | test PER % (manifest, card) | seconds |")
     print("| --- | --- | ---: | --- | --- | ---: |")
     for name in names:
         if name not in listed:
