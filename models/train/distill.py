@@ -20,7 +20,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
 from .g2p_common import DATA, MODELS_DIR, Codec, ar_beam, ar_greedy, load_tsv, log
-from .engine_cli import decode, find_binary
+from .engine_cli import RECIPE_COMPUTE, decode, find_binary
 from .export import load_model_file, load_model
 from .ensemble import load_ensemble
 
@@ -68,7 +68,7 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
         ["--max-length", str(max_len)]
     def teach(ws):
         if binary:
-            return decode(binary, teachers, ws, engine_opts)[0]
+            return decode(binary, teachers, ws, engine_opts, compute=RECIPE_COMPUTE)[0]
         if beam <= 1:
             return ar_greedy(model, codec, ws, max_len)
         return ar_beam(model, codec, ws, max_len, beam)

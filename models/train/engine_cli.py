@@ -16,6 +16,12 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 # web/js/state.js (the Mask-Predict lane's default lw) must say the same; tests/browser/defaults.test.mjs checks it.
 CMLM_LENGTH_SCORE_WEIGHT = 0.03
 
+# The recipe decodes as PyTorch computes: int8-stored weights widened to f32 (--compute f32),
+# not the engine's default int8 kernels. Its teachers' labels, its dev choices and its parity
+# checks were all made that way, and only so do the recorded label files regenerate bit for
+# bit (with the int8 kernels, cmlm_kd1.tsv comes out with other outputs for a few words).
+RECIPE_COMPUTE = "f32"
+
 
 def find_binary():
     """$SEQ2SEQ_BIN, else build/native/seq2seq, else build/seq2seq; None if none is built."""

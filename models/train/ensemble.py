@@ -23,7 +23,7 @@ import torch  # noqa: E402
 
 from .g2p_common import DATA, Codec, ar_beam, ar_greedy, load_tsv, log, max_output_len, refs_by_word, score
 from .export import load_model, load_model_file
-from .engine_cli import decode, find_binary
+from .engine_cli import RECIPE_COMPUTE, decode, find_binary
 
 
 class Ensemble(torch.nn.Module):
@@ -87,7 +87,7 @@ def main(argv=None):
         return ar_greedy(model, codec, words, max_len) if a.beam <= 1 else ar_beam(model, codec, words, max_len, a.beam)
 
     def run(paths):
-        return decode(binary, paths, words, opts)[0] if binary else torch_decode(paths)
+        return decode(binary, paths, words, opts, compute=RECIPE_COMPUTE)[0] if binary else torch_decode(paths)
 
     how = ("greedy" if a.beam <= 1 else f"beam {a.beam}") + (" (C++ engine)" if binary else " (PyTorch)")
     if a.members:

@@ -20,7 +20,7 @@ import torch  # noqa: E402
 
 from .g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score
 from .export import load_model, load_model_file
-from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT, decode, find_binary
+from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT, RECIPE_COMPUTE, decode, find_binary
 
 
 def engine_options(cfg, beam=5, iterations=10, length_candidates=3, length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):
@@ -42,7 +42,8 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
     words = sorted(refs)[:limit] if limit else sorted(refs)
     refs = {w: refs[w] for w in words}
     hyps, _ = decode(binary, model_path, words, engine_options(cfg, length_candidates=length_candidates,
-                                                               length_score_weight=length_score_weight))
+                                                               length_score_weight=length_score_weight),
+                      compute=RECIPE_COMPUTE)
     wer, per = score(hyps, refs)
     res = {"engine_wer": wer, "engine_per": per, "words": len(words), "split": split}
     if cfg["arch"] == "cmlm":

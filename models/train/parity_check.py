@@ -28,7 +28,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import torch  # noqa: E402
 
 from .g2p_common import DATA, Codec, ar_greedy, load_tsv, log, max_output_len, pad_seqs
-from .engine_cli import find_binary
+from .engine_cli import RECIPE_COMPUTE, find_binary
 from .export import load_model, load_model_file
 
 
@@ -40,7 +40,7 @@ def dev_words(n):
 
 
 def engine_trace(binary, model_path, words, options):
-    p = subprocess.run([binary, "decode", "--model", model_path, "--trace"] + options,
+    p = subprocess.run([binary, "decode", "--model", model_path, "--trace", "--compute", RECIPE_COMPUTE] + options,
                        input="\n".join(words) + "\n", capture_output=True, text=True, check=False)
     if p.returncode != 0:
         raise RuntimeError(f"{binary} failed ({p.returncode}): {p.stderr[:2000]}")

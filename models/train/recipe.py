@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from . import trainer
 from .g2p_common import (DATA, MODELS_DIR, ar_beam, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
                         refs_by_word, score)
-from .engine_cli import decode, find_binary
+from .engine_cli import RECIPE_COMPUTE, decode, find_binary
 from .eval_engine import engine_options
 from .export import export, load_model
 from .seq2seq_torch import build_model
@@ -215,7 +215,7 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
 def _engine_scorer(binary, options):
     def evaluate_file(path, refs):
         words = sorted(refs)
-        return score(decode(binary, path, words, options)[0], refs)
+        return score(decode(binary, path, words, options, compute=RECIPE_COMPUTE)[0], refs)
     return evaluate_file
 
 
