@@ -241,7 +241,7 @@ for (const [key, lines] of shards) {
 }
 // The test split as the word-list mode reads it (web/js/wordlist.js): its words in
 // the file's order, each with the pronunciations the split gives it (stress
-// removed), as models/evaluate.py scores against them. Fetched in that mode only.
+// removed), as models/train/evaluate.py scores against them. Fetched in that mode only.
 const testSplit = new Map();
 for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
   const i = line.indexOf('  ');

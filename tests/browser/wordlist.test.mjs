@@ -21,7 +21,7 @@ const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.id === 'g2p-transformer');
 const CMLM = models.find((m) => m.id === 'g2p-cmlm');
 
-// The test split as models/g2p_metrics.py reads it: words in the file's order, stress removed.
+// The test split as models/train/metrics.py reads it: words in the file's order, stress removed.
 const SPLIT = (() => {
   const refs = new Map();
   for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
@@ -36,11 +36,10 @@ const SPLIT = (() => {
 })();
 const firstWords = (n) => [...SPLIT.keys()].slice(0, n);
 
-/** WER and PER (%) of outputs[i] for words[i], by models/g2p_metrics.py: the metrics the models are evaluated with. */
+/** WER and PER (%) of outputs[i] for words[i], by models/train/metrics.py: the metrics the models are evaluated with. */
 function werPer(words, outputs) {
   const script = `import json, sys
-sys.path.insert(0, 'models')
-from g2p_metrics import load_references, score
+from models.train.metrics import load_references, score
 hyps = json.load(sys.stdin)
 refs = load_references('models/data/cmudict-0.7b.test')
 wer, per = score({w: tuple(o.split()) for w, o in hyps.items()}, {w: refs[w] for w in hyps})

@@ -102,7 +102,7 @@ export function repeats(text) {
 }
 
 /**
- * How a word's output measures against its references, as models/g2p_metrics.py
+ * How a word's output measures against its references, as models/train/metrics.py
  * counts: right when it is one of them; its edits to the closest (fewest edits,
  * then the shortest) over that reference's length.
  */
