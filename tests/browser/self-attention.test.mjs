@@ -1,6 +1,7 @@
 // The self-attention matrices under each Transformer lane (web/js/self-attention.js):
 // the encoder's (letters × letters), the decoder's masked lower triangle growing
-// one row per step (greedy; beam: the best live hypothesis's ancestry), and
+// one row per step (greedy; beam: the best live hypothesis's ancestry, or the
+// one selected in its tables), and
 // Mask-Predict's and one-pass NAR's full draft maps. Every number is read from
 // the table twin and checked against the packed npm module in Node, decoding the
 // same word with the same options; then axe and screenshots with the matrices open.
@@ -66,13 +67,15 @@ function encoderExpected(s1, pick) {
 
 /**
  * The decoder's lower triangle at step i: the best live hypothesis (highest log P;
- * once none is live, the best finished one), and its ancestors' rows, oldest first.
+ * once none is live, the best finished one), or hypothesis `id`, and its ancestors'
+ * rows, oldest first.
  */
-function arDecoderExpected(snaps, i, pick) {
+function arDecoderExpected(snaps, i, pick, id) {
   const byId = new Map();
   for (let k = 1; k <= i; k++) for (const h of [...snaps[k].live, ...snaps[k].finished]) if (!byId.has(h.id)) byId.set(h.id, h);
   const s = snaps[i];
-  const best = s.live.slice().sort((a, b) => b.logprob - a.logprob)[0] ?? s.finished[0];
+  // Or, given its id, the hypothesis selected on the page.
+  const best = id != null ? byId.get(id) : s.live.slice().sort((a, b) => b.logprob - a.logprob)[0] ?? s.finished[0];
   const chain = [];
   for (let h = best; h; h = byId.get(h.parent)) chain.unshift(h);
   const rows = chain.map((h, q) => headRow(h.selfAttention, (k) => k * (q + 1), q + 1, s.layers, s.heads, pick));
@@ -183,6 +186,24 @@ describe('self-attention matrices on the page', () => {
       before = dec.rows;
     }
     assert.ok(switched >= 1, 'the best live hypothesis changed ancestry at least once on COLONEL');
+
+    // Selecting another hypothesis in the beam's tables: the triangle follows it, as the cross-attention does.
+    const last = snaps.length - 1;
+    const best = arDecoderExpected(snaps, last);
+    const lane = await page.evaluate(() => seq2seqPage.lanes.find((l) => l.type === 'beam').id);
+    const ids = await page.$$eval(`#${lane} table.hyps [data-action="select"]`, (bs) => bs.map((b) => Number(b.dataset.node)));
+    const text = (h) => h.texts.filter((x) => x !== '</s>').join(' ');
+    const other = ids.map((id) => arDecoderExpected(snaps, last, undefined, id))
+      .find((w) => w.best && text(w.best) !== text(best.best) && JSON.stringify(w.rows) !== JSON.stringify(best.rows));
+    assert.ok(other, `a hypothesis other than the best (${text(best.best)}) is in the tables: ${ids}`);
+    await page.click(`#${lane} table.hyps [data-action="select"][data-node="${other.best.id}"]`);
+    await page.waitForFunction(([l, c]) => document.querySelector(`#${l} details.sa[data-sa="dec"] table.sa-table caption`)?.textContent.includes(c),
+      [lane, text(other.best)], { timeout: 10000 });
+    const sel = await readMatrix(page, 'beam', 'dec');
+    sameMatrix(sel, other.rows, `beam, hypothesis ${other.best.id} selected`, { masked: true });
+    assert.deepEqual(sel.labels, other.labels);
+    assert.match(sel.caption, /selected hypothesis/, sel.caption);
+    assert.ok(!sel.caption.includes(`${text(best.best)},`), `the caption no longer names the best: ${sel.caption}`);
     assert.deepEqual(errors, []);
     await page.close();
   });

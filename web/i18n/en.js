@@ -373,6 +373,7 @@ export default {
   'sa.encCaption': 'Encoder self-attention over the letters of {word}',
   'sa.decCaptionAr': 'Decoder masked self-attention of {hyp} at step {i}',
   'sa.decCaptionBeam': 'Decoder masked self-attention of the best live hypothesis, {hyp}, at step {i}',
+  'sa.decCaptionBeamSel': 'Decoder masked self-attention of the selected hypothesis, {hyp}, at step {i}',
   'sa.decCaptionNar': 'Decoder self-attention over the draft of length {L}, iteration {i}',
   'sa.masked': 'masked',
   'sa.lgMasked': 'masked: a later position, which cannot be seen',

@@ -374,6 +374,7 @@ export default {
   'sa.encCaption': '编码器对 {word} 各字母的自注意力',
   'sa.decCaptionAr': '{hyp} 在第 {i} 步的解码器掩码自注意力',
   'sa.decCaptionBeam': '最好的活跃假设 {hyp} 在第 {i} 步的解码器掩码自注意力',
+  'sa.decCaptionBeamSel': '所选假设 {hyp} 在第 {i} 步的解码器掩码自注意力',
   'sa.decCaptionNar': '长度为 {L} 的草稿的解码器自注意力，第 {i} 次迭代',
   'sa.masked': '已掩码',
   'sa.lgMasked': '已掩码：后面的位置，看不到',

@@ -1,7 +1,8 @@
 // Self-attention matrices of a Transformer lane, under its cross-attention:
 // the encoder's (letters × letters, from step 1's snapshot) and the decoder's
 // (autoregressive: the masked lower triangle, one row per step, built from the
-// hypothesis's ancestry; Mask-Predict and one-pass NAR: the draft's full map).
+// hypothesis's ancestry, in a beam lane the one selected; Mask-Predict and
+// one-pass NAR: the draft's full map).
 // Both are disclosures, closed by default: their contents are drawn only once
 // opened, so a lane's first view stays calm and its markup small.
 import { label } from './phonemes.js';
@@ -116,7 +117,7 @@ function encoderMatrix(lane) {
   };
 }
 
-// The hypothesis the decoder's matrix follows: the best live one (highest log P, as
+// The hypothesis the decoder's matrix follows when none is selected: the best live one (highest log P, as
 // the beam's table ranks them); once none is live, the best finished one.
 function followed(s) {
   const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
@@ -125,8 +126,12 @@ function followed(s) {
 
 function arDecoderMatrix(lane, i) {
   const s = lane.snaps[i];
-  const h = followed(s);
-  const path = lane.path(lane.nodes(i), h.id);
+  const map = lane.nodes(i);
+  // In a beam lane, the hypothesis the learner picked (row of the table, node of the
+  // tree), as its cross-attention does; the root (nothing fed yet) has no row to show.
+  const picked = lane.type === 'beam' && lane.ui.selected ? map.get(lane.ui.selected) : null;
+  const h = picked ?? followed(s);
+  const path = lane.path(map, h.id);
   if (!path.length || path.some((n) => !n.selfAttention)) return { missing: t('sa.noDecoder') };
   // Row q is what position q (BEGIN, then the tokens written) looked at when it was fed,
   // kept by the ancestor that was made at that step.
@@ -135,7 +140,7 @@ function arDecoderMatrix(lane, i) {
   return {
     layers: s.layers, heads: s.heads, rows: path.map((n) => n.selfAttention), masked: true, labels,
     axis: { rows: t('sa.rowsPhonemes'), cols: t('sa.colsPhonemes') },
-    caption: t(lane.type === 'beam' ? 'sa.decCaptionBeam' : 'sa.decCaptionAr', { hyp, i }),
+    caption: t(picked ? 'sa.decCaptionBeamSel' : lane.type === 'beam' ? 'sa.decCaptionBeam' : 'sa.decCaptionAr', { hyp, i }),
     explain: t('sa.decAr_html'),
   };
 }
