@@ -204,6 +204,7 @@ describe('self-attention matrices on the page', () => {
     assert.deepEqual(sel.labels, other.labels);
     assert.match(sel.caption, /selected hypothesis/, sel.caption);
     assert.ok(!sel.caption.includes(`${text(best.best)},`), `the caption no longer names the best: ${sel.caption}`);
+    await page.locator(`#${lane} .sa-view`).screenshot({ path: artifact('self-attention-beam-selected.png') });
     assert.deepEqual(errors, []);
     await page.close();
   });
