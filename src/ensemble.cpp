@@ -5,6 +5,7 @@
 
 #include "errors.h"
 #include "model.h"
+#include "model_access.h"
 
 namespace seq2seq {
 
@@ -33,7 +34,7 @@ class EnsembleStepScorer final : public StepScorer {
  public:
   EnsembleStepScorer(const std::vector<std::shared_ptr<const Model>>& members, const std::vector<int>& source,
                      int capacity) {
-    for (const auto& m : members) scorers_.push_back(m->network().step_scorer(source, capacity));
+    for (const auto& m : members) scorers_.push_back(ModelAccess::network(*m).step_scorer(source, capacity));
     member_lp_.resize(scorers_.size());
   }
   int vocab_size() const override { return scorers_[0]->vocab_size(); }

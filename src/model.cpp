@@ -1,4 +1,5 @@
 #include "model.h"
+#include "model_access.h"
 
 #include <filesystem>
 #include <fstream>
@@ -82,16 +83,16 @@ int64_t Model::parameter_count() const { return network_->parameter_count(); }
 // from_buffer builds the network from config_.arch (an Rnn for rnn, a Transformer
 // for the others) and ensemble() sets ensemble_: those two tags say what network_
 // holds.
-const Transformer& Model::transformer() const {
-  if (ensemble_) throw UsageError("this is an ensemble of " + std::to_string(ensemble_size_) + " models, not one Transformer");
-  if (config_.arch == Arch::Rnn) throw UsageError(std::string("this is an ") + to_string(config_.arch) + " model, not a Transformer");
-  return static_cast<const Transformer&>(*network_);
+const Transformer& ModelAccess::transformer(const Model& m) {
+  if (m.ensemble_) throw UsageError("this is an ensemble of " + std::to_string(m.ensemble_size_) + " models, not one Transformer");
+  if (m.config_.arch == Arch::Rnn) throw UsageError(std::string("this is an ") + to_string(m.config_.arch) + " model, not a Transformer");
+  return static_cast<const Transformer&>(*m.network_);
 }
 
-const Rnn& Model::rnn() const {
-  if (ensemble_) throw UsageError("this is an ensemble of " + std::to_string(ensemble_size_) + " models, not one RNN");
-  if (config_.arch != Arch::Rnn) throw UsageError(std::string("this is a ") + to_string(config_.arch) + " model, not an RNN");
-  return static_cast<const Rnn&>(*network_);
+const Rnn& ModelAccess::rnn(const Model& m) {
+  if (m.ensemble_) throw UsageError("this is an ensemble of " + std::to_string(m.ensemble_size_) + " models, not one RNN");
+  if (m.config_.arch != Arch::Rnn) throw UsageError(std::string("this is a ") + to_string(m.config_.arch) + " model, not an RNN");
+  return static_cast<const Rnn&>(*m.network_);
 }
 
 std::vector<int> Model::tokenize(const std::string& text) const {

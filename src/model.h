@@ -12,12 +12,12 @@
 
 namespace seq2seq {
 
-// The architectures behind a model, declared only (network.h, transformer.h,
-// rnn.h): a model's users see its configuration and vocabularies, and this
-// header pulls in no layer, tensor or Eigen header.
+// The network behind a model (network.h) is declared only: a model's users see
+// its configuration and vocabularies, and this header pulls in no layer, tensor
+// or Eigen header. The library and its tests reach the network through
+// ModelAccess (model_access.h, not installed).
 class Network;
-class Transformer;
-class Rnn;
+struct ModelAccess;
 
 class Model {
  public:
@@ -35,14 +35,8 @@ class Model {
   const ModelConfig& config() const { return config_; }
   const Vocabulary& source_vocab() const { return src_vocab_; }
   const Vocabulary& target_vocab() const { return tgt_vocab_; }
-  // The scorers' source (network.h); a library-internal type.
-  const Network& network() const { return *network_; }
   // How many models this one combines: 1 for a model file, N for an ensemble.
   int ensemble_size() const { return ensemble_size_; }
-  // The concrete architecture (transformer.h, rnn.h); throws UsageError if the model
-  // is another kind or an ensemble.
-  const Transformer& transformer() const;
-  const Rnn& rnn() const;
   int64_t parameter_count() const;
   size_t file_bytes() const { return file_bytes_; }
   // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
@@ -58,6 +52,7 @@ class Model {
   ~Model();
 
  private:
+  friend struct ModelAccess;
   Model();
   ModelConfig config_;
   Vocabulary src_vocab_, tgt_vocab_;

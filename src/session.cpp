@@ -5,7 +5,9 @@
 
 #include "ar_search.h"
 #include "errors.h"
+#include "forced_score.h"
 #include "nar_search.h"
+#include "model_access.h"
 #include "network.h"
 
 namespace seq2seq {
@@ -45,10 +47,10 @@ void Session::start(const std::string& source) {
   const SpecialIds& sp = c.tgt_specials;
   if (c.autoregressive()) {
     const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
-    step_scorer_ = model_->network().step_scorer(source_, max_len_);
+    step_scorer_ = ModelAccess::network(*model_).step_scorer(source_, max_len_);
     ar_ = std::make_unique<ArSearch>(*step_scorer_, sp, opt_, prefix, max_len_);
   } else {
-    parallel_scorer_ = model_->network().parallel_scorer(source_);
+    parallel_scorer_ = ModelAccess::network(*model_).parallel_scorer(source_);
     nar_ = std::make_unique<NarSearch>(*parallel_scorer_, sp, opt_, max_len_);
   }
 }
@@ -118,14 +120,14 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
       throw InputError("the target has " + std::to_string(n) + " tokens, " + std::to_string(n + 1) +
                        " with EOS: more than the max length of " + std::to_string(max_len) +
                        " output tokens (EOS included) in effect for this source");
-    const auto scorer = model_->network().step_scorer(src, n + 1);
+    const auto scorer = ModelAccess::network(*model_).step_scorer(src, n + 1);
     f = force_autoregressive(*scorer, sp, ids, opt_);
   } else {
     if (n == 0) throw InputError("the target is empty: a CMLM scores targets of at least one token");
     if (n > max_len)
       throw InputError("the target has " + std::to_string(n) + " tokens: more than the max length of " +
                        std::to_string(max_len) + " in effect for this source");
-    const auto scorer = model_->network().parallel_scorer(src);
+    const auto scorer = ModelAccess::network(*model_).parallel_scorer(src);
     f = force_parallel(*scorer, sp, ids, opt_);
   }
   f.text = join_tokens(f.tokens, vocab);

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "decoding_options.h"
-#include "forced_score.h"
 #include "model.h"
 #include "snapshot.h"
 
@@ -49,7 +48,7 @@ class Session {
   const std::vector<int>& source_ids() const { return source_; }
 
   // The forced score of `target` (space-separated target tokens, 'F OW N IY M')
-  // for `source` under this session's options (forced_score.h): comparable to
+  // for `source` under this session's options (snapshot.h, ForcedScore): comparable to
   // the logprob and score of the results run() returns. The current decode, if
   // any, is left as it was. Throws InputError for bad source text, an unknown
   // target token (named), a special token in the target, a target beyond the max

@@ -107,7 +107,7 @@ val results(const std::vector<Result>& rs) {
   return a;
 }
 
-// A target's forced score (src/forced_score.h); lengthLogprob only for a CMLM, whose score uses it.
+// A target's forced score (ForcedScore in src/snapshot.h); lengthLogprob only for a CMLM, whose score uses it.
 val forced_score(const ForcedScore& f, const Vocabulary& vocab, bool autoregressive) {
   val o = val::object();
   o.set("text", f.text);

@@ -25,9 +25,23 @@ for f in include/seq2seq/session.h include/seq2seq/model.h lib/cmake/seq2seq/seq
          lib/cmake/seq2seq/seq2seqConfigVersion.cmake bin/seq2seq; do
   [[ -e $prefix/$f ]] || { echo "consumer: $f was not installed" >&2; exit 1; }
 done
-if [[ -e $prefix/include/seq2seq/tensor.h ]]; then
-  echo "consumer: an internal header (tensor.h) was installed" >&2; exit 1
-fi
+# Internal headers: tensor.h (Eigen), and those declaring what a user cannot get
+# (forced_score.h takes the scorers of scorer.h; model_access.h hands out the
+# network of network.h).
+for internal in tensor.h forced_score.h model_access.h; do
+  if [[ -e $prefix/include/seq2seq/$internal ]]; then
+    echo "consumer: an internal header ($internal) was installed" >&2; exit 1
+  fi
+done
+# Each installed header compiles alone, against the installed ones only.
+headers=0
+for h in "$prefix"/include/seq2seq/*.h; do
+  printf '#include <seq2seq/%s>\n' "$(basename "$h")" |
+    "${CXX:-c++}" -std=c++17 -fsyntax-only -Wall -Werror -I"$prefix/include" -x c++ - ||
+    { echo "consumer: <seq2seq/$(basename "$h")> does not compile on its own" >&2; exit 1; }
+  headers=$((headers + 1))
+done
+echo "each of the $headers installed headers compiles on its own"
 
 cmake -S "$root/tests/consumer" -B "$work/package" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/package" -j"$jobs" >/dev/null

@@ -8,6 +8,7 @@
 #include "ensemble.h"
 #include "errors.h"
 #include "fixtures.h"
+#include "model_access.h"
 #include "session.h"
 
 using namespace seq2seq;
@@ -57,13 +58,13 @@ TEST_CASE("an ensemble's step is the mean of its members' probabilities, across 
   CHECK(ens->ensemble_size() == 3);
   CHECK(ens->parameter_count() == a->parameter_count() + b->parameter_count() + r->parameter_count());
   CHECK(ens->config().max_pos == std::min({a->config().max_pos, b->config().max_pos, r->config().max_pos}));
-  CHECK_THROWS_AS(ens->transformer(), UsageError);
+  CHECK_THROWS_AS(ModelAccess::transformer(*ens), UsageError);
 
   const std::vector<int> src = a->tokenize("BAD'G");
   const int cap = 6;
-  auto e = ens->network().step_scorer(src, cap);
+  auto e = ModelAccess::network(*ens).step_scorer(src, cap);
   std::vector<std::unique_ptr<StepScorer>> members;
-  for (const auto& m : {a, b, r}) members.push_back(m->network().step_scorer(src, cap));
+  for (const auto& m : {a, b, r}) members.push_back(ModelAccess::network(*m).step_scorer(src, cap));
   const int bos = a->config().tgt_specials.bos;
   // one hypothesis, then three after a beam-like reorder, fed a few tokens
   const std::vector<std::vector<int>> feeds = {{bos}, {5, 6, 7}, {8, 5, 9}};
@@ -122,5 +123,5 @@ TEST_CASE("models that cannot be combined are refused with a message", "[ensembl
   DecodingOptions o;
   o.strategy = Strategy::Nar;
   CHECK_THROWS_AS(Session(Model::ensemble({a, a}), o), UsageError);
-  CHECK_THROWS_AS(Model::ensemble({a, a})->network().parallel_scorer(a->tokenize("AB")), UsageError);
+  CHECK_THROWS_AS(ModelAccess::network(*Model::ensemble({a, a})).parallel_scorer(a->tokenize("AB")), UsageError);
 }

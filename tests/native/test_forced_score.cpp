@@ -1,4 +1,4 @@
-// Forced scores (src/forced_score.h): a search's own output scores exactly its
+// Forced scores (src/forced_score.h, ForcedScore in src/snapshot.h): a search's own output scores exactly its
 // result's logprob and score; per-token log-probabilities match PyTorch's teacher
 // forcing (tests/tools/make_fixtures.py, "forced"); the shipped g2p-transformer makes
 // a real search error and a real model error on CMUdict test words; bad targets

@@ -5,7 +5,7 @@
 
 #include "errors.h"
 #include "fixtures.h"
-#include "model.h"
+#include "model_access.h"
 #include "rnn.h"
 #include "session.h"
 
@@ -49,7 +49,7 @@ TEST_CASE("RNN logits and attention match PyTorch for all four scores", "[parity
       for (size_t b = 0; b < sources.size(); ++b) {
         INFO("example " << b);
         RowMatrix logits, attn;
-        teacher_force(model->rnn(), sources[b], targets[b], logits, attn);
+        teacher_force(ModelAccess::rnn(*model), sources[b], targets[b], logits, attn);
         CHECK(max_abs_diff(fx["logits"][b], logits) <= tol);
         CHECK(max_abs_diff(fx["cross_attn"][b], attn) <= tol);
         for (long t = 0; t < attn.rows(); ++t) CHECK(attn.row(t).sum() == Approx(1.0).epsilon(1e-5));
@@ -61,7 +61,7 @@ TEST_CASE("RNN logits and attention match PyTorch for all four scores", "[parity
 TEST_CASE("RNN: batched hypotheses and reordered states equal one-by-one", "[parity][rnn]") {
   const auto fx = load_json(fixture_path("rnn_additive.json"));
   const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()));
-  const Rnn& rnn = model->rnn();
+  const Rnn& rnn = ModelAccess::rnn(*model);
   const auto sources = rows_of(fx["sources"]), targets = rows_of(fx["targets"]);
   size_t len = targets[0].size();
   for (const auto& t : targets) len = std::min(len, t.size());
@@ -94,7 +94,7 @@ TEST_CASE("RNN: batched hypotheses and reordered states equal one-by-one", "[par
   RowMatrix bad;
   CHECK_THROWS_AS(rnn.step(together, {1}, bad, nullptr), UsageError);
   CHECK_THROWS_AS(rnn.encode({}), InputError);
-  CHECK_THROWS_AS(model->transformer(), UsageError);
+  CHECK_THROWS_AS(ModelAccess::transformer(*model), UsageError);
 }
 
 TEST_CASE("RNN models decode through the same Session and snapshots", "[rnn][session]") {

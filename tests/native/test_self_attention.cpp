@@ -8,6 +8,7 @@
 #include <map>
 
 #include "fixtures.h"
+#include "model_access.h"
 #include "session.h"
 #include "transformer.h"
 
@@ -171,7 +172,7 @@ TEST_CASE("beam lanes: the rows along a hypothesis's ancestry are the full pass'
       for (const auto& h : *list) nodes.emplace(h.id, h);
   }
   REQUIRE(last.finished.size() >= 3);
-  const Transformer& tf = model->transformer();
+  const Transformer& tf = ModelAccess::transformer(*model);
   const EncoderOutput enc = tf.encode({model->tokenize("FACADE")});
   int lanes = 0;
   for (const auto& [id, h] : nodes) {

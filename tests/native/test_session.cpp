@@ -7,6 +7,7 @@
 
 #include "errors.h"
 #include "fixtures.h"
+#include "model_access.h"
 #include "session.h"
 #include "transformer.h"
 
@@ -55,12 +56,12 @@ std::vector<Scored> exhaustive(const Model& m, const std::vector<int>& src, int 
         }
     seqs.insert(seqs.end(), longer.begin(), longer.end());
   }
-  const EncoderOutput enc = m.transformer().encode({src});
+  const EncoderOutput enc = ModelAccess::transformer(m).encode({src});
   std::vector<Scored> out;
   for (const auto& s : seqs) {
     std::vector<int> in = {bos};
     in.insert(in.end(), s.begin(), s.end());
-    RowMatrix lp = m.transformer().decode_full(enc, {0}, {in});
+    RowMatrix lp = ModelAccess::transformer(m).decode_full(enc, {0}, {in});
     log_softmax_rows(lp);
     double total = 0;
     for (size_t t = 0; t <= s.size(); ++t) total += lp(static_cast<long>(t), t < s.size() ? s[t] : eos);

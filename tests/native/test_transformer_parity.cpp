@@ -5,7 +5,7 @@
 
 #include "errors.h"
 #include "fixtures.h"
-#include "model.h"
+#include "model_access.h"
 #include "transformer.h"
 
 using namespace seq2seq;
@@ -62,7 +62,7 @@ TEST_CASE("full-pass logits, attention and length distribution match PyTorch", "
       SECTION(name + " " + to_string(compute)) {
         const Parity p = load_parity(name, compute);
         const auto& [fx, model, tol, sources, targets] = p;
-        const Transformer& tf = model->transformer();
+        const Transformer& tf = ModelAccess::transformer(*model);
         const int B = static_cast<int>(sources.size());
   
         AttentionMaps enc_self, dec_self, cross;
@@ -123,7 +123,7 @@ TEST_CASE("incremental decoding with the KV cache equals the full pass and PyTor
       SECTION(name + " " + to_string(compute)) {
         const Parity p = load_parity(name, compute);
         const auto& [fx, model, tol, sources, targets] = p;
-        const Transformer& tf = model->transformer();
+        const Transformer& tf = ModelAccess::transformer(*model);
         const int H = model->config().n_heads;
         for (size_t b = 0; b < sources.size(); ++b) {
           INFO("source " << b);
@@ -157,7 +157,7 @@ TEST_CASE("incremental decoding with the KV cache equals the full pass and PyTor
 TEST_CASE("batched equals one-by-one, and a reordered cache equals recomputation", "[parity][batch]") {
   const Parity p = load_parity("ar_pre_learned_untied_gelu", Compute::F32);
   const auto& [fx, model, tol, sources, targets] = p;
-  const Transformer& tf = model->transformer();
+  const Transformer& tf = ModelAccess::transformer(*model);
   const int B = static_cast<int>(sources.size());
 
   SECTION("encoder and full decoder: a padded batch equals each source alone") {

@@ -125,7 +125,7 @@ export class Model {
   /**
    * The forced score of `target` ('F OW N IY M' or ['F', 'OW', ...]) for `text`:
    * log P(target | text) by teacher forcing, comparable to decode()'s results
-   * under the same options (src/forced_score.h).
+   * under the same options (ForcedScore in src/snapshot.h).
    */
   score(text, target, options = {}) {
     const s = this.createSession(options);
