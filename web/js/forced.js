@@ -33,15 +33,25 @@ export function forcedScores(lane, prons, output, onDone) {
   const f = { key, done: false, output: null, refs: null, error: null };
   lane.forced = f;
   const { word, decodedOptions: options } = lane;
-  const failed = (e) => String(e?.message ?? e);
   lane.slot.decoder.exclusive(async ({ score }) => {
-    f.output = await score(word, output, options);
-    // A reference the model cannot read (an unknown phoneme, too long) is named, not fatal.
-    f.refs = [];
-    for (const p of prons) f.refs.push(await score(word, p, options).catch((e) => ({ text: p, error: failed(e) })));
+    Object.assign(f, await scoreWithReferences(score, word, output, prons, options));
   }).catch((e) => { f.error = failed(e); })
     .finally(() => { f.done = true; if (lane.forced === f) onDone(); });
   return f;
+}
+
+const failed = (e) => String(e?.message ?? e);
+
+/**
+ * {output, refs}: the forced scores of `output` and of each reference, one after
+ * the other through a decoder's `score`. A reference the model cannot read (an
+ * unknown phoneme, too long) is named in refs ({text, error}), not fatal.
+ */
+export async function scoreWithReferences(score, word, output, prons, options) {
+  const out = await score(word, output, options);
+  const refs = [];
+  for (const p of prons) refs.push(await score(word, p, options).catch((e) => ({ text: p, error: failed(e) })));
+  return { output: out, refs };
 }
 
 /** 'right', 'search' or 'model' (or null) from forced scores: the best-scoring reference against the output. */

@@ -5,7 +5,7 @@ import { fmt } from './state.js';
 import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
-import { fitLengthChart, lengthNote, watchLengthChart } from './nar-length.js';
+import { fitLengthChart, lengthNote, repeatPositions, watchLengthChart } from './nar-length.js';
 import { selfAttentionView } from './self-attention.js';
 
 export class NarLane extends Lane {
@@ -99,12 +99,13 @@ export class NarLane extends Lane {
       const dr = this.snaps[k].drafts[d];
       if (!dr) continue;
       const firstEnd = dr.texts.indexOf('</s>');
+      const reps = new Set(repeatPositions(dr.texts));
       let changed = 0;
       const prev = k > 1 ? this.snaps[k - 1].drafts[d] : null;
       const cells = dr.texts.map((tx, p) => {
         const pr = dr.probs[p];
         const masked = dr.masked[p] === 1;
-        const rep = p > 0 && tx === dr.texts[p - 1] && tx !== '</s>' && (firstEnd < 0 || p < firstEnd);
+        const rep = reps.has(p);
         const cut = firstEnd >= 0 && p > firstEnd;
         if (prev && prev.tokens[p] !== dr.tokens[p]) changed++;
         const cls = ['cell', masked ? 'masked' : 'kept', rep ? 'rep' : '', cut ? 'cut' : '', tx === '</s>' ? 'end' : ''].join(' ');

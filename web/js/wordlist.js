@@ -14,8 +14,9 @@
 // as such.
 import { openDecoder } from './engine.js';
 import { lookup } from './dict.js';
-import { diagnose } from './forced.js';
+import { diagnose, scoreWithReferences } from './forced.js';
 import { editDistance } from './phonemes.js';
+import { repeatPositions } from './nar-length.js';
 import { moduleOptions } from './state.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
@@ -95,10 +96,9 @@ function testWords() {
 
 const tokens = (text) => String(text).split(/\s+/).filter(Boolean);
 
-/** Adjacent repeats in an output: what a one-pass NAR lane marks ↻ (lane-nar.js). */
+/** Adjacent repeats in an output: what a non-autoregressive lane marks ↻. */
 export function repeats(text) {
-  const x = tokens(text);
-  return x.reduce((n, tok, i) => n + (i > 0 && tok === x[i - 1] ? 1 : 0), 0);
+  return repeatPositions(tokens(text)).length;
 }
 
 /**
@@ -431,11 +431,9 @@ export class WordList {
             row.passes = last?.step ?? 0;
           }
           if (row.measure && !row.measure.right) {
-            // As under a lane's result (forced.js): the output and each reference scored under the lane's options.
-            const out = await api.score(texts[i], output, options);
-            const refs = [];
-            for (const p of words[i].prons) refs.push(await api.score(texts[i], p, options).catch((e) => ({ text: p, error: String(e?.message ?? e) })));
-            row.kind = diagnose(out, refs);
+            // As under a lane's result: the output and each reference scored under the lane's options.
+            const scored = await scoreWithReferences(api.score, texts[i], output, words[i].prons, options);
+            row.kind = diagnose(scored.output, scored.refs);
           }
           rows.push(row);
           job.done = base + texts.length + i + 1;
