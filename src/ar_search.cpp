@@ -166,7 +166,7 @@ Snapshot ArSearch::step() {
   std::vector<int> fed;
   for (const auto& h : live_) fed.push_back(h.tokens.empty() ? sp_.bos : h.tokens.back());
   RowMatrix lp;
-  CrossAttention attn;
+  CrossAndSelfAttention attn;
   std::vector<Candidate> pruned, chosen;
   try {
     scorer_.score(fed, lp, opt_.attention ? &attn : nullptr);
