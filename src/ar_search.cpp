@@ -284,6 +284,7 @@ std::vector<Result> ArSearch::results() const {
     r.logprob = h.logprob;
     r.score = h.score;
     r.length = static_cast<int>(h.tokens.size());
+    r.steps = steps_;  // the whole decode's passes: one per output position, all hypotheses at once
     out.push_back(std::move(r));
   }
   return out;
