@@ -166,7 +166,7 @@ Snapshot ArSearch::step() {
   std::vector<int> fed;
   for (const auto& h : live_) fed.push_back(h.tokens.empty() ? sp_.bos : h.tokens.back());
   RowMatrix lp;
-  CrossAttention attn;
+  CrossAndSelfAttention attn;
   std::vector<Candidate> pruned, chosen;
   try {
     scorer_.score(fed, lp, opt_.attention ? &attn : nullptr);
@@ -284,6 +284,7 @@ std::vector<Result> ArSearch::results() const {
     r.logprob = h.logprob;
     r.score = h.score;
     r.length = static_cast<int>(h.tokens.size());
+    r.steps = steps_;  // the whole decode's passes: one per output position, all hypotheses at once
     out.push_back(std::move(r));
   }
   return out;

@@ -46,7 +46,7 @@ class EnsembleStepScorer final : public StepScorer {
   }
   int num_hypotheses() const override { return scorers_[0]->num_hypotheses(); }
 
-  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) override {
+  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) override {
     for (size_t m = 0; m < scorers_.size(); ++m) scorers_[m]->score(tokens, member_lp_[m], m == 0 ? attention : nullptr);
     mean_of_probabilities(member_lp_, logprobs);
   }

@@ -170,6 +170,7 @@ std::vector<Result> NarSearch::results() const {
     r.tokens.assign(d.tokens.begin(), d.tokens.begin() + d.output_length);
     r.length = std::min(d.length, d.output_length + 1);
     r.score = d.score;
+    r.steps = iteration_;  // one decoder pass per iteration, all drafts at once
     for (int k = 0; k < r.length; ++k) r.logprob += std::log(std::max(d.probs[static_cast<size_t>(k)], 1e-30f));
     out.push_back(std::move(r));
   }

@@ -187,7 +187,7 @@ class RnnStepScorer final : public StepScorer {
   int source_length() const override { return static_cast<int>(st_.values.rows()); }
   int capacity() const override { return capacity_; }
   int num_hypotheses() const override { return static_cast<int>(st_.dec.rows()); }
-  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) override {
+  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) override {
     if (st_.steps >= capacity_) throw UsageError("the decoder has no positions left (" + std::to_string(capacity_) + ")");
     RowMatrix attn;
     m_.step(st_, tokens, logprobs, attention ? &attn : nullptr);

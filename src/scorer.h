@@ -44,7 +44,7 @@ inline std::vector<float> flatten(const HeadMaps& m) {
 // self-attention of the same rows over the target positions fed so far, BOS
 // included, [rows x positions] (no maps, layers 0, for a model without
 // self-attention: the RNN).
-struct CrossAttention : HeadMaps {
+struct CrossAndSelfAttention : HeadMaps {
   HeadMaps self;
 };
 
@@ -60,7 +60,7 @@ class StepScorer {
   virtual int num_hypotheses() const = 0;
   // Feeds tokens[i] to hypothesis i and writes log-probabilities of each
   // hypothesis's next token to `logprobs` [n x V]; attention if asked.
-  virtual void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) = 0;
+  virtual void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) = 0;
   // Hypothesis i continues old hypothesis parents[i] (parents may repeat).
   virtual void reorder(const std::vector<int>& parents) = 0;
   // The encoder's self-attention over this source, maps [source length x source

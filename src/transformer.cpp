@@ -66,7 +66,7 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file,
     tgt_pos_ = w.matrix("tgt_pos.weight", cfg_.max_pos, L);
   }
   auto self_attention = [&](const std::string& p) {
-    return SelfAttention{w.stacked_linear({p + ".q_proj", p + ".k_proj", p + ".v_proj"}, L, L), w.linear(p + ".o_proj", L, L)};
+    return SelfAttentionWeights{w.stacked_linear({p + ".q_proj", p + ".k_proj", p + ".v_proj"}, L, L), w.linear(p + ".o_proj", L, L)};
   };
   auto ffn = [&](const std::string& p) { return FeedForward{w.linear(p + ".fc1", F, L), w.linear(p + ".fc2", L, F)}; };
   for (int i = 0; i < cfg_.enc_layers; ++i) {
@@ -152,7 +152,7 @@ void Transformer::final_norm(RowMatrix& x, const LayerNormParams& ln) const {
 
 void Transformer::output_logits(const RowMatrix& h, RowMatrix& logits) const { linear(h, out_proj_, logits); }
 
-void Transformer::self_attention(const SelfAttention& w, const RowMatrix& in, int padded_len,
+void Transformer::self_attention(const SelfAttentionWeights& w, const RowMatrix& in, int padded_len,
                                  const std::vector<int>& lengths, int causal_offset, AttentionMaps* maps, int layer,
                                  RowMatrix& out) const {
   const int L = cfg_.d_model;
@@ -403,7 +403,7 @@ class TransformerStepScorer final : public StepScorer {
   int capacity() const override { return cache_.capacity; }
   int num_hypotheses() const override { return cache_.n_hyps; }
 
-  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAttention* attention) override {
+  void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) override {
     StepAttention step;
     m_.decode_step(cache_, tokens, logprobs, attention ? &step : nullptr);
     log_softmax_rows(logprobs);

@@ -92,12 +92,12 @@ class Transformer final : public Network {
   void reorder_cache(DecoderCache& cache, const std::vector<int>& parents) const;
 
  private:
-  struct SelfAttention { Linear qkv, out; };
-  struct CrossAttention { Linear q, kv, out; };
+  struct SelfAttentionWeights { Linear qkv, out; };
+  struct CrossAttentionWeights { Linear q, kv, out; };
   struct FeedForward { Linear fc1, fc2; };
-  struct EncoderLayer { SelfAttention attn; FeedForward ffn; LayerNormParams ln1, ln2; };
+  struct EncoderLayer { SelfAttentionWeights attn; FeedForward ffn; LayerNormParams ln1, ln2; };
   struct DecoderLayer {
-    SelfAttention self_attn; CrossAttention cross_attn; FeedForward ffn;
+    SelfAttentionWeights self_attn; CrossAttentionWeights cross_attn; FeedForward ffn;
     LayerNormParams ln1, ln2, ln3;
   };
 
@@ -106,7 +106,7 @@ class Transformer final : public Network {
   void feed_forward(const FeedForward& f, const RowMatrix& x, RowMatrix& y) const;
   // Self-attention of a padded batch ([lengths.size() * padded_len] rows), with a
   // key-padding mask per row and, if causal_offset >= 0, a causal mask.
-  void self_attention(const SelfAttention& w, const RowMatrix& in, int padded_len, const std::vector<int>& lengths,
+  void self_attention(const SelfAttentionWeights& w, const RowMatrix& in, int padded_len, const std::vector<int>& lengths,
                       int causal_offset, AttentionMaps* maps, int layer, RowMatrix& out) const;
   // x <- x + f(norm(x)) (pre-LN) or norm(x + f(x)) (post-LN).
   template <typename F> void residual(RowMatrix& x, const LayerNormParams& ln, F&& f) const;

@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "model.h"
 #include "session.h"
+#include "snapshot_fields.h"
 
 using emscripten::val;
 using namespace seq2seq;
@@ -44,12 +45,6 @@ val guarded(F&& f) {
   }
 }
 
-template <typename T>
-val typed_array(const char* type, const std::vector<T>& v) {
-  // A copy out of the wasm heap: the vector dies with this call.
-  return val::global(type).new_(emscripten::typed_memory_view(v.size(), v.data()));
-}
-
 // Token ids are short lists: plain arrays, friendlier to JSON and comparisons.
 val int_array(const std::vector<int>& v) {
   val a = val::array();
@@ -57,134 +52,64 @@ val int_array(const std::vector<int>& v) {
   return a;
 }
 
-val texts(const std::vector<int>& ids, const Vocabulary& vocab) {
+// The writer visit_fields() drives (src/snapshot_fields.h): one JS object, the
+// fields and names the --trace JSON has too (src/snapshot_json.cpp).
+class ValueWriter {
+ public:
+  ValueWriter(val& out, const Vocabulary& vocab) : out_(out), vocab_(vocab) {}
+
+  template <typename T>
+  void number(const char* name, T x) { out_.set(name, x); }
+  void boolean(const char* name, bool x) { out_.set(name, x); }
+  void string(const char* name, const std::string& x) { out_.set(name, x); }
+  void int_array(const char* name, const std::vector<int>& x) { out_.set(name, ::int_array(x)); }
+  void float_list(const char* name, const std::vector<float>& x) {
+    val a = val::array();
+    for (size_t i = 0; i < x.size(); ++i) a.set(i, x[i]);
+    out_.set(name, a);
+  }
+  void float32_array(const char* name, const std::vector<float>& x) { out_.set(name, typed_array("Float32Array", x)); }
+  void uint8_array(const char* name, const std::vector<uint8_t>& x) { out_.set(name, typed_array("Uint8Array", x)); }
+  void token(const char* name, const char* text_name, int id) {
+    out_.set(name, id);
+    out_.set(text_name, vocab_.token(id));
+  }
+  void tokens(const char* name, const char* texts_name, const std::vector<int>& ids) {
+    out_.set(name, ::int_array(ids));
+    val texts = val::array();
+    for (size_t i = 0; i < ids.size(); ++i) texts.set(i, vocab_.token(ids[i]));
+    out_.set(texts_name, texts);
+  }
+  template <typename T>
+  void list(const char* name, const std::vector<T>& xs) {
+    val a = val::array();
+    for (size_t i = 0; i < xs.size(); ++i) a.set(i, object(xs[i], vocab_));
+    out_.set(name, a);
+  }
+
+  template <typename T, typename... Context>
+  static val object(const T& x, const Vocabulary& vocab, Context... context) {
+    val o = val::object();
+    ValueWriter w(o, vocab);
+    visit_fields(x, w, context...);
+    return o;
+  }
+
+ private:
+  template <typename T>
+  static val typed_array(const char* type, const std::vector<T>& v) {
+    // A copy out of the wasm heap: the vector dies with this call.
+    return val::global(type).new_(emscripten::typed_memory_view(v.size(), v.data()));
+  }
+
+  val& out_;
+  const Vocabulary& vocab_;
+};
+
+val results(const std::vector<Result>& rs, const Vocabulary& vocab) {
   val a = val::array();
-  for (size_t i = 0; i < ids.size(); ++i) a.set(i, vocab.token(ids[i]));
+  for (size_t i = 0; i < rs.size(); ++i) a.set(i, ValueWriter::object(rs[i], vocab));
   return a;
-}
-
-val hypothesis(const HypothesisView& h, const Vocabulary& vocab) {
-  val o = val::object();
-  o.set("id", h.id);
-  o.set("parent", h.parent);
-  o.set("tokens", int_array(h.tokens));
-  o.set("texts", texts(h.tokens, vocab));
-  o.set("logprob", h.logprob);
-  o.set("score", h.score);
-  o.set("finished", h.finished);
-  o.set("forced", h.forced);
-  o.set("tokenProb", h.token_prob);
-  val cands = val::array();
-  for (size_t i = 0; i < h.candidates.size(); ++i) {
-    val c = val::object();
-    c.set("token", h.candidates[i].token);
-    c.set("text", vocab.token(h.candidates[i].token));
-    c.set("prob", h.candidates[i].prob);
-    cands.set(i, c);
-  }
-  o.set("candidates", cands);
-  if (!h.attention.empty()) {
-    o.set("attention", typed_array("Float32Array", h.attention));
-    o.set("attentionHeads", typed_array("Float32Array", h.attention_heads));
-  }
-  if (!h.self_attention.empty()) o.set("selfAttention", typed_array("Float32Array", h.self_attention));
-  return o;
-}
-
-val result(const Result& r) {
-  val o = val::object();
-  o.set("text", r.text);
-  o.set("tokens", int_array(r.tokens));
-  o.set("logprob", r.logprob);
-  o.set("score", r.score);
-  o.set("length", r.length);
-  return o;
-}
-
-val results(const std::vector<Result>& rs) {
-  val a = val::array();
-  for (size_t i = 0; i < rs.size(); ++i) a.set(i, result(rs[i]));
-  return a;
-}
-
-// A target's forced score (ForcedScore in src/snapshot.h); lengthLogprob only for a CMLM, whose score uses it.
-val forced_score(const ForcedScore& f, const Vocabulary& vocab, bool autoregressive) {
-  val o = val::object();
-  o.set("text", f.text);
-  o.set("tokens", int_array(f.tokens));
-  o.set("texts", texts(f.tokens, vocab));
-  val lps = val::array();
-  for (size_t i = 0; i < f.token_logprobs.size(); ++i) lps.set(i, f.token_logprobs[i]);
-  o.set("tokenLogprobs", lps);
-  o.set("logprob", f.logprob);
-  o.set("score", f.score);
-  o.set("length", f.length);
-  if (!autoregressive) o.set("lengthLogprob", f.length_logprob);
-  return o;
-}
-
-val snapshot(const Snapshot& s, const Vocabulary& vocab) {
-  val o = val::object();
-  o.set("step", s.step);
-  o.set("autoregressive", s.autoregressive);
-  o.set("done", s.done);
-  o.set("sourceLength", s.source_length);
-  if (!s.encoder_attention.empty()) {  // step 1 only: the same for the whole decode
-    o.set("encoderLayers", s.encoder_layers);
-    o.set("encoderHeads", s.encoder_heads);
-    o.set("encoderAttention", typed_array("Float32Array", s.encoder_attention));
-  }
-  if (s.autoregressive || s.layers > 0) {
-    o.set("layers", s.layers);
-    o.set("heads", s.heads);
-  }
-  if (s.autoregressive) {
-    for (const auto& [name, list] : {std::pair<const char*, const std::vector<HypothesisView>*>{"live", &s.live},
-                                     {"finished", &s.finished}}) {
-      val a = val::array();
-      for (size_t i = 0; i < list->size(); ++i) a.set(i, hypothesis((*list)[i], vocab));
-      o.set(name, a);
-    }
-    val pruned = val::array();
-    for (size_t i = 0; i < s.pruned.size(); ++i) {
-      val p = val::object();
-      p.set("parent", s.pruned[i].parent);
-      p.set("token", s.pruned[i].token);
-      p.set("text", vocab.token(s.pruned[i].token));
-      p.set("logprob", s.pruned[i].logprob);
-      p.set("score", s.pruned[i].score);
-      pruned.set(i, p);
-    }
-    o.set("pruned", pruned);
-  } else {
-    o.set("iteration", s.iteration);
-    o.set("iterations", s.iterations);
-    o.set("lengthLogprobs", typed_array("Float32Array", s.length_logprobs));
-    o.set("lengths", int_array(s.lengths));
-    o.set("bestDraft", s.best_draft);
-    o.set("changed", s.changed);
-    val drafts = val::array();
-    for (size_t i = 0; i < s.drafts.size(); ++i) {
-      const NarDraft& d = s.drafts[i];
-      val v = val::object();
-      v.set("length", d.length);
-      v.set("tokens", int_array(d.tokens));
-      v.set("texts", texts(d.tokens, vocab));
-      v.set("probs", typed_array("Float32Array", d.probs));
-      std::vector<uint8_t> masked(d.masked.begin(), d.masked.end());
-      v.set("masked", typed_array("Uint8Array", masked));
-      v.set("outputLength", d.output_length);
-      v.set("avgLogprob", d.avg_logprob);
-      v.set("lengthLogprob", d.length_logprob);
-      v.set("score", d.score);
-      if (!d.attention.empty()) v.set("attention", typed_array("Float32Array", d.attention));
-      if (!d.self_attention.empty()) v.set("selfAttention", typed_array("Float32Array", d.self_attention));
-      drafts.set(i, v);
-    }
-    o.set("drafts", drafts);
-  }
-  if (s.done) o.set("results", results(s.results));
-  return o;
 }
 
 // BEGIN GENERATED (generated by scripts/gen-options.mjs from src/decoding_options.json: edit the table, then run the script)
@@ -308,15 +233,15 @@ class SessionHandle {
     });
   }
   val step() {
-    return guarded([&] { return snapshot(require().step(), model_->target_vocab()); });
+    return guarded([&] { return ValueWriter::object(require().step(), model_->target_vocab()); });
   }
   val run() {
-    return guarded([&] { return results(require().run()); });
+    return guarded([&] { return results(require().run(), model_->target_vocab()); });
   }
   // The forced score of `target` for `source`; the decode in progress is left as it was.
   val score(const std::string& source, const std::string& target) {
     return guarded([&] {
-      return forced_score(require().score(source, target), model_->target_vocab(), model_->config().autoregressive());
+      return ValueWriter::object(require().score(source, target), model_->target_vocab(), model_->config().autoregressive());
     });
   }
   // Checks every text of the array as start() would, decoding none; the first
@@ -331,9 +256,9 @@ class SessionHandle {
   // boundary for the whole list, one n-best list per text. Stops at the first
   // text that fails: {error, kind, index}.
   val decodeBatch(const val& texts) {
-    return over(texts, [](Session& s, const std::string& text) {
+    return over(texts, [this](Session& s, const std::string& text) {
       s.start(text);
-      return results(s.run());
+      return results(s.run(), model_->target_vocab());
     });
   }
   bool done() const { return session_ && session_->done(); }

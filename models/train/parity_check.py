@@ -84,7 +84,7 @@ def check_autoregressive(model, cfg, codec, steps, words, mm):
         probs = torch.softmax(logits[0].float(), -1)
         for t, (tok, cs) in enumerate(zip(tokens, cands)):
             for c in cs:
-                mm.prob(f"{w} step {t + 1} token {c['token']}", c["prob"], float(probs[t, c["id"]]))
+                mm.prob(f"{w} step {t + 1} token {c['text']}", c["prob"], float(probs[t, c["token"]]))
             allowed = probs[t].clone()
             allowed[sorted(codec.special_ids - {codec.eos})] = -1.0
             if t + 1 >= max_len:
@@ -105,7 +105,7 @@ def check_cmlm(model, cfg, codec, steps, words, mm):
         src = torch.tensor([codec.src(w)])
         memory, spm, _ = model.encode(src)
         lp = torch.log_softmax(model.length_logits(memory, spm)[0].float(), -1)
-        for n, e in enumerate(snap["length_logprobs"]):
+        for n, e in enumerate(snap["lengthLogprobs"]):
             # compare probabilities (log-probabilities of unlikely lengths are large and loose)
             mm.prob(f"{w} P(length {n})", math.exp(e), float(lp[n].exp()))
         draft = snap["drafts"][0]
@@ -117,7 +117,7 @@ def check_cmlm(model, cfg, codec, steps, words, mm):
         probs[:, sorted(codec.special_ids - {codec.eos})] = -1.0  # never emitted (src/nar_search.cpp)
         conf, ids = probs.max(-1)
         for i in range(L):
-            mm.same(f"{w} position {i} token", draft["tokens"][i], codec.tgt_vocab[int(ids[i])])
+            mm.same(f"{w} position {i} token", draft["texts"][i], codec.tgt_vocab[int(ids[i])])
             mm.prob(f"{w} position {i} probability", draft["probs"][i], float(conf[i]))
 
 

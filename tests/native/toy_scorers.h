@@ -27,7 +27,7 @@ class ToyStepScorer final : public seq2seq::StepScorer {
   int source_length() const override { return 2; }
   int capacity() const override { return capacity_; }
   int num_hypotheses() const override { return static_cast<int>(prefixes_.size()); }
-  void score(const std::vector<int>& tokens, RowMatrix& lp, seq2seq::CrossAttention* attn) override {
+  void score(const std::vector<int>& tokens, RowMatrix& lp, seq2seq::CrossAndSelfAttention* attn) override {
     ++calls;
     lp.setConstant(static_cast<long>(tokens.size()), V, -std::numeric_limits<float>::infinity());
     for (size_t i = 0; i < tokens.size(); ++i) {

@@ -113,7 +113,7 @@ test('the declared interfaces have exactly the fields of the objects the binding
       do {
         snap = s.step();
         if (snap.autoregressive) {
-          check('ArSnapshot', snap);
+          check(snap.done ? 'ArSnapshotDone' : 'ArSnapshotRunning', snap);
           for (const h of [...snap.live, ...snap.finished]) {
             check('Hypothesis', h);
             assert.equal('attention' in h, attention);
@@ -121,7 +121,7 @@ test('the declared interfaces have exactly the fields of the objects the binding
           }
           for (const p of snap.pruned) check('PrunedCandidate', p);
         } else {
-          check('NarSnapshot', snap);
+          check(snap.done ? 'NarSnapshotDone' : 'NarSnapshotRunning', snap);
           for (const d of snap.drafts) {
             check('NarDraft', d);
             assert.equal('attention' in d, attention);
@@ -129,11 +129,13 @@ test('the declared interfaces have exactly the fields of the objects the binding
         }
       } while (!snap.done);
       for (const r of snap.results) check('Result', r);
+      if (snap.results[0].tokens.length > 0) check('ForcedScore', model.score(word, snap.results[0].text, model.autoregressive ? {} : { lengthCandidates: 2 }));
       s.delete();
     }
     model.delete();
   }
-  for (const name of ['TransformerModelInfo', 'TargetSpecials', 'ArSnapshot', 'Hypothesis', 'TokenCandidate', 'PrunedCandidate', 'NarSnapshot', 'NarDraft', 'Result']) {
+  for (const name of ['TransformerModelInfo', 'TargetSpecials', 'ArSnapshotRunning', 'ArSnapshotDone', 'Hypothesis', 'TokenCandidate', 'PrunedCandidate',
+    'NarSnapshotRunning', 'NarSnapshotDone', 'NarDraft', 'Result']) {
     assert.ok(checked.has(name), `${name} was seen at run time`);
   }
 });

@@ -7,7 +7,7 @@
 //
 // Each lane decodes the whole list in its model's decoder worker with one
 // decodeBatch request (progress and cancel come with it). Then, per word:
-// decoder passes (counted by stepping where the result does not tell them),
+// decoder passes (each result tells its decode's: Result.steps),
 // and for a wrong output, the forced scores of the references against the
 // output's (forced.js: search error or model error). The compare lane is left
 // out: its four panels are greedy lanes on the RNN models, which can be added
@@ -125,16 +125,6 @@ export function rates(measures) {
   const length = m.reduce((a, x) => a + x.length, 0);
   return { wer: (100 * wrong) / m.length, per: (100 * edits) / Math.max(1, length), scored: m.length };
 }
-
-// Decoder passes a result tells: greedy and sampling write one token per pass
-// (END too, when written: Result.length counts it), a one-pass NAR lane makes
-// one. Beam search (it may go on after its best is finished) and Mask-Predict
-// (it stops early when an iteration changes nothing) are stepped to count.
-const PASSES_FROM_RESULT = {
-  greedy: (r) => r.length,
-  sample: (r) => r.length,
-  nar: () => 1,
-};
 
 class Cancelled extends Error {}
 
@@ -417,19 +407,14 @@ export class WordList {
         });
         const ms = (performance.now() - t0) / texts.length;
         const rows = [];
-        const counted = PASSES_FROM_RESULT[lane.type];
         for (const [i, [best]] of lists.entries()) {
           if (job.cancelled) throw new Cancelled();
           const output = best?.text ?? '';
           const row = { output, measure: measure(output, words[i].prons), repeats: repeats(output), kind: null };
-          if (counted) row.passes = counted(best);
-          else {
-            // Stepped without the attention and candidates a lane draws: only the count is kept.
-            let last = null;
-            await api.start(texts[i], { ...options, attention: false, topCandidates: 0 });
-            await api.run((s) => { last = s; });
-            row.passes = last?.step ?? 0;
-          }
+          // The decode's decoder passes (the step of its last snapshot): greedy and sampling
+          // one per token written (END too), beam search one per step for as long as it went
+          // on (it may after its best finished), Mask-Predict one per iteration (all lengths at once).
+          row.passes = best?.steps ?? 0;
           if (row.measure && !row.measure.right) {
             // As under a lane's result: the output and each reference scored under the lane's options.
             const scored = await scoreWithReferences(api.score, texts[i], output, words[i].prons, options);

@@ -4,7 +4,7 @@
 // and then compiles and runs it.
 import { DEFAULT_OPTIONS, Model, Seq2SeqError, Session, env, loadModel } from 'seq2seq-wasm';
 import type {
-  ArSnapshot, DecodingOptions, ErrorKind, ForcedScore, Hypothesis, LoadOptions, LoadProgress, ModelInfo, ModelSource, NarDraft, NarSnapshot,
+  ArSnapshot, ArSnapshotDone, DecodingOptions, ErrorKind, ForcedScore, Hypothesis, LoadOptions, LoadProgress, ModelInfo, ModelSource, NarDraft, NarSnapshot, NarSnapshotDone,
   PrunedCandidate, ResolvedDecodingOptions, Result, RnnModelInfo, Snapshot, TargetSpecials, TokenCandidate, TransformerModelInfo,
 } from 'seq2seq-wasm';
 import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
@@ -35,6 +35,18 @@ function describeSnapshot(s: Snapshot): string {
   return `iteration ${nar.iteration}/${nar.iterations}: ${draft.texts.join(' ')} (${probs.length} probs, ${masked.reduce((a, b) => a + b, 0)} masked, ${lengths.length} lengths, self ${self?.length ?? 0} of ${selfShape}, encoder ${nar.encoderAttention?.length ?? 0}, changed ${nar.changed})`;
 }
 
+// What narrowing gives: a snapshot that is done carries its results, every one
+// with the decode's passes; an autoregressive one its hypotheses, a Mask-Predict
+// one its drafts. Without the unions results would be optional everywhere.
+function finalWords(s: Snapshot): string {
+  if (!s.done) return s.autoregressive ? `${s.live.length} live` : `${s.drafts.length} drafts`;
+  const results: Result[] = s.results;
+  const passes: number = results[0]?.steps ?? 0;
+  const done: ArSnapshotDone | NarSnapshotDone = s;
+  const running: string = done.autoregressive ? `${done.finished.length} finished` : `${done.lengths.length} lengths`;
+  return `${results.map((r) => r.text).join(' | ')} after ${passes} passes (${running})`;
+}
+
 /** Decodes `text` step by step and in one call; returns what it saw. */
 export async function main(source: ModelSource, text: string): Promise<{ lines: string[]; results: Result[]; info: ModelInfo }> {
   const model: Model = await loadModel(source);
@@ -59,7 +71,10 @@ export async function main(source: ModelSource, text: string): Promise<{ lines: 
   while (!session.done) {
     const s: Snapshot = session.step();
     lines.push(describeSnapshot(s));
-    if (s.done && s.results) results = s.results;
+    if (s.done) {
+      results = s.results;
+      lines.push(finalWords(s));
+    }
   }
   lines.push(`max length ${max}; best: ${results[0]?.text} ${results[0]?.tokens.length} ${results[0]?.logprob}`);
   const again: Result[] = model.decode(text, options);
@@ -158,6 +173,13 @@ export function rejected(model: Model, session: Session): void {
   const s = session.step();
   // @ts-expect-error drafts exist only on non-autoregressive snapshots
   s.drafts;
+  // @ts-expect-error results exist only on a snapshot that is done
+  const early: Result[] = s.results;
+  void early;
+  if (s.autoregressive && !s.done) {
+    // @ts-expect-error a running search has no results yet
+    s.results;
+  }
   if (!s.autoregressive) {
     // @ts-expect-error probabilities are a Float32Array, not number[]
     const probs: number[] = s.drafts[0].probs;
