@@ -11,13 +11,15 @@
 // training results use f32 and differ from these by at most one word,
 // docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
 // decodes the 11,994 words of the standard CMUdict test split in one process,
-// all words on stdin, and the outputs are scored as models/train/metrics.py
-// scores them. A few minutes on two cores (beam 5 over 12k words is the most).
+// all words on stdin, and the outputs are scored by web/js/metrics.js, as
+// models/train/metrics.py scores them (tests/node/metrics.test.mjs). A few
+// minutes on two cores (beam 5 over 12k words is the most).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseReferences, score } from '../web/js/metrics.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'models');
@@ -58,49 +60,6 @@ function modelConfig(path) {
   return JSON.parse(meta.config);
 }
 
-// word -> [pronunciation as an array of phonemes], in file order.
-function loadReferences(path) {
-  const refs = new Map();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length < 2) continue;
-    if (!refs.has(parts[0])) refs.set(parts[0], []);
-    refs.get(parts[0]).push(parts.slice(1));
-  }
-  return refs;
-}
-
-function editDistance(a, b) {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] !== b[j - 1])));
-    prev = cur;
-  }
-  return prev[b.length];
-}
-
-// models/train/metrics.py's score(): a word is wrong unless its output equals one
-// of its references; PER is the edit distance to the closest reference (the
-// shorter on a tie), summed, over those references' summed length.
-function score(hyps, refs) {
-  let wrong = 0;
-  let edits = 0;
-  let total = 0;
-  for (const [word, rs] of refs) {
-    const h = hyps.get(word) ?? [];
-    if (!rs.some((r) => r.join(' ') === h.join(' '))) wrong++;
-    let best = null;
-    for (const r of rs) {
-      const d = editDistance(h, r);
-      if (!best || d < best.d || (d === best.d && r.length < best.len)) best = { d, len: r.length };
-    }
-    edits += best.d;
-    total += best.len;
-  }
-  return { wer: (100 * wrong) / refs.size, per: (100 * edits) / Math.max(1, total) };
-}
-
 function decodeAll(binary, model, words, flags) {
   const r = spawnSync(binary, ['decode', '--model', model, ...flags, '--compute', 'auto'], { input: words.join('\n') + '\n', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   // Exit 1: some words were refused (each named on stderr); they count as empty outputs.
@@ -118,7 +77,7 @@ const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 function measure() {
   const binary = cli();
-  const refs = loadReferences(testSplit);
+  const refs = parseReferences(readFileSync(testSplit, 'utf8'));
   const words = [...refs.keys()];
   const models = [];
   for (const file of MODEL_FILES) {
