@@ -32,17 +32,26 @@ const check = process.argv.includes('--check');
 const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-multiplicative',
   'g2p-rnn-reduced-rank', 'g2p-rnn-additive'].map((n) => `${n}.safetensors`);
 
-// The settings each kind is measured with: the cards' headline rows, which are
-// also the page's defaults. `decoding` is what model.decode() takes; `cli` the
-// same for build/native/seq2seq. The CMLM's length score weight 0.03 was chosen
-// on dev words (models/train/engine_cli.py says how).
-const SETTINGS = {
-  autoregressive: { decoding: { strategy: 'beam', beamSize: 5, lengthNorm: 'average' }, cli: ['--beam', '5', '--length-penalty', 'average'] },
-  cmlm: {
-    decoding: { strategy: 'nar', iterations: 10, lengthCandidates: 3, lengthScoreWeight: 0.03 },
-    cli: ['--nar', '--iterations', '10', '--length-candidates', '3', '--length-score-weight', '0.03'],
-  },
-};
+// The settings each kind is measured with (models/train/decoding.json: the cards'
+// headline rows, which are also the page's defaults), as model.decode() takes
+// them (`decoding`) and as build/native/seq2seq's flags (`cli`).
+const DECODING = JSON.parse(readFileSync(join(root, 'models/train/decoding.json'), 'utf8'));
+// The flag of an option that has one of its own (src/decoding_options.json); the
+// strategy and the beam's options share flags (the CLI's usage text).
+const OPTION_FLAGS = Object.fromEntries(JSON.parse(readFileSync(join(root, 'src/decoding_options.json'), 'utf8'))
+  .options.filter((o) => o.cli).map((o) => [o.js, (v) => [o.cli, v]]));
+const CLI_FLAGS = { ...OPTION_FLAGS, beamSize: (v) => ['--beam', v], lengthNorm: (v) => ['--length-penalty', v] };
+function cliFlags(decoding) {
+  const flags = { beam: [], nar: ['--nar'] }[decoding.strategy];
+  if (!flags) throw new Error(`models/train/decoding.json: no CLI flags for strategy ${decoding.strategy}`);
+  for (const [key, value] of Object.entries(decoding)) {
+    if (key === 'strategy') continue;
+    if (!CLI_FLAGS[key]) throw new Error(`models/train/decoding.json: no CLI flag for ${key}`);
+    flags.push(...CLI_FLAGS[key](String(value)));
+  }
+  return flags;
+}
+const SETTINGS = Object.fromEntries(['autoregressive', 'cmlm'].map((kind) => [kind, { decoding: DECODING[kind], cli: cliFlags(DECODING[kind]) }]));
 
 function cli() {
   const p = process.env.SEQ2SEQ_CLI || join(root, 'build/native/seq2seq');
