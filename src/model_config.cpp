@@ -95,7 +95,7 @@ SpecialIds get_specials(const json& j, const char* key, size_t vocab_size) {
 // empty, or no token could be chosen at all).
 void check_has_tokens(const std::vector<std::string>& vocab, const SpecialIds& sp, const char* key) {
   for (int id = 0; id < static_cast<int>(vocab.size()); ++id)
-    if (id != sp.pad && id != sp.unk && id != sp.bos && id != sp.eos && id != sp.mask) return;
+    if (sp.is_text(id)) return;
   throw ModelError(std::string("config: '") + key + "' holds only special tokens; a model needs at least one other");
 }
 

@@ -24,6 +24,12 @@ constexpr float kLengthUnreachable = -1e4f;
 // side's (scorer.h), which is why this plain struct lives here, below the scorers.
 struct SpecialIds {
   int pad = -1, unk = -1, bos = -1, eos = -1, mask = -1;
+
+  // May search choose this token? Every one but PAD, UNK, BOS and MASK; EOS is
+  // chosen to end the output.
+  bool emittable(int id) const { return id != pad && id != unk && id != bos && id != mask; }
+  // Is it a token of an output's text: emittable, and not EOS.
+  bool is_text(int id) const { return emittable(id) && id != eos; }
 };
 
 // How a model's linear layers multiply, chosen when it is loaded. Auto: int8

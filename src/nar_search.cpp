@@ -17,7 +17,7 @@ NarSearch::NarSearch(ParallelScorer& scorer, const SpecialIds& specials, const D
     : scorer_(scorer), sp_(specials), opt_(options) {
   if (sp_.mask < 0) throw UsageError("Mask-Predict needs a MASK token");
   for (int v = 0; v < scorer_.vocab_size(); ++v)
-    if (v != sp_.pad && v != sp_.bos && v != sp_.unk && v != sp_.mask) emittable_.push_back(v);
+    if (sp_.emittable(v)) emittable_.push_back(v);
   if (emittable_.empty()) throw ModelError("the target vocabulary has no token that may be emitted, only special tokens");
   length_lp_ = scorer_.length_logprobs();
   require_finite_scores(length_lp_.data(), static_cast<long>(length_lp_.size()), "the target lengths");

@@ -109,7 +109,7 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
   const SpecialIds& sp = c.tgt_specials;
   const std::vector<int> ids = parse_target_tokens(target, vocab);
   for (size_t i = 0; i < ids.size(); ++i)
-    if (ids[i] == sp.pad || ids[i] == sp.unk || ids[i] == sp.bos || ids[i] == sp.eos || ids[i] == sp.mask)
+    if (!sp.is_text(ids[i]))
       throw InputError("target token '" + vocab.token(ids[i]) + "' at position " + std::to_string(i + 1) +
                        " is a special token, which search never emits" +
                        (ids[i] == sp.eos ? " (give the target without EOS: its score counts the end)" : ""));

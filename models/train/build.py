@@ -29,6 +29,8 @@ import sys
 from .engine_cli import ROOT, find_binary
 
 CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
+# What the runs recorded (their arguments, minutes, earlier runs): read only to report.
+RUNS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runs")
 ENGINE = "{engine}"  # an input that stands for the native CLI (find_binary: $SEQ2SEQ_BIN or build/native/seq2seq)
 
 
@@ -41,6 +43,15 @@ def load_config(model):
     if not os.path.exists(path):
         known = sorted(f[:-5] for f in os.listdir(CONFIGS) if f.endswith(".json"))
         raise SystemExit(f"no config {os.path.relpath(path, ROOT)}; known: {', '.join(known)}")
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def load_run(model):
+    """The record of the run that made the model (runs/MODEL.json), {} if there is none."""
+    path = os.path.join(RUNS, f"{model}.json")
+    if not os.path.exists(path):
+        return {}
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
@@ -215,7 +226,7 @@ def main(argv=None):
         return 0
     print(f"{config['model']}: {config['summary']}")
     print(f"shipped file {config['file']} (sha256 {config['sha256']}); training measured when it ran: "
-          f"{config.get('train_minutes', '?')} min")
+          f"{load_run(a.model).get('train_minutes', '?')} min")
     problems = check_chain(config, a.retrain_lost)
     if problems:
         print("\nthe chain cannot run as it is:\n  " + "\n  ".join(problems))

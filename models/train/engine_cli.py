@@ -1,11 +1,20 @@
 """Running the native CLI (build/native/seq2seq) over many words: the one place the
 evaluation and training scripts call the C++ engine from. Standard library only."""
 
+import json
 import os
 import subprocess
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def shipped_decoding(name):
+    """A shipped model's decoding settings (model.decode()'s options) as models/manifest.json
+    lists them; scripts/make-models-manifest.mjs writes them there from models/train/decoding.json."""
+    with open(os.path.join(ROOT, "models", "manifest.json"), encoding="utf-8") as f:
+        return next(m["decoding"] for m in json.load(f)["models"] if m["name"] == name)
+
 
 # g2p-cmlm's length beam ranks drafts by avg log P(tokens) + w log P(length)
 # (--length-score-weight). w = 0.03 was chosen on the 2,853 dev words for the shipped
@@ -14,7 +23,10 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 # 39.54 / 31.51 / 30.46 / 30.35 / 30.74 / 31.13 / 31.83. With w = 0 (Mask-Predict's rule)
 # the average alone prefers drafts whose few tokens are all confident.
 # web/js/state.js (the Mask-Predict lane's default lw) must say the same; tests/browser/defaults.test.mjs checks it.
-CMLM_LENGTH_SCORE_WEIGHT = 0.03
+CMLM_DECODING = shipped_decoding("g2p-cmlm")
+CMLM_LENGTH_SCORE_WEIGHT = CMLM_DECODING["lengthScoreWeight"]
+CMLM_LENGTH_CANDIDATES = CMLM_DECODING["lengthCandidates"]
+CMLM_ITERATIONS = CMLM_DECODING["iterations"]
 
 # The recipe decodes as PyTorch computes: int8-stored weights widened to f32 (--compute f32),
 # not the engine's default int8 kernels. Its teachers' labels, its dev choices and its parity

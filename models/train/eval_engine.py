@@ -20,10 +20,12 @@ import torch  # noqa: E402
 
 from .g2p_common import DATA, Codec, ar_beam, cmlm_decode, load_tsv, max_output_len, refs_by_word, score
 from .export import load_model, load_model_file
-from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT, RECIPE_COMPUTE, decode, find_binary
+from .engine_cli import (CMLM_ITERATIONS, CMLM_LENGTH_CANDIDATES, CMLM_LENGTH_SCORE_WEIGHT, RECIPE_COMPUTE, decode,
+                         find_binary)
 
 
-def engine_options(cfg, beam=5, iterations=10, length_candidates=3, length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):
+def engine_options(cfg, beam=5, iterations=CMLM_ITERATIONS, length_candidates=CMLM_LENGTH_CANDIDATES,
+                   length_score_weight=CMLM_LENGTH_SCORE_WEIGHT):
     if cfg["arch"] == "cmlm":
         return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates),
                 "--length-score-weight", str(length_score_weight)]
@@ -32,7 +34,7 @@ def engine_options(cfg, beam=5, iterations=10, length_candidates=3, length_score
 
 
 def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print,
-             length_score_weight=CMLM_LENGTH_SCORE_WEIGHT, length_candidates=3):
+             length_score_weight=CMLM_LENGTH_SCORE_WEIGHT, length_candidates=CMLM_LENGTH_CANDIDATES):
     binary = binary or find_binary()
     if not binary:
         log_fn("[engine eval] no seq2seq binary (build it, or set SEQ2SEQ_BIN): skipped")
@@ -53,7 +55,7 @@ def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_
         model = load_model(model_path)
         codec = Codec(cfg)
         if cfg["arch"] == "cmlm":
-            ref_h = cmlm_decode(model, codec, words, iterations=10, length_beam=length_candidates,
+            ref_h = cmlm_decode(model, codec, words, iterations=CMLM_ITERATIONS, length_beam=length_candidates,
                                 length_score_weight=length_score_weight)
         else:
             ref_h = ar_beam(model, codec, words, max_output_len(cfg), beam=5)
@@ -72,7 +74,7 @@ def main(argv=None):
     ap.add_argument("--compare", action="store_true")
     ap.add_argument("--length-score-weight", type=float, nargs="+", default=[CMLM_LENGTH_SCORE_WEIGHT],
                     help="CMLM: evaluate with each of these length-score weights")
-    ap.add_argument("--length-candidates", type=int, nargs="+", default=[3],
+    ap.add_argument("--length-candidates", type=int, nargs="+", default=[CMLM_LENGTH_CANDIDATES],
                     help="CMLM: ... and each of these numbers of length candidates (every pair)")
     a = ap.parse_args(argv)
     torch.set_num_threads(2)

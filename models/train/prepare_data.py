@@ -13,8 +13,9 @@ per pronunciation) and vocab.json.
 * Every pronunciation (WORD(1), WORD(2), ...) is kept.
 * Words of the test split are removed from training and dev (by spelling, all of their
   pronunciations). Nothing is ever tuned on test.
-* Dev = the non-test words whose sha256(word) falls in the first DEV_PER_MILLE/1000
+* Dev = the non-test words whose sha256(word) falls in the first 25/1000
   (about 3,000 words), all of their pronunciations.
+  (These rules, with the stress digits and the word rule below, are data_rules.json.)
 * Words with characters other than A-Z, digits, ' - . _ are dropped (5 brace entries
   and one mis-encoded entry). Word length <= MAX_LEN and phoneme count <= MAX_LEN.
 """
@@ -37,9 +38,14 @@ DICT_SHA256 = "2eca4a0a37b8dd89d322f116bb03d0378eb7999a5b9c16fb713d0d6fbf9e336b"
 TEST = os.path.join(HERE, "..", "data", "cmudict-0.7b.test")
 TEST_SHA256 = "ece787fd3d88c7b130d43e7c2307ac11e6dfb4c052d661c37808ec7ed1df8574"
 OUT = os.path.join(WORK, "data")
-DEV_PER_MILLE = 25
 MAX_LEN = 40
-WORD_RE = re.compile(r"^[A-Z0-9'._-]+$")
+# The stress digits, the word rule and the dev split, shared with scripts/build-web.mjs.
+with open(os.path.join(HERE, "data_rules.json"), encoding="utf-8") as _f:
+    RULES = json.load(_f)
+STRESS_RE = re.compile(RULES["stress"], re.ASCII)
+VARIANT_RE = re.compile(RULES["variant"], re.ASCII)
+WORD_RE = re.compile(RULES["word"], re.ASCII)
+DEV = RULES["dev"]
 
 SRC_SPECIALS = ["<pad>", "<unk>"]
 TGT_SPECIALS = ["<pad>", "<unk>", "<s>", "</s>", "<mask>"]
@@ -51,7 +57,7 @@ def sha256(path):
 
 
 def strip_stress(phones):
-    return " ".join(re.sub(r"\d", "", p) for p in phones.split())
+    return " ".join(STRESS_RE.sub("", p) for p in phones.split())
 
 
 def read_dict():
@@ -68,7 +74,7 @@ def read_dict():
             if not line.strip():
                 continue
             w, _, p = line.partition("  ")
-            word = re.sub(r"\(\d+\)$", "", w)
+            word = VARIANT_RE.sub("", w)
             p = strip_stress(p)
             if not WORD_RE.match(word) or not p or len(word) > MAX_LEN or len(p.split()) > MAX_LEN:
                 dropped.append(line)
@@ -91,7 +97,7 @@ def read_test():
 
 
 def is_dev(word):
-    return int(hashlib.sha256(word.encode("utf-8")).hexdigest(), 16) % 1000 < DEV_PER_MILLE
+    return int(hashlib.new(DEV["hash"], word.encode("utf-8")).hexdigest(), 16) % DEV["modulus"] < DEV["below"]
 
 
 def main(argv=None):

@@ -33,7 +33,7 @@ from . import trainer
 from .g2p_common import MODELS_DIR, WORK, Codec, cmlm_decode, load_vocab, pad_seqs, score
 from . import recipe
 from .eval_engine import engine_options
-from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT
+from .engine_cli import CMLM_ITERATIONS, CMLM_LENGTH_CANDIDATES, CMLM_LENGTH_SCORE_WEIGHT
 from .seq2seq_torch import normalize_config
 from .train_transformer import MAX_TARGET_LEN, add_model_args, model_config
 
@@ -49,8 +49,8 @@ def main(argv=None):
                     help="length head classes: 0 = absolute lengths; C > 0 = offsets -C..C from the word's length")
     ap.add_argument("--eos-pad-prob", type=float, default=0.2)
     ap.add_argument("--eos-pad-max", type=int, default=6)
-    ap.add_argument("--iterations", type=int, default=10)
-    ap.add_argument("--length-beam", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=CMLM_ITERATIONS)
+    ap.add_argument("--length-beam", type=int, default=CMLM_LENGTH_CANDIDATES)
     ap.add_argument("--length-score-weight", type=float, default=CMLM_LENGTH_SCORE_WEIGHT,
                     help="length beam: a draft's score is avg log P(tokens) + this * log P(length)")
     add_model_args(ap, d_model=128, d_ff=512)

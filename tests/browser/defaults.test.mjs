@@ -1,7 +1,8 @@
 // The page's Mask-Predict lane decodes, by default, the way g2p-cmlm's numbers in
 // models/README.md were measured: the length score weight is chosen on dev words
-// for the shipped model and lives in models/train/engine_cli.py; web/js/state.js repeats
-// it for the page. This test keeps the two from drifting apart.
+// for the shipped model and lives in models/train/decoding.json, which models/manifest.json
+// carries as g2p-cmlm's `decoding`; web/js/state.js repeats it for the page. This test
+// keeps the two from drifting apart.
 //   node --test tests/browser/defaults.test.mjs
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -11,11 +12,11 @@ import { makeLane, moduleOptions } from '../../web/js/state.js';
 import { root } from './helpers.mjs';
 
 test('the Mask-Predict lane defaults to the evaluation options of g2p-cmlm', () => {
-  const py = readFileSync(join(root, 'models/train/engine_cli.py'), 'utf8');
-  const m = py.match(/^CMLM_LENGTH_SCORE_WEIGHT = ([0-9.]+)$/m);
-  assert.ok(m, 'models/train/engine_cli.py sets CMLM_LENGTH_SCORE_WEIGHT');
+  const { models } = JSON.parse(readFileSync(join(root, 'models/manifest.json'), 'utf8'));
+  const shipped = models.find((m) => m.name === 'g2p-cmlm')?.decoding;
+  assert.ok(shipped?.lengthScoreWeight, 'models/manifest.json gives g2p-cmlm a lengthScoreWeight');
   const opts = moduleOptions(makeLane('mp'));
-  assert.equal(opts.lengthScoreWeight, Number(m[1]), 'lengthScoreWeight');
+  assert.equal(opts.lengthScoreWeight, shipped.lengthScoreWeight, 'lengthScoreWeight');
   assert.equal(opts.lengthCandidates, 3, 'lengthCandidates (models.train evaluate and the CI checks use 3)');
   assert.equal(opts.iterations, 10, 'iterations (T = 10)');
 });

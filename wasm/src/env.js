@@ -11,6 +11,14 @@
 // do not: there the page points env.wasmUrl at the file it serves.
 import { describe, usageError } from './errors.js';
 
+/**
+ * Running in Node: a path is a file to read and a worker is a worker_threads
+ * Worker. Not where a `window` exists, though a bundler or a test may give a
+ * page a `process` (a page fetches, and starts Web Workers).
+ */
+export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node
+  && typeof window === 'undefined';
+
 /** The .wasm next to this module: the default. */
 const defaultWasmUrl = () => new URL('../dist/seq2seq_core.wasm', import.meta.url);
 

@@ -4,8 +4,9 @@
 // options' checks. No Emscripten in here: the worker client uses it on the
 // page's thread, where the engine is never loaded.
 import { Seq2SeqError, describe, usageError } from './errors.js';
+import { isNode } from './env.js';
 
-export const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
+export { isNode };   // core.js takes it from here
 
 // Node-only modules, by a name bundlers do not follow (browsers never take these paths).
 export const nodeImport = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);

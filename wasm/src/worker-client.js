@@ -15,7 +15,7 @@
 // URL given here (createDecoderWorker({ wasmUrl }), else env.wasmUrl if set),
 // else from the .wasm next to the worker's script.
 import { Seq2SeqError, describe, usageError } from './errors.js';
-import { checkWasmUrl, env, resolveWasmUrl } from './env.js';
+import { checkWasmUrl, env, isNode, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
 import { checkTexts } from './batch.js';
 import { targetText } from './target.js';
@@ -23,9 +23,6 @@ import { targetText } from './target.js';
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
 export { Seq2SeqError, env };
-
-const isNode = typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node
-  && typeof window === 'undefined';
 
 // A uniform face over a Web Worker, a Node worker_threads Worker, or anything
 // with postMessage and message events (a MessagePort, a SharedWorker's port).

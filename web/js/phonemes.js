@@ -30,17 +30,5 @@ export function ipa(text) {
   return '/' + toks.map(ipaSymbol).join('') + '/';
 }
 
-/** Phoneme edit distance (Levenshtein over tokens). */
-export function editDistance(a, b) {
-  const x = String(a).split(/\s+/).filter(Boolean);
-  const y = String(b).split(/\s+/).filter(Boolean);
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= y.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x[i - 1] === y[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[y.length];
-}
+// The edit distance is the metrics' (metrics.js); views.js takes it from here.
+export { editDistance } from './metrics.js';

@@ -15,7 +15,7 @@
 import { openDecoder } from './engine.js';
 import { lookup } from './dict.js';
 import { diagnose, scoreWithReferences } from './forced.js';
-import { editDistance } from './phonemes.js';
+import { measure, rates, tokens } from './metrics.js';
 import { repeatPositions } from './nar-length.js';
 import { moduleOptions } from './state.js';
 import { esc, scrollRegion } from './views.js';
@@ -94,37 +94,11 @@ function testWords() {
   return testSplit;
 }
 
-const tokens = (text) => String(text).split(/\s+/).filter(Boolean);
-
 /** Adjacent repeats in an output: what a non-autoregressive lane marks ↻. */
 export function repeats(text) {
   return repeatPositions(tokens(text)).length;
 }
 
-/**
- * How a word's output measures against its references, as models/train/metrics.py
- * counts: right when it is one of them; its edits to the closest (fewest edits,
- * then the shortest) over that reference's length.
- */
-export function measure(output, prons) {
-  if (!prons?.length) return null;
-  let best = null;
-  for (const p of prons) {
-    const d = { edits: editDistance(output, p), length: tokens(p).length };
-    if (!best || d.edits < best.edits || (d.edits === best.edits && d.length < best.length)) best = d;
-  }
-  return { right: prons.includes(output), ...best };
-}
-
-/** WER and PER (%) over the words that have a reference; null when none has. */
-export function rates(measures) {
-  const m = measures.filter(Boolean);
-  if (!m.length) return { wer: null, per: null, scored: 0 };
-  const wrong = m.filter((x) => !x.right).length;
-  const edits = m.reduce((a, x) => a + x.edits, 0);
-  const length = m.reduce((a, x) => a + x.length, 0);
-  return { wer: (100 * wrong) / m.length, per: (100 * edits) / Math.max(1, length), scored: m.length };
-}
 
 class Cancelled extends Error {}
 
