@@ -89,7 +89,7 @@ class App {
   // ------------------------------------------------------------ state changes
   setWord(word, { keepStep = false, fromAddress = false } = {}) {
     if (!fromAddress) this.addressNotes = [];
-    this.word = word.trim().toUpperCase() === word.trim() ? word.trim() : word.trim();
+    this.word = word.trim();
     $('word').value = this.word;
     // A new word starts at step 0: the learner steps or plays through it, rather than
     // meeting the finished answer first.

@@ -3,7 +3,8 @@
 // attention maps (letters × phonemes) side by side. Each decodes greedily, and
 // the maps grow with the page's step like every lane. URL: lane=compare.
 import { openIfChanged } from './engine.js';
-import { Lane, friendlyError } from './lane.js';
+import { Lane } from './lane.js';
+import { errorText } from './error-text.js';
 import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './state.js';
 import { esc, explain, heatmap, phonemeLine, verdict } from './views.js';
@@ -54,7 +55,7 @@ export class CompareLane extends Lane {
         if (!got) return;
       }
     } catch (e) {
-      error = friendlyError(e);
+      error = errorText(e);
     }
     if (gen !== this.gen) return;
     p.snaps = got.snaps;

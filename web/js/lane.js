@@ -96,7 +96,7 @@ export class Lane {
       this.snaps = [null];
       this.times = [0];
       this.done = true;
-      this.error = friendlyError(e);
+      this.error = errorText(e);   // in the page's language (error-text.js)
     } finally {
       if (gen === this.gen) {
         this.busy = false;
@@ -286,5 +286,3 @@ export class Lane {
   }
 }
 
-/** An error as the lane shows it: in the page's language (error-text.js). */
-export const friendlyError = errorText;
