@@ -4,7 +4,9 @@ import { engineKind } from './engine.js';
 import { CompareLane } from './compare.js';
 import { ArLane } from './lane-ar.js';
 import { NarLane } from './lane-nar.js';
-import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from './state.js';
+import { DEFAULT_LANES, LANE_TYPES, makeLane } from './lane-types.js';
+import { decodeState, encodeState } from './address.js';
+import { pickModel } from './lane-param.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
@@ -37,8 +39,7 @@ class App {
 
   // ------------------------------------------------------------ models and words
   modelFor(lane) {
-    const ar = lane.kind.ar;
-    return this.models.find((m) => m.id === lane.opts.m && m.autoregressive === ar) ?? this.models.find((m) => m.autoregressive === ar);
+    return pickModel(this.models, lane.kind.ar, lane.opts.m);
   }
 
   normalizedWord(model, word = this.word) {

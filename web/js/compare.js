@@ -6,7 +6,7 @@ import { openIfChanged } from './engine.js';
 import { Lane } from './lane.js';
 import { errorText } from './error-text.js';
 import { SCORES, scoreWeights, scoreWords } from './scores.js';
-import { ATTENTION_SCORES, compareModels, moduleOptions } from './state.js';
+import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
 import { esc, explain, heatmap, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
 

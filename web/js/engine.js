@@ -43,8 +43,10 @@ export async function openDecoder(url) {
       // The model downloads on the page while the worker's code loads (as in boot.js).
       const download = early ? null : fetch(url);
       download?.catch(() => {});
-      const w = createDecoderWorker(early?.worker ?? new URL('./decoder-worker.js', import.meta.url));
+      // boot.js's worker comes with its client (the same module as here), already loading.
+      let w = early ? null : createDecoderWorker(new URL('./decoder-worker.js', import.meta.url));
       try {
+        w ??= await early.client;
         let info;
         if (early) info = await early.loaded;
         else {
@@ -55,7 +57,7 @@ export async function openDecoder(url) {
         performance.mark(`loaded ${url.split('/').pop()}`);
         return { w, info };
       } catch (e) {
-        w.terminate().catch(() => {});
+        w?.terminate().catch(() => {});
         if (pool.get(url) === entry) pool.delete(url);
         throw e;
       }

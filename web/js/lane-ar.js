@@ -1,7 +1,8 @@
 // An autoregressive lane (greedy, beam search, sampling): one token per
 // decoder pass, the search tree of hypotheses, what-if forcing of a token.
 import { ipa, label } from './phonemes.js';
-import { cleanOption, fmt, normalizedScore, scoreFormula } from './state.js';
+import { cleanOption } from './lane-types.js';
+import { fmt, normalizedScore, scoreFormula } from './format.js';
 import { bars, esc, explain, headThumbs, heatmap, outputStrip, scrollRegion } from './views.js';
 import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';

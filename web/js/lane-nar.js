@@ -1,7 +1,7 @@
 // A non-autoregressive lane (one pass, or Mask-Predict's iterations): every
 // position at once, after a length is chosen; drafts per length candidate.
 import { label } from './phonemes.js';
-import { fmt } from './state.js';
+import { fmt } from './format.js';
 import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';

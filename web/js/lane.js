@@ -3,7 +3,8 @@
 // step the page is at. The methods differ in lane-ar.js (greedy, beam,
 // sampling), lane-nar.js (one pass, Mask-Predict) and compare.js (four RNNs).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, fmt, moduleOptions } from './state.js';
+import { LANE_TYPES, moduleOptions } from './lane-types.js';
+import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
 import { forcedScores, forcedView, logprobLine } from './forced.js';
