@@ -7,7 +7,9 @@ import { Lane } from './lane.js';
 import { errorText } from './error-text.js';
 import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
-import { esc, explain, heatmap, phonemeLine, verdict } from './views.js';
+import { esc, explain, phonemeLine, verdict } from './views.js';
+import { heatmap } from './heatmap.js';
+import { label } from './phonemes.js';
 import { t } from './i18n.js';
 
 export class CompareLane extends Lane {
@@ -122,8 +124,8 @@ export class CompareLane extends Lane {
       : `<p class="cmp-out pending">${s ? `${esc(t('compare.soFar'))} ${phonemeLine(text)}` : esc(t(this.busy ? 'status.decoding' : 'compare.step0'))}</p>`;
     const letters = [...this.app.normalizedWord(p.model, this.word ?? this.app.word)];
     const rows = hyps.map((h) => h.attention ?? new Float32Array(letters.length));
-    html += heatmap({ rowLabels: hyps.map((h) => h.texts.at(-1)), colLabels: letters, rows,
-      caption: t('compare.caption', { score: words.name }), highlightLast: !s?.done });
+    html += heatmap({ matrix: rows, rowLabels: hyps.map((h) => label(h.texts.at(-1))), colLabels: letters,
+      caption: t('compare.caption', { score: words.name }), highlightRow: s?.done ? -1 : rows.length - 1, empty: t('heatmap.empty') });
     if (rows.length) {
       const peak = rows.reduce((a, r) => a + Math.max(...r), 0) / rows.length;
       html += `<p class="note">${t('compare.peak_html', { peak: peak.toFixed(2) })}</p>`;

@@ -3,7 +3,8 @@
 import { ipa, label } from './phonemes.js';
 import { cleanOption } from './lane-types.js';
 import { fmt, normalizedScore, scoreFormula } from './format.js';
-import { bars, esc, explain, headThumbs, heatmap, outputStrip, scrollRegion } from './views.js';
+import { bars, esc, explain, outputStrip, scrollRegion } from './views.js';
+import { heatmap } from './heatmap.js';
 import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { beamTree } from './tree.js';
@@ -139,8 +140,11 @@ export class ArLane extends Lane {
     // An RNN has one attention, no layers or heads to pick from.
     const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attention) ? scoreWords(this.model.attention) : null;
     const which = score ? t('attn.whichScore', { score: score.short }) : sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: Number(sel.split('.')[0]) + 1, h: Number(sel.split('.')[1]) + 1 });
-    return heatmap({ rowLabels: pathNodes.map((n) => n.texts.at(-1)), colLabels: this.sourceLetters(), rows, caption: t('attn.captionWhich', { caption, which }) })
-      + (layers * heads > 1 ? headThumbs({ layers, heads, rows: pathNodes.map((n) => n.attentionHeads), S, selected: sel, laneId: this.id }) : '');
+    // Each head's thumbnail: its rows of the path's per-head maps (none yet: zeros).
+    const matrixOf = (l, h) => pathNodes.map((n) => n.attentionHeads?.subarray((l * heads + h) * S, (l * heads + h + 1) * S) ?? []);
+    return heatmap({ matrix: rows, rowLabels: pathNodes.map((n) => label(n.texts.at(-1))), colLabels: this.sourceLetters(),
+      caption: t('attn.captionWhich', { caption, which }), highlightRow: rows.length - 1, empty: t('heatmap.empty'),
+      heads: { layers, heads, selected: sel, action: 'head', aria: t('thumbs.aria'), matrixOf, cols: S } });
   }
 
   /** What the AR views say about the decoder and its attention, for a Transformer or an RNN. */

@@ -2,7 +2,8 @@
 // position at once, after a length is chosen; drafts per length candidate.
 import { label } from './phonemes.js';
 import { fmt } from './format.js';
-import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
+import { esc, explain, green, inkOnGreen, scrollRegion } from './views.js';
+import { heatmap } from './heatmap.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
 import { fitLengthChart, lengthNote, repeatPositions, watchLengthChart } from './nar-length.js';
@@ -133,7 +134,7 @@ export class NarLane extends Lane {
       const shown = firstEnd >= 0 && dr.length - firstEnd > 2 ? firstEnd + 1 : dr.length;
       const rowLabels = dr.texts.slice(0, shown);
       const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
-      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ rowLabels, colLabels: this.sourceLetters(), rows, caption: t('nar.crossCaption'), highlightLast: false })}
+      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ matrix: rows, rowLabels: rowLabels.map(label), colLabels: this.sourceLetters(), caption: t('nar.crossCaption'), empty: t('heatmap.empty') })}
       ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
       ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
     }
