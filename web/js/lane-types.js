@@ -7,35 +7,46 @@ import { cleanModelId } from './lane-param.js';
 export { PAGE_OPTIONS };
 
 // A lane's defaults: the model (m: the first that fits) and the options it shows, in this order.
-const laneDefaults = (...keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, PAGE_OPTIONS[k].default])) });
+const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, PAGE_OPTIONS[k].default])) });
 
-export const LANE_TYPES = {
+// Each type: the options it shows (`shows`, page keys, in order; each reaches the
+// module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
+// and `rules`: module options that depend on others of the lane's.
+const given = (o) => (o.len === 'given' ? o.L : 0);   // a length is passed only when imposed
+const TYPES = {
   greedy: {
-    titleKey: 'lane.greedy', ar: true,
-    defaults: laneDefaults('prefix', 'max'),
+    // Textbook greedy: the most probable token at every step, stop at the first END.
+    titleKey: 'lane.greedy', ar: true, shows: ['prefix', 'max'],
+    fixed: { strategy: 'greedy', topCandidates: 8 },
   },
   beam: {
-    titleKey: 'lane.beam', ar: true,
-    defaults: laneDefaults('k', 'norm', 'alpha', 'nbest', 'prefix', 'max'),
+    titleKey: 'lane.beam', ar: true, shows: ['k', 'norm', 'alpha', 'nbest', 'prefix', 'max'],
+    fixed: { strategy: 'beam', topCandidates: 8 },
+    rules: (o) => ({ nBest: Math.min(o.nbest, o.k) }),   // a beam holds no more than k
   },
   sample: {
-    titleKey: 'lane.sample', ar: true,
-    defaults: laneDefaults('temp', 'topk', 'topp', 'seed', 'prefix', 'max'),
+    titleKey: 'lane.sample', ar: true, shows: ['temp', 'topk', 'topp', 'seed', 'prefix', 'max'],
+    fixed: { strategy: 'sample', topCandidates: 8 },
   },
   nar: {
-    titleKey: 'lane.nar', ar: false,
-    defaults: laneDefaults('len', 'L'),
+    titleKey: 'lane.nar', ar: false, shows: ['len', 'L'],
+    fixed: { strategy: 'nar', iterations: 1, lengthCandidates: 1 },
+    rules: (o) => ({ length: given(o) }),
   },
   mp: {
-    titleKey: 'lane.mp', ar: false,
-    defaults: laneDefaults('T', 'lc', 'lw', 'len', 'L'),
+    titleKey: 'lane.mp', ar: false, shows: ['T', 'lc', 'lw', 'len', 'L'],
+    fixed: { strategy: 'nar' },
+    // Length candidates are the predicted length's runners-up: one length when it is fixed or imposed.
+    rules: (o) => ({ length: given(o), lengthCandidates: o.len === 'predicted' ? o.lc : 1 }),
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
-    titleKey: 'lane.compare', ar: true, compare: true,
-    defaults: {},
+    titleKey: 'lane.compare', ar: true, compare: true, shows: [],
+    fixed: { strategy: 'greedy', topCandidates: 1 },
   },
 };
+
+export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, { ...k, defaults: laneDefaults(k.shows) }]));
 
 // The RNN's attention scores, in the order the course notes build them up.
 export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
@@ -76,28 +87,16 @@ export function makeLane(type, opts = {}) {
   return { type: t, opts: o };
 }
 
-/** Options for the npm module (wasm/src/options.js). */
+/** Options for the npm module (wasm/src/options.js): the lane's shown options under their module names, then its type's own. */
 export function moduleOptions(lane) {
-  const o = lane.opts;
-  switch (lane.type) {
-    case 'greedy':
-      // Textbook greedy: the most probable token at every step, stop at the first END.
-      return { strategy: 'greedy', prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
-    case 'beam':
-      return { strategy: 'beam', beamSize: o.k, lengthNorm: o.norm, gnmtAlpha: o.alpha, nBest: Math.min(o.nbest, o.k),
-        prefix: o.prefix, ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
-    case 'sample':
-      return { strategy: 'sample', temperature: o.temp, topK: o.topk, topP: o.topp, seed: o.seed, prefix: o.prefix,
-        ...(o.max ? { maxLength: o.max } : {}), topCandidates: 8 };
-    case 'nar':
-      return { strategy: 'nar', iterations: 1, narLength: o.len, length: o.len === 'given' ? o.L : 0, lengthCandidates: 1 };
-    case 'mp':
-      return { strategy: 'nar', iterations: o.T, narLength: o.len, length: o.len === 'given' ? o.L : 0,
-        lengthCandidates: o.len === 'predicted' ? o.lc : 1, lengthScoreWeight: o.lw };
-    case 'compare':
-      return { strategy: 'greedy', topCandidates: 1 };
-    default:
-      throw new Error(`unknown lane type ${lane.type}`);
+  if (!isLaneType(lane.type)) throw new Error(`unknown lane type ${lane.type}`);
+  const kind = LANE_TYPES[lane.type];
+  const out = { strategy: kind.fixed.strategy };
+  for (const key of kind.shows) {
+    const page = PAGE_OPTIONS[key];
+    const v = lane.opts[key];
+    if (!('unset' in page && v === page.unset)) out[page.option] = v;   // the unset value leaves the engine's default
   }
+  return Object.assign(out, kind.fixed, kind.rules?.(lane.opts));
 }
 
