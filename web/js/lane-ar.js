@@ -1,7 +1,7 @@
 // An autoregressive lane (greedy, beam search, sampling): one token per
 // decoder pass, the search tree of hypotheses, what-if forcing of a token.
 import { ipa, label } from './phonemes.js';
-import { cleanOption } from './lane-types.js';
+import { PAGE_OPTIONS, cleanOption } from './lane-types.js';
 import { fmt, normalizedScore, scoreFormula } from './format.js';
 import { bars, esc, explain, outputStrip, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
@@ -53,15 +53,15 @@ export class ArLane extends Lane {
   optionControls({ num, range, select }, o) {
     const parts = [];
     if (this.type === 'beam') {
-      parts.push(range('k', t('opt.k'), 1, 16, 1, t('opt.kHelp')),
+      parts.push(range('k', t('opt.k'), t('opt.kHelp')),
         select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
-        range('alpha', t('opt.alpha'), 0, 2, 0.1, t('opt.alphaHelp')),
-        num('nbest', t('opt.nbest'), 1, o.k, 1, t('opt.nbestHelp')));
+        range('alpha', t('opt.alpha'), t('opt.alphaHelp')),
+        num('nbest', t('opt.nbest'), t('opt.nbestHelp'), { max: o.k }));
     } else if (this.type === 'sample') {
-      parts.push(range('temp', t('opt.temp'), 0.1, 3, 0.1, t('opt.tempHelp')),
-        num('topk', t('opt.topk'), 0, 64, 1),
-        range('topp', t('opt.topp'), 0.05, 1, 0.05, t('opt.toppHelp')),
-        `${num('seed', t('opt.seed'), 0, 2147483647, 1)}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`);
+      parts.push(range('temp', t('opt.temp'), t('opt.tempHelp')),
+        num('topk', t('opt.topk')),
+        range('topp', t('opt.topp'), t('opt.toppHelp')),
+        `${num('seed', t('opt.seed'))}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`);
     }
     if (o.prefix || o.max) parts.push(this.forcedNote());
     return parts;
@@ -221,10 +221,11 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
     const shown = finished.slice(0, 8);
     const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
+    const alphaUi = PAGE_OPTIONS.alpha.ui;   // the same slider as the lane's options
     html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
       <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
       ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
-      <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="0" max="2" step="0.1" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
+      <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="${alphaUi.min}" max="${alphaUi.max}" step="${alphaUi.step}" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
       ${shown.length ? scrollRegion(`<table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
       ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
       ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;

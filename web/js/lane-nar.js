@@ -32,13 +32,13 @@ export class NarLane extends Lane {
   get title() { return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : super.title; }
 
   optionControls({ num, range, select }, o) {
-    const mp = this.type === 'mp' ? [range('T', t('opt.T'), 1, 20, 1, t('opt.THelp'))] : [];
+    const mp = this.type === 'mp' ? [range('T', t('opt.T'), t('opt.THelp'))] : [];
     if (mp.length && o.len === 'predicted') {
-      mp.push(range('lc', t('opt.lc'), 1, 8, 1, t('opt.lcHelp')));
-      if (o.lc > 1) mp.push(range('lw', t('opt.lw'), 0, 1, 0.01, t('opt.lwHelp')));
+      mp.push(range('lc', t('opt.lc'), t('opt.lcHelp')));
+      if (o.lc > 1) mp.push(range('lw', t('opt.lw'), t('opt.lwHelp')));
     }
     const len = select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
-    return [...mp, len, ...(o.len === 'given' ? [num('L', t('opt.L'), 1, 256, 1)] : [])];
+    return [...mp, len, ...(o.len === 'given' ? [num('L', t('opt.L'))] : [])];
   }
 
   view(i) {

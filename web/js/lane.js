@@ -3,7 +3,7 @@
 // step the page is at. The methods differ in lane-ar.js (greedy, beam,
 // sampling), lane-nar.js (one pass, Mask-Predict) and compare.js (four RNNs).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, moduleOptions } from './lane-types.js';
+import { LANE_TYPES, PAGE_OPTIONS, moduleOptions } from './lane-types.js';
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
@@ -201,8 +201,8 @@ export class Lane {
     const f = (id) => `${this.id}-${id}`;
     const html = `<label for="${f('m')}">${esc(t('opt.model'))}</label><select id="${f('m')}" data-opt="m">${models.map((m) =>
       `<option value="${esc(m.id)}"${cur && m.id === cur.id ? ' selected' : ''}>${esc(m.name)}${m.fixture ? esc(t('model.randomSuffix')) : ''}</option>`).join('')}</select>`;
-    const num = (key, lab, min, max, step = 1, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`;
-    const range = (key, lab, min, max, step, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`;
+    const num = (key, lab, help = '', over = {}) => { const { min, max, step } = { ...PAGE_OPTIONS[key].ui, ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    const range = (key, lab, help = '') => { const { min, max, step } = PAGE_OPTIONS[key].ui; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`;
     this.el.querySelector('.lane-opts').innerHTML = `<div class="opt-grid">${html}${this.optionControls({ num, range, select }, o).join('')}</div>`;
     this.afterControls();
