@@ -1,10 +1,8 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
 import { lookup } from './dict.js';
 import { engineKind } from './engine.js';
-import { CompareLane } from './compare.js';
-import { ArLane } from './lane-ar.js';
-import { NarLane } from './lane-nar.js';
-import { DEFAULT_LANES, LANE_TYPES, makeLane } from './lane-types.js';
+import { createLane } from './lane-registry.js';
+import { DEFAULT_LANES, makeLane } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
 import { pickModel } from './lane-param.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
@@ -146,8 +144,7 @@ class App {
   }
 
   addLane(spec, { decode = true } = {}) {
-    const Kind = spec.type === 'compare' ? CompareLane : LANE_TYPES[spec.type].ar ? ArLane : NarLane;
-    const lane = new Kind(this, spec);
+    const lane = createLane(this, spec);
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();
@@ -186,7 +183,7 @@ class App {
 
   updateLane(lane, patch) {
     const spec = makeLane(lane.type, { ...lane.opts, ...patch });
-    if (lane.type === 'beam') spec.opts.nbest = Math.min(spec.opts.nbest, spec.opts.k);
+    lane.settleOptions(spec.opts);
     const focusId = document.activeElement?.id;
     lane.opts = spec.opts;
     lane.renderControls();

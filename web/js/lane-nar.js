@@ -1,12 +1,13 @@
-// A non-autoregressive lane (one pass, or Mask-Predict's iterations): every
-// position at once, after a length is chosen; drafts per length candidate.
+// What the non-autoregressive lanes share (OnePassLane, MaskPredictLane): every
+// position at once, after a length is chosen; drafts per length candidate. A type
+// gives its intro(), its number of iterations, its own controls and notes.
 import { label } from './phonemes.js';
 import { fmt } from './format.js';
 import { esc, explain, green, inkOnGreen, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
-import { fitLengthChart, lengthNote, repeatPositions, watchLengthChart } from './nar-length.js';
+import { fitLengthChart, repeatPositions, watchLengthChart } from './nar-length.js';
 import { selfAttentionView } from './self-attention.js';
 
 export class NarLane extends Lane {
@@ -29,17 +30,18 @@ export class NarLane extends Lane {
     return s && !s.autoregressive && s.drafts[s.bestDraft] ? s.drafts[s.bestDraft].length : 0;
   }
 
-  get title() { return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : super.title; }
-
-  optionControls({ num, range, select }, o) {
-    const mp = this.type === 'mp' ? [range('T', t('opt.T'), t('opt.THelp'))] : [];
-    if (mp.length && o.len === 'predicted') {
-      mp.push(range('lc', t('opt.lc'), t('opt.lcHelp')));
-      if (o.lc > 1) mp.push(range('lw', t('opt.lw'), t('opt.lwHelp')));
-    }
+  // The type's own controls, then the length: how it is chosen, and the one imposed.
+  optionControls(builders, o) {
+    const { num, select } = builders;
     const len = select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
-    return [...mp, len, ...(o.len === 'given' ? [num('L', t('opt.L'))] : [])];
+    return [...this.ownControls(builders, o), len, ...(o.len === 'given' ? [num('L', t('opt.L'))] : [])];
   }
+
+  /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
+  ownControls() { return []; }
+
+  /** A note under the grid on the length the draft has (the one-pass lane's), or ''. */
+  lengthNote() { return ''; }
 
   view(i) {
     return this.narView(i);
@@ -62,10 +64,8 @@ export class NarLane extends Lane {
   narView(i) {
     const s = this.snaps[i];
     const o = this.opts;
-    const T = this.type === 'mp' ? o.T : 1;
-    let html = this.type === 'nar'
-      ? explain(t('nar.title'), t('nar.explain_html'))
-      : explain(t('mp.title'), t('mp.explain_html'));
+    const T = this.iterations;
+    let html = this.intro();
     if (!s) {
       return html + `<p class="waiting">${t(T > 1 ? 'nar.waitingMp_html' : 'nar.waiting_html', { letters: esc(this.sourceLetters().join('')) })}</p>`;
     }
@@ -125,7 +125,7 @@ export class NarLane extends Lane {
       ${scrollRegion(`<table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
       <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table>`, t('nar.gridCaption'))}
       <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p>
-      ${this.type === 'nar' && this.word === this.app.word ? lengthNote(dr, o.len, this.app.reference?.prons) : ''}</div>`;
+      ${this.lengthNote(dr)}</div>`;
     if (dr.attention) {
       const S = this.sourceLetters().length;
       // At a fixed maximum length most rows are END padding the output is cut at: draw up

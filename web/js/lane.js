@@ -208,6 +208,9 @@ export class Lane {
     this.afterControls();
   }
 
+  /** Brings options that depend on each other into line, in place (a beam lists no more than k). */
+  settleOptions() {}
+
   /** The lane's own option controls (markup pieces), from the builders num, range and select. */
   optionControls() { return []; }
   afterControls() {}

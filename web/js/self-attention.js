@@ -131,7 +131,7 @@ function arDecoderMatrix(lane, i) {
   const map = lane.nodes(i);
   // In a beam lane, the hypothesis the learner picked (row of the table, node of the
   // tree), as its cross-attention does; the root (nothing fed yet) has no row to show.
-  const picked = lane.type === 'beam' && lane.ui.selected ? map.get(lane.ui.selected) : null;
+  const picked = lane.selectsHypothesis && lane.ui.selected ? map.get(lane.ui.selected) : null;
   const h = picked ?? followed(s);
   const path = lane.path(map, h.id);
   if (!path.length || path.some((n) => !n.selfAttention)) return { missing: t('sa.noDecoder') };
@@ -142,7 +142,7 @@ function arDecoderMatrix(lane, i) {
   return {
     layers: s.layers, heads: s.heads, rows: path.map((n) => n.selfAttention), masked: true, labels,
     axis: { rows: t('sa.rowsPhonemes'), cols: t('sa.colsPhonemes') },
-    caption: t(picked ? 'sa.decCaptionBeamSel' : lane.type === 'beam' ? 'sa.decCaptionBeam' : 'sa.decCaptionAr', { hyp, i }),
+    caption: t(picked ? 'sa.decCaptionBeamSel' : lane.selfAttentionCaption, { hyp, i }),
     explain: t('sa.decAr_html'),
   };
 }
@@ -159,7 +159,7 @@ function narDecoderMatrix(lane, i) {
     layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true,
     axis: { rows: t('sa.rowsPositions'), cols: t('sa.colsPositions') },
     caption: t('sa.decCaptionNar', { i, L: n }),
-    explain: t(lane.type === 'mp' ? 'sa.decMp_html' : 'sa.decNar_html'),
+    explain: t(lane.selfAttentionKey),
   };
 }
 
