@@ -33,6 +33,31 @@ class App {
     this.wordGen = 0;
     this.loadStart = performance.now();
     this.firstResultMs = null;
+    this.laneContext = this.makeLaneContext();
+  }
+
+  /**
+   * All a lane may ask of the page: the models, the word, the step shown and its
+   * reference; the word checked and normalised for a model; where the lane stands
+   * in the row; and the page told that it decoded, or asked to change, remove or
+   * move it.
+   */
+  makeLaneContext() {
+    const app = this;
+    return {
+      get models() { return app.models; },
+      get word() { return app.word; },
+      get step() { return app.t; },
+      get reference() { return app.reference; },
+      modelFor: (lane) => app.modelFor(lane),
+      checkWord: (word, model) => app.checkWord(word, model),
+      normalizedWord: (model, word) => app.normalizedWord(model, word),
+      place: (lane) => ({ index: app.lanes.indexOf(lane), count: app.lanes.length }),
+      decoded: (lane) => app.laneDecoded(lane),
+      update: (lane, patch) => app.updateLane(lane, patch),
+      remove: (lane) => app.removeLane(lane),
+      move: (lane, dir) => app.moveLane(lane, dir),
+    };
   }
 
   // ------------------------------------------------------------ models and words
@@ -144,7 +169,7 @@ class App {
   }
 
   addLane(spec, { decode = true } = {}) {
-    const lane = createLane(this, spec);
+    const lane = createLane(this.laneContext, spec);
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();
@@ -182,10 +207,8 @@ class App {
   }
 
   updateLane(lane, patch) {
-    const spec = makeLane(lane.type, { ...lane.opts, ...patch });
-    lane.settleOptions(spec.opts);
     const focusId = document.activeElement?.id;
-    lane.opts = spec.opts;
+    lane.setOptions(patch);
     lane.renderControls();
     lane.render(this.t);   // e.g. a new length norm re-ranks the finished hypotheses at once
     if (focusId) document.getElementById(focusId)?.focus();

@@ -17,14 +17,14 @@ import { selfAttentionView } from './self-attention.js';
 export class ArLane extends Lane {
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
-    else if (a === 'unforce') this.app.updateLane(this, { prefix: '', max: 0 });
-    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.app.t); }
-    else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.app.t); }
+    else if (a === 'unforce') this.ctx.update(this, { prefix: '', max: 0 });
+    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
+    else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
 
   onChange(e) {
     const el = e.target;
-    if (el.dataset.ui === 'pruned') { this.ui.pruned = el.value; this.render(this.app.t); return; }
+    if (el.dataset.ui === 'pruned') { this.ui.pruned = el.value; this.render(this.ctx.step); return; }
     super.onChange(e);
   }
 
@@ -35,8 +35,8 @@ export class ArLane extends Lane {
     const h = s && (s.live[0] ?? s.finished[0]);
     if (!h) return;
     const before = h.tokens.slice(0, step - 1).map((_, i) => h.texts[i]);
-    if (token === '</s>') this.app.updateLane(this, { prefix: before.join(' '), max: step });
-    else this.app.updateLane(this, { prefix: [...before, token].join(' '), max: 0 });
+    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), max: step });
+    else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
   }
 
   // The type's own controls, then the what-if note of a forced lane.

@@ -19,7 +19,7 @@ export class BeamLane extends ArLane {
     const el = e.target;
     if (el.dataset.opt === 'alpha') {
       this.opts.alpha = cleanOption(this.type, 'alpha', el.value);
-      this.render(this.app.t);      // re-rank now, re-decode on change
+      this.render(this.ctx.step);      // re-rank now, re-decode on change
     }
   }
 

@@ -12,9 +12,9 @@ import { selfAttentionView } from './self-attention.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
-    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.app.t); }
-    else if (a === 'length') this.app.updateLane(this, { len: 'given', L: Number(b.dataset.length) });
-    else if (a === 'predicted') this.app.updateLane(this, { len: 'predicted', L: 0 });
+    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.ctx.step); }
+    else if (a === 'length') this.ctx.update(this, { len: 'given', L: Number(b.dataset.length) });
+    else if (a === 'predicted') this.ctx.update(this, { len: 'predicted', L: 0 });
   }
 
   // A length imposed from the picker starts at the length on screen.
@@ -26,7 +26,7 @@ export class NarLane extends Lane {
   }
 
   currentLength() {
-    const s = this.snaps[this.index(this.app.t)] ?? this.snaps[this.lastIndex];
+    const s = this.snaps[this.index(this.ctx.step)] ?? this.snaps[this.lastIndex];
     return s && !s.autoregressive && s.drafts[s.bestDraft] ? s.drafts[s.bestDraft].length : 0;
   }
 
@@ -72,7 +72,7 @@ export class NarLane extends Lane {
     // Length distribution.
     const probs = Array.from(s.lengthLogprobs, Math.exp);
     const best = s.drafts[s.bestDraft];
-    const ref = this.app.reference?.prons?.[0]?.split(' ').length ?? 0;
+    const ref = this.ctx.reference?.prons?.[0]?.split(' ').length ?? 0;
     const maxP = Math.max(...probs.slice(1));
     const lenHeading = o.len === 'predicted' ? t('nar.lenPredicted') : o.len === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.L });
     const lenbar = (p, L) => {

@@ -16,7 +16,7 @@ const LANE_CLASSES = {
   compare: CompareLane,
 };
 
-/** A lane of spec {type, opts} (from makeLane) on the page `app`. */
-export function createLane(app, spec) {
-  return new LANE_CLASSES[spec.type](app, spec);
+/** A lane of spec {type, opts} (from makeLane), given ctx: what it may ask of the page (App.laneContext). */
+export function createLane(ctx, spec) {
+  return new LANE_CLASSES[spec.type](ctx, spec);
 }

@@ -9,7 +9,7 @@ export class SampleLane extends ArLane {
   get chosenKey() { return 'ar.drawn'; }
 
   onAction(a, b) {
-    if (a === 'reseed') this.app.updateLane(this, { seed: (this.opts.seed % 1000) + 1 });
+    if (a === 'reseed') this.ctx.update(this, { seed: (this.opts.seed % 1000) + 1 });
     else super.onAction(a, b);
   }
 
