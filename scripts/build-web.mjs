@@ -22,7 +22,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { ATTENTION_SCORES, DEFAULT_LANES, LANE_TYPES, compareModels } from '../web/js/state.js';
+import { ATTENTION_SCORES, DEFAULT_LANES, LANE_TYPES, compareModels } from '../web/js/lane-types.js';
 import en from '../web/i18n/en.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -129,7 +129,7 @@ const scoreOrder = (m) => (m.attention ? ATTENTION_SCORES.indexOf(m.attention) :
 models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9))
   || (scoreOrder(a) - scoreOrder(b)) || a.id.localeCompare(b.id));
 // What the page needs before it can start: the models, and what boot.js needs
-// to pick the first lane's model as the page will (the lane types of state.js).
+// to pick the first lane's model as the page will (the lane types of lane-types.js).
 const site = {
   models,
   compare: compareModels(models).filter(Boolean).map((m) => m.id),
@@ -167,7 +167,14 @@ function fillStatic(html, strings) {
     if (!html.includes(tag)) fail(`web/index.html lacks ${tag}`);
     html = html.replace(tag, () => text);
   };
-  const boot = readFileSync(join(root, 'web/js/boot.js'), 'utf8');
+  // boot.js reads the first lane as the page does, with the page's own functions
+  // (web/js/lane-param.js, which imports nothing), inlined at the start of its function.
+  const shared = readFileSync(join(root, 'web/js/lane-param.js'), 'utf8').replace(/^export /gm, '');
+  if (/^\s*import\b/m.test(shared)) fail('web/js/lane-param.js must import nothing: boot.js inlines it');
+  const bootSource = readFileSync(join(root, 'web/js/boot.js'), 'utf8');
+  const opening = '\n(() => {\n';
+  if (bootSource.split(opening).length !== 2) fail('web/js/boot.js must hold one function opening "(() => {"');
+  const boot = bootSource.replace(opening, () => `${opening}${shared}\n`);
   if (/<\/script/i.test(boot)) fail('web/js/boot.js must not contain "</script"');
   const json = JSON.stringify(site).replace(/</g, '\\u003c');
   inline('<script src="js/boot.js"></script>', `<script type="application/json" id="site-data">${json}</script>\n<script>\n${boot}</script>`);

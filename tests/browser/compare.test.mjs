@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
 import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 

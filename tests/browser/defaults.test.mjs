@@ -1,14 +1,14 @@
 // The page's Mask-Predict lane decodes, by default, the way g2p-cmlm's numbers in
 // models/README.md were measured: the length score weight is chosen on dev words
 // for the shipped model and lives in models/train/decoding.json, which models/manifest.json
-// carries as g2p-cmlm's `decoding`; web/js/state.js repeats it for the page. This test
+// carries as g2p-cmlm's `decoding`; web/js/page-options.js repeats it for the page. This test
 // keeps the two from drifting apart.
 //   node --test tests/browser/defaults.test.mjs
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { root } from './helpers.mjs';
 
 test('the Mask-Predict lane defaults to the evaluation options of g2p-cmlm', () => {

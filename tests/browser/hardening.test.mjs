@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
 import { openPage, servedSite, site, waitReady } from './helpers.mjs';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
-import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels } from './expect.mjs';
 import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 

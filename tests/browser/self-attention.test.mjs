@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { installPackage } from '../node/helpers.mjs';
 import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { STOPS } from '../../web/js/tour.js';
-import { decodeState } from '../../web/js/state.js';
+import { decodeState } from '../../web/js/address.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { artifact, assertFitsPhone, openPage, servedSite } from './helpers.mjs';

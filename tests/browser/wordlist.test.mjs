@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { before, describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/state.js';
+import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { cliPath, installPackage } from '../node/helpers.mjs';

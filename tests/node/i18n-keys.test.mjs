@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { setLang, t } from '../../web/js/i18n.js';
-import { decodeState, encodeState, makeLane } from '../../web/js/state.js';
+import { decodeState, encodeState } from '../../web/js/address.js';
+import { makeLane } from '../../web/js/lane-types.js';
 
 const web = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'web');
 const sources = readdirSync(join(web, 'js')).filter((f) => f.endsWith('.js'))

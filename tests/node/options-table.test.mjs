@@ -2,7 +2,7 @@
 // fails when what is written from the table (scripts/gen-options.mjs) is stale,
 // and holds to the table what is written by hand: the CLI's flags and usage
 // text, the option tables of README.md and docs/decoding.md, and the page's
-// defaults and ranges (web/js/state.js), which may depart from the engine's only
+// defaults and ranges (web/js/page-options.js), which may depart from the engine's only
 // where they say so.
 //   node --test tests/node/options-table.test.mjs
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { TABLE_PATH, generatedFiles, readTable, staleFiles } from '../../scripts/gen-options.mjs';
 import { DEFAULT_OPTIONS, normalizeOptions } from '../../wasm/src/options.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, moduleOptions } from '../../web/js/state.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { ROOT } from './helpers.mjs';
 
 const table = readTable();

@@ -1,9 +1,10 @@
-// The tour's stops are addresses of the page (web/js/tour.js, web/js/state.js): each
+// The tour's stops are addresses of the page (web/js/tour.js, web/js/address.js): each
 // decodes cleanly, to a word and lanes, and tour=N goes in and out of the address.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { STOPS } from '../../web/js/tour.js';
-import { decodeState, encodeState, makeLane } from '../../web/js/state.js';
+import { decodeState, encodeState } from '../../web/js/address.js';
+import { makeLane } from '../../web/js/lane-types.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 

@@ -470,7 +470,6 @@ export default {
   'moderr.Cancelled': 'The decode was cancelled.',
   'moderr.Error': 'The decoder failed.',
   'boot.modelHttp': 'Cannot load the model from {url}: HTTP {status}.',
-  'boot.notLoaded': 'The model did not load.',
   'boot.workerFailed': 'The decoder worker failed to start.',
 
 };

@@ -471,7 +471,6 @@ export default {
   'moderr.Cancelled': '解码已被取消。',
   'moderr.Error': '解码器出错了。',
   'boot.modelHttp': '无法从 {url} 加载模型：HTTP {status}。',
-  'boot.notLoaded': '模型没有加载成功。',
   'boot.workerFailed': '解码用的 Web Worker 无法启动。',
 
 };

@@ -1,10 +1,10 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
 import { lookup } from './dict.js';
 import { engineKind } from './engine.js';
-import { CompareLane } from './compare.js';
-import { ArLane } from './lane-ar.js';
-import { NarLane } from './lane-nar.js';
-import { DEFAULT_LANES, LANE_TYPES, decodeState, encodeState, makeLane } from './state.js';
+import { createLane } from './lane-registry.js';
+import { DEFAULT_LANES, makeLane } from './lane-types.js';
+import { decodeState, encodeState } from './address.js';
+import { pickModel } from './lane-param.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
@@ -33,12 +33,36 @@ class App {
     this.wordGen = 0;
     this.loadStart = performance.now();
     this.firstResultMs = null;
+    this.laneContext = this.makeLaneContext();
+  }
+
+  /**
+   * All a lane may ask of the page: the models, the word, the step shown and its
+   * reference; the word checked and normalised for a model; where the lane stands
+   * in the row; and the page told that it decoded, or asked to change, remove or
+   * move it.
+   */
+  makeLaneContext() {
+    const app = this;
+    return {
+      get models() { return app.models; },
+      get word() { return app.word; },
+      get step() { return app.t; },
+      get reference() { return app.reference; },
+      modelFor: (lane) => app.modelFor(lane),
+      checkWord: (word, model) => app.checkWord(word, model),
+      normalizedWord: (model, word) => app.normalizedWord(model, word),
+      place: (lane) => ({ index: app.lanes.indexOf(lane), count: app.lanes.length }),
+      decoded: (lane) => app.laneDecoded(lane),
+      update: (lane, patch) => app.updateLane(lane, patch),
+      remove: (lane) => app.removeLane(lane),
+      move: (lane, dir) => app.moveLane(lane, dir),
+    };
   }
 
   // ------------------------------------------------------------ models and words
   modelFor(lane) {
-    const ar = lane.kind.ar;
-    return this.models.find((m) => m.id === lane.opts.m && m.autoregressive === ar) ?? this.models.find((m) => m.autoregressive === ar);
+    return pickModel(this.models, lane.kind.ar, lane.opts.m);
   }
 
   normalizedWord(model, word = this.word) {
@@ -89,7 +113,7 @@ class App {
   // ------------------------------------------------------------ state changes
   setWord(word, { keepStep = false, fromAddress = false } = {}) {
     if (!fromAddress) this.addressNotes = [];
-    this.word = word.trim().toUpperCase() === word.trim() ? word.trim() : word.trim();
+    this.word = word.trim();
     $('word').value = this.word;
     // A new word starts at step 0: the learner steps or plays through it, rather than
     // meeting the finished answer first.
@@ -145,8 +169,7 @@ class App {
   }
 
   addLane(spec, { decode = true } = {}) {
-    const Kind = spec.type === 'compare' ? CompareLane : LANE_TYPES[spec.type].ar ? ArLane : NarLane;
-    const lane = new Kind(this, spec);
+    const lane = createLane(this.laneContext, spec);
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();
@@ -184,10 +207,8 @@ class App {
   }
 
   updateLane(lane, patch) {
-    const spec = makeLane(lane.type, { ...lane.opts, ...patch });
-    if (lane.type === 'beam') spec.opts.nbest = Math.min(spec.opts.nbest, spec.opts.k);
     const focusId = document.activeElement?.id;
-    lane.opts = spec.opts;
+    lane.setOptions(patch);
     lane.renderControls();
     lane.render(this.t);   // e.g. a new length norm re-ranks the finished hypotheses at once
     if (focusId) document.getElementById(focusId)?.focus();

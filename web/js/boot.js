@@ -6,8 +6,9 @@
 // its own code. engine.js adopts the worker (window.seq2seqBoot.take).
 //
 // It must pick the model the page will pick, or a second model is downloaded
-// for nothing; tests/browser/weight.test.mjs checks that it does. The rules
-// are app.js's modelFor() and the URL format of state.js, for the first lane only.
+// for nothing; tests/browser/weight.test.mjs checks that it does. The rules are
+// the page's own: scripts/build-web.mjs inlines web/js/lane-param.js (splitLaneParam,
+// cleanModelId, pickModel) at the start of the function below.
 (() => {
   const el = document.getElementById('site-data');
   if (!el || typeof Worker !== 'function') return;
@@ -21,23 +22,15 @@
   const specs = q.has('lane') ? q.getAll('lane') : site.defaultLanes;
   let lane = null;
   for (const s of specs) {
-    const i = s.indexOf(':');
-    const type = i < 0 ? s : s.slice(0, i);
+    const { type, pairs } = splitLaneParam(s);
     // An own key: 'constructor' or 'toString' is no lane, though every object has them.
     if (!Object.hasOwn(site.laneKinds, type)) continue;
-    const m = /(?:^|,)m=([^,]*)/.exec(i < 0 ? '' : s.slice(i + 1));
-    let id = m ? m[1] : '';
-    try { id = decodeURIComponent(id); } catch { /* malformed: kept as is, as state.js does */ }
-    lane = { kind: site.laneKinds[type], m: id.replace(/[^\w.-]/g, '') };
+    // The last m= wins, as the page reads the address.
+    lane = { kind: site.laneKinds[type], m: cleanModelId(pairs.findLast(([k]) => k === 'm')?.[1]) };
     break;
   }
   if (!lane) return;
-  let model;
-  if (lane.kind === 'compare') model = site.models.find((x) => x.id === site.compare[0]);
-  else {
-    const ar = lane.kind === 'ar';
-    model = site.models.find((x) => x.id === lane.m && x.autoregressive === ar) ?? site.models.find((x) => x.autoregressive === ar);
-  }
+  const model = lane.kind === 'compare' ? site.models.find((x) => x.id === site.compare[0]) : pickModel(site.models, lane.kind === 'ar', lane.m);
   if (!model) return;
   const url = new URL(model.file, document.baseURI).href;
   performance.mark(`boot ${model.file.split('/').pop()}`);
@@ -56,35 +49,29 @@
     return r.arrayBuffer();
   });
   const worker = new Worker('js/decoder-worker.js', { type: 'module' });
-  // The worker protocol of wasm/src/worker-protocol.js; id 0 is never used by
-  // the worker client, which ignores replies it did not ask for.
-  const loaded = new Promise((resolve, reject) => {
-    const onMessage = (e) => {
-      if (e.data?.id !== 0) return;
-      worker.removeEventListener('message', onMessage);
-      if (e.data.ok) resolve(e.data.value);
-      // The module's error, with its kind: the page words it by kind.
-      else if (e.data.error?.message) reject(Object.assign(new Error(e.data.error.message), { kind: e.data.error.kind ?? 'Error' }));
-      else reject(failure('the model did not load', 'boot.notLoaded'));
-    };
-    worker.addEventListener('message', onMessage);
+  // A worker that fails to start says so before the worker client may be listening.
+  const started = new Promise((resolve, reject) => {
     worker.addEventListener('error', (e) => reject(e.message ? Object.assign(new Error(e.message), { kind: 'WorkerError' })
       : failure('the decoder worker failed to start', 'boot.workerFailed')), { once: true });
-    // A download that failed on the way (no HTTP status) is the browser's TypeError, in its words.
-    bytes.then((b) => worker.postMessage({ id: 0, type: 'load', source: b }, [b]), (e) => reject(e.key ? e : Object.assign(e, { kind: 'NetworkError' })));
   });
+  // The worker is spoken to through the npm module's worker client, as engine.js
+  // does: fetched now, while the model downloads, and the same module engine.js imports.
+  const client = import(new URL('wasm/src/worker-client.js', document.baseURI).href).then((m) => m.createDecoderWorker(worker));
+  // A download that failed on the way (no HTTP status) is the browser's TypeError, in its words.
+  const download = bytes.catch((e) => { throw e.key ? e : Object.assign(e, { kind: 'NetworkError' }); });
+  const loaded = Promise.race([started, Promise.all([client, download]).then(([w, b]) => w.load(b))]);
   loaded.catch(() => {});   // engine.js reports it, if it takes the worker
   let taken = false;
   window.seq2seqBoot = {
-    /** The worker already loading `url` ({worker, loaded: Promise<ModelInfo>}), once; else null. */
+    /** The worker already loading `url` ({client: Promise<DecoderWorker>, loaded: Promise<ModelInfo>}), once; else null. */
     take(wanted) {
       if (taken || wanted !== url) return null;
       taken = true;
-      return { worker, loaded };
+      return { client, loaded };
     },
     /** Called once the lanes have opened their decoders: a worker nobody took is not needed. */
     dispose() {
-      if (!taken) worker.terminate();
+      if (!taken) worker.terminate();   // the client's terminate() is the same call
       taken = true;
     },
   };

@@ -3,20 +3,23 @@
 // attention maps (letters × phonemes) side by side. Each decodes greedily, and
 // the maps grow with the page's step like every lane. URL: lane=compare.
 import { openIfChanged } from './engine.js';
-import { Lane, friendlyError } from './lane.js';
+import { Lane } from './lane.js';
+import { errorText } from './error-text.js';
 import { SCORES, scoreWeights, scoreWords } from './scores.js';
-import { ATTENTION_SCORES, compareModels, moduleOptions } from './state.js';
-import { esc, explain, heatmap, phonemeLine, verdict } from './views.js';
+import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
+import { esc, explain, phonemeLine, verdict } from './views.js';
+import { heatmap } from './heatmap.js';
+import { label } from './phonemes.js';
 import { t } from './i18n.js';
 
 export class CompareLane extends Lane {
-  constructor(app, spec) {
-    super(app, spec);
+  constructor(ctx, spec) {
+    super(ctx, spec);
     this.panels = ATTENTION_SCORES.map((score) => ({ score, model: null, decoder: null, url: null, info: null, snaps: [null], times: [0], error: null }));
   }
 
   /** The RNN models compared, in the order of their scores (those this build has). */
-  get models() { return compareModels(this.app.models).filter(Boolean); }
+  get models() { return compareModels(this.ctx.models).filter(Boolean); }
   get model() { return this.models[0] ?? null; }
   get lastIndex() { return Math.max(0, ...this.panels.map((p) => p.snaps.length - 1)); }
 
@@ -27,7 +30,7 @@ export class CompareLane extends Lane {
   // ------------------------------------------------------------ decoding
   async decode(word) {
     const gen = this.beginDecode();
-    const found = compareModels(this.app.models);
+    const found = compareModels(this.ctx.models);
     if (!found.some(Boolean)) this.error = t('compare.noModels');
     // The four decode side by side, each in its model's worker.
     await Promise.all(this.panels.map((p, i) => this.decodePanel(p, found[i], word, gen)));
@@ -35,7 +38,7 @@ export class CompareLane extends Lane {
     this.word = word;
     this.done = true;
     this.busy = false;
-    this.app.laneDecoded(this);
+    this.ctx.decoded(this);
   }
 
   async decodePanel(p, m, word, gen) {
@@ -48,13 +51,13 @@ export class CompareLane extends Lane {
           if (gen !== this.gen) return;
           p.info = p.decoder.info;
         }
-        const problem = this.app.checkWord(word, m);
+        const problem = this.ctx.checkWord(word, m);
         if (problem) throw new Error(problem);
         got = await this.decodeAll(p.decoder, word, moduleOptions(this), gen);
         if (!got) return;
       }
     } catch (e) {
-      error = friendlyError(e);
+      error = errorText(e);
     }
     if (gen !== this.gen) return;
     p.snaps = got.snaps;
@@ -84,7 +87,7 @@ export class CompareLane extends Lane {
     const result = this.el.querySelector('.lane-result');
     if (this.renderError(body, result)) return;
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
-    const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
+    const refs = this.word === this.ctx.word ? this.ctx.reference : null;   // not while old snapshots are on screen
     body.innerHTML = explain(t('compare.title'), t('compare.explain_html'))
       + `<div class="score-grid">${this.panels.map((p) => this.panelView(p, at, refs)).join('')}</div>`;
     const ds = body.querySelectorAll('details');
@@ -119,10 +122,10 @@ export class CompareLane extends Lane {
     html += s?.done
       ? `<p class="cmp-out" data-result="${esc(text)}">${phonemeLine(text)} ${verdict(refs, text)}</p>`
       : `<p class="cmp-out pending">${s ? `${esc(t('compare.soFar'))} ${phonemeLine(text)}` : esc(t(this.busy ? 'status.decoding' : 'compare.step0'))}</p>`;
-    const letters = [...this.app.normalizedWord(p.model, this.word ?? this.app.word)];
+    const letters = [...this.ctx.normalizedWord(p.model, this.word ?? this.ctx.word)];
     const rows = hyps.map((h) => h.attention ?? new Float32Array(letters.length));
-    html += heatmap({ rowLabels: hyps.map((h) => h.texts.at(-1)), colLabels: letters, rows,
-      caption: t('compare.caption', { score: words.name }), highlightLast: !s?.done });
+    html += heatmap({ matrix: rows, rowLabels: hyps.map((h) => label(h.texts.at(-1))), colLabels: letters,
+      caption: t('compare.caption', { score: words.name }), highlightRow: s?.done ? -1 : rows.length - 1, empty: t('heatmap.empty') });
     if (rows.length) {
       const peak = rows.reduce((a, r) => a + Math.max(...r), 0) / rows.length;
       html += `<p class="note">${t('compare.peak_html', { peak: peak.toFixed(2) })}</p>`;

@@ -7,6 +7,10 @@
 import '../wasm/dist/seq2seq_core.mjs';
 import '../wasm/src/options-table.js';
 import '../wasm/src/errors.js';
+import '../wasm/src/env.js';
+import '../wasm/src/target.js';
+import '../wasm/src/batch.js';
+import '../wasm/src/model-source.js';
 import '../wasm/src/options.js';
 import '../wasm/src/core.js';
 import '../wasm/src/index.js';

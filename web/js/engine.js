@@ -15,8 +15,8 @@
 // model, shared by the lanes that use it, each lane holding it for a whole
 // decode (`exclusive`). So the WebAssembly is compiled and a model loaded once
 // per model, lanes on different models decode in parallel, and the page thread
-// never blocks. This file is the only one that knows: swapping openDecoder for
-// the in-thread version below is the one change needed to decode on the page thread.
+// never blocks. This file is the only one that knows: an openDecoder of the same face over
+// the in-thread API (wasm/src/index.js) is the one change needed to decode on the page thread.
 import { createDecoderWorker } from '../wasm/src/worker-client.js';
 
 export const engineKind = 'worker';
@@ -43,8 +43,10 @@ export async function openDecoder(url) {
       // The model downloads on the page while the worker's code loads (as in boot.js).
       const download = early ? null : fetch(url);
       download?.catch(() => {});
-      const w = createDecoderWorker(early?.worker ?? new URL('./decoder-worker.js', import.meta.url));
+      // boot.js's worker comes with its client (the same module as here), already loading.
+      let w = early ? null : createDecoderWorker(new URL('./decoder-worker.js', import.meta.url));
       try {
+        w ??= await early.client;
         let info;
         if (early) info = await early.loaded;
         else {
@@ -55,7 +57,7 @@ export async function openDecoder(url) {
         performance.mark(`loaded ${url.split('/').pop()}`);
         return { w, info };
       } catch (e) {
-        w.terminate().catch(() => {});
+        w?.terminate().catch(() => {});
         if (pool.get(url) === entry) pool.delete(url);
         throw e;
       }
@@ -125,14 +127,3 @@ export async function openIfChanged(slot, url) {
   return true;
 }
 
-// The same face over the in-thread API (wasm/src/index.js), for debugging:
-//
-//   import { loadModel } from '../wasm/src/index.js';
-//   export async function openDecoder(url) {
-//     const m = await loadModel(url);
-//     let s = null;
-//     const api = { start: async (text, o) => { s?.delete(); s = m.createSession(o); s.start(text); }, step: async () => s.step(),
-//       score: async (text, target, o) => m.score(text, target, o),
-//       run: async (onStep) => { let x; do { x = s.step(); onStep(x); } while (!x.done); return x.results; }, cancel: async () => false };
-//     return { info: m.info, exclusive: (fn) => fn(api), terminate() { s?.delete(); s = null; } };
-//   }

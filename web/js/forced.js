@@ -4,7 +4,7 @@
 // is wrong, the two normalised scores say whose fault it is: a reference that
 // scores higher was missed by the search (search error); one that scores lower
 // is not what the model prefers (model error).
-import { fmt } from './state.js';
+import { fmt } from './format.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 

@@ -1,38 +1,31 @@
 // An autoregressive lane (greedy, beam search, sampling): one token per
-// decoder pass, the search tree of hypotheses, what-if forcing of a token.
-import { ipa, label } from './phonemes.js';
-import { cleanOption, fmt, normalizedScore, scoreFormula } from './state.js';
-import { bars, esc, explain, headThumbs, heatmap, outputStrip, scrollRegion } from './views.js';
+// decoder pass, the hypotheses' tree, what-if forcing of a token.
+import { label } from './phonemes.js';
+import { bars, esc, explain, outputStrip } from './views.js';
+import { heatmap } from './heatmap.js';
 import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
-import { beamTree } from './tree.js';
 import { Lane } from './lane.js';
-import { fmtProb } from './forced.js';
 import { selfAttentionView } from './self-attention.js';
 
+/**
+ * What the autoregressive lanes share (GreedyLane, BeamLane, SampleLane): the
+ * what-if forcing, the head picker, the attention of a path. A type gives its
+ * intro (intro()), the key of the sentence that says how a token was chosen
+ * (chosenKey), its controls (ownControls) and, for a beam, its own view.
+ */
 export class ArLane extends Lane {
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
-    else if (a === 'unforce') this.app.updateLane(this, { prefix: '', max: 0 });
-    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.app.t); }
-    else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.app.t); }
-    else if (a === 'reseed') this.app.updateLane(this, { seed: (this.opts.seed % 1000) + 1 });
+    else if (a === 'unforce') this.ctx.update(this, { prefix: '', max: 0 });
+    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
+    else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
 
   onChange(e) {
     const el = e.target;
-    if (el.dataset.ui === 'pruned') { this.ui.pruned = el.value; this.render(this.app.t); return; }
+    if (el.dataset.ui === 'pruned') { this.ui.pruned = el.value; this.render(this.ctx.step); return; }
     super.onChange(e);
-  }
-
-  // Length normalisation re-ranks at once while its slider moves.
-  onInput(e) {
-    super.onInput(e);
-    const el = e.target;
-    if (this.type === 'beam' && el.dataset.opt === 'alpha') {
-      this.opts.alpha = cleanOption('beam', 'alpha', el.value);
-      this.render(this.app.t);      // re-rank now, re-decode on change
-    }
   }
 
   // A click on a candidate bar at step k: that token replaces token k, the
@@ -42,28 +35,19 @@ export class ArLane extends Lane {
     const h = s && (s.live[0] ?? s.finished[0]);
     if (!h) return;
     const before = h.tokens.slice(0, step - 1).map((_, i) => h.texts[i]);
-    if (token === '</s>') this.app.updateLane(this, { prefix: before.join(' '), max: step });
-    else this.app.updateLane(this, { prefix: [...before, token].join(' '), max: 0 });
+    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), max: step });
+    else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
   }
 
-  get title() { return this.type === 'beam' ? t('lane.beamTitle', { k: this.opts.k }) : super.title; }
-
-  optionControls({ num, range, select }, o) {
-    const parts = [];
-    if (this.type === 'beam') {
-      parts.push(range('k', t('opt.k'), 1, 16, 1, t('opt.kHelp')),
-        select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
-        range('alpha', t('opt.alpha'), 0, 2, 0.1, t('opt.alphaHelp')),
-        num('nbest', t('opt.nbest'), 1, o.k, 1, t('opt.nbestHelp')));
-    } else if (this.type === 'sample') {
-      parts.push(range('temp', t('opt.temp'), 0.1, 3, 0.1, t('opt.tempHelp')),
-        num('topk', t('opt.topk'), 0, 64, 1),
-        range('topp', t('opt.topp'), 0.05, 1, 0.05, t('opt.toppHelp')),
-        `${num('seed', t('opt.seed'), 0, 2147483647, 1)}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`);
-    }
+  // The type's own controls, then the what-if note of a forced lane.
+  optionControls(builders, o) {
+    const parts = this.ownControls(builders, o);
     if (o.prefix || o.max) parts.push(this.forcedNote());
     return parts;
   }
+
+  /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
+  ownControls() { return []; }
 
   /** What a what-if forced (the `prefix` and `max` options), with its undo button. */
   forcedNote() {
@@ -73,15 +57,13 @@ export class ArLane extends Lane {
     return `<p class="forced-note">${t(what, { tokens: esc(forced), n: o.max })} <button type="button" class="small" data-action="unforce">${esc(t('forced.undo'))}</button></p>`;
   }
 
-  afterControls() {
-    if (this.type !== 'beam') return;
-    const a = this.el.querySelector(`#${this.id}-alpha`);
-    if (a) a.disabled = this.opts.norm !== 'gnmt';
+  view(i) {
+    return this.arView(i);
   }
 
-  view(i) {
-    return this.type === 'beam' ? this.beamView(i) : this.arView(i);
-  }
+  // The decoder's self-attention (self-attention.js): of the best hypothesis, unless the type lets one be picked.
+  get selectsHypothesis() { return false; }
+  get selfAttentionCaption() { return 'sa.decCaptionAr'; }
 
   afterRender(body) {
     const tree = body.querySelector('.tree-wrap');
@@ -138,8 +120,11 @@ export class ArLane extends Lane {
     // An RNN has one attention, no layers or heads to pick from.
     const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attention) ? scoreWords(this.model.attention) : null;
     const which = score ? t('attn.whichScore', { score: score.short }) : sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: Number(sel.split('.')[0]) + 1, h: Number(sel.split('.')[1]) + 1 });
-    return heatmap({ rowLabels: pathNodes.map((n) => n.texts.at(-1)), colLabels: this.sourceLetters(), rows, caption: t('attn.captionWhich', { caption, which }) })
-      + (layers * heads > 1 ? headThumbs({ layers, heads, rows: pathNodes.map((n) => n.attentionHeads), S, selected: sel, laneId: this.id }) : '');
+    // Each head's thumbnail: its rows of the path's per-head maps (none yet: zeros).
+    const matrixOf = (l, h) => pathNodes.map((n) => n.attentionHeads?.subarray((l * heads + h) * S, (l * heads + h + 1) * S) ?? []);
+    return heatmap({ matrix: rows, rowLabels: pathNodes.map((n) => label(n.texts.at(-1))), colLabels: this.sourceLetters(),
+      caption: t('attn.captionWhich', { caption, which }), highlightRow: rows.length - 1, empty: t('heatmap.empty'),
+      heads: { layers, heads, selected: sel, action: 'head', aria: t('thumbs.aria'), matrixOf, cols: S } });
   }
 
   /** What the AR views say about the decoder and its attention, for a Transformer or an RNN. */
@@ -163,9 +148,7 @@ export class ArLane extends Lane {
 
   arView(i) {
     const s = this.snaps[i];
-    const intro = this.type === 'sample'
-      ? explain(t('sample.title'), t('sample.explain_html'))
-      : explain(t('greedy.title'), t('greedy.explain_html'));
+    const intro = this.intro();
     if (!s) {
       return intro + `<p class="waiting">${t('ar.waiting_html', { letters: esc(this.sourceLetters().join('')) })}</p>`;
     }
@@ -183,53 +166,9 @@ export class ArLane extends Lane {
       ${notes.decoder}</div>`;
     html += `<div class="view"><h3>${esc(t('ar.passProbs', { i, pos }))}</h3>
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
-      <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.type === 'sample' ? 'ar.drawn' : 'ar.taken'))} ${esc(t('ar.otherBars'))}</p></div>`;
+      <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }))}
       ${notes.attention}</div>`;
-    return html + selfAttentionView(this, i);
-  }
-
-  beamView(i) {
-    const s = this.snaps[i];
-    const o = this.opts;
-    let html = explain(t('beam.title'), t('beam.explain_html', { k: o.k }));
-    if (!s) {
-      return html + `<p class="waiting">${t('beam.waiting_html')}</p>`;
-    }
-    const map = this.nodes(i);
-    const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha);
-    const finished = s.finished.slice().sort((a, b) => rank(b) - rank(a));
-    const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
-    let selected = this.ui.selected != null && map.has(this.ui.selected) ? this.ui.selected : (finished[0] ?? live[0])?.id;
-    const pruned = (v, key) => `<option value="${v}"${this.ui.pruned === v ? ' selected' : ''}>${esc(t(key))}</option>`;
-    const lg = (cls, key) => `<span class="lg-item">${cls ? `<span class="lg ${cls}"></span> ` : ''}${esc(t(key))}</span>`;
-    html += `<div class="view"><h3>${esc(t('beam.tree', { i }))}</h3>
-      <label class="inline">${esc(t('beam.dropped'))} <select data-ui="pruned">
-        ${pruned('none', 'beam.prunedNone')}${pruned('best', 'beam.prunedBest')}${pruned('all', 'beam.prunedAll')}</select></label>
-      ${beamTree({ snaps: this.snaps, i, map, norm: o.norm, alpha: o.alpha, pruned: this.ui.pruned, selected })}
-      <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} ${lg('', 'beam.lgNumbers')}</p></div>`;
-    const row = (h, j, fin) => `<tr class="${h.id === selected ? 'sel' : ''}"><td>${j + 1}</td>
-      <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" >${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}<span class="visually-hidden"> ${esc(t('beam.showAttn', { n: j + 1 }))}</span></button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
-      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
-      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha) }))}</td></tr>`;
-    const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
-    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
-    const shown = finished.slice(0, 8);
-    const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
-    html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
-      <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
-      ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
-      <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="0" max="2" step="0.1" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
-      ${shown.length ? scrollRegion(`<table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
-      ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
-      ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;
-    const selNode = map.get(selected);
-    if (selNode) {
-      const path = this.path(map, selected);
-      const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
-      html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }))}
-        ${explain(attn, t('beam.selExplain_html'), false)}</div>`;
-    }
     return html + selfAttentionView(this, i);
   }
 }

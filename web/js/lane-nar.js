@@ -1,18 +1,20 @@
-// A non-autoregressive lane (one pass, or Mask-Predict's iterations): every
-// position at once, after a length is chosen; drafts per length candidate.
+// What the non-autoregressive lanes share (OnePassLane, MaskPredictLane): every
+// position at once, after a length is chosen; drafts per length candidate. A type
+// gives its intro(), its number of iterations, its own controls and notes.
 import { label } from './phonemes.js';
-import { fmt } from './state.js';
-import { esc, explain, green, heatmap, inkOnGreen, scrollRegion } from './views.js';
+import { fmt } from './format.js';
+import { esc, explain, green, inkOnGreen, scrollRegion } from './views.js';
+import { heatmap } from './heatmap.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
-import { fitLengthChart, lengthNote, repeatPositions, watchLengthChart } from './nar-length.js';
+import { fitLengthChart, repeatPositions, watchLengthChart } from './nar-length.js';
 import { selfAttentionView } from './self-attention.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
-    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.app.t); }
-    else if (a === 'length') this.app.updateLane(this, { len: 'given', L: Number(b.dataset.length) });
-    else if (a === 'predicted') this.app.updateLane(this, { len: 'predicted', L: 0 });
+    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.ctx.step); }
+    else if (a === 'length') this.ctx.update(this, { len: 'given', L: Number(b.dataset.length) });
+    else if (a === 'predicted') this.ctx.update(this, { len: 'predicted', L: 0 });
   }
 
   // A length imposed from the picker starts at the length on screen.
@@ -24,21 +26,22 @@ export class NarLane extends Lane {
   }
 
   currentLength() {
-    const s = this.snaps[this.index(this.app.t)] ?? this.snaps[this.lastIndex];
+    const s = this.snaps[this.index(this.ctx.step)] ?? this.snaps[this.lastIndex];
     return s && !s.autoregressive && s.drafts[s.bestDraft] ? s.drafts[s.bestDraft].length : 0;
   }
 
-  get title() { return this.type === 'mp' ? t('lane.mpTitle', { T: this.opts.T }) : super.title; }
-
-  optionControls({ num, range, select }, o) {
-    const mp = this.type === 'mp' ? [range('T', t('opt.T'), 1, 20, 1, t('opt.THelp'))] : [];
-    if (mp.length && o.len === 'predicted') {
-      mp.push(range('lc', t('opt.lc'), 1, 8, 1, t('opt.lcHelp')));
-      if (o.lc > 1) mp.push(range('lw', t('opt.lw'), 0, 1, 0.01, t('opt.lwHelp')));
-    }
+  // The type's own controls, then the length: how it is chosen, and the one imposed.
+  optionControls(builders, o) {
+    const { num, select } = builders;
     const len = select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
-    return [...mp, len, ...(o.len === 'given' ? [num('L', t('opt.L'), 1, 256, 1)] : [])];
+    return [...this.ownControls(builders, o), len, ...(o.len === 'given' ? [num('L', t('opt.L'))] : [])];
   }
+
+  /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
+  ownControls() { return []; }
+
+  /** A note under the grid on the length the draft has (the one-pass lane's), or ''. */
+  lengthNote() { return ''; }
 
   view(i) {
     return this.narView(i);
@@ -61,17 +64,15 @@ export class NarLane extends Lane {
   narView(i) {
     const s = this.snaps[i];
     const o = this.opts;
-    const T = this.type === 'mp' ? o.T : 1;
-    let html = this.type === 'nar'
-      ? explain(t('nar.title'), t('nar.explain_html'))
-      : explain(t('mp.title'), t('mp.explain_html'));
+    const T = this.iterations;
+    let html = this.intro();
     if (!s) {
       return html + `<p class="waiting">${t(T > 1 ? 'nar.waitingMp_html' : 'nar.waiting_html', { letters: esc(this.sourceLetters().join('')) })}</p>`;
     }
     // Length distribution.
     const probs = Array.from(s.lengthLogprobs, Math.exp);
     const best = s.drafts[s.bestDraft];
-    const ref = this.app.reference?.prons?.[0]?.split(' ').length ?? 0;
+    const ref = this.ctx.reference?.prons?.[0]?.split(' ').length ?? 0;
     const maxP = Math.max(...probs.slice(1));
     const lenHeading = o.len === 'predicted' ? t('nar.lenPredicted') : o.len === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.L });
     const lenbar = (p, L) => {
@@ -124,7 +125,7 @@ export class NarLane extends Lane {
       ${scrollRegion(`<table class="nar-grid"><caption class="visually-hidden">${esc(t('nar.gridCaption'))}</caption>
       <thead><tr><th scope="col">${esc(t('nar.iter'))}</th>${dr.texts.map((_, p) => `<th scope="col">${p + 1}</th>`).join('')}</tr></thead><tbody>${grid}</tbody></table>`, t('nar.gridCaption'))}
       <p class="legend"><span class="lg-item"><span class="lg masked"></span> ${esc(t('nar.lgMasked'))}</span> <span class="lg-item"><span class="lg kept"></span> ${esc(t('nar.lgKept'))}</span> <span class="lg-item"><span class="rep-mark">↻</span> ${esc(t('nar.lgRep'))}</span> <span class="lg-item">${esc(t('nar.lgNumber'))}</span></p>
-      ${this.type === 'nar' && this.word === this.app.word ? lengthNote(dr, o.len, this.app.reference?.prons) : ''}</div>`;
+      ${this.lengthNote(dr)}</div>`;
     if (dr.attention) {
       const S = this.sourceLetters().length;
       // At a fixed maximum length most rows are END padding the output is cut at: draw up
@@ -133,7 +134,7 @@ export class NarLane extends Lane {
       const shown = firstEnd >= 0 && dr.length - firstEnd > 2 ? firstEnd + 1 : dr.length;
       const rowLabels = dr.texts.slice(0, shown);
       const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
-      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ rowLabels, colLabels: this.sourceLetters(), rows, caption: t('nar.crossCaption'), highlightLast: false })}
+      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ matrix: rows, rowLabels: rowLabels.map(label), colLabels: this.sourceLetters(), caption: t('nar.crossCaption'), empty: t('heatmap.empty') })}
       ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
       ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
     }

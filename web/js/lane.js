@@ -1,9 +1,12 @@
 // What every lane shares: one decoding method on the page's word. It decodes
 // every step at once (the snapshots are kept, so Back is instant) and draws the
-// step the page is at. The methods differ in lane-ar.js (greedy, beam,
-// sampling), lane-nar.js (one pass, Mask-Predict) and compare.js (four RNNs).
+// step the page is at. One class per type (lane-registry.js maps the address's
+// type names to them): GreedyLane, BeamLane and SampleLane on ArLane (lane-ar.js),
+// OnePassLane and MaskPredictLane on NarLane (lane-nar.js), CompareLane (four RNNs).
+// A lane reaches the page only through its context (ctx: App.makeLaneContext).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, fmt, moduleOptions } from './state.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, moduleOptions } from './lane-types.js';
+import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
 import { forcedScores, forcedView, logprobLine } from './forced.js';
@@ -12,8 +15,9 @@ import { errorText } from './error-text.js';
 let nextId = 1;
 
 export class Lane {
-  constructor(app, spec) {
-    this.app = app;
+  /** ctx: what the lane may ask of the page (App.laneContext in app.js); spec: {type, opts} of makeLane. */
+  constructor(ctx, spec) {
+    this.ctx = ctx;
     this.id = `lane${nextId++}`;
     this.type = spec.type;
     this.opts = { ...spec.opts };
@@ -37,7 +41,7 @@ export class Lane {
 
   get spec() { return { type: this.type, opts: { ...this.opts } }; }
   get kind() { return LANE_TYPES[this.type]; }
-  get model() { return this.app.modelFor(this); }
+  get model() { return this.ctx.modelFor(this); }
   get lastIndex() { return this.snaps.length - 1; }
   index(at) { return Math.min(at, this.lastIndex); }
 
@@ -66,7 +70,7 @@ export class Lane {
     const gen = ++this.gen;
     this.busy = true;
     this.error = null;
-    this.renderStats(this.app.t);
+    this.renderStats(this.ctx.step);
     return gen;
   }
 
@@ -80,7 +84,7 @@ export class Lane {
         performance.mark(`${this.id}-open`);
         if (gen !== this.gen) return;
       }
-      const problem = this.app.checkWord(word, m);
+      const problem = this.ctx.checkWord(word, m);
       if (problem) throw new Error(problem);   // written in the page's language: shown as it is (error-text.js)
       const options = moduleOptions(this);
       const got = await this.decodeAll(this.slot.decoder, word, options, gen);
@@ -96,13 +100,13 @@ export class Lane {
       this.snaps = [null];
       this.times = [0];
       this.done = true;
-      this.error = friendlyError(e);
+      this.error = errorText(e);   // in the page's language (error-text.js)
     } finally {
       if (gen === this.gen) {
         this.busy = false;
         this.ui.selected = null;
         this.ui.draft = null;
-        this.app.laneDecoded(this);
+        this.ctx.decoded(this);
       }
     }
   }
@@ -148,9 +152,9 @@ export class Lane {
     const b = e.target.closest('[data-action]');
     if (!b || !this.el.contains(b)) return;
     const a = b.dataset.action;
-    if (a === 'remove') this.app.removeLane(this);
-    else if (a === 'left') this.app.moveLane(this, -1);
-    else if (a === 'right') this.app.moveLane(this, 1);
+    if (a === 'remove') this.ctx.remove(this);
+    else if (a === 'left') this.ctx.move(this, -1);
+    else if (a === 'right') this.ctx.move(this, 1);
     else this.onAction(a, b);
   }
 
@@ -161,7 +165,7 @@ export class Lane {
     const key = el.dataset.opt;
     if (!key) return;
     const value = el.type === 'checkbox' ? el.checked : el.value;
-    this.app.updateLane(this, this.patchFor(key, value));
+    this.ctx.update(this, this.patchFor(key, value));
   }
 
   /** The options a change of control `key` to `value` sets. */
@@ -179,12 +183,12 @@ export class Lane {
   // ------------------------------------------------------------ controls
   /** The title and the move / remove buttons every lane has. */
   renderHead(title) {
-    const idx = this.app.lanes.indexOf(this);
+    const { index: idx, count } = this.ctx.place(this);
     this.el.querySelector('.lane-head').innerHTML = `
       <h2 id="${this.id}-title">${esc(title)}</h2>
       <div class="lane-buttons">
         <button type="button" class="move" data-action="left" aria-label="${esc(t('lane.moveLeft'))}" title="${esc(t('lane.moveLeft'))}"${idx <= 0 ? ' disabled' : ''}>⇠</button>
-        <button type="button" class="move" data-action="right" aria-label="${esc(t('lane.moveRight'))}" title="${esc(t('lane.moveRight'))}"${idx >= this.app.lanes.length - 1 ? ' disabled' : ''}>⇢</button>
+        <button type="button" class="move" data-action="right" aria-label="${esc(t('lane.moveRight'))}" title="${esc(t('lane.moveRight'))}"${idx >= count - 1 ? ' disabled' : ''}>⇢</button>
         <button type="button" data-action="remove" aria-label="${esc(t('lane.remove'))}">✕</button>
       </div>`;
   }
@@ -194,18 +198,28 @@ export class Lane {
   /** The model picker, then the lane's own options (optionControls). */
   renderControls() {
     const o = this.opts;
-    const models = this.app.models.filter((m) => m.autoregressive === this.kind.ar);
+    const models = this.ctx.models.filter((m) => m.autoregressive === this.kind.ar);
     const cur = this.model;
     this.renderHead(this.title);
     const f = (id) => `${this.id}-${id}`;
     const html = `<label for="${f('m')}">${esc(t('opt.model'))}</label><select id="${f('m')}" data-opt="m">${models.map((m) =>
       `<option value="${esc(m.id)}"${cur && m.id === cur.id ? ' selected' : ''}>${esc(m.name)}${m.fixture ? esc(t('model.randomSuffix')) : ''}</option>`).join('')}</select>`;
-    const num = (key, lab, min, max, step = 1, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`;
-    const range = (key, lab, min, max, step, help = '') => `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`;
+    const num = (key, lab, help = '', over = {}) => { const { min, max, step } = { ...PAGE_OPTIONS[key].ui, ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    const range = (key, lab, help = '') => { const { min, max, step } = PAGE_OPTIONS[key].ui; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`;
     this.el.querySelector('.lane-opts').innerHTML = `<div class="opt-grid">${html}${this.optionControls({ num, range, select }, o).join('')}</div>`;
     this.afterControls();
   }
+
+  /** Changes the options of `patch` (cleaned as the address's are), the others kept. */
+  setOptions(patch) {
+    const { opts } = makeLane(this.type, { ...this.opts, ...patch });
+    this.settleOptions(opts);
+    this.opts = opts;
+  }
+
+  /** Brings options that depend on each other into line, in place (a beam lists no more than k). */
+  settleOptions() {}
 
   /** The lane's own option controls (markup pieces), from the builders num, range and select. */
   optionControls() { return []; }
@@ -246,13 +260,13 @@ export class Lane {
   afterRender() {}
 
   sourceLetters() {
-    return [...this.app.normalizedWord(this.model, this.word ?? this.app.word)];
+    return [...this.ctx.normalizedWord(this.model, this.word ?? this.ctx.word)];
   }
 
   resultView(i) {
     if (this.error) return '';
     const s = this.snaps[i];
-    const refs = this.word === this.app.word ? this.app.reference : null;   // not while old snapshots are on screen
+    const refs = this.word === this.ctx.word ? this.ctx.reference : null;   // not while old snapshots are on screen
     const judge = (text) => verdict(refs, text);
     if (!s || !s.done) {
       return `<h3>${esc(t('result.title'))}</h3><p class="pending">${s ? `${esc(t('result.soFar'))} ${phonemeLine(this.soFar(s))}` : esc(t('result.notStarted'))}</p>`;
@@ -282,9 +296,7 @@ export class Lane {
   /** Redraws the result alone (the forced scores came in). */
   renderResult() {
     if (this.error || this.busy) return;
-    this.el.querySelector('.lane-result').innerHTML = this.resultView(this.index(this.app.t));
+    this.el.querySelector('.lane-result').innerHTML = this.resultView(this.index(this.ctx.step));
   }
 }
 
-/** An error as the lane shows it: in the page's language (error-text.js). */
-export const friendlyError = errorText;

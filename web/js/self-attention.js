@@ -6,7 +6,8 @@
 // Both are disclosures, closed by default: their contents are drawn only once
 // opened, so a lane's first view stays calm and its markup small.
 import { label } from './phonemes.js';
-import { blue, colourScale, esc, inkOnBlue, scrollRegion } from './views.js';
+import { esc } from './views.js';
+import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
 
 const MATRICES = ['enc', 'dec'];
@@ -71,9 +72,10 @@ function content(lane, i, which) {
   const rows = m.rows.map((r) => pick(r, m.layers, m.heads, sel));
   const whichHead = sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: l + 1, h: h + 1 });
   const caption = t('attn.captionWhich', { caption: m.caption, which: whichHead });
+  const heads = { layers: m.layers, heads: m.heads, selected: sel, action: 'sa-head', aria: t(which === 'enc' ? 'sa.encThumbs' : 'sa.decThumbs'),
+    matrixOf: (hl, hh) => m.rows.map((stack) => pick(stack, m.layers, m.heads, `${hl}.${hh}`)), cols: m.labels.length };
   return `<div class="sa-explain">${m.explain}</div>`
-    + matrix({ labels: m.labels, numbered: m.numbered, rows, masked: m.masked, caption, axis: m.axis, twinOpen: sa.twin[which] })
-    + (m.layers * m.heads > 1 ? thumbs(which, m, sel) : '');
+    + matrix({ labels: m.labels, numbered: m.numbered, rows, masked: m.masked, caption, axis: m.axis, twinOpen: sa.twin[which], heads });
 }
 
 /**
@@ -129,7 +131,7 @@ function arDecoderMatrix(lane, i) {
   const map = lane.nodes(i);
   // In a beam lane, the hypothesis the learner picked (row of the table, node of the
   // tree), as its cross-attention does; the root (nothing fed yet) has no row to show.
-  const picked = lane.type === 'beam' && lane.ui.selected ? map.get(lane.ui.selected) : null;
+  const picked = lane.selectsHypothesis && lane.ui.selected ? map.get(lane.ui.selected) : null;
   const h = picked ?? followed(s);
   const path = lane.path(map, h.id);
   if (!path.length || path.some((n) => !n.selfAttention)) return { missing: t('sa.noDecoder') };
@@ -140,7 +142,7 @@ function arDecoderMatrix(lane, i) {
   return {
     layers: s.layers, heads: s.heads, rows: path.map((n) => n.selfAttention), masked: true, labels,
     axis: { rows: t('sa.rowsPhonemes'), cols: t('sa.colsPhonemes') },
-    caption: t(picked ? 'sa.decCaptionBeamSel' : lane.type === 'beam' ? 'sa.decCaptionBeam' : 'sa.decCaptionAr', { hyp, i }),
+    caption: t(picked ? 'sa.decCaptionBeamSel' : lane.selfAttentionCaption, { hyp, i }),
     explain: t('sa.decAr_html'),
   };
 }
@@ -157,82 +159,27 @@ function narDecoderMatrix(lane, i) {
     layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true,
     axis: { rows: t('sa.rowsPositions'), cols: t('sa.colsPositions') },
     caption: t('sa.decCaptionNar', { i, L: n }),
-    explain: t(lane.type === 'mp' ? 'sa.decMp_html' : 'sa.decNar_html'),
+    explain: t(lane.selfAttentionKey),
   };
 }
 
-// Label text widths in the SVG's monospace font, for its margins.
-const CHAR_W = 7.8;
-
 /**
- * A square attention matrix (queries × keys, the same labels) as SVG under its
- * axis names, its colour key, and a table twin of the same numbers. Masked cells
- * (a key after its query) are drawn hatched and have no number.
+ * A square attention matrix (queries × keys, the same labels) under its axis
+ * names, with its colour key, table twin and head grid (heatmap.js). Masked
+ * cells (a key after its query) are drawn hatched and have no number.
  */
-function matrix({ labels, numbered = false, rows, masked, caption, axis, twinOpen }) {
-  const n = labels.length;
-  const cw = 28;
-  const ch = 24;
-  const longest = Math.max(1, ...labels.map((x) => x.length));
-  const rotate = longest > 2;   // long column labels stand upright
-  const left = Math.ceil(longest * CHAR_W) + 10;
-  const top = rotate ? Math.ceil(longest * CHAR_W) + 10 : 20;
-  const W = left + n * cw + 2;
-  const H = top + n * ch + 2;
-  const isMasked = (q, k) => masked && k > q;
-  let svg = `<svg class="heatmap sa-matrix" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(caption)}">`;
-  labels.forEach((c, k) => {
-    const x = left + k * cw + cw / 2;
-    svg += rotate
-      ? `<text transform="translate(${x + 4} ${top - 5}) rotate(-90)" class="hm-col sa-col">${esc(c)}</text>`
-      : `<text x="${x}" y="${top - 6}" class="hm-col">${esc(c)}</text>`;
-  });
-  rows.forEach((vals, q) => {
-    const y = top + q * ch;
-    svg += `<text x="${left - 4}" y="${y + ch / 2 + 4}" class="hm-row">${esc(labels[q])}</text>`;
-    for (let k = 0; k < n; k++) {
-      const cell = `x="${left + k * cw}" y="${y}" width="${cw - 1}" height="${ch - 1}"`;
-      svg += isMasked(q, k)
-        ? `<rect ${cell} class="sa-masked-cell"><title>${esc(labels[q])} → ${esc(labels[k])}: ${esc(t('sa.masked'))}</title></rect>`
-        : `<rect ${cell} fill="${blue(vals[k])}"><title>${esc(labels[q])} → ${esc(labels[k])}: ${vals[k].toFixed(3)}</title></rect>`;
-    }
-  });
-  svg += '</svg>';
+function matrix({ labels, numbered = false, rows, masked, caption, axis, twinOpen, heads }) {
   // In the table each header names its position too (a word may repeat a letter), unless its label does.
   const pos = (k) => (numbered ? '' : `<span class="sa-pos"> ${k + 1}</span>`);
-  const head = labels.map((c, k) => `<th scope="col">${esc(c)}${pos(k)}</th>`).join('');
-  const body = rows.map((vals, q) => `<tr><th scope="row">${esc(labels[q])}${pos(q)}</th>${labels.map((_, k) => (isMasked(q, k)
-    ? `<td class="sa-masked"><span class="visually-hidden">${esc(t('sa.masked'))}</span></td>`
-    : `<td data-v="${vals[k]}" style="background:${blue(vals[k])};color:${inkOnBlue(vals[k])}">${vals[k].toFixed(2)}</td>`)).join('')}</tr>`).join('');
-  const table = `<table class="hm-table sa-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col"><span class="visually-hidden">${esc(t('sa.corner', axis))}</span><span aria-hidden="true">↓ →</span></th>${head}</tr></thead><tbody>${body}</tbody></table>`;
   const key = masked ? `<p class="legend"><span class="lg sa-lg-masked"></span> ${esc(t('sa.lgMasked'))}</p>` : '';
   // The axes named in words above the matrix, where they fit at any size (the table's
   // corner names them in full for screen readers, and shows the arrows only).
   const axes = `<p class="sa-axes"><span>↓ ${esc(t('sa.rowsAre', { what: axis.rows }))}</span> <span>→ ${esc(t('sa.colsAre', { what: axis.cols }))}</span></p>`;
-  return axes + scrollRegion(svg, t('sa.region', { caption }))
-    + colourScale() + key
-    + `<details class="twin"${twinOpen ? ' open' : ''}><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`;
-}
-
-/** Small multiples, one per (layer, head), and the average: each a button that shows that one above. */
-function thumbs(which, m, sel) {
-  const c = 4;
-  const n = m.labels.length;
-  const size = Math.max(1, n) * c;
-  const button = (key, text, hidden, svg) => `<button type="button" class="thumb${sel === key ? ' on' : ''}" data-action="sa-head" data-head="${key}" aria-pressed="${sel === key}">${text}${hidden ? `<span class="visually-hidden"> ${esc(hidden)}</span>` : ''}${svg}</button>`;
-  let out = `<div class="thumbs" role="group" aria-label="${esc(t(which === 'enc' ? 'sa.encThumbs' : 'sa.decThumbs'))}">`;
-  out += button('avg', esc(t('thumbs.average')), '', '');
-  for (let l = 0; l < m.layers; l++) {
-    for (let h = 0; h < m.heads; h++) {
-      const key = `${l}.${h}`;
-      let svg = `<svg width="${size}" height="${size}" viewBox="0 0 ${size} ${size}" aria-hidden="true">`;
-      m.rows.forEach((stack, q) => {
-        const row = pick(stack, m.layers, m.heads, key);
-        for (let k = 0; k < row.length; k++) svg += `<rect x="${k * c}" y="${q * c}" width="${c}" height="${c}" fill="${blue(row[k])}"/>`;
-      });
-      svg += '</svg>';
-      out += button(key, `<span>L${l + 1} H${h + 1}</span>`, t('attn.whichHead', { l: l + 1, h: h + 1 }), svg);
-    }
-  }
-  return out + '</div>';
+  return heatmap({
+    matrix: rows, rowLabels: labels, colLabels: labels, caption, arrow: '→', fit: true,
+    masked: masked ? (q, k) => k > q : null, maskedText: t('sa.masked'),
+    svgClass: 'sa-matrix', tableClass: 'sa-table', region: t('sa.region', { caption }), above: axes, legend: key,
+    corner: `<span class="visually-hidden">${esc(t('sa.corner', axis))}</span><span aria-hidden="true">↓ →</span>`,
+    headerSuffix: pos, values: true, twinOpen, heads,
+  });
 }

@@ -2,7 +2,7 @@
 // (/work/shared/notes: 000 greedy decoding, beam search, length normalisation,
 // the attention scores; 004 the autoregressive and the non-autoregressive decoder,
 // then teacher forcing and exposure bias). Each stop is a state of the page, written
-// as its address (state.js), the element it talks about, and its words (the
+// as its address (address.js), the element it talks about, and its words (the
 // "guided tour" keys of web/i18n/*.js). The address holds tour=N while the tour is
 // open, so a reload or a copied link comes back to the same stop.
 //
@@ -25,7 +25,7 @@
 //   among them: one pass writes AW R G G L AE S (7 positions for the reference's 6,
 //   R for ER, G twice), Mask-Predict AW ER G L AE S, as greedy does in 7 passes.
 // tests/browser/tour.test.mjs checks on the page that every stop still shows this.
-import { decodeState } from './state.js';
+import { decodeState } from './address.js';
 import { t } from './i18n.js';
 
 /**

@@ -2,7 +2,7 @@
 // live hypotheses solid, finished ones boxed, dropped ones faded with the step
 // they fell out at and their score.
 import { label } from './phonemes.js';
-import { fmt, normalizedScore } from './state.js';
+import { fmt, normalizedScore } from './format.js';
 import { esc } from './views.js';
 import { t } from './i18n.js';
 

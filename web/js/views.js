@@ -70,11 +70,6 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
   return `<ol class="bars" data-lane="${esc(laneId)}">${rows.join('')}</ol>`;
 }
 
-/**
- * Heatmap: rows (output tokens) x columns (source letters), values in [0, 1].
- * Drawn as SVG, with a table twin (the same numbers) for screen readers and
- * for reading exact values.
- */
 // A table that may scroll sideways: focusable and named, so that keyboard users can scroll it.
 export function scrollRegion(inner, name = t('table.scroll')) {
   return `<div class="table-scroll" tabindex="0" role="region" aria-label="${esc(name)}">${inner}</div>`;
@@ -84,68 +79,6 @@ export function scrollRegion(inner, name = t('table.scroll')) {
 export function colourScale() {
   const stops = BLUES.map((c, i) => `rgb(${c.join(',')}) ${Math.round((100 * i) / (BLUES.length - 1))}%`).join(', ');
   return `<p class="hm-scale"><span>0</span><span class="hm-ramp" style="background:linear-gradient(to right, ${stops})"></span><span>1</span> ${esc(t('heatmap.scale'))}</p>`;
-}
-
-export function heatmap({ rowLabels, colLabels, rows, caption, highlightLast = true }) {
-  const cw = 28;
-  const ch = 24;
-  const left = 46;
-  const top = 20;
-  const W = left + colLabels.length * cw + 2;
-  const H = top + Math.max(1, rowLabels.length) * ch + 2;
-  let svg = `<svg class="heatmap" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(caption)}">`;
-  colLabels.forEach((c, j) => {
-    svg += `<text x="${left + j * cw + cw / 2}" y="${top - 6}" class="hm-col">${esc(c)}</text>`;
-  });
-  rows.forEach((vals, i) => {
-    const y = top + i * ch;
-    const last = highlightLast && i === rows.length - 1;
-    svg += `<text x="${left - 4}" y="${y + ch / 2 + 4}" class="hm-row${last ? ' last' : ''}">${esc(label(rowLabels[i]))}</text>`;
-    for (let j = 0; j < colLabels.length; j++) {
-      const v = vals[j] ?? 0;
-      svg += `<rect x="${left + j * cw}" y="${y}" width="${cw - 1}" height="${ch - 1}" fill="${blue(v)}"><title>${esc(label(rowLabels[i]))} ← ${esc(colLabels[j])}: ${v.toFixed(3)}</title></rect>`;
-    }
-    if (last) svg += `<rect x="${left - 1}" y="${y - 1}" width="${colLabels.length * cw + 1}" height="${ch + 1}" class="hm-last"/>`;
-  });
-  if (!rows.length) svg += `<text x="${left}" y="${top + 14}" class="hm-empty">${esc(t('heatmap.empty'))}</text>`;
-  svg += '</svg>';
-  let table = `<table class="hm-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col">${esc(t('heatmap.output'))}</th>`;
-  table += colLabels.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
-  rows.forEach((vals, i) => {
-    table += `<tr><th scope="row">${esc(label(rowLabels[i]))}</th>`;
-    for (let j = 0; j < colLabels.length; j++) {
-      const v = vals[j] ?? 0;
-      table += `<td style="background:${blue(v)};color:${inkOnBlue(v)}">${v.toFixed(2)}</td>`;
-    }
-    table += '</tr>';
-  });
-  table += '</tbody></table>';
-  return `<div class="hm-wrap">${svg}</div>${colourScale()}<details class="twin"><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`;
-}
-
-/** Small multiples, one per (layer, head); each a button that selects that head. */
-export function headThumbs({ layers, heads, rows, S, selected, laneId }) {
-  if (!layers || !heads) return '';
-  const c = 4;
-  let out = `<div class="thumbs" role="group" aria-label="${esc(t('thumbs.aria'))}">`;
-  out += `<button type="button" class="thumb${selected === 'avg' ? ' on' : ''}" data-action="head" data-head="avg" aria-pressed="${selected === 'avg'}">${esc(t('thumbs.average'))}</button>`;
-  for (let l = 0; l < layers; l++) {
-    for (let h = 0; h < heads; h++) {
-      const key = `${l}.${h}`;
-      const W = Math.max(1, S) * c;
-      const H = Math.max(1, rows.length) * c;
-      let svg = `<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" aria-hidden="true">`;
-      rows.forEach((hv, i) => {
-        for (let s = 0; s < S; s++) {
-          const v = hv ? hv[(l * heads + h) * S + s] : 0;
-          svg += `<rect x="${s * c}" y="${i * c}" width="${c}" height="${c}" fill="${blue(v)}"/>`;
-        }
-      });
-      svg += '</svg>';
-      out += `<button type="button" class="thumb${selected === key ? ' on' : ''}" data-action="head" data-head="${key}" aria-pressed="${selected === key}"><span>L${l + 1} H${h + 1}</span><span class="visually-hidden"> ${esc(t('attn.whichHead', { l: l + 1, h: h + 1 }))}</span>${svg}</button>`;
-    }
-  }
-  return out + '</div>';
 }
 
 /** Output tokens as chips, with BEGIN in front. */

@@ -3,7 +3,7 @@
 // of the CMUdict test split, a seeded random sample of N of them, or pasted words.
 //
 // URL: ?…&view=list&n=100&src=test | src=sample&seed=7 | src=paste&words=KNIGHT+QUEUE
-// (the lanes' own parameters stay as state.js writes them; these are added).
+// (the lanes' own parameters stay as address.js writes them; these are added).
 //
 // Each lane decodes the whole list in its model's decoder worker with one
 // decodeBatch request (progress and cancel come with it). Then, per word:
@@ -17,7 +17,7 @@ import { lookup } from './dict.js';
 import { diagnose, scoreWithReferences } from './forced.js';
 import { measure, rates, tokens } from './metrics.js';
 import { repeatPositions } from './nar-length.js';
-import { moduleOptions } from './state.js';
+import { moduleOptions } from './lane-types.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 

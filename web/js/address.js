@@ -1,0 +1,79 @@
+// The page's state <-> its address (the URL's query).
+//
+// URL: ?w=PHONEME&t=4&lane=greedy&lane=beam:k=5,norm=gnmt,alpha=0.6,nbest=3&lane=mp:T=10,lc=3
+// Only values that differ from the defaults are written. `t` absent = the end
+// of the decode (a bare visit, with no word either, starts at step 0).
+// Unknown or out-of-range values fall back to defaults; unknown
+// lane and option names are left out, and decodeState says which.
+//
+// Names from the URL are looked up as own keys only (hasOwn): every object
+// answers to 'constructor' or 'toString', which are neither lanes nor options.
+//
+// lang=zh: the page's language (web/js/i18n.js); absent for English.
+// tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
+import { LANGS, t } from './i18n.js';
+import { LANE_TYPES, isLaneType, makeLane } from './lane-types.js';
+import { splitLaneParam } from './lane-param.js';
+
+const MAX_LANES = 12;
+const MAX_NOTES = 5;
+
+function encodeLane(lane) {
+  const d = LANE_TYPES[lane.type].defaults;
+  const parts = [];
+  for (const [k, v] of Object.entries(lane.opts)) {
+    if (v === d[k]) continue;
+    parts.push(`${k}=${encodeURIComponent(String(v)).replace(/%20/g, '+')}`);
+  }
+  return parts.length ? `${lane.type}:${parts.join(',')}` : lane.type;
+}
+
+// A name from the URL as a message shows it: quoted, and short.
+function quoted(name) {
+  const chars = [...name];
+  return `“${chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : name}”`;
+}
+
+/** One `lane` parameter: {lane} or {lane: null}, and `notes` on the names it left out. */
+function decodeLane(s) {
+  const { type, pairs } = splitLaneParam(s);
+  if (!isLaneType(type)) {
+    return { lane: null, notes: [t('address.notALane', { name: quoted(type), lanes: Object.keys(LANE_TYPES).join(', ') })] };
+  }
+  const defaults = LANE_TYPES[type].defaults;
+  const opts = {};
+  const unknown = [];
+  for (const [k, v] of pairs) {
+    if (Object.hasOwn(defaults, k)) opts[k] = v;
+    else unknown.push(k);
+  }
+  const known = Object.keys(defaults);
+  const notes = unknown.map((k) => t(known.length ? 'address.notAnOption' : 'address.noOptions', { name: quoted(k), lane: type, options: known.join(', ') }));
+  return { lane: makeLane(type, opts), notes };
+}
+
+export function encodeState({ word, step, lanes, lang = 'en', tour = null }) {
+  const q = new URLSearchParams();
+  q.set('w', word);
+  if (step != null) q.set('t', String(step));
+  for (const l of lanes) q.append('lane', encodeLane(l));
+  if (lang !== 'en') q.set('lang', lang);
+  if (tour != null) q.set('tour', String(tour));
+  return '?' + q.toString().replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3D/gi, '=');
+}
+
+export function decodeState(search) {
+  const q = new URLSearchParams(search);
+  const word = q.has('w') ? q.get('w') : null;
+  const tq = q.get('t');
+  const step = tq != null && /^\d+$/.test(tq) ? Number(tq) : null;
+  const lang = LANGS.includes(q.get('lang')) ? q.get('lang') : 'en';
+  const tour = /^\d+$/.test(q.get('tour') ?? '') ? Number(q.get('tour')) : null;
+  const decoded = q.getAll('lane').map(decodeLane);
+  const notes = decoded.flatMap((d) => d.notes);
+  const lanes = decoded.map((d) => d.lane).filter(Boolean);
+  if (lanes.length > MAX_LANES) notes.push(t('address.tooManyLanes', { n: lanes.length, max: MAX_LANES }));
+  // A few notes say what went wrong; a hundred would bury the page.
+  const shown = notes.length > MAX_NOTES ? [...notes.slice(0, MAX_NOTES - 1), t('address.moreLeftOut', { n: notes.length - MAX_NOTES + 1 })] : notes;
+  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown, lang, tour };
+}

@@ -1,0 +1,25 @@
+// How the page writes scores: numbers with a true minus, and the length-normalised
+// score of a hypothesis with the formula that gives it.
+
+// Length normalisation, as src/decoding_options.h defines it. |Y| counts END.
+export function normalizedScore(logprob, length, norm, alpha) {
+  if (norm === 'average') return logprob / Math.max(1, length);
+  if (norm === 'gnmt') return logprob / Math.pow((5 + length) / 6, alpha);
+  return logprob;
+}
+
+/** "log P / |Y| = −2.41 / 3 = −0.80" */
+export function scoreFormula(logprob, length, norm, alpha) {
+  const f = (x) => fmt(x);
+  const s = normalizedScore(logprob, length, norm, alpha);
+  if (norm === 'average') return `log P / |Y| = ${f(logprob)} / ${length} = ${f(s)}`;
+  if (norm === 'gnmt') {
+    const lp = Math.pow((5 + length) / 6, alpha);
+    return `log P / ((5+|Y|)/6)^α = ${f(logprob)} / ((5+${length})/6)^${alpha} = ${f(logprob)} / ${lp.toFixed(3)} = ${f(s)}`;
+  }
+  return `log P = ${f(s)}`;
+}
+
+export function fmt(x, digits = 2) {
+  return (x < 0 ? '−' : '') + Math.abs(x).toFixed(digits);
+}

@@ -1,0 +1,90 @@
+// The beam search lane: k hypotheses kept per step, their tree, the live and
+// finished ones ranked (length normalisation re-ranks the finished at once).
+import { ipa, label } from './phonemes.js';
+import { PAGE_OPTIONS, cleanOption } from './lane-types.js';
+import { fmt, normalizedScore, scoreFormula } from './format.js';
+import { esc, explain, scrollRegion } from './views.js';
+import { t } from './i18n.js';
+import { beamTree } from './tree.js';
+import { ArLane } from './lane-ar.js';
+import { fmtProb } from './forced.js';
+import { selfAttentionView } from './self-attention.js';
+
+export class BeamLane extends ArLane {
+  get title() { return t('lane.beamTitle', { k: this.opts.k }); }
+
+  // Length normalisation re-ranks at once while its slider moves.
+  onInput(e) {
+    super.onInput(e);
+    const el = e.target;
+    if (el.dataset.opt === 'alpha') {
+      this.opts.alpha = cleanOption(this.type, 'alpha', el.value);
+      this.render(this.ctx.step);      // re-rank now, re-decode on change
+    }
+  }
+
+  ownControls({ num, range, select }, o) {
+    return [range('k', t('opt.k'), t('opt.kHelp')),
+      select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
+      range('alpha', t('opt.alpha'), t('opt.alphaHelp')),
+      num('nbest', t('opt.nbest'), t('opt.nbestHelp'), { max: o.k })];
+  }
+
+  settleOptions(o) {
+    o.nbest = Math.min(o.nbest, o.k);
+  }
+
+  // The decoder's self-attention follows the hypothesis picked in the table (self-attention.js).
+  get selectsHypothesis() { return true; }
+  get selfAttentionCaption() { return 'sa.decCaptionBeam'; }
+
+  afterControls() {
+    const a = this.el.querySelector(`#${this.id}-alpha`);
+    if (a) a.disabled = this.opts.norm !== 'gnmt';
+  }
+
+  view(i) {
+    const s = this.snaps[i];
+    const o = this.opts;
+    let html = explain(t('beam.title'), t('beam.explain_html', { k: o.k }));
+    if (!s) {
+      return html + `<p class="waiting">${t('beam.waiting_html')}</p>`;
+    }
+    const map = this.nodes(i);
+    const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha);
+    const finished = s.finished.slice().sort((a, b) => rank(b) - rank(a));
+    const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
+    let selected = this.ui.selected != null && map.has(this.ui.selected) ? this.ui.selected : (finished[0] ?? live[0])?.id;
+    const pruned = (v, key) => `<option value="${v}"${this.ui.pruned === v ? ' selected' : ''}>${esc(t(key))}</option>`;
+    const lg = (cls, key) => `<span class="lg-item">${cls ? `<span class="lg ${cls}"></span> ` : ''}${esc(t(key))}</span>`;
+    html += `<div class="view"><h3>${esc(t('beam.tree', { i }))}</h3>
+      <label class="inline">${esc(t('beam.dropped'))} <select data-ui="pruned">
+        ${pruned('none', 'beam.prunedNone')}${pruned('best', 'beam.prunedBest')}${pruned('all', 'beam.prunedAll')}</select></label>
+      ${beamTree({ snaps: this.snaps, i, map, norm: o.norm, alpha: o.alpha, pruned: this.ui.pruned, selected })}
+      <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} ${lg('', 'beam.lgNumbers')}</p></div>`;
+    const row = (h, j, fin) => `<tr class="${h.id === selected ? 'sel' : ''}"><td>${j + 1}</td>
+      <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" >${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}<span class="visually-hidden"> ${esc(t('beam.showAttn', { n: j + 1 }))}</span></button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
+      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
+      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha) }))}</td></tr>`;
+    const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
+    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
+    const shown = finished.slice(0, 8);
+    const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
+    const alphaUi = PAGE_OPTIONS.alpha.ui;   // the same slider as the lane's options
+    html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
+      <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
+      ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
+      <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="${alphaUi.min}" max="${alphaUi.max}" step="${alphaUi.step}" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
+      ${shown.length ? scrollRegion(`<table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
+      ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
+      ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;
+    const selNode = map.get(selected);
+    if (selNode) {
+      const path = this.path(map, selected);
+      const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
+      html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }))}
+        ${explain(attn, t('beam.selExplain_html'), false)}</div>`;
+    }
+    return html + selfAttentionView(this, i);
+  }
+}

@@ -1,0 +1,22 @@
+// The Mask-Predict lane: T iterations, each re-masking the least sure positions
+// and predicting them again; several length candidates, the best draft kept.
+import { explain } from './views.js';
+import { t } from './i18n.js';
+import { NarLane } from './lane-nar.js';
+
+export class MaskPredictLane extends NarLane {
+  get title() { return t('lane.mpTitle', { T: this.opts.T }); }
+  intro() { return explain(t('mp.title'), t('mp.explain_html')); }
+  get iterations() { return this.opts.T; }
+  get selfAttentionKey() { return 'sa.decMp_html'; }
+
+  // Length candidates are the predicted length's runners-up: shown only for a predicted length.
+  ownControls({ range }, o) {
+    const parts = [range('T', t('opt.T'), t('opt.THelp'))];
+    if (o.len === 'predicted') {
+      parts.push(range('lc', t('opt.lc'), t('opt.lcHelp')));
+      if (o.lc > 1) parts.push(range('lw', t('opt.lw'), t('opt.lwHelp')));
+    }
+    return parts;
+  }
+}

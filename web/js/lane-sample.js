@@ -1,0 +1,22 @@
+// The sampling lane: each token drawn from the (tempered, top-k / top-p cut)
+// distribution, reproducibly from its seed.
+import { esc, explain } from './views.js';
+import { t } from './i18n.js';
+import { ArLane } from './lane-ar.js';
+
+export class SampleLane extends ArLane {
+  intro() { return explain(t('sample.title'), t('sample.explain_html')); }
+  get chosenKey() { return 'ar.drawn'; }
+
+  onAction(a, b) {
+    if (a === 'reseed') this.ctx.update(this, { seed: (this.opts.seed % 1000) + 1 });
+    else super.onAction(a, b);
+  }
+
+  ownControls({ num, range }) {
+    return [range('temp', t('opt.temp'), t('opt.tempHelp')),
+      num('topk', t('opt.topk')),
+      range('topp', t('opt.topp'), t('opt.toppHelp')),
+      `${num('seed', t('opt.seed'))}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`];
+  }
+}
