@@ -128,10 +128,14 @@ const archOrder = { transformer: 0, cmlm: 1, rnn: 2 };
 const scoreOrder = (m) => (m.attention ? ATTENTION_SCORES.indexOf(m.attention) : -1);
 models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9))
   || (scoreOrder(a) - scoreOrder(b)) || a.id.localeCompare(b.id));
-// What the page needs before it can start: the models, and what boot.js needs
-// to pick the first lane's model as the page will (the lane types of lane-types.js).
+// What the page needs before it can start: the models; the settings each kind of
+// model is measured with, which the lane types of that kind take as their defaults
+// (lane-types.js useModelDecoding); and what boot.js needs to pick the first lane's
+// model as the page will (the lane types of lane-types.js).
+const { why: _why, ...decoding } = JSON.parse(readFileSync(join(root, 'models/train/decoding.json'), 'utf8'));
 const site = {
   models,
+  decoding,
   compare: compareModels(models).filter(Boolean).map((m) => m.id),
   defaultLanes: DEFAULT_LANES,
   laneKinds: Object.fromEntries(Object.entries(LANE_TYPES).map(([t, k]) => [t, k.compare ? 'compare' : k.ar ? 'ar' : 'nar'])),

@@ -20,6 +20,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseReferences, score } from '../web/js/metrics.js';
+import { camelCase, readTable } from './gen-options.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'models');
@@ -34,20 +35,30 @@ const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-mult
 
 // The settings each kind is measured with (models/train/decoding.json: the cards'
 // headline rows, which are also the page's defaults), as model.decode() takes
-// them (`decoding`) and as build/native/seq2seq's flags (`cli`).
+// them (`decoding`) and as build/native/seq2seq's flags (`cli`), the flags
+// derived from src/decoding_options.json as the CLI's own are (scripts/gen-options.mjs).
 const DECODING = JSON.parse(readFileSync(join(root, 'models/train/decoding.json'), 'utf8'));
-// The flag of an option that has one of its own (src/decoding_options.json); the
-// strategy and the beam's options share flags (the CLI's usage text).
-const OPTION_FLAGS = Object.fromEntries(JSON.parse(readFileSync(join(root, 'src/decoding_options.json'), 'utf8'))
-  .options.filter((o) => o.cli).map((o) => [o.js, (v) => [o.cli, v]]));
-const CLI_FLAGS = { ...OPTION_FLAGS, beamSize: (v) => ['--beam', v], lengthNorm: (v) => ['--length-penalty', v] };
+const OPTIONS = readTable(root).options;
 function cliFlags(decoding) {
-  const flags = { beam: [], nar: ['--nar'] }[decoding.strategy];
-  if (!flags) throw new Error(`models/train/decoding.json: no CLI flags for strategy ${decoding.strategy}`);
-  for (const [key, value] of Object.entries(decoding)) {
-    if (key === 'strategy') continue;
-    if (!CLI_FLAGS[key]) throw new Error(`models/train/decoding.json: no CLI flag for ${key}`);
-    flags.push(...CLI_FLAGS[key](String(value)));
+  const left = new Map(Object.entries(decoding));
+  const flags = [];
+  // A shorthand that sets the strategy (--beam K, --nar) takes the option its argument sets with it.
+  const strategy = OPTIONS.find((o) => o.js === 'strategy');
+  const short = (strategy.cliShorthand ?? []).find((sh) => sh.sets.strategy === left.get('strategy'));
+  if (!short) throw new Error(`models/train/decoding.json: no CLI flag for strategy ${left.get('strategy')}`);
+  flags.push(short.flag);
+  left.delete('strategy');
+  for (const [cpp, v] of Object.entries(short.sets)) {
+    if (v !== '$') continue;
+    const key = camelCase(cpp);
+    if (!left.has(key)) throw new Error(`models/train/decoding.json: ${short.flag} needs ${key}`);
+    flags.push(String(left.get(key)));
+    left.delete(key);
+  }
+  for (const [key, value] of left) {
+    const o = OPTIONS.find((x) => x.js === key);
+    if (!o) throw new Error(`models/train/decoding.json: no decoding option ${key}`);
+    flags.push(o.cli, String(value));
   }
   return flags;
 }

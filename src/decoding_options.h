@@ -27,7 +27,7 @@ std::string to_string(const Range<float>& r);
 std::string to_string(const Range<uint64_t>& r);
 
 // One numeric option as for_each_numeric_option() names it: its name in the
-// struct, the CLI flag that sets it and nothing else (nullptr if none), and how
+// struct, its CLI flag (--kebab-case of the name), and how
 // validate() words a value out of range.
 struct NumericOption {
   const char* name;
@@ -143,8 +143,8 @@ bool from_string(const std::string& name, NarLength& out);
 // flag that sets one option against it.
 template <typename Visit>
 void for_each_numeric_option(Visit&& visit) {
-  visit(NumericOption{"beam_size", nullptr, "is outside"}, &DecodingOptions::beam_size, option_range::beam_size);
-  visit(NumericOption{"gnmt_alpha", nullptr, "is outside"}, &DecodingOptions::gnmt_alpha, option_range::gnmt_alpha);
+  visit(NumericOption{"beam_size", "--beam-size", "is outside"}, &DecodingOptions::beam_size, option_range::beam_size);
+  visit(NumericOption{"gnmt_alpha", "--gnmt-alpha", "is outside"}, &DecodingOptions::gnmt_alpha, option_range::gnmt_alpha);
   visit(NumericOption{"max_length", "--max-length", "is outside"}, &DecodingOptions::max_length, option_range::max_length);
   visit(NumericOption{"max_length_ratio", "--max-length-ratio", "is outside"}, &DecodingOptions::max_length_ratio, option_range::max_length_ratio);
   visit(NumericOption{"min_length", "--min-length", "is outside"}, &DecodingOptions::min_length, option_range::min_length);
@@ -155,9 +155,9 @@ void for_each_numeric_option(Visit&& visit) {
   visit(NumericOption{"seed", "--seed", "is outside"}, &DecodingOptions::seed, option_range::seed);
   visit(NumericOption{"length_candidates", "--length-candidates", "is outside"}, &DecodingOptions::length_candidates, option_range::length_candidates);
   visit(NumericOption{"length_score_weight", "--length-score-weight", "must be in"}, &DecodingOptions::length_score_weight, option_range::length_score_weight);
-  visit(NumericOption{"nar_given_length", nullptr, "is outside"}, &DecodingOptions::nar_given_length, option_range::nar_given_length);
+  visit(NumericOption{"nar_given_length", "--nar-given-length", "is outside"}, &DecodingOptions::nar_given_length, option_range::nar_given_length);
   visit(NumericOption{"iterations", "--iterations", "is outside"}, &DecodingOptions::iterations, option_range::iterations);
-  visit(NumericOption{"top_candidates", nullptr, "is outside"}, &DecodingOptions::top_candidates, option_range::top_candidates);
+  visit(NumericOption{"top_candidates", "--top-candidates", "is outside"}, &DecodingOptions::top_candidates, option_range::top_candidates);
 }
 // END GENERATED
 

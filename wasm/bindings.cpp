@@ -133,7 +133,7 @@ DecodingOptions options_from(const val& o) {
   from_string(o["narLength"].as<std::string>(), d.nar_length);
   d.length_candidates = o["lengthCandidates"].as<int>();
   d.length_score_weight = o["lengthScoreWeight"].as<float>();
-  d.nar_given_length = o["length"].as<int>();
+  d.nar_given_length = o["narGivenLength"].as<int>();
   d.iterations = o["iterations"].as<int>();
   d.early_stop = o["earlyStop"].as<bool>();
   d.top_candidates = o["topCandidates"].as<int>();

@@ -84,7 +84,7 @@ def main(argv=None):
 
     train = load_tsv(os.path.join(DATA, "cmlm_kd1.tsv"))
     dev_words = sorted(refs_by_word(load_tsv(os.path.join(DATA, "dev.tsv"))))
-    teacher, _ = decode(binary, args.teacher, dev_words, ["--beam", "5", "--length-penalty", "none"])
+    teacher, _ = decode(binary, args.teacher, dev_words, ["--beam", "5", "--length-norm", "none"])
     t0 = time.time()
     tr_mean, tr_sum, _ = pooled(model, codec, [w for w, _ in train])
     dv_mean, dv_sum, dv_old = pooled(model, codec, dev_words)

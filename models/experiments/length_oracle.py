@@ -50,7 +50,7 @@ def main(argv=None):
         words = sorted(random.Random(0).sample(words, args.limit))
         refs = {w: refs[w] for w in words}
     nar = ["--nar", "--iterations", str(args.iterations)]
-    teacher, _ = decode(binary, args.teacher, words, ["--beam", "5", "--length-penalty", "none"])
+    teacher, _ = decode(binary, args.teacher, words, ["--beam", "5", "--length-norm", "none"])
     own, _ = decode(binary, args.model, words, nar + ["--length-candidates", str(args.length_candidates),
                                                       "--length-score-weight", str(args.length_score_weight)])
     # one engine run per length: every word that some reference or the teacher gives that length
@@ -62,7 +62,7 @@ def main(argv=None):
     at = {}
     for length, ws in sorted(wanted.items()):
         if length > 0:
-            hyps, _ = decode(binary, args.model, sorted(ws), nar + ["--length", str(length)])
+            hyps, _ = decode(binary, args.model, sorted(ws), nar + ["--nar-length", "given", "--nar-given-length", str(length)])
             at.update({(w, length): tuple(h) for w, h in hyps.items()})
 
     at_reference = {}

@@ -64,7 +64,7 @@ def run(teacher=os.path.join(MODELS_DIR, "g2p-transformer.safetensors"), beam=1,
     log(f"distilling {len(todo)} of {len(words)} {'words of ' + words_file if words_file else 'training words'} with {' + '.join(teachers)} "
         f"({'greedy' if beam <= 1 else f'beam {beam}'}, {'C++ engine' if binary else 'PyTorch'})")
     # the engine gives the PyTorch decoders' outputs (parity_check.py) several times faster
-    engine_opts = (["--greedy"] if beam <= 1 else ["--beam", str(beam), "--length-penalty", "none"]) + \
+    engine_opts = (["--greedy"] if beam <= 1 else ["--beam", str(beam), "--length-norm", "none"]) + \
         ["--max-length", str(max_len)]
     def teach(ws):
         if binary:

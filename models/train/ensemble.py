@@ -79,7 +79,7 @@ def main(argv=None):
     codec = Codec(cfg)
     max_len = max_output_len(cfg)
     binary = a.bin or find_binary()
-    opts = (["--greedy"] if a.beam <= 1 else ["--beam", str(a.beam), "--length-penalty", "none"]) + \
+    opts = (["--greedy"] if a.beam <= 1 else ["--beam", str(a.beam), "--length-norm", "none"]) + \
         ["--max-length", str(max_len)]
 
     def torch_decode(paths):

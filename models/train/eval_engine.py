@@ -30,7 +30,7 @@ def engine_options(cfg, beam=5, iterations=CMLM_ITERATIONS, length_candidates=CM
         return ["--nar", "--iterations", str(iterations), "--length-candidates", str(length_candidates),
                 "--length-score-weight", str(length_score_weight)]
     # the PyTorch decoders stop after max_target_len output tokens (EOS included; rnn: max_output_len)
-    return ["--beam", str(beam), "--length-penalty", "none", "--max-length", str(max_output_len(cfg))]
+    return ["--beam", str(beam), "--length-norm", "none", "--max-length", str(max_output_len(cfg))]
 
 
 def evaluate(model_path, split="test", binary=None, limit=0, compare=False, log_fn=print,

@@ -35,8 +35,8 @@ TEST_SPLIT = os.path.join(ROOT, "models", "data", "cmudict-0.7b.test")
 
 AR_CONFIGS = [
     ("greedy", ["--greedy"]),
-    ("beam 5, no normalisation", ["--beam", "5", "--length-penalty", "none"]),
-    ("beam 5, average (log P / |Y|)", ["--beam", "5", "--length-penalty", "average"]),
+    ("beam 5, no normalisation", ["--beam", "5", "--length-norm", "none"]),
+    ("beam 5, average (log P / |Y|)", ["--beam", "5", "--length-norm", "average"]),
 ]
 W = CMLM_LENGTH_SCORE_WEIGHT
 # (T, length candidates): T = 1, 4, 10 by 1 and 3 lengths, then T = 10 with the Mask-Predict paper's

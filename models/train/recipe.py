@@ -204,7 +204,7 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
         return score(ar_beam(m, codec, sorted(refs), max_len, beam=args.beam), refs)
 
     return finalize(args, config, torch_evaluate, f"beam {args.beam}, no length normalization",
-                    engine_opts=["--beam", str(args.beam), "--length-penalty", "none", "--max-length", str(max_len)],
+                    engine_opts=["--beam", str(args.beam), "--length-norm", "none", "--max-length", str(max_len)],
                     extra={**({"token_distillation": {**kd_info, "weight": kd_weight}} if kd_info else {}),
                            **({"extra_train": {"file": os.path.basename(args.extra_train),
                                                "sha256": sha256(args.extra_train),

@@ -76,7 +76,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
 
   test('every RNN model is in the picker and decodes in greedy, beam and sampling lanes as the npm module does', async () => {
     const types = ['greedy', 'beam', 'sample'];
-    const specs = RNN.map((m, i) => ({ type: types[i % 3], opts: { m: m.id, ...(types[i % 3] === 'beam' ? { k: 3, nbest: 2 } : {}), ...(types[i % 3] === 'sample' ? { seed: 7 } : {}) } }));
+    const specs = RNN.map((m, i) => ({ type: types[i % 3], opts: { m: m.id, ...(types[i % 3] === 'beam' ? { beamSize: 3, nBest: 2 } : {}), ...(types[i % 3] === 'sample' ? { seed: 7 } : {}) } }));
     const q = `?w=${WORD}&` + specs.map((s) => `lane=${s.type}:${Object.entries(s.opts).map(([k, v]) => `${k}=${v}`).join(',')}`).join('&');
     const { page, errors } = await openPage(served.context, url(q));
     await waitReady(page);

@@ -74,7 +74,7 @@ async function wrongGreedy(block, model, word, [output, reference], [kind, label
 
 describe('scores under the results', () => {
   test('DELETE: greedy is a search error (the reference scores higher), beam 5 finds the reference', async () => {
-    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lane=beam:k=5'));
+    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lane=beam:beamSize=5'));
     await waitReady(page);
     const [greedy, beam] = await forcedBlocks(page);
     const model = await moduleModel(AR);

@@ -37,11 +37,11 @@ async function lanesMatchModule(lanes, word = WORD) {
 
 describe('hostile addresses', () => {
   test('options named like Object.prototype\'s keys are reported and ignored; the lanes decode', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:constructor=1,toString=1,hasOwnProperty=1,k=3&lane=greedy:valueOf=2&lane=mp:__proto__=x`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:constructor=1,toString=1,hasOwnProperty=1,beamSize=3&lane=greedy:valueOf=2&lane=mp:__proto__=x`));
     await waitReady(page);
     const lanes = await laneState(page);
     assert.deepEqual(lanes.map((l) => l.type), ['beam', 'greedy', 'mp']);
-    assert.equal(lanes[0].opts.k, 3, 'the known option next to them is read');
+    assert.equal(lanes[0].opts.beamSize, 3, 'the known option next to them is read');
     for (const l of lanes) assert.deepEqual(Object.keys(l.opts).sort(), Object.keys(makeLane(l.type).opts).sort());
     await lanesMatchModule(lanes);
     const m = await message(page);

@@ -197,7 +197,7 @@ describe('the length chart: every bar visible, labels inside and apart', () => {
       for (const [width, height] of SIZES) {
         await page.setViewportSize({ width, height });
         // DIRECTORY: Mask-Predict decodes the neighbouring lengths 7, 8 and 9.
-        await page.goto(served.url(`/?w=DIRECTORY&lane=nar:len=fixed&lane=mp${lang === 'en' ? '' : `&lang=${lang}`}`));
+        await page.goto(served.url(`/?w=DIRECTORY&lane=nar:narLength=fixed&lane=mp${lang === 'en' ? '' : `&lang=${lang}`}`));
         await waitReady(page);
         const what = `${lang} ${width}×${height}`;
         const fixed = await chartLayout(page, '.lane-nar');

@@ -76,12 +76,12 @@ describe('the page', () => {
   test('a typed word: every lane type runs to the end and matches the npm module', async () => {
     const specs = [
       { type: 'greedy', opts: {} },
-      { type: 'beam', opts: { k: 4, norm: 'gnmt', alpha: 0.8, nbest: 3 } },
-      { type: 'beam', opts: { k: 16, norm: 'none', nbest: 2 } },
-      { type: 'sample', opts: { temp: 0.7, topk: 5, topp: 0.9, seed: 42 } },
+      { type: 'beam', opts: { beamSize: 4, lengthNorm: 'gnmt', gnmtAlpha: 0.8, nBest: 3 } },
+      { type: 'beam', opts: { beamSize: 16, lengthNorm: 'none', nBest: 2 } },
+      { type: 'sample', opts: { temperature: 0.7, topK: 5, topP: 0.9, seed: 42 } },
       { type: 'nar', opts: {} },
-      { type: 'nar', opts: { len: 'fixed' } },
-      { type: 'mp', opts: { T: 4, lc: 2 } },
+      { type: 'nar', opts: { narLength: 'fixed' } },
+      { type: 'mp', opts: { iterations: 4, lengthCandidates: 2 } },
     ];
     const q = '?w=X&' + specs.map((s) => `lane=${s.type}:${Object.entries(s.opts).map(([k, v]) => `${k}=${v}`).join(',')}`).join('&');
     const { page, errors } = await openPage(served.context, url(q));
@@ -123,7 +123,7 @@ describe('the page', () => {
   });
 
   test('Step, Back, Reset and the keyboard move all lanes in lockstep; Back decodes nothing again', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=beam:k=3&lane=mp:T=3`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=beam:beamSize=3&lane=mp:iterations=3`));
     const ready = await waitReady(page);
     await page.click('#reset');
     assert.match(await stepStatus(page), /^step 0 of \d+/);
@@ -160,10 +160,10 @@ describe('the page', () => {
   });
 
   test('a link with a word and no step shows the end; with a step, exactly that step', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp:T=3`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp:iterations=3`));
     await waitReady(page);
     assert.match(await stepStatus(page), /^step (\d+) of \1$/);
-    const { page: p2, errors: e2 } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp:T=3&t=2`));
+    const { page: p2, errors: e2 } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp:iterations=3&t=2`));
     await waitReady(p2);
     assert.match(await stepStatus(p2), /^step 2 of /);
     assert.equal(await p2.locator('.lane-greedy .strip .chip').count(), 3);
@@ -231,7 +231,7 @@ describe('the page', () => {
   });
 
   test('the URL round-trips: the same word, lanes, options and step come back', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=6,norm=gnmt,alpha=1.2,nbest=4&lane=sample:temp=1.5,seed=9&lane=mp:T=5,lc=2,lw=0.35&lane=nar:len=fixed`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:beamSize=6,lengthNorm=gnmt,gnmtAlpha=1.2,nBest=4&lane=sample:temperature=1.5,seed=9&lane=mp:iterations=5,lengthCandidates=2,lengthScoreWeight=0.35&lane=nar:narLength=fixed`));
     await waitReady(page);
     await page.click('#reset');
     await page.click('#step');
@@ -252,7 +252,7 @@ describe('the page', () => {
     assert.equal(afterState.word, before.word);
     assert.equal(afterState.t, 3);
     assert.deepEqual(afterState.specs, before.specs);
-    assert.equal(before.specs.find((l) => l.type === 'mp')?.opts.lw, 0.35, 'the Mask-Predict length weight came from the URL');
+    assert.equal(before.specs.find((l) => l.type === 'mp')?.opts.lengthScoreWeight, 0.35, 'the Mask-Predict length weight came from the URL');
     assert.deepEqual(afterState.bodies, before.bodies);
     assert.match(await stepStatus(page2), /^step 3 of/);
     assert.deepEqual(errors, []);
@@ -268,7 +268,7 @@ describe('the page', () => {
       opt: el.dataset.opt, value: Number(el.value), shown: Number(el.nextElementSibling?.textContent),
       state: seq2seqPage.lanes.find((l) => l.el.contains(el)).opts[el.dataset.opt],
     })));
-    assert.ok(sliders.some((s) => s.opt === 'lw'), 'the Mask-Predict lane has its length weight slider');
+    assert.ok(sliders.some((s) => s.opt === 'lengthScoreWeight'), 'the Mask-Predict lane has its length weight slider');
     for (const s of sliders) {
       assert.equal(s.value, s.state, `slider ${s.opt}: the input holds ${s.value}, the lane decodes with ${s.state}`);
       assert.equal(s.shown, s.state, `slider ${s.opt}: its label`);
@@ -299,38 +299,38 @@ describe('the page', () => {
   });
 
   test('a click on a length bar imposes that length on the NAR lanes', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=nar&lane=mp:T=3`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=nar&lane=mp:iterations=3`));
     let ready = await waitReady(page);
     const predicted = await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).lengths[0]);
     const L = predicted + 2;
     await page.click(`.lane-nar button.lenbar[data-length="${L}"]`);
     ready = await waitReady(page, ready);
     let lanes = await laneState(page);
-    assert.equal(lanes[0].opts.len, 'given');
-    assert.equal(lanes[0].opts.L, L);
+    assert.equal(lanes[0].opts.narLength, 'given');
+    assert.equal(lanes[0].opts.narGivenLength, L);
     assert.deepEqual(await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).lengths), [L]);
     assert.equal(await page.locator('.lane-nar .nar-grid thead th').count(), L + 1);
-    sameResults(lanes[0].results, await expected({ type: 'nar', opts: { len: 'given', L } }, WORD), 'given length');
+    sameResults(lanes[0].results, await expected({ type: 'nar', opts: { narLength: 'given', narGivenLength: L } }, WORD), 'given length');
     await page.click(`.lane-mp button.lenbar[data-length="${L + 1}"]`);
     ready = await waitReady(page, ready);
     lanes = await laneState(page);
-    sameResults(lanes[1].results, await expected({ type: 'mp', opts: { T: 3, len: 'given', L: L + 1 } }, WORD), 'given length, Mask-Predict');
-    await urlMatches(page, new RegExp(`len=given,L=${L}`));
+    sameResults(lanes[1].results, await expected({ type: 'mp', opts: { iterations: 3, narLength: 'given', narGivenLength: L + 1 } }, WORD), 'given length, Mask-Predict');
+    await urlMatches(page, new RegExp(`narLength=given,narGivenLength=${L}`));
     await page.click('.lane-nar [data-action=predicted]');
     await waitReady(page, ready);
-    assert.equal((await laneState(page))[0].opts.len, 'predicted');
+    assert.equal((await laneState(page))[0].opts.narLength, 'predicted');
     assert.deepEqual(errors, []);
     await page.close();
   });
 
   test('beam: the length-normalisation control re-ranks the finished hypotheses', async () => {
-    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=5,norm=average`));
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:beamSize=5,lengthNorm=average`));
     const ready = await waitReady(page);
     const order = () => page.evaluate(() => [...document.querySelectorAll('.lane-beam .view:nth-of-type(3) table.hyps tbody tr:not(.formula-row) td:nth-child(5)')].map((td) => Number(td.textContent.replace('−', '-'))));
     const scores = await order();
     assert.ok(scores.length >= 1);
     for (let i = 1; i < scores.length; i++) assert.ok(scores[i - 1] >= scores[i]);
-    await page.check('.lane-beam input[data-opt=norm][value=none]');
+    await page.check('.lane-beam input[data-opt=lengthNorm][value=none]');
     // Re-ranked from log P at once; the lane then decodes again with the new option.
     await waitReady(page, ready);
     const none = await order();
@@ -347,7 +347,7 @@ describe('the page', () => {
     // after the best one finished: the frontier at the right is then empty, so the tree
     // must bring the selected node into view instead. (BUBOLZ, a dev word: 20 steps, the
     // best hypothesis finished at step 8.)
-    const { page, errors } = await openPage(served.context, url('?w=BUBOLZ&lane=beam:k=5'));
+    const { page, errors } = await openPage(served.context, url('?w=BUBOLZ&lane=beam:beamSize=5'));
     await waitReady(page);
     const seen = () => page.evaluate(() => {
       const wrap = document.querySelector('.lane-beam .tree-wrap').getBoundingClientRect();
@@ -422,12 +422,12 @@ describe('the page', () => {
     await page.waitForFunction(() => /not in CMUdict|CMUdict;/.test(document.getElementById('reference').textContent));
     assert.match(await page.textContent('#reference'), new RegExp(`${madeUp} is not in CMUdict`));
     // A hand-edited URL with nonsense options falls back to defaults.
-    const { page: p2, errors: e2 } = await openPage(served.context, url(`?w=${WORD}&lane=beam:k=999,norm=bogus&lane=nosuch&t=abc`));
+    const { page: p2, errors: e2 } = await openPage(served.context, url(`?w=${WORD}&lane=beam:beamSize=999,lengthNorm=bogus&lane=nosuch&t=abc`));
     await waitReady(p2);
     const lanes = await laneState(p2);
     assert.equal(lanes.length, 1);
-    assert.equal(lanes[0].opts.k, 16);
-    assert.equal(lanes[0].opts.norm, 'average');
+    assert.equal(lanes[0].opts.beamSize, 16);
+    assert.equal(lanes[0].opts.lengthNorm, 'average');
     assert.deepEqual(errors, []);
     assert.deepEqual(e2, []);
     await page.close();
@@ -436,10 +436,10 @@ describe('the page', () => {
 
   test('screenshots of every lane type, and at phone width', async () => {
     const shots = [
-      ['greedy', `lane=greedy&lane=sample:temp=1.2,seed=3`, 3],
-      ['beam', 'lane=beam:k=4,nbest=3', 4],
-      ['nar', 'lane=nar&lane=nar:len=fixed', 1],
-      ['mask-predict', 'lane=mp:T=6,lc=3', 3],
+      ['greedy', `lane=greedy&lane=sample:temperature=1.2,seed=3`, 3],
+      ['beam', 'lane=beam:beamSize=4,nBest=3', 4],
+      ['nar', 'lane=nar&lane=nar:narLength=fixed', 1],
+      ['mask-predict', 'lane=mp:iterations=6,lengthCandidates=3', 3],
     ];
     for (const [name, lanes, t] of shots) {
       const { page, errors } = await openPage(served.context, url(`?w=${WORD}&${lanes}&t=${t}`));

@@ -169,7 +169,7 @@ describe('self-attention matrices on the page', () => {
 
   test('beam k = 3, COLONEL: the decoder triangle follows the best live hypothesis, also when it changes ancestry', async () => {
     const word = 'COLONEL';
-    const { page, errors } = await openPage(served.context, served.url(`/?w=${word}&lane=beam:k=3&t=1`));
+    const { page, errors } = await openPage(served.context, served.url(`/?w=${word}&lane=beam:beamSize=3&t=1`));
     await waitReady(page);
     const snaps = moduleSnaps(await packedModel(AR), word, 'beam', { k: 3 });
     let switched = 0;
@@ -257,7 +257,7 @@ describe('accessibility and layout with the matrices open', () => {
   test('a wide matrix (one-pass NAR at the fixed maximum length) scrolls inside its named region on a phone', async () => {
     const { page, errors } = await openPage(served.context);
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(served.url('/?w=PHONEME&lane=nar:len=fixed'));
+    await page.goto(served.url('/?w=PHONEME&lane=nar:narLength=fixed'));
     await waitReady(page);
     const dec = await readMatrix(page, 'nar', 'dec');
     assert.ok(dec.rows.length >= 20, `the fixed length is long: ${dec.rows.length}`);
@@ -275,7 +275,7 @@ describe('accessibility and layout with the matrices open', () => {
     await page.close();
   });
 
-  const LANES = 'lane=greedy&lane=beam:k=3&lane=nar&lane=mp';
+  const LANES = 'lane=greedy&lane=beam:beamSize=3&lane=nar&lane=mp';
   for (const lang of ['en', 'zh']) {
     for (const [width, height] of [[1400, 1000], [390, 844]]) {
       test(`axe and a screenshot, ${lang} at ${width}×${height}`, async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { after, describe, test } from 'node:test';
 import { FIXTURES, cliPath, join } from './helpers.mjs';
 import { OVERFLOWING } from './scaled-model.mjs';
+import { readTable } from '../../scripts/gen-options.mjs';
 
 const AR = join(FIXTURES, 'ar_post_sin_tied_relu.safetensors');
 const CMLM = join(FIXTURES, 'cmlm_pre_sin_tied_relu.safetensors');
@@ -34,7 +35,7 @@ describe('numeric flags are parsed against their ranges', () => {
     [['--sample', '--top-p', '1e-50'], "option --top-p needs a number in (0, 1], got '1e-50'"],
     [['--max-length-ratio', 'inf'], "option --max-length-ratio needs a number in [0, 1000], got 'inf'"],
     [['--max-length', ' 5'], "option --max-length needs an integer in [1, 100000], got ' 5'"],
-    [['--length-penalty', 'gnmt:1e99'], "option --length-penalty gnmt:ALPHA needs a number in [0, 10], got '1e99'"],
+    [['--length-norm', 'gnmt', '--gnmt-alpha', '1e99'], "option --gnmt-alpha needs a number in [0, 10], got '1e99'"],
     [['--n-best', '-3'], "option --n-best needs an integer in [1, 256], got '-3'"],
     [['--nar', '--iterations', '0x10'], "option --iterations needs an integer in [1, 100], got '0x10'"],
   ];
@@ -51,6 +52,42 @@ describe('numeric flags are parsed against their ranges', () => {
     const r = run(['decode', '--model', AR, '--sample', '--seed', '18446744073709551615', '--top-p', '1', '--temperature', '100', '--n-best', '2', 'ABC']);
     assert.equal(r.status, 0, r.stderr);
     assert.equal(lines(r.stdout).length, 2);
+  });
+});
+
+describe('every option has its flag, --kebab-case of its C++ name, parsed against the table', () => {
+  const table = readTable();
+  for (const o of table.options.filter((x) => ['int', 'float'].includes(x.type))) {
+    test(`${o.cli} beyond its range`, () => {
+      const r = run(['decode', '--model', AR, o.cli, String(o.max + 1), 'ABC']);
+      assert.equal(r.status, 2, r.stderr);
+      const range = `${o.openMin ? '(' : '['}${o.min}, ${o.max}]`;
+      assert.equal(r.stderr, `seq2seq: option ${o.cli} needs ${o.type === 'int' ? 'an integer' : 'a number'} in ${range}, got '${o.max + 1}'\n`);
+    });
+  }
+  for (const o of table.options.filter((x) => x.type === 'enum')) {
+    test(`${o.cli} takes the names of ${o.enum}, nothing else`, () => {
+      const names = table.enums[o.enum].values.map((v) => v.js);
+      const r = run(['decode', '--model', AR, o.cli, 'lookahead', 'ABC']);
+      assert.equal(r.status, 2, r.stderr);
+      assert.equal(r.stderr, `seq2seq: option ${o.cli} needs one of ${names.join(', ')}, got 'lookahead'\n`);
+    });
+  }
+  test('bools have a flag and its --no- form; the shorthands the table declares work; old flags are gone', () => {
+    for (const o of table.options.filter((x) => x.type === 'bool')) {
+      for (const flag of [o.cli, `--no-${o.cli.slice(2)}`]) assert.equal(run(['decode', '--model', CMLM, flag, 'ABC']).status, 0, flag);
+    }
+    for (const sh of table.options.flatMap((o) => o.cliShorthand ?? [])) {
+      const model = sh.sets.strategy === 'nar' || sh.sets.nar_length ? CMLM : AR;
+      const r = run(['decode', '--model', model, ...(sh.sets.nar_length ? ['--nar'] : []), sh.flag, ...(sh.arg ? ['2'] : []), 'ABC']);
+      assert.equal(r.status, 0, `${sh.flag}: ${r.stderr}`);
+    }
+    const given = run(['decode', '--model', CMLM, '--nar-length', 'given', '--nar-given-length', '4', 'ABC']);
+    assert.equal(given.status, 0, given.stderr);
+    assert.equal(lines(given.stdout)[0].split('\t')[1].split(' ').length, 4, 'exactly 4 positions');
+    for (const old of [['--length', '4'], ['--length-penalty', 'none']]) {
+      assert.equal(run(['decode', '--model', AR, ...old, 'ABC']).stderr, `seq2seq: unknown option ${old[0]}\n`);
+    }
   });
 });
 
@@ -103,7 +140,7 @@ describe('weights that overflow float arithmetic', () => {
       const path = join(dir, `${name.replace(/\W+/g, '-')}.safetensors`);
       writeFileSync(path, bytes());
       const strategies = name.startsWith('CMLM')
-        ? [['--nar'], ['--nar', '--length-candidates', '3'], ['--nar', '--fixed-length'], ['--nar', '--length', '4']]
+        ? [['--nar'], ['--nar', '--length-candidates', '3'], ['--nar', '--fixed-length'], ['--nar', '--nar-length', 'given', '--nar-given-length', '4']]
         : [['--greedy'], ['--beam', '3'], ['--sample', '--n-best', '2'], ['--beam', '2', '--trace']];
       for (const s of strategies) {
         const r = run(['decode', '--model', path, ...s, 'ABC', 'BAD']);

@@ -38,7 +38,7 @@ const seqError = (kind, message) => (e) => {
 const STRATEGIES = {
   ar: [{}, { strategy: 'beam', beamSize: 4, nBest: 3 }, { strategy: 'beam', beamSize: 3, lengthNorm: 'gnmt', minLength: 3 },
     { strategy: 'sample', nBest: 2, seed: 7, topK: 5, temperature: 0.8 }, { strategy: 'greedy', maxLengthRatio: 2, prefix: 'K' }],
-  cmlm: [{}, { lengthCandidates: 3, iterations: 4 }, { narLength: 'fixed', iterations: 2, earlyStop: false }, { narLength: 'given', length: 5 }],
+  cmlm: [{}, { lengthCandidates: 3, iterations: 4 }, { narLength: 'fixed', iterations: 2, earlyStop: false }, { narLength: 'given', narGivenLength: 5 }],
   rnn: [{}, { strategy: 'beam', beamSize: 5, nBest: 2 }, { strategy: 'sample', nBest: 3, seed: 11 }],
 };
 

@@ -24,7 +24,7 @@ describe('weights that overflow float arithmetic', () => {
       const model = await loadModel(bytes());
       const all = model.autoregressive
         ? [{ strategy: 'greedy' }, { strategy: 'beam', beamSize: 3 }, { strategy: 'sample', nBest: 2, seed: 1 }]
-        : [{ lengthCandidates: 3 }, { narLength: 'fixed' }, { narLength: 'given', length: 4 }];
+        : [{ lengthCandidates: 3 }, { narLength: 'fixed' }, { narLength: 'given', narGivenLength: 4 }];
       const message = new RegExp(`^model file: the scores of ${where} are not finite`);
       for (const options of all) {
         assert.throws(() => model.decode('ABC', options), seqError('ModelError', message), JSON.stringify(options));

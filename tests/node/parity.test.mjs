@@ -19,9 +19,9 @@ function arConfigs(info) {
     ['greedy', [], {}],
     ['greedy, min length 3', ['--min-length', '3'], { minLength: 3 }],
     ['beam 5, 3-best', ['--beam', '5', '--n-best', '3'], { strategy: 'beam', beamSize: 5, nBest: 3 }],
-    ['beam 5, gnmt 0.6, min length 2', ['--beam', '5', '--length-penalty', 'gnmt:0.6', '--min-length', '2'],
+    ['beam 5, gnmt 0.6, min length 2', ['--beam', '5', '--length-norm', 'gnmt', '--gnmt-alpha', '0.6', '--min-length', '2'],
       { strategy: 'beam', beamSize: 5, lengthNorm: 'gnmt', gnmtAlpha: 0.6, minLength: 2 }],
-    ['beam 3, no normalisation, max length 6', ['--beam', '3', '--length-penalty', 'none', '--max-length', '6'],
+    ['beam 3, no normalisation, max length 6', ['--beam', '3', '--length-norm', 'none', '--max-length', '6'],
       { strategy: 'beam', beamSize: 3, lengthNorm: 'none', maxLength: 6 }],
     ['sampling, seed 7, T 0.8, top-p 0.9, 2 samples', ['--sample', '--seed', '7', '--temperature', '0.8', '--top-p', '0.9', '--n-best', '2'],
       { strategy: 'sample', seed: 7, temperature: 0.8, topP: 0.9, nBest: 2 }],
@@ -34,7 +34,7 @@ const NAR_CONFIGS = [
   ['mask-predict T 4, 3 length candidates ranked with w 0.5', ['--iterations', '4', '--length-candidates', '3', '--length-score-weight', '0.5'],
     { iterations: 4, lengthCandidates: 3, lengthScoreWeight: 0.5 }],
   ['mask-predict fixed length, T 1', ['--fixed-length', '--iterations', '1'], { narLength: 'fixed', iterations: 1 }],
-  ['mask-predict length 5, no early stop', ['--length', '5', '--no-early-stop'], { narLength: 'given', length: 5, earlyStop: false }],
+  ['mask-predict length 5, no early stop', ['--nar-length', 'given', '--nar-given-length', '5', '--no-early-stop'], { narLength: 'given', narGivenLength: 5, earlyStop: false }],
 ];
 
 function assertClose(actual, expected, what) {

@@ -42,8 +42,8 @@ for (const [path, model] of models) {
   describe(basename(path), () => {
     const words = wordsFor(model.info, 6);
     const cases = model.autoregressive
-      ? [[[], {}], [['--beam', '4', '--length-penalty', 'gnmt:0.8'], { strategy: 'beam', beamSize: 4, lengthNorm: 'gnmt', gnmtAlpha: 0.8 }]]
-      : [[[], {}], [['--length-score-weight', '0.4'], { lengthScoreWeight: 0.4 }], [['--length', '3'], { narLength: 'given', length: 3 }]];
+      ? [[[], {}], [['--beam', '4', '--length-norm', 'gnmt', '--gnmt-alpha', '0.8'], { strategy: 'beam', beamSize: 4, lengthNorm: 'gnmt', gnmtAlpha: 0.8 }]]
+      : [[[], {}], [['--length-score-weight', '0.4'], { lengthScoreWeight: 0.4 }], [['--nar-length', 'given', '--nar-given-length', '3'], { narLength: 'given', narGivenLength: 3 }]];
 
     test('score() gives the numbers of the native `seq2seq score`', () => {
       // Each word's own output, and a target made of the model's first real tokens.

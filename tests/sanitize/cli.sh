@@ -31,13 +31,13 @@ words=(PHONEME ABATING XYLOPHONE "O'NEIL" A)
 expect 0 info "$m/g2p-transformer.safetensors"
 expect 0 info "$f/ar_pre_sin_tied_relu_i8.safetensors"
 expect 0 decode --model "$m/g2p-transformer.safetensors" "${words[@]}"
-expect 0 decode --model "$m/g2p-transformer.safetensors" --beam 5 --n-best 3 --length-penalty gnmt:0.6 "${words[@]}"
+expect 0 decode --model "$m/g2p-transformer.safetensors" --beam 5 --n-best 3 --length-norm gnmt --gnmt-alpha 0.6 "${words[@]}"
 expect 0 decode --model "$m/g2p-transformer.safetensors" --sample --temperature 0.8 --top-k 5 --top-p 0.9 --seed 3 --n-best 2 "${words[@]}"
 expect 0 decode --model "$m/g2p-transformer.safetensors" --compute f32 --beam 3 --prefix "F" --trace PHONEME
 expect 0 decode --model "$m/g2p-cmlm.safetensors" "${words[@]}"
 expect 0 decode --model "$m/g2p-cmlm.safetensors" --iterations 4 --length-candidates 3 --length-score-weight 0.5 --trace "${words[@]}"
 expect 0 decode --model "$m/g2p-cmlm.safetensors" --fixed-length --no-early-stop "${words[@]}"
-expect 0 decode --model "$m/g2p-cmlm.safetensors" --length 5 PHONEME
+expect 0 decode --model "$m/g2p-cmlm.safetensors" --nar-length given --nar-given-length 5 PHONEME
 for a in additive dot multiplicative reduced-rank; do
   expect 0 decode --model "$m/g2p-rnn-$a.safetensors" --beam 4 --n-best 2 "${words[@]}"
 done

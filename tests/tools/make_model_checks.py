@@ -34,7 +34,7 @@ SLICE_EVERY = 12
 # decodings checked word by word: (name, CLI options, the same as C++ DecodingOptions fields)
 AR_DECODINGS = [
     ("greedy", ["--greedy"], {"strategy": "greedy"}),
-    ("beam5", ["--beam", "5", "--length-penalty", "average"], {"strategy": "beam", "beam_size": 5, "length_norm": "average"}),
+    ("beam5", ["--beam", "5", "--length-norm", "average"], {"strategy": "beam", "beam_size": 5, "length_norm": "average"}),
 ]
 NAR_DECODINGS = [
     ("T1", ["--nar", "--iterations", "1"], {"strategy": "nar", "iterations": 1}),

@@ -20,7 +20,7 @@ export type LengthNorm = 'none' | 'average' | 'gnmt';
  * 'predicted': the length head's best lengthCandidates lengths, decoded in parallel; the best draft
  *   wins (length beam), scored by avg log P(tokens) + lengthScoreWeight * log P(length).
  * 'fixed': maxLength positions, the output cut at the first EOS.
- * 'given': exactly length positions.
+ * 'given': exactly narGivenLength positions.
  */
 export type NarLength = 'predicted' | 'fixed' | 'given';
 
@@ -81,7 +81,7 @@ export interface DecodingOptions {
    */
   lengthScoreWeight?: number;
   /** The target length when narLength is given. Range 0..100000. Default 0. */
-  length?: number;
+  narGivenLength?: number;
   /** Mask-Predict iterations T. Range 1..100. Default 10. */
   iterations?: number;
   /** Mask-Predict: stop when an iteration changes no token. Default true. */

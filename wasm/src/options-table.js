@@ -20,7 +20,7 @@ export const OPTION_TABLE = Object.freeze([
   Object.freeze({ js: 'narLength', cpp: 'nar_length', type: 'enum', values: ['predicted', 'fixed', 'given'], default: 'predicted' }),
   Object.freeze({ js: 'lengthCandidates', cpp: 'length_candidates', type: 'int', default: 1 }),
   Object.freeze({ js: 'lengthScoreWeight', cpp: 'length_score_weight', type: 'float', default: 0 }),
-  Object.freeze({ js: 'length', cpp: 'nar_given_length', type: 'int', default: 0 }),
+  Object.freeze({ js: 'narGivenLength', cpp: 'nar_given_length', type: 'int', default: 0 }),
   Object.freeze({ js: 'iterations', cpp: 'iterations', type: 'int', default: 10 }),
   Object.freeze({ js: 'earlyStop', cpp: 'early_stop', type: 'bool', default: true }),
   Object.freeze({ js: 'topCandidates', cpp: 'top_candidates', type: 'int', default: 5 }),

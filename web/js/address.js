@@ -1,6 +1,8 @@
 // The page's state <-> its address (the URL's query).
 //
-// URL: ?w=PHONEME&t=4&lane=greedy&lane=beam:k=5,norm=gnmt,alpha=0.6,nbest=3&lane=mp:T=10,lc=3
+// URL: ?w=PHONEME&t=4&lane=greedy&lane=beam:beamSize=5,lengthNorm=gnmt,gnmtAlpha=0.6&lane=mp:iterations=10
+// An option is keyed by its name in the npm module; the short keys older addresses
+// used (k=5,norm=gnmt) are still read (page-options.js's optionKey).
 // Only values that differ from the defaults are written. `t` absent = the end
 // of the decode (a bare visit, with no word either, starts at step 0).
 // Unknown or out-of-range values fall back to defaults; unknown
@@ -14,6 +16,7 @@
 import { LANGS, t } from './i18n.js';
 import { LANE_TYPES, isLaneType, makeLane } from './lane-types.js';
 import { splitLaneParam } from './lane-param.js';
+import { optionKey } from './page-options.js';
 
 const MAX_LANES = 12;
 const MAX_NOTES = 5;
@@ -43,9 +46,10 @@ function decodeLane(s) {
   const defaults = LANE_TYPES[type].defaults;
   const opts = {};
   const unknown = [];
-  for (const [k, v] of pairs) {
+  for (const [name, v] of pairs) {
+    const k = optionKey(name);
     if (Object.hasOwn(defaults, k)) opts[k] = v;
-    else unknown.push(k);
+    else unknown.push(name);
   }
   const known = Object.keys(defaults);
   const notes = unknown.map((k) => t(known.length ? 'address.notAnOption' : 'address.noOptions', { name: quoted(k), lane: type, options: known.join(', ') }));

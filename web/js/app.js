@@ -2,7 +2,7 @@
 import { lookup } from './dict.js';
 import { engineKind } from './engine.js';
 import { createLane } from './lane-registry.js';
-import { DEFAULT_LANES, makeLane } from './lane-types.js';
+import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
 import { pickModel } from './lane-param.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
@@ -413,8 +413,10 @@ async function main() {
   applyStatic();
   let models;
   try {
-    models = (await siteData()).models;
+    const data = await siteData();
+    models = data.models;
     if (!models?.length) throw new Error('models.json lists no model');
+    useModelDecoding(data.decoding);
   } catch (e) {
     const el = $('message');
     el.hidden = false;

@@ -42,7 +42,7 @@ export class ArLane extends Lane {
   // The type's own controls, then the what-if note of a forced lane.
   optionControls(builders, o) {
     const parts = this.ownControls(builders, o);
-    if (o.prefix || o.max) parts.push(this.forcedNote());
+    if (o.prefix || o.maxLength) parts.push(this.forcedNote());
     return parts;
   }
 
@@ -53,8 +53,8 @@ export class ArLane extends Lane {
   forcedNote() {
     const o = this.opts;
     const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
-    const what = forced && o.max ? 'forced.both_html' : forced ? 'forced.tokens_html' : 'forced.end_html';
-    return `<p class="forced-note">${t(what, { tokens: esc(forced), n: o.max })} <button type="button" class="small" data-action="unforce">${esc(t('forced.undo'))}</button></p>`;
+    const what = forced && o.maxLength ? 'forced.both_html' : forced ? 'forced.tokens_html' : 'forced.end_html';
+    return `<p class="forced-note">${t(what, { tokens: esc(forced), n: o.maxLength })} <button type="button" class="small" data-action="unforce">${esc(t('forced.undo'))}</button></p>`;
   }
 
   view(i) {

@@ -11,27 +11,27 @@ import { fmtProb } from './forced.js';
 import { selfAttentionView } from './self-attention.js';
 
 export class BeamLane extends ArLane {
-  get title() { return t('lane.beamTitle', { k: this.opts.k }); }
+  get title() { return t('lane.beamTitle', { k: this.opts.beamSize }); }
 
   // Length normalisation re-ranks at once while its slider moves.
   onInput(e) {
     super.onInput(e);
     const el = e.target;
-    if (el.dataset.opt === 'alpha') {
-      this.opts.alpha = cleanOption(this.type, 'alpha', el.value);
+    if (el.dataset.opt === 'gnmtAlpha') {
+      this.opts.gnmtAlpha = cleanOption(this.type, 'gnmtAlpha', el.value);
       this.render(this.ctx.step);      // re-rank now, re-decode on change
     }
   }
 
   ownControls({ num, range, select }, o) {
-    return [range('k', t('opt.k'), t('opt.kHelp')),
-      select('norm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
-      range('alpha', t('opt.alpha'), t('opt.alphaHelp')),
-      num('nbest', t('opt.nbest'), t('opt.nbestHelp'), { max: o.k })];
+    return [range('beamSize', t('opt.k'), t('opt.kHelp')),
+      select('lengthNorm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
+      range('gnmtAlpha', t('opt.alpha'), t('opt.alphaHelp')),
+      num('nBest', t('opt.nbest'), t('opt.nbestHelp'), { max: o.beamSize })];
   }
 
   settleOptions(o) {
-    o.nbest = Math.min(o.nbest, o.k);
+    o.nBest = Math.min(o.nBest, o.beamSize);
   }
 
   // The decoder's self-attention follows the hypothesis picked in the table (self-attention.js).
@@ -39,19 +39,19 @@ export class BeamLane extends ArLane {
   get selfAttentionCaption() { return 'sa.decCaptionBeam'; }
 
   afterControls() {
-    const a = this.el.querySelector(`#${this.id}-alpha`);
-    if (a) a.disabled = this.opts.norm !== 'gnmt';
+    const a = this.el.querySelector(`#${this.id}-gnmtAlpha`);
+    if (a) a.disabled = this.opts.lengthNorm !== 'gnmt';
   }
 
   view(i) {
     const s = this.snaps[i];
     const o = this.opts;
-    let html = explain(t('beam.title'), t('beam.explain_html', { k: o.k }));
+    let html = explain(t('beam.title'), t('beam.explain_html', { k: o.beamSize }));
     if (!s) {
       return html + `<p class="waiting">${t('beam.waiting_html')}</p>`;
     }
     const map = this.nodes(i);
-    const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha);
+    const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha);
     const finished = s.finished.slice().sort((a, b) => rank(b) - rank(a));
     const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
     let selected = this.ui.selected != null && map.has(this.ui.selected) ? this.ui.selected : (finished[0] ?? live[0])?.id;
@@ -60,21 +60,21 @@ export class BeamLane extends ArLane {
     html += `<div class="view"><h3>${esc(t('beam.tree', { i }))}</h3>
       <label class="inline">${esc(t('beam.dropped'))} <select data-ui="pruned">
         ${pruned('none', 'beam.prunedNone')}${pruned('best', 'beam.prunedBest')}${pruned('all', 'beam.prunedAll')}</select></label>
-      ${beamTree({ snaps: this.snaps, i, map, norm: o.norm, alpha: o.alpha, pruned: this.ui.pruned, selected })}
+      ${beamTree({ snaps: this.snaps, i, map, norm: o.lengthNorm, alpha: o.gnmtAlpha, pruned: this.ui.pruned, selected })}
       <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} ${lg('', 'beam.lgNumbers')}</p></div>`;
     const row = (h, j, fin) => `<tr class="${h.id === selected ? 'sel' : ''}"><td>${j + 1}</td>
       <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" >${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}<span class="visually-hidden"> ${esc(t('beam.showAttn', { n: j + 1 }))}</span></button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
-      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.norm, o.alpha))}</strong></td></tr>
-      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.norm, o.alpha) }))}</td></tr>`;
+      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha))}</strong></td></tr>
+      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha) }))}</td></tr>`;
     const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
     html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
     const shown = finished.slice(0, 8);
     const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
-    const alphaUi = PAGE_OPTIONS.alpha.ui;   // the same slider as the lane's options
+    const alphaUi = PAGE_OPTIONS.gnmtAlpha.ui;   // the same slider as the lane's options
     html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
       <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
-      ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="norm" value="${n}"${o.norm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
-      <label>α <input type="range" id="${this.id}-alpha2" data-opt="alpha" min="${alphaUi.min}" max="${alphaUi.max}" step="${alphaUi.step}" value="${o.alpha}"${o.norm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.alpha}</output></label></div>
+      ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="lengthNorm" value="${n}"${o.lengthNorm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
+      <label>α <input type="range" id="${this.id}-alpha2" data-opt="gnmtAlpha" min="${alphaUi.min}" max="${alphaUi.max}" step="${alphaUi.step}" value="${o.gnmtAlpha}"${o.lengthNorm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.gnmtAlpha}</output></label></div>
       ${shown.length ? scrollRegion(`<table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
       ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
       ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;

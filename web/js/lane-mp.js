@@ -5,17 +5,17 @@ import { t } from './i18n.js';
 import { NarLane } from './lane-nar.js';
 
 export class MaskPredictLane extends NarLane {
-  get title() { return t('lane.mpTitle', { T: this.opts.T }); }
+  get title() { return t('lane.mpTitle', { T: this.opts.iterations }); }
   intro() { return explain(t('mp.title'), t('mp.explain_html')); }
-  get iterations() { return this.opts.T; }
+  get iterations() { return this.opts.iterations; }
   get selfAttentionKey() { return 'sa.decMp_html'; }
 
   // Length candidates are the predicted length's runners-up: shown only for a predicted length.
   ownControls({ range }, o) {
-    const parts = [range('T', t('opt.T'), t('opt.THelp'))];
-    if (o.len === 'predicted') {
-      parts.push(range('lc', t('opt.lc'), t('opt.lcHelp')));
-      if (o.lc > 1) parts.push(range('lw', t('opt.lw'), t('opt.lwHelp')));
+    const parts = [range('iterations', t('opt.T'), t('opt.THelp'))];
+    if (o.narLength === 'predicted') {
+      parts.push(range('lengthCandidates', t('opt.lc'), t('opt.lcHelp')));
+      if (o.lengthCandidates > 1) parts.push(range('lengthScoreWeight', t('opt.lw'), t('opt.lwHelp')));
     }
     return parts;
   }

@@ -13,15 +13,15 @@ import { selfAttentionView } from './self-attention.js';
 export class NarLane extends Lane {
   onAction(a, b) {
     if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.ctx.step); }
-    else if (a === 'length') this.ctx.update(this, { len: 'given', L: Number(b.dataset.length) });
-    else if (a === 'predicted') this.ctx.update(this, { len: 'predicted', L: 0 });
+    else if (a === 'length') this.ctx.update(this, { narLength: 'given', narGivenLength: Number(b.dataset.length) });
+    else if (a === 'predicted') this.ctx.update(this, { narLength: 'predicted', narGivenLength: 0 });
   }
 
   // A length imposed from the picker starts at the length on screen.
   patchFor(key, value) {
     const patch = { [key]: value };
-    if (key === 'len' && value !== 'given') patch.L = 0;
-    if (key === 'len' && value === 'given' && !this.opts.L) patch.L = this.currentLength() || 5;
+    if (key === 'narLength' && value !== 'given') patch.narGivenLength = 0;
+    if (key === 'narLength' && value === 'given' && !this.opts.narGivenLength) patch.narGivenLength = this.currentLength() || 5;
     return patch;
   }
 
@@ -33,8 +33,8 @@ export class NarLane extends Lane {
   // The type's own controls, then the length: how it is chosen, and the one imposed.
   optionControls(builders, o) {
     const { num, select } = builders;
-    const len = select('len', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
-    return [...this.ownControls(builders, o), len, ...(o.len === 'given' ? [num('L', t('opt.L'))] : [])];
+    const len = select('narLength', t('opt.len'), [['predicted', t('opt.lenPredicted')], ['fixed', t('opt.lenFixed')], ['given', t('opt.lenGiven')]]);
+    return [...this.ownControls(builders, o), len, ...(o.narLength === 'given' ? [num('narGivenLength', t('opt.L'))] : [])];
   }
 
   /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
@@ -74,7 +74,7 @@ export class NarLane extends Lane {
     const best = s.drafts[s.bestDraft];
     const ref = this.ctx.reference?.prons?.[0]?.split(' ').length ?? 0;
     const maxP = Math.max(...probs.slice(1));
-    const lenHeading = o.len === 'predicted' ? t('nar.lenPredicted') : o.len === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.L });
+    const lenHeading = o.narLength === 'predicted' ? t('nar.lenPredicted') : o.narLength === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.narGivenLength });
     const lenbar = (p, L) => {
       const pct = (p * 100).toFixed(1);
       const aria = t(s.lengths.includes(L) ? 'nar.lenBarDecodedAria' : 'nar.lenBarAria', { L, pct });
@@ -86,13 +86,13 @@ export class NarLane extends Lane {
       ${probs.map((p, L) => (L === 0 ? '' : lenbar(p, L))).join('')}
       </div>
       <p class="note">${esc(dark)}${ref ? esc(t('nar.dotted', { n: ref })) : ''}${esc(t('nar.clickBar'))}
-      ${o.len !== 'predicted' ? `<button type="button" class="small" data-action="predicted">${esc(t('nar.backToPredicted'))}</button>` : ''}</p>
+      ${o.narLength !== 'predicted' ? `<button type="button" class="small" data-action="predicted">${esc(t('nar.backToPredicted'))}</button>` : ''}</p>
       ${explain(t('nar.lenTitle'), t('nar.len_html', { max: probs.length - 1 }), false)}</div>`;
     // Drafts.
     const d = this.ui.draft != null && this.ui.draft < s.drafts.length ? this.ui.draft : s.bestDraft;
     if (s.drafts.length > 1) {
       html += `<div class="draft-tabs" role="group" aria-label="${esc(t('nar.draftsAria'))}">${s.drafts.map((x, j) =>
-        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">${esc(t(j === s.bestDraft ? 'nar.draftBest' : 'nar.draft', { L: x.length }))}<br><small>${esc(t('nar.draftScore', { score: fmt(x.score), avg: fmt(x.avgLogprob), w: o.lw, len: fmt(x.lengthLogprob) }))}</small></button>`).join('')}</div>
+        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">${esc(t(j === s.bestDraft ? 'nar.draftBest' : 'nar.draft', { L: x.length }))}<br><small>${esc(t('nar.draftScore', { score: fmt(x.score), avg: fmt(x.avgLogprob), w: o.lengthScoreWeight, len: fmt(x.lengthLogprob) }))}</small></button>`).join('')}</div>
         <p class="note">${esc(t('nar.draftRule'))}</p>`;
     }
     let grid = '';

@@ -11,6 +11,6 @@ export class OnePassLane extends NarLane {
 
   // What the draft's length did, against the reference (not while old snapshots are on screen).
   lengthNote(dr) {
-    return this.word === this.ctx.word ? lengthNote(dr, this.opts.len, this.ctx.reference?.prons) : '';
+    return this.word === this.ctx.word ? lengthNote(dr, this.opts.narLength, this.ctx.reference?.prons) : '';
   }
 }

@@ -3,7 +3,7 @@
 // text (its `export`s dropped): so it imports nothing and names no browser API.
 
 /**
- * One `lane` parameter of the address ("beam:k=5,norm=gnmt") as its type and its
+ * One `lane` parameter of the address ("beam:beamSize=5,lengthNorm=gnmt") as its type and its
  * key=value pairs, values decoded ("+" a space; a malformed escape kept as it is).
  */
 export function splitLaneParam(s) {

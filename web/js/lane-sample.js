@@ -14,9 +14,9 @@ export class SampleLane extends ArLane {
   }
 
   ownControls({ num, range }) {
-    return [range('temp', t('opt.temp'), t('opt.tempHelp')),
-      num('topk', t('opt.topk')),
-      range('topp', t('opt.topp'), t('opt.toppHelp')),
+    return [range('temperature', t('opt.temp'), t('opt.tempHelp')),
+      num('topK', t('opt.topk')),
+      range('topP', t('opt.topp'), t('opt.toppHelp')),
       `${num('seed', t('opt.seed'))}<button type="button" data-action="reseed" class="small">${esc(t('opt.newSeed'))}</button>`];
   }
 }

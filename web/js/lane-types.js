@@ -11,33 +11,37 @@ const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [
 
 // Each type: the options it shows (`shows`, page keys, in order; each reaches the
 // module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
-// and `rules`: module options that depend on others of the lane's.
-const given = (o) => (o.len === 'given' ? o.L : 0);   // a length is passed only when imposed
+// `rules`: module options that depend on others of the lane's, and `decoding`: the
+// kind of model whose measured settings (models/train/decoding.json, which the
+// page's models.json carries) are its defaults, once useModelDecoding has them.
+const given = (o) => (o.narLength === 'given' ? o.narGivenLength : 0);   // a length is passed only when imposed
 const TYPES = {
   greedy: {
     // Textbook greedy: the most probable token at every step, stop at the first END.
-    titleKey: 'lane.greedy', ar: true, shows: ['prefix', 'max'],
+    titleKey: 'lane.greedy', ar: true, shows: ['prefix', 'maxLength'],
     fixed: { strategy: 'greedy', topCandidates: 8 },
   },
   beam: {
-    titleKey: 'lane.beam', ar: true, shows: ['k', 'norm', 'alpha', 'nbest', 'prefix', 'max'],
+    titleKey: 'lane.beam', ar: true, shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
     fixed: { strategy: 'beam', topCandidates: 8 },
-    rules: (o) => ({ nBest: Math.min(o.nbest, o.k) }),   // a beam holds no more than k
+    rules: (o) => ({ nBest: Math.min(o.nBest, o.beamSize) }),   // a beam holds no more than k
+    decoding: 'autoregressive',
   },
   sample: {
-    titleKey: 'lane.sample', ar: true, shows: ['temp', 'topk', 'topp', 'seed', 'prefix', 'max'],
+    titleKey: 'lane.sample', ar: true, shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
     fixed: { strategy: 'sample', topCandidates: 8 },
   },
   nar: {
-    titleKey: 'lane.nar', ar: false, shows: ['len', 'L'],
+    titleKey: 'lane.nar', ar: false, shows: ['narLength', 'narGivenLength'],
     fixed: { strategy: 'nar', iterations: 1, lengthCandidates: 1 },
-    rules: (o) => ({ length: given(o) }),
+    rules: (o) => ({ narGivenLength: given(o) }),
   },
   mp: {
-    titleKey: 'lane.mp', ar: false, shows: ['T', 'lc', 'lw', 'len', 'L'],
+    titleKey: 'lane.mp', ar: false, shows: ['iterations', 'lengthCandidates', 'lengthScoreWeight', 'narLength', 'narGivenLength'],
     fixed: { strategy: 'nar' },
     // Length candidates are the predicted length's runners-up: one length when it is fixed or imposed.
-    rules: (o) => ({ length: given(o), lengthCandidates: o.len === 'predicted' ? o.lc : 1 }),
+    rules: (o) => ({ narGivenLength: given(o), lengthCandidates: o.narLength === 'predicted' ? o.lengthCandidates : 1 }),
+    decoding: 'cmlm',
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
@@ -47,6 +51,31 @@ const TYPES = {
 };
 
 export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, { ...k, defaults: laneDefaults(k.shows) }]));
+
+/**
+ * Makes the settings the shipped models are measured with (`decoding`: per kind, as
+ * models/train/decoding.json states them) the defaults of the lane types that decode
+ * that kind, for the options they show: a Mask-Predict lane then decodes as g2p-cmlm's
+ * numbers were measured. The page calls it once, before it reads its address (whose
+ * lanes leave out what equals a default). Returns the options it set, per type.
+ */
+export function useModelDecoding(decoding) {
+  const set = {};
+  for (const [type, kind] of Object.entries(LANE_TYPES)) {
+    const measured = kind.decoding && decoding?.[kind.decoding];
+    if (!measured) continue;
+    const base = laneDefaults(kind.shows);
+    for (const [key, value] of Object.entries(measured)) {
+      if (!Object.hasOwn(base, key) || key === 'm') continue;
+      // A measured setting the lane cannot take as it is would make its numbers another decode's.
+      if (cleanOption(type, key, value, base) !== value) throw new Error(`${kind.decoding} decoding: ${key} = ${value} is outside what a ${type} lane takes`);
+      base[key] = value;
+      (set[type] ??= {})[key] = value;
+    }
+    kind.defaults = base;
+  }
+  return set;
+}
 
 // The RNN's attention scores, in the order the course notes build them up.
 export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
@@ -62,8 +91,7 @@ export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
 export const isLaneType = (type) => Object.hasOwn(LANE_TYPES, type);
 
 /** Checks and clamps one option; returns the default when unusable (undefined for a name the lane has no option of). */
-export function cleanOption(type, key, value) {
-  const defaults = LANE_TYPES[type].defaults;
+export function cleanOption(type, key, value, defaults = LANE_TYPES[type].defaults) {
   if (!Object.hasOwn(defaults, key)) return undefined;
   const d = defaults[key];
   const { values, range } = Object.hasOwn(PAGE_OPTIONS, key) ? PAGE_OPTIONS[key] : {};

@@ -1,26 +1,33 @@
-// The options a lane's address can set: the module option each key stands for
-// (wasm/src/options.js), its default and the values the page accepts. Defaults
-// are the engine's and ranges lie within the engine's (src/decoding_options.json;
-// tests/node/options-table.test.mjs holds the page to both), except where
-// `choice` says why the page picks another default; `unset` is the value that
-// passes nothing to the module, leaving the engine's default. `ui`: the slider's or
-// number box's min, max and step, which may be narrower than the range (a 0-2 slider
-// for a GNMT α the address may set up to 10).
-export const PAGE_OPTIONS = {
-  k: { option: 'beamSize', default: 5, range: [1, 16, 'int'], ui: { min: 1, max: 16, step: 1 } },
-  norm: { option: 'lengthNorm', default: 'average', values: ['none', 'average', 'gnmt'] },
-  alpha: { option: 'gnmtAlpha', default: 0.6, range: [0, 10, 'num'], ui: { min: 0, max: 2, step: 0.1 } },
-  nbest: { option: 'nBest', default: 3, range: [1, 16, 'int'], choice: 'a beam lane lists its three best', ui: { min: 1, max: 16, step: 1 } },
-  prefix: { option: 'prefix', default: '' },
-  max: { option: 'maxLength', default: 0, unset: 0, range: [0, 256, 'int'] },
-  temp: { option: 'temperature', default: 1, range: [0.05, 10, 'num'], ui: { min: 0.1, max: 3, step: 0.1 } },
-  topk: { option: 'topK', default: 0, range: [0, 64, 'int'], ui: { min: 0, max: 64, step: 1 } },
-  topp: { option: 'topP', default: 1, range: [0.01, 1, 'num'], ui: { min: 0.05, max: 1, step: 0.05 } },
-  seed: { option: 'seed', default: 1, range: [0, 2 ** 31 - 1, 'int'], choice: 'the first of the seeds "new seed" steps through', ui: { min: 0, max: 2 ** 31 - 1, step: 1 } },
-  T: { option: 'iterations', default: 10, range: [1, 100, 'int'], ui: { min: 1, max: 20, step: 1 } },
-  // 3 and 0.03 are what g2p-cmlm is evaluated with (models/train/engine_cli.py, CMLM_LENGTH_SCORE_WEIGHT).
-  lc: { option: 'lengthCandidates', default: 3, range: [1, 16, 'int'], choice: 'the length beam g2p-cmlm is evaluated with', ui: { min: 1, max: 8, step: 1 } },
-  lw: { option: 'lengthScoreWeight', default: 0.03, range: [0, 10, 'num'], choice: 'the length weight g2p-cmlm is evaluated with, chosen on dev words', ui: { min: 0, max: 1, step: 0.01 } },
-  len: { option: 'narLength', default: 'predicted', values: ['predicted', 'fixed', 'given'] },
-  L: { option: 'length', default: 0, range: [0, 256, 'int'], ui: { min: 1, max: 256, step: 1 } },
-};
+// The options a lane of the page can set, keyed by the module's option name (which is
+// also the key in a lane's address), written by scripts/gen-options.mjs from
+// src/decoding_options.json (each option's "page"): edit the table, then run the script.
+//   default  the engine's, except where `choice` says why the page picks another
+//   values   an enum's values; range: [min, max, 'int'|'num'], what the page accepts
+//            (and clamps to), the same as ui, its control's min, max and step; both lie
+//            within the engine's range (the script checks)
+//   unset    the value that passes nothing to the module, leaving the engine's default
+//   alias    the short key older addresses used for it (?lane=beam:k=5)
+export const PAGE_OPTIONS = Object.freeze({
+  beamSize: Object.freeze({ option: 'beamSize', default: 5, range: [1, 16, 'int'], ui: Object.freeze({ min: 1, max: 16, step: 1 }), alias: 'k' }),
+  lengthNorm: Object.freeze({ option: 'lengthNorm', default: 'average', values: ['none', 'average', 'gnmt'], alias: 'norm' }),
+  gnmtAlpha: Object.freeze({ option: 'gnmtAlpha', default: 0.6, range: [0, 2, 'num'], ui: Object.freeze({ min: 0, max: 2, step: 0.1 }), alias: 'alpha' }),
+  maxLength: Object.freeze({ option: 'maxLength', default: 0, range: [0, 256, 'int'], ui: Object.freeze({ min: 0, max: 256, step: 1 }), unset: 0, alias: 'max' }),
+  nBest: Object.freeze({ option: 'nBest', default: 3, range: [1, 16, 'int'], ui: Object.freeze({ min: 1, max: 16, step: 1 }), choice: 'a beam lane lists its three best', alias: 'nbest' }),
+  prefix: Object.freeze({ option: 'prefix', default: '' }),
+  temperature: Object.freeze({ option: 'temperature', default: 1, range: [0.1, 3, 'num'], ui: Object.freeze({ min: 0.1, max: 3, step: 0.1 }), alias: 'temp' }),
+  topK: Object.freeze({ option: 'topK', default: 0, range: [0, 64, 'int'], ui: Object.freeze({ min: 0, max: 64, step: 1 }), alias: 'topk' }),
+  topP: Object.freeze({ option: 'topP', default: 1, range: [0.05, 1, 'num'], ui: Object.freeze({ min: 0.05, max: 1, step: 0.05 }), alias: 'topp' }),
+  seed: Object.freeze({ option: 'seed', default: 1, range: [0, 2147483647, 'int'], ui: Object.freeze({ min: 0, max: 2147483647, step: 1 }), choice: 'the first of the seeds "new seed" steps through' }),
+  narLength: Object.freeze({ option: 'narLength', default: 'predicted', values: ['predicted', 'fixed', 'given'], alias: 'len' }),
+  lengthCandidates: Object.freeze({ option: 'lengthCandidates', default: 1, range: [1, 8, 'int'], ui: Object.freeze({ min: 1, max: 8, step: 1 }), alias: 'lc' }),
+  lengthScoreWeight: Object.freeze({ option: 'lengthScoreWeight', default: 0, range: [0, 1, 'num'], ui: Object.freeze({ min: 0, max: 1, step: 0.01 }), alias: 'lw' }),
+  narGivenLength: Object.freeze({ option: 'narGivenLength', default: 0, range: [0, 256, 'int'], ui: Object.freeze({ min: 0, max: 256, step: 1 }), alias: 'L' }),
+  iterations: Object.freeze({ option: 'iterations', default: 10, range: [1, 20, 'int'], ui: Object.freeze({ min: 1, max: 20, step: 1 }), alias: 'T' }),
+});
+
+/** A control's [min, max, step], as range() and num() of web/js/lane.js take them. */
+export const uiRange = (key) => [PAGE_OPTIONS[key].ui.min, PAGE_OPTIONS[key].ui.max, PAGE_OPTIONS[key].ui.step];
+
+/** The option an address key names: its name, or the short key older addresses used. */
+const ALIASES = new Map(Object.entries(PAGE_OPTIONS).flatMap(([key, p]) => (p.alias ? [[p.alias, key]] : [])));
+export const optionKey = (key) => ALIASES.get(key) ?? key;

@@ -14,7 +14,7 @@
 //   `--greedy --prefix "D IH"` the model goes on to the reference, which makes it the
 //   word of the teacher-forcing stop. Of the four RNNs, greedily, dot and additive
 //   say D EH L IY T and multiplicative and reduced rank the reference.
-// - FORRESTAL: 13 test words change winner between `--beam 5 --length-penalty none`
+// - FORRESTAL: 13 test words change winner between `--beam 5 --length-norm none`
 //   and both `average` and `gnmt`; in 3 of them normalisation gives the reference.
 //   FORRESTAL: none picks the shorter F AO R S T AH L, average and GNMT the reference
 //   F AO R AH S T AH L (the other two were HUMI and SAVARESE).
@@ -38,9 +38,9 @@ export const STOPS = [
   { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
     title: 'tour.greedy.title', text: 'tour.greedy.text' },
   // Step 2: the two beams have just parted (k = 1 holds D EH only, k = 5 D IH too).
-  { query: '?w=DELETE&lane=beam:k=1&lane=beam&t=2', targets: ['.lane:nth-child(2) .tree-wrap', '.lane:nth-child(1) .tree-wrap'],
+  { query: '?w=DELETE&lane=beam:beamSize=1&lane=beam&t=2', targets: ['.lane:nth-child(2) .tree-wrap', '.lane:nth-child(1) .tree-wrap'],
     title: 'tour.beam.title', text: 'tour.beam.text' },
-  { query: '?w=FORRESTAL&lane=beam:norm=none&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
+  { query: '?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
     title: 'tour.norm.title', text: 'tour.norm.text' },
   { query: '?w=DELETE&lane=compare', targets: ['.lane-compare .score-grid'],
     title: 'tour.scores.title', text: 'tour.scores.text' },
