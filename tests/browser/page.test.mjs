@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { makeLane, moduleOptions } from './lanes.mjs';
 import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
 import { artifact, assertFitsPhone, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
 

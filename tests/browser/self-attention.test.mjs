@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { makeLane, moduleOptions } from './lanes.mjs';
 import { installPackage } from '../node/helpers.mjs';
 import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
@@ -171,7 +171,7 @@ describe('self-attention matrices on the page', () => {
     const word = 'COLONEL';
     const { page, errors } = await openPage(served.context, served.url(`/?w=${word}&lane=beam:beamSize=3&t=1`));
     await waitReady(page);
-    const snaps = moduleSnaps(await packedModel(AR), word, 'beam', { k: 3 });
+    const snaps = moduleSnaps(await packedModel(AR), word, 'beam', { beamSize: 3 });
     let switched = 0;
     let before = null;
     for (let i = 1; i < snaps.length; i++) {
