@@ -35,7 +35,7 @@ const WIDTH = 100;
 /** snake_case -> camelCase: the JS, JSON and TS name of a C++ field. */
 export const camel = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 
-const TYPES = ['int', 'float', 'double', 'bool', 'string', 'int-array', 'float-list', 'float32-array', 'uint8-array', 'token', 'tokens', 'list'];
+const TYPES = ['int', 'float', 'double', 'bool', 'string', 'int-array', 'float-list', 'float32-array', 'uint8-array', 'token', 'tokens', 'list', 'struct'];
 
 function check(schema) {
   const structs = new Map(schema.structs.map((s) => [s.cpp, s]));
@@ -48,7 +48,7 @@ function check(schema) {
     for (const f of s.fields) {
       if (!/^[a-z][a-z0-9_]*$/.test(f.cpp)) throw new Error(`${where(s, f)}: a C++ name is snake_case`);
       if (!TYPES.includes(f.type)) throw new Error(`${where(s, f)}: unknown type ${f.type} (known: ${TYPES.join(', ')})`);
-      if (f.type === 'list' && !structs.has(f.of)) throw new Error(`${where(s, f)}: a list of ${f.of}, which is no struct here`);
+      if ((f.type === 'list' || f.type === 'struct') && !structs.has(f.of)) throw new Error(`${where(s, f)}: ${f.type} of ${f.of}, which is no struct here`);
       if ((f.type === 'token') !== Boolean(f.text)) throw new Error(`${where(s, f)}: a token, and only a token, names its text`);
       if ((f.type === 'tokens') !== Boolean(f.texts)) throw new Error(`${where(s, f)}: tokens, and only tokens, name their texts`);
       for (const c of f.when ?? []) {
@@ -101,7 +101,7 @@ const CPP_TYPE = {
   'int-array': 'std::vector<int>', tokens: 'std::vector<int>', 'float-list': 'std::vector<float>',
   'float32-array': 'std::vector<float>', 'uint8-array': 'std::vector<uint8_t>',
 };
-const cppType = (f) => (f.type === 'list' ? `std::vector<${f.of}>` : CPP_TYPE[f.type]);
+const cppType = (f) => (f.type === 'list' ? `std::vector<${f.of}>` : f.type === 'struct' ? f.of : CPP_TYPE[f.type]);
 
 function cppDefault(f) {
   if (f.default !== undefined) return String(f.default);
@@ -143,7 +143,7 @@ function cppCondition(c) {
 
 const VISIT = {
   int: 'number', float: 'number', double: 'number', bool: 'boolean', string: 'string', 'int-array': 'int_array',
-  'float-list': 'float_list', 'float32-array': 'float32_array', 'uint8-array': 'uint8_array', list: 'list',
+  'float-list': 'float_list', 'float32-array': 'float32_array', 'uint8-array': 'uint8_array', list: 'list', struct: 'record',
 };
 
 function visitCall(f) {
@@ -163,6 +163,7 @@ function fieldsHeader(schema) {
     '//   int_array(name, ids)  float_list(name, floats)  float32_array(name, floats)  uint8_array(name, bytes)',
     '//   token(name, text_name, id)  tokens(name, texts_name, ids): an id, ids, with their texts\' name',
     '//   list(name, std::vector<Struct>): the writer visits each element with visit_fields in turn',
+    '//   record(name, Struct): one nested object, visited with visit_fields',
     '// The Embind values (wasm/bindings.cpp) and the --trace JSON (src/snapshot_json.cpp) are both',
     '// written by such a writer, so that they carry the same fields under the same names.',
     '#pragma once',
@@ -215,7 +216,7 @@ function tsDoc(text, indent) {
 function tsField(schema, f, optional, literal) {
   const q = optional ? '?' : '';
   const tsName = (cpp) => schema.structs.find((s) => s.cpp === cpp).ts;
-  const type = literal ?? (f.type === 'list' ? `${tsName(f.of)}[]` : TS_TYPE[f.type]);
+  const type = literal ?? (f.type === 'list' ? `${tsName(f.of)}[]` : f.type === 'struct' ? tsName(f.of) : TS_TYPE[f.type]);
   const out = [...tsDoc(sentence(docText(f.doc, 'js')), '  '), `  ${camel(f.cpp)}${q}: ${type};`];
   if (f.type === 'token') out.push(...tsDoc(sentence(docText(f.textDoc, 'js')), '  '), `  ${camel(f.text)}${q}: string;`);
   if (f.type === 'tokens') out.push(...tsDoc(sentence(docText(f.textsDoc, 'js')), '  '), `  ${camel(f.texts)}${q}: string[];`);
@@ -294,7 +295,8 @@ function tsBlock(schema) {
 function transferablesBlock(schema) {
   const structs = new Map(schema.structs.map((s) => [s.cpp, s]));
   const typed = (f) => f.type === 'float32-array' || f.type === 'uint8-array';
-  const holds = (s, seen = new Set()) => !seen.has(s.cpp) && (seen.add(s.cpp), s.fields.some((f) => typed(f) || (f.type === 'list' && holds(structs.get(f.of), seen))));
+  const nested = (f) => f.type === 'list' || f.type === 'struct';
+  const holds = (s, seen = new Set()) => !seen.has(s.cpp) && (seen.add(s.cpp), s.fields.some((f) => typed(f) || (nested(f) && holds(structs.get(f.of), seen))));
   const out = [
     '// The typed arrays of a snapshot own their buffers (copies out of the wasm heap), so they can',
     '// be transferred rather than copied. A field absent from a snapshot adds nothing.',
@@ -305,13 +307,15 @@ function transferablesBlock(schema) {
       const js = camel(f.cpp);
       if (typed(f)) out.push(`  add(o.${js});`);
       else if (f.type === 'list' && holds(structs.get(f.of))) out.push(`  for (const x of o.${js} ?? []) buffersOf${f.of}(x, add);`);
+      else if (f.type === 'struct' && holds(structs.get(f.of))) out.push(`  if (o.${js}) buffersOf${f.of}(o.${js}, add);`);
     }
     out.push('}');
   }
   out.push(
-    'function transferables(snapshot) {',
+    '// The buffers of a value of the schema: a Snapshot unless buffersOf names another struct\'s.',
+    'function transferables(value, buffersOf = buffersOfSnapshot) {',
     '  const buffers = new Set();',
-    '  buffersOfSnapshot(snapshot, (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); });',
+    '  buffersOf(value, (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); });',
     '  return [...buffers];',
     '}',
   );

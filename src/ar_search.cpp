@@ -118,6 +118,7 @@ std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, in
   const int V = scorer_.vocab_size();
   std::vector<Candidate> chosen;
   std::vector<char> allowed;
+  drawn_from_.assign(live_.size(), {});
   for (int row = 0; row < static_cast<int>(live_.size()); ++row) {
     const float* p = lp.row(row).data();
     bool forced;
@@ -145,6 +146,7 @@ std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, in
     dist.resize(keep);
     total = 0;
     for (const auto& d : dist) total += d.first;
+    for (const auto& d : dist) drawn_from_[static_cast<size_t>(row)].emplace_back(d.second, d.first / total);
     for (int k = 0; k < draws; ++k) {
       double u = rng_.uniform() * total;
       size_t pick = 0;
@@ -186,6 +188,13 @@ Snapshot ArSearch::step() {
       return a.prob != b.prob ? a.prob > b.prob : a.token < b.token;
     });
     c.resize(k);
+    if (opt_.strategy == Strategy::Sample) {  // what the draw actually used: 0 for a token cut off
+      for (TokenProb& x : c) {
+        x.drawn_prob = 0;
+        for (const auto& d : drawn_from_[static_cast<size_t>(row)])
+          if (d.first == x.token) x.drawn_prob = static_cast<float>(d.second);
+      }
+    }
     return c;
   };
 
@@ -215,9 +224,14 @@ Snapshot ArSearch::step() {
     h.score = score_of(c.logprob, static_cast<int>(h.tokens.size()));
     h.forced = c.forced;
     h.token_prob = std::exp(lp(c.row, c.token));
+    if (opt_.strategy == Strategy::Sample)
+      for (const auto& d : drawn_from_[static_cast<size_t>(c.row)])
+        if (d.first == c.token) h.token_drawn_prob = static_cast<float>(d.second);
     h.candidates = candidates_of(c.row);
     if (opt_.attention) {
-      const int S = scorer_.source_length();
+      // A model without attention (an RNN with attention none) has no maps: the
+      // attention stays empty rather than reading as zeros.
+      const int S = attn.maps.empty() ? 0 : scorer_.source_length();
       h.attention.assign(static_cast<size_t>(S), 0.0f);
       for (const RowMatrix& m : attn.maps)
         for (int s = 0; s < S; ++s) {

@@ -52,6 +52,7 @@ class ArSearch {
 
   void allowed_tokens(int t, const float* lp, std::vector<char>& allowed, bool& forced) const;
   std::vector<Candidate> select_beam(const RowMatrix& lp, int t, std::vector<Candidate>& pruned) const;
+  // Sampling: each row's draw, and (in drawn_from_) the distribution it was drawn from.
   std::vector<Candidate> select_sample(const RowMatrix& lp, int t);
   double score_of(double logprob, int length) const;
   double best_possible(double logprob) const;
@@ -65,6 +66,9 @@ class ArSearch {
   int beam_;
   Random rng_;
   std::vector<HypothesisView> live_, finished_;
+  // The last step's sampling distribution of each live row: token -> probability after
+  // temperature, top-k and top-p (tokens left out have none). Empty unless sampling.
+  std::vector<std::vector<std::pair<int, double>>> drawn_from_;
   int steps_ = 0, next_id_ = 1;
   bool done_ = false;
 };

@@ -76,6 +76,10 @@ std::unique_ptr<StepScorer> Ensemble::step_scorer(const std::vector<int>& source
   return std::make_unique<EnsembleStepScorer>(members_, source, capacity);
 }
 
+StepInside Ensemble::inspect(const std::vector<int>&, const std::vector<int>&) const {
+  throw UsageError("an ensemble has no single inside to show: inspect one of its models");
+}
+
 std::unique_ptr<ParallelScorer> Ensemble::parallel_scorer(const std::vector<int>&) const {
   throw UsageError("an ensemble decodes autoregressively only");
 }

@@ -25,6 +25,8 @@ class Ensemble final : public Network {
   // average them into).
   std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
+  // Throws UsageError: the inside of a step is one network's, not a mix of several.
+  StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const override;
   const std::vector<std::shared_ptr<const Model>>& members() const { return members_; }
 
  private:

@@ -99,4 +99,34 @@ std::vector<int> Model::tokenize(const std::string& text) const {
   return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos);
 }
 
+StepInside Model::inspect(const std::string& source, const std::vector<int>& tokens) const {
+  const std::vector<int> src = tokenize(source);
+  const SpecialIds& sp = config_.tgt_specials;
+  const bool ar = config_.autoregressive();
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const int id = tokens[i];
+    if (id < 0 || id >= static_cast<int>(tgt_vocab_.size()))
+      throw InputError("token id " + std::to_string(id) + " at position " + std::to_string(i + 1) +
+                       " is outside the target vocabulary of " + std::to_string(tgt_vocab_.size()));
+    if (!sp.is_text(id) && !(!ar && id == sp.mask))
+      throw InputError("token '" + tgt_vocab_.token(id) + "' at position " + std::to_string(i + 1) + " is a special token" +
+                       (ar ? " (give the output so far: BOS is fed first by itself)" : " (a draft holds tokens and masks)"));
+  }
+  std::vector<int> input;
+  if (ar) {
+    input.push_back(sp.bos);
+    input.insert(input.end(), tokens.begin(), tokens.end());
+  } else {
+    if (tokens.empty()) throw InputError("the draft is empty: a CMLM's pass reads at least one position");
+    if (static_cast<int>(tokens.size()) > config_.max_target_len)
+      throw InputError("the draft has " + std::to_string(tokens.size()) + " positions; this model's length head reaches " +
+                       std::to_string(config_.max_target_len));
+    input = tokens;
+  }
+  if (static_cast<int>(input.size()) > config_.max_pos)
+    throw InputError("the decoder input has " + std::to_string(input.size()) + " positions; this model has " +
+                     std::to_string(config_.max_pos));
+  return network_->inspect(src, input);
+}
+
 }  // namespace seq2seq

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model_config.h"
+#include "snapshot.h"
 #include "vocabulary.h"
 
 namespace seq2seq {
@@ -48,6 +49,15 @@ class Model {
 
   // The source text as token ids (see tokenize_source for what is rejected).
   std::vector<int> tokenize(const std::string& text) const;
+
+  // Every intermediate of one decoder pass (snapshot.h, StepInside): how the model
+  // computes a step, with its numbers. `tokens`: an autoregressive model's output so far
+  // (ids, no BOS: the pass feeds BOS and them, and its last position's logits are the
+  // next token's distribution), or a CMLM's draft (one id per target position, the mask
+  // id where masked). Throws InputError for bad source text, a special token where none
+  // may be, a draft that is empty or longer than the length head reaches, or too many
+  // tokens for the model's positions; UsageError for an ensemble.
+  StepInside inspect(const std::string& source, const std::vector<int>& tokens) const;
 
   ~Model();
 

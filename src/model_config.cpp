@@ -122,7 +122,8 @@ ModelConfig parse_model_config(const std::string& text) {
     c.attention = get_enum<AttentionScore>(j, "attention", {{"dot", AttentionScore::Dot},
                                                             {"multiplicative", AttentionScore::Multiplicative},
                                                             {"reduced_rank", AttentionScore::ReducedRank},
-                                                            {"additive", AttentionScore::Additive}});
+                                                            {"additive", AttentionScore::Additive},
+                                                            {"none", AttentionScore::None}});
     if (c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive)
       c.attn_dim = get_int(j, "attn_dim", 1, limits::kMaxWidth);
     if (c.attention == AttentionScore::Dot && c.dec_hidden != 2 * c.enc_hidden)
@@ -182,6 +183,7 @@ const char* to_string(AttentionScore a) {
     case AttentionScore::Multiplicative: return "multiplicative";
     case AttentionScore::ReducedRank: return "reduced_rank";
     case AttentionScore::Additive: return "additive";
+    case AttentionScore::None: return "none";
   }
   return "?";
 }

@@ -9,7 +9,8 @@ namespace seq2seq {
 
 enum class Arch { Transformer, Cmlm, Rnn };
 enum class RnnCell { Gru };
-enum class AttentionScore { Dot, Multiplicative, ReducedRank, Additive };
+// None: no attention; the decoder reads the fixed context vector c (rnn.h).
+enum class AttentionScore { Dot, Multiplicative, ReducedRank, Additive, None };
 enum class NormPlacement { Post, Pre };
 enum class PosEncoding { Sinusoidal, Learned };
 enum class Activation { Relu, Gelu };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scorer.h"
+#include "snapshot.h"
 
 namespace seq2seq {
 
@@ -18,6 +19,10 @@ class Network {
   virtual std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const = 0;
   // Non-autoregressive scoring of one source (CMLM only).
   virtual std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const = 0;
+  // Every intermediate of one decoder pass over `target` (the decoder's input ids,
+  // BOS first for an autoregressive model, a draft for a CMLM): snapshot.h, StepInside.
+  // Separate from decoding, which keeps none of it.
+  virtual StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const = 0;
 };
 
 }  // namespace seq2seq

@@ -49,7 +49,8 @@ Rnn::Rnn(const ModelConfig& config, const SafetensorsFile& file, Compute compute
   bridge_ = w.linear("bridge", D, 2 * H);
   dec_ = gru("decoder.cell.weight_ih", "decoder.cell.weight_hh", "decoder.cell.bias_ih", "decoder.cell.bias_hh", E, D);
   switch (cfg_.attention) {
-    case AttentionScore::Dot: break;
+    case AttentionScore::Dot:
+    case AttentionScore::None: break;
     case AttentionScore::Multiplicative: attn_w_ = w.linear_from("attn.W.weight", "", D, 2 * H); break;
     case AttentionScore::ReducedRank:
       attn_u_ = w.linear_from("attn.U.weight", "", A, D);
@@ -112,8 +113,48 @@ RnnState Rnn::encode(const std::vector<int>& source) const {
     case AttentionScore::Multiplicative: linear(st.values, attn_w_, st.keys); break;  // e = s·(W h)
     case AttentionScore::ReducedRank: linear(st.values, attn_v_, st.keys); break;     // e = (U s)·(V h)
     case AttentionScore::Additive: linear(st.values, attn_w1_, st.keys); break;       // W1 h
+    case AttentionScore::None: st.keys = ends; break;                                 // c itself
   }
   return st;
+}
+
+void Rnn::read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, RowMatrix& context) const {
+  const Eigen::Index n = st.dec.rows();
+  if (cfg_.attention == AttentionScore::None) {  // the same c at every step
+    weights.resize(n, 0);
+    context = st.keys.replicate(n, 1);
+    if (raw) raw->resize(n, 0);
+    return;
+  }
+  const Eigen::Index S = st.values.rows();
+  RowMatrix& scores = weights;
+  scores.resize(n, S);
+  switch (cfg_.attention) {
+    case AttentionScore::Dot:
+    case AttentionScore::Multiplicative: scores.noalias() = st.dec * st.keys.transpose(); break;
+    case AttentionScore::ReducedRank: {
+      RowMatrix us;
+      linear(st.dec, attn_u_, us);
+      scores.noalias() = us * st.keys.transpose();
+      break;
+    }
+    case AttentionScore::Additive: {
+      RowMatrix q;  // [n x A]
+      linear(st.dec, attn_w2_, q);
+      for (Eigen::Index i = 0; i < n; ++i)
+        for (Eigen::Index j = 0; j < S; ++j)
+          scores(i, j) = (attn_vec_.array() * (st.keys.row(j) + q.row(i)).array().tanh()).sum();
+      break;
+    }
+    case AttentionScore::None: break;  // returned above
+  }
+  if (raw) *raw = scores;
+  for (Eigen::Index i = 0; i < n; ++i) {  // softmax over the source positions
+    const float m = scores.row(i).maxCoeff();
+    scores.row(i) = (scores.row(i).array() - m).exp().matrix();
+    scores.row(i) /= scores.row(i).sum();
+  }
+  context.noalias() = weights * st.values;
 }
 
 void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention) const {
@@ -131,35 +172,12 @@ void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, 
   linear(x, dec_.ih, proj);
   gru_update(dec_, proj, st.dec);
 
-  const Eigen::Index S = st.values.rows();
-  RowMatrix scores(n, S);
-  switch (cfg_.attention) {
-    case AttentionScore::Dot:
-    case AttentionScore::Multiplicative: scores.noalias() = st.dec * st.keys.transpose(); break;
-    case AttentionScore::ReducedRank: {
-      RowMatrix us;
-      linear(st.dec, attn_u_, us);
-      scores.noalias() = us * st.keys.transpose();
-      break;
-    }
-    case AttentionScore::Additive: {
-      RowMatrix q;  // [n x A]
-      linear(st.dec, attn_w2_, q);
-      for (int i = 0; i < n; ++i)
-        for (Eigen::Index j = 0; j < S; ++j)
-          scores(i, j) = (attn_vec_.array() * (st.keys.row(j) + q.row(i)).array().tanh()).sum();
-      break;
-    }
-  }
-  for (int i = 0; i < n; ++i) {  // softmax over the source positions
-    const float m = scores.row(i).maxCoeff();
-    scores.row(i) = (scores.row(i).array() - m).exp().matrix();
-    scores.row(i) /= scores.row(i).sum();
-  }
-  RowMatrix features(n, st.values.cols() + st.dec.cols());
-  features << scores * st.values, st.dec;  // [a; s]
+  RowMatrix weights, context;
+  read_source(st, nullptr, weights, context);
+  RowMatrix features(n, context.cols() + st.dec.cols());
+  features << context, st.dec;  // [a; s]
   linear(features, out_, logits);
-  if (attention) *attention = scores;
+  if (attention) *attention = std::move(weights);
   ++st.steps;
 }
 
@@ -192,7 +210,11 @@ class RnnStepScorer final : public StepScorer {
     RowMatrix attn;
     m_.step(st_, tokens, logprobs, attention ? &attn : nullptr);
     log_softmax_rows(logprobs);
-    if (attention) {  // one "layer" with one "head": the RNN's single attention
+    if (attention && m_.config().attention == AttentionScore::None) {  // nothing attended: no maps
+      attention->layers = 0;
+      attention->heads = 0;
+      attention->maps.clear();
+    } else if (attention) {  // one "layer" with one "head": the RNN's single attention
       attention->layers = 1;
       attention->heads = 1;
       attention->maps.assign(1, std::move(attn));

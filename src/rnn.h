@@ -1,7 +1,9 @@
 // The RNN encoder-decoder of the course notes (docs/model-format.md, "The RNN
 // encoder-decoder"): a bidirectional GRU encoder, a GRU decoder, and one of four
 // attention scores — dot sᵀh, multiplicative sᵀWh, reduced rank (Us)ᵀ(Vh),
-// additive vᵀtanh(W1 h + W2 s) — whose output [a; s] feeds the output layer.
+// additive vᵀtanh(W1 h + W2 s) — whose output [a; s] feeds the output layer. With
+// attention "none", a is the fixed context vector c = [h→_last; h←_first] at every
+// step: the notes' encoder-decoder without attention, whose one vector is the bottleneck.
 #pragma once
 #include <vector>
 
@@ -17,7 +19,7 @@ namespace seq2seq {
 // every hypothesis.
 struct RnnState {
   RowMatrix values;   // [S x 2H] encoder states h_j
-  RowMatrix keys;     // [S x K] what the score compares against (see rnn.cpp)
+  RowMatrix keys;     // [S x K] what the score compares against (see rnn.cpp); attention none: [1 x 2H] c
   RowMatrix dec;      // [n_hyps x D] decoder state s of each hypothesis
   int steps = 0;      // tokens fed so far
 };
@@ -33,9 +35,12 @@ class Rnn final : public Network {
 
   // Encodes one source; the state starts with one hypothesis at s_0.
   RnnState encode(const std::vector<int>& source) const;
-  // Feeds tokens[i] to hypothesis i: logits [n x Vt], attention [n x S] if asked.
+  // Feeds tokens[i] to hypothesis i: logits [n x Vt], attention [n x S] if asked
+  // (left empty by attention none).
   void step(RnnState& state, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention) const;
   void reorder(RnnState& state, const std::vector<int>& parents) const;
+  // Every intermediate of one pass (rnn_inside.cpp): states, scores, weights, contexts.
+  StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const override;
 
  private:
   struct Gru { Linear ih, hh; };  // gates r, z, n stacked as PyTorch stores them
@@ -43,6 +48,9 @@ class Rnn final : public Network {
 
   // One GRU update for every row: h <- GRU(x_proj, h), with x_proj = x W_ihᵀ + b_ih precomputed.
   static void gru_update(const Gru& g, const Eigen::Ref<const RowMatrix>& x_proj, RowMatrix& h);
+  // What each hypothesis reads of the source: the raw scores e (if asked), their
+  // softmax, and the context a = weights · h. Attention none: no scores, a = c.
+  void read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, RowMatrix& context) const;
 
   ModelConfig cfg_;
   RowMatrix src_embed_, tgt_embed_;

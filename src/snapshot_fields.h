@@ -6,6 +6,7 @@
 //   int_array(name, ids)  float_list(name, floats)  float32_array(name, floats)  uint8_array(name, bytes)
 //   token(name, text_name, id)  tokens(name, texts_name, ids): an id, ids, with their texts' name
 //   list(name, std::vector<Struct>): the writer visits each element with visit_fields in turn
+//   record(name, Struct): one nested object, visited with visit_fields
 // The Embind values (wasm/bindings.cpp) and the --trace JSON (src/snapshot_json.cpp) are both
 // written by such a writer, so that they carry the same fields under the same names.
 #pragma once
@@ -17,6 +18,7 @@ template <typename V>
 void visit_fields(const TokenProb& x, V& v) {
   v.token("token", "text", x.token);
   v.number("prob", x.prob);
+  if (x.drawn_prob > -1) v.number("drawnProb", x.drawn_prob);
 }
 
 template <typename V>
@@ -29,6 +31,7 @@ void visit_fields(const HypothesisView& x, V& v) {
   v.boolean("finished", x.finished);
   v.boolean("forced", x.forced);
   v.number("tokenProb", x.token_prob);
+  if (x.token_drawn_prob > -1) v.number("tokenDrawnProb", x.token_drawn_prob);
   v.list("candidates", x.candidates);
   if (!x.attention.empty()) v.float32_array("attention", x.attention);
   if (!x.attention_heads.empty()) v.float32_array("attentionHeads", x.attention_heads);
@@ -101,6 +104,90 @@ void visit_fields(const ForcedScore& x, V& v, bool autoregressive) {
   v.number("score", x.score);
   v.number("length", x.length);
   if (!autoregressive) v.number("lengthLogprob", x.length_logprob);
+}
+
+template <typename V>
+void visit_fields(const NormInside& x, V& v) {
+  v.float32_array("input", x.input);
+  v.float32_array("mean", x.mean);
+  v.float32_array("std", x.std);
+  v.float32_array("output", x.output);
+}
+
+template <typename V>
+void visit_fields(const AttentionInside& x, V& v) {
+  v.number("queries", x.queries);
+  v.number("keys", x.keys);
+  v.float32_array("q", x.q);
+  v.float32_array("k", x.k);
+  v.float32_array("v", x.v);
+  v.float32_array("scores", x.scores);
+  v.number("scale", x.scale);
+  v.float32_array("scaled", x.scaled);
+  v.uint8_array("mask", x.mask);
+  v.float32_array("weights", x.weights);
+  v.float32_array("headOutputs", x.head_outputs);
+}
+
+template <typename V>
+void visit_fields(const SublayerInside& x, V& v) {
+  v.float32_array("input", x.input);
+  v.boolean("preNorm", x.pre_norm);
+  v.record("norm", x.norm);
+  v.boolean("isAttention", x.is_attention);
+  if (x.is_attention) v.record("attention", x.attention);
+  if (!x.is_attention) v.float32_array("ffnHidden", x.ffn_hidden);
+  v.float32_array("delta", x.delta);
+  v.float32_array("sum", x.sum);
+  v.float32_array("output", x.output);
+}
+
+template <typename V>
+void visit_fields(const BlockInside& x, V& v) {
+  v.record("selfAttention", x.self_attention);
+  v.boolean("hasCross", x.has_cross);
+  if (x.has_cross) v.record("crossAttention", x.cross_attention);
+  v.record("ffn", x.ffn);
+}
+
+template <typename V>
+void visit_fields(const StackInside& x, V& v) {
+  v.number("length", x.length);
+  v.float32_array("tokenEmbedding", x.token_embedding);
+  v.float32_array("positional", x.positional);
+  v.float32_array("input", x.input);
+  v.list("layers", x.layers);
+  v.boolean("hasFinalNorm", x.has_final_norm);
+  if (x.has_final_norm) v.record("finalNorm", x.final_norm);
+}
+
+template <typename V>
+void visit_fields(const StepInside& x, V& v) {
+  v.boolean("rnn", x.rnn);
+  v.string("arch", x.arch);
+  v.number("sourceLength", x.source_length);
+  v.tokens("target", "targetTexts", x.target);
+  v.number("vocabSize", x.vocab_size);
+  v.float32_array("logits", x.logits);
+  if (!x.rnn) v.number("dModel", x.d_model);
+  if (!x.rnn) v.number("heads", x.heads);
+  if (!x.rnn) v.number("headDim", x.head_dim);
+  if (!x.rnn) v.number("ffnDim", x.ffn_dim);
+  if (!x.rnn) v.string("norm", x.norm);
+  if (!x.rnn) v.string("positionalKind", x.positional_kind);
+  if (!x.rnn) v.string("activation", x.activation);
+  if (!x.rnn) v.boolean("causal", x.causal);
+  if (!x.rnn) v.record("encoder", x.encoder);
+  if (!x.rnn) v.record("decoder", x.decoder);
+  if (x.rnn) v.string("attention", x.attention);
+  if (x.rnn) v.number("encoderWidth", x.encoder_width);
+  if (x.rnn) v.number("decoderWidth", x.decoder_width);
+  if (x.rnn) v.float32_array("encoderStates", x.encoder_states);
+  if (x.rnn) v.float32_array("contextVector", x.context_vector);
+  if (x.rnn) v.float32_array("decoderStates", x.decoder_states);
+  if (x.rnn) v.float32_array("scores", x.scores);
+  if (x.rnn) v.float32_array("weights", x.weights);
+  if (x.rnn) v.float32_array("context", x.context);
 }
 
 }  // namespace seq2seq

@@ -36,6 +36,9 @@ class JsonWriter {
     out_[name] = std::move(a);
   }
 
+  template <typename T>
+  void record(const char* name, const T& x) { out_[name] = object(x, vocab_); }
+
   template <typename T, typename... Context>
   static nlohmann::json object(const T& x, const Vocabulary& vocab, Context... context) {
     nlohmann::json o = nlohmann::json::object();
@@ -56,5 +59,6 @@ nlohmann::json to_json(const Result& r, const Vocabulary& v) { return JsonWriter
 nlohmann::json to_json(const ForcedScore& f, const Vocabulary& v, bool autoregressive) {
   return JsonWriter::object(f, v, autoregressive);
 }
+nlohmann::json to_json(const StepInside& s, const Vocabulary& v) { return JsonWriter::object(s, v); }
 
 }  // namespace seq2seq

@@ -12,5 +12,6 @@ namespace seq2seq {
 nlohmann::json to_json(const Snapshot& s, const Vocabulary& target_vocab);
 nlohmann::json to_json(const Result& r, const Vocabulary& target_vocab);
 nlohmann::json to_json(const ForcedScore& f, const Vocabulary& target_vocab, bool autoregressive);
+nlohmann::json to_json(const StepInside& s, const Vocabulary& target_vocab);
 
 }  // namespace seq2seq

@@ -9,6 +9,8 @@
 //   decode_step()   one autoregressive step for n hypotheses of one source, with
 //                   a self-attention K/V cache in DecoderCache; reorder_cache()
 //                   gathers the cache by parent index for beam search.
+//   inspect()       one pass with every intermediate kept (transformer_inside.cpp),
+//                   for showing it; decoding never calls it.
 //
 // Nothing here decides what to decode: search (ar_search, nar_search) sees this
 // model only through the scorer interface (scorer.h).
@@ -18,6 +20,7 @@
 
 #include "model_config.h"
 #include "network.h"
+#include "snapshot.h"
 #include "safetensors.h"
 #include "tensor.h"
 #include "weight_loader.h"
@@ -90,6 +93,10 @@ class Transformer final : public Network {
                    StepAttention* attn = nullptr) const;
   // Hypothesis i of the new cache continues old hypothesis parents[i].
   void reorder_cache(DecoderCache& cache, const std::vector<int>& parents) const;
+
+  // Every intermediate of one pass over `source` with the decoder input `target`
+  // (BOS first for an autoregressive model; a draft for a CMLM): snapshot.h, StepInside.
+  StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const override;
 
  private:
   struct SelfAttentionWeights { Linear qkv, out; };

@@ -87,6 +87,9 @@ class ValueWriter {
     out_.set(name, a);
   }
 
+  template <typename T>
+  void record(const char* name, const T& x) { out_.set(name, object(x, vocab_)); }
+
   template <typename T, typename... Context>
   static val object(const T& x, const Vocabulary& vocab, Context... context) {
     val o = val::object();
@@ -204,6 +207,17 @@ class ModelHandle {
     return guarded([&] { return int_array(require().tokenize(text)); });
   }
 
+  // Every intermediate of one decoder pass (Model::inspect): `tokens` is a string of
+  // token texts or an array of ids (the JS wrapper has checked which).
+  val inspect(const std::string& source, const val& tokens) const {
+    return guarded([&] {
+      const Model& m = require();
+      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(tokens.as<std::string>(), m.target_vocab())
+                                                     : emscripten::vecFromJSArray<int>(tokens);
+      return ValueWriter::object(m.inspect(source, ids), m.target_vocab());
+    });
+  }
+
   const std::shared_ptr<const Model>& model() const { return model_; }
 
  private:
@@ -296,7 +310,8 @@ EMSCRIPTEN_BINDINGS(seq2seq_wasm) {
       .constructor<>()
       .function("load", &ModelHandle::load)
       .function("info", &ModelHandle::info)
-      .function("tokenize", &ModelHandle::tokenize);
+      .function("tokenize", &ModelHandle::tokenize)
+      .function("inspect", &ModelHandle::inspect);
   emscripten::class_<SessionHandle>("SessionHandle")
       .constructor<const ModelHandle&>()
       .function("configure", &SessionHandle::configure)

@@ -193,7 +193,7 @@ def rnn_cfg(attention, enc_layers=1, attn_dim=0):
 
 
 RNN_CASES = [("dot", 1, 0), ("multiplicative", 2, 0), ("reduced_rank", 1, 3), ("additive", 2, 6),
-             ("additive", 1, 5), ("dot", 2, 0)]
+             ("additive", 1, 5), ("dot", 2, 0), ("none", 1, 0), ("none", 2, 0)]
 
 
 def gru_step(x, h, w_ih, w_hh, b_ih, b_hh):
@@ -241,6 +241,10 @@ def manual_forward(m, src_ids, tgt_ids):
     logits, alphas = [], []
     for y in tgt_ids:
         s = gru_step(sd["tgt_embed.weight"][y], s, *cell)
+        if c["attention"] == "none":  # the fixed context vector c, no scores
+            a = torch.cat([h[S - 1, :H], h[0, H:]])
+            logits.append(sd["out.weight"] @ torch.cat([a, s]) + sd["out.bias"])
+            continue
         e = []
         for j in range(S):
             if c["attention"] == "dot":
@@ -256,7 +260,12 @@ def manual_forward(m, src_ids, tgt_ids):
         a = (alpha[:, None] * h).sum(0)
         logits.append(sd["out.weight"] @ torch.cat([a, s]) + sd["out.bias"])
         alphas.append(alpha)
-    return torch.stack(logits), torch.stack(alphas)
+    return torch.stack(logits), (torch.stack(alphas) if alphas else None)
+
+
+def _maxdiff(x, y):
+    """max |x - y|, 0 for empty tensors (attention "none" has no attention weights)."""
+    return (x - y).abs().max().item() if x.numel() else 0.0
 
 
 def check_rnn(attention, enc_layers, attn_dim, seed):
@@ -279,22 +288,30 @@ def check_rnn(attention, enc_layers, attn_dim, seed):
         logits, alpha = m(src, tgt, torch.tensor(lens_s))
         memory, spm, _ = m.encode(src)
         # padded source positions: encoder output exactly 0, attention probability exactly 0
-        assert torch.all(alpha[1, :, 3:] == 0) and torch.all(memory[1, 3:] == 0)
-        assert torch.all(alpha[0, :, 6:] == 0) and torch.all(memory[0, 6:] == 0)
+        assert torch.all(memory[1, 3:] == 0) and torch.all(memory[0, 6:] == 0)
+        none = alpha is None
+        assert none == (attention == "none")
+        if none:  # no attention: compare logits only, against a zero-width stand-in
+            alpha = torch.zeros(3, max(lens_t), 0, dtype=logits.dtype)
+        assert torch.all(alpha[1, :, 3:] == 0) and torch.all(alpha[0, :, 6:] == 0)
         for b in range(3):
             ref_layers = manual_encoder(m, srcs[b])
-            d = (memory[b, :lens_s[b]] - ref_layers[-1]).abs().max().item()
+            d = _maxdiff(memory[b, :lens_s[b]], ref_layers[-1])
             assert d < 1e-12, ("encoder", attention, d)
             worst = max(worst, d)
             ref_logits, ref_alpha = manual_forward(m, srcs[b], tgts[b])
-            d = max((logits[b, :lens_t[b]] - ref_logits).abs().max().item(),
-                    (alpha[b, :lens_t[b], :lens_s[b]] - ref_alpha).abs().max().item())
+            if ref_alpha is None:
+                ref_alpha = alpha[b, :lens_t[b], :0]
+            d = max(_maxdiff(logits[b, :lens_t[b]], ref_logits),
+                    _maxdiff(alpha[b, :lens_t[b], :lens_s[b]], ref_alpha))
             assert d < 1e-12, ("forward", attention, d)
             worst = max(worst, d)
             # alone (no padding) = in the padded batch
             lo, ao = m(src[b:b + 1, :lens_s[b]], tgt[b:b + 1, :lens_t[b]])
-            d = max((lo[0] - logits[b, :lens_t[b]]).abs().max().item(),
-                    (ao[0] - alpha[b, :lens_t[b], :lens_s[b]]).abs().max().item())
+            if ao is None:
+                ao = alpha[b:b + 1, :lens_t[b]]
+            d = max(_maxdiff(lo[0], logits[b, :lens_t[b]]),
+                    _maxdiff(ao[0], alpha[b, :lens_t[b], :lens_s[b]]))
             assert d < 1e-12, ("alone", attention, d)
             worst = max(worst, d)
         # incremental decoding == full forward, with a beam-style reorder in the middle
@@ -305,8 +322,10 @@ def check_rnn(attention, enc_layers, attn_dim, seed):
         perm = torch.tensor([1, 0, 3, 2, 5, 4])  # swap the two hypotheses of each source (identical rows)
         for t in range(tgt.shape[1]):
             lt, state, at = m.step(tgt_k[:, t], state, mem_k, spm_k)
-            d = max((lt - logits.repeat_interleave(K, 0)[:, t]).abs().max().item(),
-                    (at - alpha.repeat_interleave(K, 0)[:, t]).abs().max().item())
+            if at is None:
+                at = alpha.repeat_interleave(K, 0)[:, t]
+            d = max(_maxdiff(lt, logits.repeat_interleave(K, 0)[:, t]),
+                    _maxdiff(at, alpha.repeat_interleave(K, 0)[:, t]))
             assert d < 1e-12, ("incremental", attention, t, d)
             worst = max(worst, d)
             state = m.reorder_state(state, perm)
@@ -314,7 +333,7 @@ def check_rnn(attention, enc_layers, attn_dim, seed):
 
 
 def check_rnn_export():
-    for attention, layers, r in RNN_CASES[:4]:
+    for attention, layers, r in RNN_CASES[:4] + RNN_CASES[-1:]:
         c = rnn_cfg(attention, layers, r)
         m = build_model(c)
         with tempfile.TemporaryDirectory() as td:

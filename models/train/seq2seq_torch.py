@@ -436,7 +436,9 @@ class Seq2SeqTransformer(nn.Module):
 # ----------------------------------------------------------------------------
 # The RNN encoder-decoder ("arch": "rnn", docs/model-format.md "The RNN
 # encoder-decoder"): bidirectional GRU encoder, bridge, GRU decoder, one of four
-# attention scores, output layer on [a_t ; s_t]. No input feeding.
+# attention scores, output layer on [a_t ; s_t]. No input feeding. With attention
+# "none" a_t is the fixed context vector c = [h→_{S-1} ; h←_0] at every step: the
+# encoder-decoder of the notes without attention, whose one vector is the bottleneck.
 # ----------------------------------------------------------------------------
 
 # Keys of an rnn config, in the order they are written, with defaults. None =
@@ -454,7 +456,7 @@ RNN_CONFIG_DEFAULTS = {
     **VOCAB_CONFIG_DEFAULTS,
 }
 
-RNN_ATTENTIONS = ("dot", "multiplicative", "reduced_rank", "additive")
+RNN_ATTENTIONS = ("dot", "multiplicative", "reduced_rank", "additive", "none")
 
 
 def _is_int(v):
@@ -473,7 +475,7 @@ def normalize_rnn_config(config):
     for k in ("emb_dim", "enc_hidden", "dec_hidden"):
         _check(_is_int(cfg[k]) and 1 <= cfg[k] <= 4096, f"{k} out of range")
     _check(_is_int(cfg["enc_layers"]) and 1 <= cfg["enc_layers"] <= 4, "enc_layers must be 1..4")
-    _check(cfg["attention"] in RNN_ATTENTIONS, "attention must be dot|multiplicative|reduced_rank|additive")
+    _check(cfg["attention"] in RNN_ATTENTIONS, "attention must be dot|multiplicative|reduced_rank|additive|none")
     if cfg["attention"] in ("reduced_rank", "additive"):
         _check(_is_int(cfg["attn_dim"]) and 1 <= cfg["attn_dim"] <= 4096,
                f"attn_dim must be 1..4096 for {cfg['attention']} attention")
@@ -577,6 +579,16 @@ class AdditiveScore(nn.Module):
         return self.v(torch.tanh(keys + self.W2(s).unsqueeze(1))).squeeze(-1)
 
 
+class NoScore(nn.Module):
+    """attention "none": no scores; the context is the fixed vector c (RnnSeq2Seq.attend)."""
+
+    def keys(self, h):
+        return h[:, :0]
+
+    def forward(self, keys, s):
+        raise AssertionError("attention none has no scores")
+
+
 class RnnSeq2Seq(nn.Module):
     """arch "rnn": bidirectional GRU encoder, GRU decoder with attention.
 
@@ -586,6 +598,7 @@ class RnnSeq2Seq(nn.Module):
         decoder.cell           s_t = GRUCell(tgt_embed[y_{t-1}], s_{t-1})
         attn                   scores e_j (dot | multiplicative | reduced_rank | additive)
         out                    logits_t = out([a_t ; s_t]),  a_t = Σ_j softmax(e)_j h_j
+                               (attention "none": a_t = c = [h→_{S-1} ; h←_0], no alpha)
 
     Padded source positions get probability exactly 0. Dropout (training only, not
     part of the config) is applied to the embeddings, between encoder layers and
@@ -618,6 +631,8 @@ class RnnSeq2Seq(nn.Module):
             self.attn = MultiplicativeScore(2 * H, D)
         elif a == "reduced_rank":
             self.attn = ReducedRankScore(2 * H, D, cfg["attn_dim"])
+        elif a == "none":
+            self.attn = NoScore()
         else:
             self.attn = AdditiveScore(2 * H, D, cfg["attn_dim"])
         self.out = nn.Linear(2 * H + D, Vt)
@@ -653,7 +668,10 @@ class RnnSeq2Seq(nn.Module):
         last = (~src_pad_mask).sum(1) - 1
         fwd = memory[torch.arange(memory.shape[0], device=memory.device), last, :H]
         bwd = memory[:, 0, H:]
-        s0 = torch.tanh(self.bridge(torch.cat([fwd, bwd], -1)))
+        c = torch.cat([fwd, bwd], -1)
+        s0 = torch.tanh(self.bridge(c))
+        if self.config["attention"] == "none":
+            return {"s": s0, "keys": c}  # the context vector stands in for the keys
         return {"s": s0, "keys": self.attn.keys(memory)}
 
     def reorder_state(self, state, idx):
@@ -661,7 +679,10 @@ class RnnSeq2Seq(nn.Module):
 
     # -- decoder ------------------------------------------------------------
     def attend(self, keys, memory, src_pad_mask, s):
-        """-> (context a [N,2H], probabilities alpha [N,S]; exactly 0 at padding)."""
+        """-> (context a [N,2H], probabilities alpha [N,S]; exactly 0 at padding).
+        Attention "none": a = c (carried as the keys), alpha None."""
+        if self.config["attention"] == "none":
+            return keys, None
         e = self.attn(keys, s).masked_fill(src_pad_mask, float("-inf"))
         alpha = torch.softmax(e, -1)
         return torch.bmm(alpha.unsqueeze(1), memory).squeeze(1), alpha
@@ -690,14 +711,14 @@ class RnnSeq2Seq(nn.Module):
             alphas.append(alpha)
         feats = torch.cat([torch.stack(ctx, 1), torch.stack(states, 1)], -1)
         logits = self.out(self.drop(feats))
-        return logits, [], [torch.stack(alphas, 1)]
+        return logits, [], ([] if alphas[0] is None else [torch.stack(alphas, 1)])
 
     def forward(self, src, tgt, src_lengths=None, src_pad_mask=None):
         """src [B,S] (padded after the tokens), tgt [B,T] decoder input (BOS first),
         src_lengths [B] (default: non-pad count) -> (logits [B,T,Vt], attention [B,T,S])."""
         memory, spm, _ = self.encode(src, src_pad_mask, src_lengths)
         logits, _, ca = self.decode(tgt, memory, spm)
-        return logits, ca[0]
+        return logits, (ca[0] if ca else None)
 
 
 ARCHITECTURES = {

@@ -2,6 +2,7 @@
 //   seq2seq info MODEL
 //   seq2seq decode --model M [options] [WORD ...]   (no words: one source per line on stdin)
 //   seq2seq score --model M [options] [WORD TARGET ...]   (none: WORD<TAB>TARGET lines on stdin)
+//   seq2seq inspect --model M [--compute C] WORD [TOKENS]
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -32,6 +33,12 @@ const char* kUsage =
     "      fully masked target); prints source<TAB>target<TAB>logprob<TAB>score<TAB>the\n"
     "      log-probability of each token (then of EOS), the score normalised as decode's\n"
     "      under the same options\n"
+    "  seq2seq inspect --model MODEL [--compute C] WORD [TOKENS]\n"
+    "      every intermediate of one decoder pass as JSON (StepInside, src/snapshot.h): the\n"
+    "      embeddings, positional encoding, Q, K, V, scores, softmax, heads, residuals, norms and\n"
+    "      FFN of each layer (an RNN: its states, scores and contexts) and the logits; TOKENS\n"
+    "      (\"F OW\"): the output so far, whose next token the pass predicts (a cmlm: the\n"
+    "      draft, <mask> where masked)\n"
     "\n"
     "decode and score options (defaults in brackets):\n";
 
@@ -321,6 +328,20 @@ int score(const std::vector<std::string>& args) {
   });
 }
 
+// inspect: WORD and the decoder's tokens, one JSON object.
+int inspect(const std::vector<std::string>& args) {
+  Command cmd = parse_command("inspect", args);
+  if (cmd.trace || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
+  if (cmd.model_paths.size() != 1) throw seq2seq::UsageError("inspect shows one model: give --model once");
+  if (cmd.words.empty() || cmd.words.size() > 2) throw seq2seq::UsageError("inspect takes WORD [TOKENS]");
+  const auto model = load_model(cmd);
+  const std::vector<int> tokens =
+      cmd.words.size() == 2 ? seq2seq::parse_target_tokens(cmd.words[1], model->target_vocab()) : std::vector<int>{};
+  std::cout << seq2seq::to_json(model->inspect(cmd.words[0], tokens), model->target_vocab()).dump() << '\n';
+  std::cout.flush();
+  return std::cout ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -332,6 +353,7 @@ int main(int argc, char** argv) {
     if (cmd == "info" && rest.size() == 1) return info(rest[0]);
     if (cmd == "decode") return decode(rest);
     if (cmd == "score") return score(rest);
+    if (cmd == "inspect") return inspect(rest);
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       std::cout << kUsage << kOptionUsage << kCommandUsage;
       return 0;

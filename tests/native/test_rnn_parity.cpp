@@ -14,7 +14,7 @@ using namespace seq2seq_test;
 
 namespace {
 
-const std::vector<std::string> kRnnFixtures = {"rnn_dot", "rnn_multiplicative", "rnn_reduced_rank", "rnn_additive"};
+const std::vector<std::string> kRnnFixtures = {"rnn_dot", "rnn_multiplicative", "rnn_reduced_rank", "rnn_additive", "rnn_none"};
 
 std::vector<std::vector<int>> rows_of(const nlohmann::json& j) {
   std::vector<std::vector<int>> out;
@@ -26,18 +26,20 @@ std::vector<std::vector<int>> rows_of(const nlohmann::json& j) {
 void teacher_force(const Rnn& rnn, const std::vector<int>& src, const std::vector<int>& tgt, RowMatrix& logits, RowMatrix& attn) {
   RnnState st = rnn.encode(src);
   logits.resize(static_cast<long>(tgt.size()), static_cast<long>(rnn.config().tgt_vocab.size()));
-  attn.resize(static_cast<long>(tgt.size()), static_cast<long>(src.size()));
+  const bool none = rnn.config().attention == AttentionScore::None;  // no weights at all
+  attn.resize(static_cast<long>(tgt.size()), none ? 0 : static_cast<long>(src.size()));
   for (size_t t = 0; t < tgt.size(); ++t) {
     RowMatrix l, a;
     rnn.step(st, {tgt[t]}, l, &a);
     logits.row(static_cast<long>(t)) = l.row(0);
-    attn.row(static_cast<long>(t)) = a.row(0);
+    REQUIRE(a.cols() == attn.cols());
+    if (!none) attn.row(static_cast<long>(t)) = a.row(0);
   }
 }
 
 }  // namespace
 
-TEST_CASE("RNN logits and attention match PyTorch for all four scores", "[parity][rnn]") {
+TEST_CASE("RNN logits and attention match PyTorch for all four scores and for none", "[parity][rnn]") {
   for (const auto& name : kRnnFixtures) {
     SECTION(name) {
       const auto fx = load_json(fixture_path(name + ".json"));
@@ -51,6 +53,11 @@ TEST_CASE("RNN logits and attention match PyTorch for all four scores", "[parity
         RowMatrix logits, attn;
         teacher_force(ModelAccess::rnn(*model), sources[b], targets[b], logits, attn);
         CHECK(max_abs_diff(fx["logits"][b], logits) <= tol);
+        if (name == "rnn_none") {  // the fixed context vector: nothing attended, no weights
+          CHECK_FALSE(fx.contains("cross_attn"));
+          CHECK(attn.cols() == 0);
+          continue;
+        }
         CHECK(max_abs_diff(fx["cross_attn"][b], attn) <= tol);
         for (long t = 0; t < attn.rows(); ++t) CHECK(attn.row(t).sum() == Approx(1.0).epsilon(1e-5));
       }

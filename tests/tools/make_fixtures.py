@@ -334,6 +334,7 @@ RNN_FIXTURES = {
     "rnn_multiplicative": {"attention": "multiplicative", "attn_dim": 0, "enc_layers": 2},
     "rnn_reduced_rank": {"attention": "reduced_rank", "attn_dim": 8, "enc_layers": 1},
     "rnn_additive": {"attention": "additive", "attn_dim": 8, "enc_layers": 1},
+    "rnn_none": {"attention": "none", "attn_dim": 0, "enc_layers": 1},  # no attention: the fixed context vector
 }
 
 # Standard deviations of the random weights, by parameter-name prefix (first match).
@@ -411,16 +412,20 @@ def build_rnn_fixture(name, overrides, seed):
     B = len(sources)
     with torch.no_grad():
         logits, attn = ref(src, tgt, torch.tensor(sl))
+        if attn is None:  # attention none: no weights, the logits alone
+            attn = torch.zeros(B, max(tl), max(sl), dtype=logits.dtype)
         for b in range(B):
             assert torch.all(attn[b, :, sl[b]:] == 0), f"{name}: padded source positions got probability"
             one_logits, one_attn = ref(src[b:b + 1, :sl[b]], tgt[b:b + 1, :tl[b]])
+            if one_attn is None:
+                one_attn = attn[b:b + 1, :tl[b], :sl[b]]
             d = max((one_logits[0] - logits[b, :tl[b]]).abs().max().item(),
                     (one_attn[0] - attn[b, :tl[b], :sl[b]]).abs().max().item())
             assert d < 1e-9, f"{name}: padded vs unpadded differ by {d}"
 
     fx = {"model": name + ".safetensors", "tolerance": 1e-4, "sources": sources, "targets": targets,
           "logits": [r(logits[b, :tl[b]].tolist()) for b in range(B)],
-          "cross_attn": [r(attn[b, :tl[b], :sl[b]].tolist()) for b in range(B)],
+          **({} if overrides["attention"] == "none" else {"cross_attn": [r(attn[b, :tl[b], :sl[b]].tolist()) for b in range(B)]}),
           "forced": forced_ar(logits, targets, cfg_loaded["tgt_specials"]["eos"])}
     with open(os.path.join(OUT_DIR, name + ".json"), "w") as f:
         json.dump(fx, f, separators=(",", ":"))

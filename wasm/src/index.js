@@ -16,7 +16,7 @@ import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
 import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
 import { env } from './env.js';
 import { checkTexts, textError } from './batch.js';
-import { targetText } from './target.js';
+import { inspectTokens, targetText } from './target.js';
 
 export { DEFAULT_OPTIONS, Seq2SeqError, env };
 
@@ -134,6 +134,18 @@ export class Model {
     } finally {
       s.delete();
     }
+  }
+
+  /**
+   * Every intermediate of one decoder pass (StepInside in src/snapshot.h): for an
+   * autoregressive model, the pass that predicts the token after `tokens` (the
+   * output so far: ids as snapshots give them, or token texts, 'F OW' or
+   * ['F', 'OW']; [] for the first step); for a CMLM, the pass over the draft
+   * `tokens` (the mask token where masked).
+   */
+  inspect(text, tokens = []) {
+    if (typeof text !== 'string') throw usageError(`inspect(text, tokens) needs a string; got ${describe(text)}`);
+    return check(this.#live().inspect(wellFormed(text), inspectTokens(tokens, 'inspect(text, tokens)')));
   }
 
   /**

@@ -19,3 +19,18 @@ export function targetText(target, what) {
   }
   return target.join(' ');
 }
+
+/**
+ * What Model.inspect passes on for `tokens`: token ids (an array of integers, as
+ * snapshots give them) as they are, token texts (a string, or an array of
+ * strings) as one space-separated string. Throws a UsageError for anything else.
+ */
+export function inspectTokens(tokens, what) {
+  if (Array.isArray(tokens) && tokens.every((t) => typeof t === 'number')) {
+    for (let i = 0; i < tokens.length; i++) {
+      if (!Number.isInteger(tokens[i])) throw usageError(`${what}: tokens[${i}] must be a token id (an integer); got ${describe(tokens[i])}`);
+    }
+    return tokens;
+  }
+  return targetText(tokens, what);
+}

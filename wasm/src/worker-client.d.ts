@@ -1,10 +1,10 @@
 // Type declarations for seq2seq-wasm/worker (wasm/src/worker-client.js).
-import type { BlobLike, DecodingOptions, ForcedScore, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, URLLike } from './index.js';
+import type { BlobLike, DecodingOptions, ForcedScore, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, StepInside, URLLike } from './index.js';
 import { Seq2SeqError, env } from './index.js';
 
 /** env is seq2seq-wasm's own object, for pages that decode only in workers. */
 export { Seq2SeqError, env };
-export type { DecodingOptions, Env, ForcedScore, LoadOptions, LoadProgress, ModelInfo, Result, Snapshot, ArSnapshot, NarSnapshot, ErrorKind } from './index.js';
+export type { DecodingOptions, Env, ForcedScore, LoadOptions, LoadProgress, ModelInfo, Result, Snapshot, ArSnapshot, NarSnapshot, ErrorKind, StepInside, TransformerStepInside, RnnStepInside } from './index.js';
 
 /** What the worker can load: a URL (relative ones are resolved against the page), a path (Node), a Response or a Blob (read on the page, the bytes transferred), or the bytes. */
 export type WorkerModelSource = string | URLLike | ResponseLike | BlobLike | ArrayBuffer | ArrayBufferView;
@@ -80,6 +80,8 @@ export declare class DecoderWorker {
    * `options`, with the loaded model; errors as there. The session of start/step/run is left as it was.
    */
   score(text: string, target: string | readonly string[], options?: DecodingOptions): Promise<ForcedScore>;
+  /** Model.inspect in the worker: every intermediate of one decoder pass, its typed arrays transferred. */
+  inspect(text: string, tokens?: readonly number[] | string | readonly string[]): Promise<StepInside>;
   /** Stops a run or batch in progress or queued at its next step or slice; resolves to whether there was one. */
   cancel(): Promise<boolean>;
   /** Stops the worker; pending requests reject with kind 'Cancelled'. */

@@ -18,7 +18,7 @@ import { Seq2SeqError, describe, usageError } from './errors.js';
 import { checkWasmUrl, env, isNode, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
 import { checkTexts } from './batch.js';
-import { targetText } from './target.js';
+import { inspectTokens, targetText } from './target.js';
 
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
@@ -263,6 +263,20 @@ export class DecoderWorker {
     try {
       if (typeof text !== 'string') throw usageError(`score(text, target, options) needs a string; got ${describe(text)}`);
       return this.#request({ type: 'score', text, target: targetText(target, 'score(text, target, options)'), options });
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * Model.inspect in the worker: every intermediate of one decoder pass for `text` (an
+   * autoregressive model: the pass after the output so far `tokens`; a CMLM: over the draft
+   * `tokens`), its typed arrays transferred.
+   */
+  inspect(text, tokens = []) {
+    try {
+      if (typeof text !== 'string') throw usageError(`inspect(text, tokens) needs a string; got ${describe(text)}`);
+      return this.#request({ type: 'inspect', text, tokens: inspectTokens(tokens, 'inspect(text, tokens)') });
     } catch (e) {
       return Promise.reject(e);
     }

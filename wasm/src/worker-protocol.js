@@ -19,6 +19,8 @@
 //   {id, type: 'score', text, target, options}
 //                                          -> value: ForcedScore (Model.score: the loaded model, a fresh session of
 //                                             these options; the session of start/step/run is left as it was)
+//   {id, type: 'inspect', text, tokens}   -> value: StepInside (Model.inspect: the loaded model; its typed
+//                                             arrays transferred)
 //   {id, type: 'cancel', request}          -> value: {cancelled}: whether a run or batch was stopped; request (an id):
 //                                             only that one, or that load (which then fails, the model unchanged)
 // Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
@@ -36,7 +38,7 @@ import { env } from './env.js';
 import { checkTexts } from './batch.js';
 
 export const PROTOCOL_VERSION = 1;
-const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'decodeBatch', 'score', 'cancel']);
+const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'decodeBatch', 'score', 'inspect', 'cancel']);
 
 // A macrotask turn: setImmediate in Node (after pending I/O, so messages from
 // the parent get in), a MessageChannel in browsers (setTimeout is clamped to
@@ -76,9 +78,58 @@ function buffersOfSnapshot(o, add) {
   add(o.lengthLogprobs);
   for (const x of o.drafts ?? []) buffersOfNarDraft(x, add);
 }
-function transferables(snapshot) {
+function buffersOfNormInside(o, add) {
+  add(o.input);
+  add(o.mean);
+  add(o.std);
+  add(o.output);
+}
+function buffersOfAttentionInside(o, add) {
+  add(o.q);
+  add(o.k);
+  add(o.v);
+  add(o.scores);
+  add(o.scaled);
+  add(o.mask);
+  add(o.weights);
+  add(o.headOutputs);
+}
+function buffersOfSublayerInside(o, add) {
+  add(o.input);
+  if (o.norm) buffersOfNormInside(o.norm, add);
+  if (o.attention) buffersOfAttentionInside(o.attention, add);
+  add(o.ffnHidden);
+  add(o.delta);
+  add(o.sum);
+  add(o.output);
+}
+function buffersOfBlockInside(o, add) {
+  if (o.selfAttention) buffersOfSublayerInside(o.selfAttention, add);
+  if (o.crossAttention) buffersOfSublayerInside(o.crossAttention, add);
+  if (o.ffn) buffersOfSublayerInside(o.ffn, add);
+}
+function buffersOfStackInside(o, add) {
+  add(o.tokenEmbedding);
+  add(o.positional);
+  add(o.input);
+  for (const x of o.layers ?? []) buffersOfBlockInside(x, add);
+  if (o.finalNorm) buffersOfNormInside(o.finalNorm, add);
+}
+function buffersOfStepInside(o, add) {
+  add(o.logits);
+  if (o.encoder) buffersOfStackInside(o.encoder, add);
+  if (o.decoder) buffersOfStackInside(o.decoder, add);
+  add(o.encoderStates);
+  add(o.contextVector);
+  add(o.decoderStates);
+  add(o.scores);
+  add(o.weights);
+  add(o.context);
+}
+// The buffers of a value of the schema: a Snapshot unless buffersOf names another struct's.
+function transferables(value, buffersOf = buffersOfSnapshot) {
   const buffers = new Set();
-  buffersOfSnapshot(snapshot, (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); });
+  buffersOf(value, (a) => { if (ArrayBuffer.isView(a)) buffers.add(a.buffer); });
   return [...buffers];
 }
 // END GENERATED
@@ -258,6 +309,10 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
       if (type === 'start') return reply(id, doStart(message));
       if (type === 'score') {
         return reply(id, requireModel('score').score(message.text, message.target, message.options ?? {}));
+      }
+      if (type === 'inspect') {
+        const inside = requireModel('inspect').inspect(message.text, message.tokens ?? []);
+        return reply(id, inside, transferables(inside, buffersOfStepInside));
       }
       const snapshot = requireSession('step').step();
       return reply(id, snapshot, transferables(snapshot));
