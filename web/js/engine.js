@@ -78,7 +78,7 @@ export async function openDecoder(url) {
   return {
     info,
     /**
-     * Runs fn({start, step, run, cancel, score, decodeBatch}) with the worker's session to itself.
+     * Runs fn({start, step, run, cancel, score, inspect, decodeBatch}) with the worker's session to itself.
      * A cancel() made inside fn can only reach fn's own run: the worker gets no
      * other lane's request before fn is over.
      */
@@ -90,6 +90,8 @@ export async function openDecoder(url) {
         cancel: () => w.cancel(),
         // The forced score of a target (the reference, an output) under options; the session is left as it was.
         score: (text, target, options) => w.score(text, target, options),
+        // Every intermediate of one decoder pass (the "inside this step" view).
+        inspect: (text, tokens) => w.inspect(text, tokens),
         // A list of texts in one request (the word-list mode); cancel() stops it between slices.
         decodeBatch: (texts, options, progress) => w.decodeBatch(texts, options, progress),
       };

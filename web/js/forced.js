@@ -54,20 +54,39 @@ export async function scoreWithReferences(score, word, output, prons, options) {
   return { output: out, refs };
 }
 
-/** 'right', 'search' or 'model' (or null) from forced scores: the best-scoring reference against the output. */
-export function diagnose(output, refs) {
+/**
+ * 'right', 'search', 'model' or 'length' (or null) from forced scores: the best-scoring
+ * reference against the output. `lengths` (non-autoregressive lanes): {decoded, imposed},
+ * the target lengths the decode tried and whether they were imposed (a fixed or given
+ * length) rather than predicted. A reference of a length the decode never tried could
+ * not have been found by any search of those lengths: that is a length error, whatever
+ * the scores say.
+ */
+export function diagnose(output, refs, lengths = null) {
   const ok = refs.filter((r) => !r.error);
   if (!ok.length) return null;
   if (ok.some((r) => r.text === output.text)) return 'right';
-  const best = ok.reduce((a, b) => (b.score > a.score ? b : a));
+  const tried = lengths ? ok.filter((r) => lengths.decoded.includes(r.tokens.length)) : ok;
+  if (!tried.length) return 'length';
+  const best = tried.reduce((a, b) => (b.score > a.score ? b : a));
   return best.score > output.score ? 'search' : 'model';
 }
 
+/** The length error's sentence: the reference's length, what was decoded, and the length head's P of it. */
+function lengthWhy(f, lengths) {
+  const n = f.refs.find((r) => !r.error).tokens.length;
+  const tried = lengths.decoded.join(', ');
+  const lp = lengths.logprobs?.[n];
+  const p = typeof lp === 'number' ? fmtProb(lp) : null;
+  const key = lengths.imposed ? 'forced.lengthImposed' : 'forced.lengthPredicted';
+  return t(key, { n, tried, p: p ?? '—' });
+}
+
 /** The block under a result: the output's and the references' scores, and the label when it is wrong. */
-export function forcedView(f, { cmlm = false } = {}) {
+export function forcedView(f, { cmlm = false, lengths = null } = {}) {
   if (!f.done) return `<div class="forced" data-diagnosis="pending"><p class="pending">${esc(t('forced.pending'))}</p></div>`;
   if (f.error) return `<div class="forced" data-diagnosis="unscored"><p class="note">${esc(t('forced.failed', { error: f.error }))}</p></div>`;
-  const kind = diagnose(f.output, f.refs);
+  const kind = diagnose(f.output, f.refs, lengths);
   const d3 = (x) => fmt(x, 3);
   const row = (cls, who, r) => r.error
     ? `<tr class="${cls}"><th scope="row">${esc(who)}</th><td class="arpa-line">${esc(r.text)}</td><td colspan="3">${esc(t('forced.refFailed', { error: r.error }))}</td></tr>`
@@ -79,6 +98,8 @@ export function forcedView(f, { cmlm = false } = {}) {
   let label = '';
   if (kind === 'search' || kind === 'model') {
     label = `<p class="error-kind"><span class="error-label error-${kind}">${esc(t(kind === 'search' ? 'forced.searchError' : 'forced.modelError'))}</span> ${esc(t(kind === 'search' ? 'forced.searchWhy' : 'forced.modelWhy'))}</p>`;
+  } else if (kind === 'length') {
+    label = `<p class="error-kind"><span class="error-label error-length">${esc(t('forced.lengthError'))}</span> ${esc(lengthWhy(f, lengths))}</p>`;
   } else if (kind === 'right') {
     label = `<p class="note">${esc(t('forced.right'))}</p>`;
   }

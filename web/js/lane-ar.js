@@ -7,6 +7,7 @@ import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { Lane } from './lane.js';
 import { selfAttentionView } from './self-attention.js';
+import { insideView } from './inside.js';
 
 /**
  * What the autoregressive lanes share (GreedyLane, BeamLane, SampleLane): the
@@ -146,6 +147,9 @@ export class ArLane extends Lane {
     };
   }
 
+  /** The heading of the step's bars (the sampling lane's are the distribution drawn from). */
+  get probsKey() { return 'ar.passProbs'; }
+
   arView(i) {
     const s = this.snaps[i];
     const intro = this.intro();
@@ -157,18 +161,22 @@ export class ArLane extends Lane {
     const path = this.path(map, cur.id);
     const chosen = cur.tokens.at(-1);
     const cands = cur.candidates.slice();
-    if (!cands.some((c) => c.token === chosen)) cands.push({ token: chosen, text: cur.texts.at(-1), prob: cur.tokenProb });
+    if (!cands.some((c) => c.token === chosen)) {
+      const extra = { token: chosen, text: cur.texts.at(-1), prob: cur.tokenProb };
+      if (typeof cur.tokenDrawnProb === 'number') extra.drawnProb = cur.tokenDrawnProb;
+      cands.push(extra);
+    }
     const pos = cur.tokens.length;
     let html = intro;
     const notes = this.decoderNotes(pos);
     const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
     html += `<div class="view"><h3>${esc(t('ar.outputSoFar'))}</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
       ${notes.decoder}</div>`;
-    html += `<div class="view"><h3>${esc(t('ar.passProbs', { i, pos }))}</h3>
+    html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }))}
       ${notes.attention}</div>`;
-    return html + selfAttentionView(this, i);
+    return html + insideView(this, i) + selfAttentionView(this, i);
   }
 }

@@ -7,6 +7,7 @@ import { ArLane } from './lane-ar.js';
 export class SampleLane extends ArLane {
   intro() { return explain(t('sample.title'), t('sample.explain_html')); }
   get chosenKey() { return 'ar.drawn'; }
+  get probsKey() { return 'sample.passProbs'; }
 
   onAction(a, b) {
     if (a === 'reseed') this.ctx.update(this, { seed: (this.opts.seed % 1000) + 1 });

@@ -279,9 +279,19 @@ export class Lane {
       html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))} · ${logprobLine(r.logprob)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
     }
     if (refs && this.scoresReference && i === this.lastIndex) {
-      html += forcedView(forcedScores(this, refs.prons, rs[0].text, () => this.renderResult()), { cmlm: !this.kind.ar });
+      html += forcedView(forcedScores(this, refs.prons, rs[0].text, () => this.renderResult()),
+        { cmlm: !this.kind.ar, lengths: this.kind.ar ? null : this.decodedLengths(s) });
     }
     return html;
+  }
+
+  /**
+   * A non-autoregressive decode's target lengths: those it tried (the last snapshot's),
+   * the length head's log-probabilities, and whether they were imposed (a fixed or
+   * given length) rather than predicted.
+   */
+  decodedLengths(s) {
+    return { decoded: [...s.lengths], logprobs: s.lengthLogprobs, imposed: (this.decodedOptions?.narLength ?? 'predict') !== 'predict' };
   }
 
   /**

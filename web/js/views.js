@@ -55,19 +55,28 @@ export function explain(title, html, open = true) {
 
 /** Top-k bars of a next-token distribution. */
 export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 } = {}) {
+  // A sampled step's candidates carry drawnProb, the distribution the token was drawn
+  // from (tempered, top-k / top-p cut): that is the bar; the model's own is a ghost behind it.
+  const drawn = cands.some((c) => typeof c.drawnProb === 'number');
+  const pctText = (pct) => `${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%`;
   const rows = cands.map((c) => {
-    const pct = (c.prob * 100);
+    const model = c.prob * 100;
+    const pct = drawn ? (c.drawnProb ?? 0) * 100 : model;
     const isChosen = c.token === chosen;
+    const ghost = drawn ? `<span class="bar-ghost" style="width:${Math.max(0.5, model).toFixed(1)}%"></span>` : '';
     const inner = `<span class="bar-label">${esc(label(c.text))}<span class="ipa">${esc(ipaOf(c.text))}</span></span>`
-      + `<span class="bar-track"><span class="bar-fill" style="width:${Math.max(0.5, pct).toFixed(1)}%"></span></span>`
-      + `<span class="bar-value">${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%</span>`;
-    const desc = t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pct.toFixed(1) });
+      + `<span class="bar-track">${ghost}<span class="bar-fill" style="width:${pct > 0 ? Math.max(0.5, pct).toFixed(1) : 0}%"></span></span>`
+      + `<span class="bar-value">${pctText(pct)}${drawn ? `<span class="bar-model" title="${esc(t('bars.modelTitle'))}">${esc(t('bars.model', { pct: pctText(model) }))}</span>` : ''}</span>`;
+    const desc = drawn
+      ? t(isChosen ? 'bars.descDrawnChosen' : 'bars.descDrawn', { token: label(c.text), pct: pct.toFixed(1), model: model.toFixed(1) })
+      : t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pct.toFixed(1) });
     if (clickable && !isChosen) {
       return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" title="${esc(t('bars.forceTitle', { token: label(c.text) }))}">${inner}<span class="visually-hidden"> ${esc(t('bars.forceAria', { desc }))}</span></button></li>`;
     }
     return `<li><div class="bar${isChosen ? ' chosen' : ''}" aria-label="${esc(desc)}">${inner}</div></li>`;
   });
-  return `<ol class="bars" data-lane="${esc(laneId)}">${rows.join('')}</ol>`;
+  const key = drawn ? `<p class="note bars-key">${t('bars.drawnKey_html')}</p>` : '';
+  return `${key}<ol class="bars${drawn ? ' drawn' : ''}" data-lane="${esc(laneId)}">${rows.join('')}</ol>`;
 }
 
 // A table that may scroll sideways: focusable and named, so that keyboard users can scroll it.
