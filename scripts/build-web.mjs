@@ -61,8 +61,10 @@ function readConfig(path) {
 
 // Example words, shown as buttons when every letter is in the model's alphabet.
 // Chosen to show something: silent letters, one spelling for several sounds,
-// two pronunciations, held-out test words, made-up words.
-const EXAMPLES = ['PHONEME', 'KNIGHT', 'THROUGH', 'COLONEL', 'QUEUE', 'READ', 'CHARACTER', 'TOMATO',
+// two pronunciations, held-out test words, made-up words. The first is the page's
+// default: DELETE, a test word on which the default lanes disagree (greedy's
+// D EH L IY T, beam's D IH L IY T, the reference) at the notes' A/B step.
+const EXAMPLES = ['DELETE', 'PHONEME', 'KNIGHT', 'THROUGH', 'COLONEL', 'QUEUE', 'READ', 'CHARACTER', 'TOMATO',
   'ABBENHAUS', 'ZAKARIAN', 'BLORPTASTIC', 'SEQUENCE', 'WEBASSEMBLY',
   'CAFE', 'BADGE', 'FACADE', 'CABBAGE', 'DECADE', 'EGG', 'GAFFE', 'BEADED'];
 
@@ -79,6 +81,11 @@ const fixtures = {
   // The RNN encoder-decoder, one per attention score.
   rnn: ATTENTION_SCORES.map((score) => join(root, `tests/fixtures/rnn_${score}.safetensors`)),
 };
+// What the package measured of each shipped model (models/manifest.json, written by
+// scripts/make-models-manifest.mjs): its test WER overall and by word length.
+const manifestPath = join(root, 'models/manifest.json');
+const measured = new Map(existsSync(manifestPath)
+  ? JSON.parse(readFileSync(manifestPath, 'utf8')).models.map((m) => [m.sha256, m]) : []);
 const models = [];
 function addModel({ path, fixture }) {
   let config;
@@ -112,7 +119,13 @@ function addModel({ path, fixture }) {
     maxTargetLength: config.max_target_len,
     ...(config.arch === 'rnn' ? { cell: config.cell, attention: config.attention } : {}),
     examples,
+    ...testWers(readFileSync(path)),
   });
+}
+/** The manifest's test WERs of the model with these bytes (none for a file it does not list). */
+function testWers(bytes) {
+  const m = measured.get(createHash('sha256').update(bytes).digest('hex'));
+  return m ? { testWer: m.testWer, testWerByLength: m.testWerByLength } : {};
 }
 for (const m of wanted) addModel(m);
 if (!models.some((m) => m.autoregressive)) addModel({ path: fixtures.ar, fixture: true });

@@ -29,9 +29,14 @@ const testSplit = join(modelsDir, 'data/cmudict-0.7b.test');
 const check = process.argv.includes('--check');
 
 // The models the package carries, in the order the cards list them; the
-// package's `files` names the same six (tests/node/package.test.mjs checks it).
+// package's `files` names the same seven (tests/node/package.test.mjs checks it).
 const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-multiplicative',
-  'g2p-rnn-reduced-rank', 'g2p-rnn-additive'].map((n) => `${n}.safetensors`);
+  'g2p-rnn-reduced-rank', 'g2p-rnn-additive', 'g2p-rnn-none'].map((n) => `${n}.safetensors`);
+
+// Test words by their number of letters, for WER by word length: where one fixed
+// context vector (the attention-free RNN) falls behind attention as words grow.
+const LENGTH_BUCKETS = [[1, 5], [6, 7], [8, 9], [10, 11], [12, Infinity]];
+const bucketName = ([lo, hi]) => (hi === Infinity ? `${lo}+` : `${lo}-${hi}`);
 
 // The settings each kind is measured with (models/train/decoding.json: the cards'
 // headline rows, which are also the page's defaults), as model.decode() takes
@@ -106,7 +111,12 @@ function measure() {
     const config = modelConfig(path);
     const settings = config.arch === 'cmlm' ? SETTINGS.cmlm : SETTINGS.autoregressive;
     const start = Date.now();
-    const { wer, per } = score(decodeAll(binary, path, words, settings.cli), refs);
+    const hyps = decodeAll(binary, path, words, settings.cli);
+    const { wer, per } = score(hyps, refs);
+    const byLength = LENGTH_BUCKETS.map((b) => {
+      const part = new Map([...refs].filter(([w]) => w.length >= b[0] && w.length <= b[1]));
+      return { letters: bucketName(b), words: part.size, wer: round2(score(hyps, part).wer) };
+    });
     console.error(`${file}: WER ${wer.toFixed(2)} %, PER ${per.toFixed(2)} % (${((Date.now() - start) / 1000).toFixed(0)} s)`);
     models.push({
       name: basename(file, '.safetensors'),
@@ -119,6 +129,7 @@ function measure() {
       sha256: sha256(bytes),
       testWer: round2(wer),
       testPer: round2(per),
+      testWerByLength: byLength,
       decoding: settings.decoding,
       cli: settings.cli.join(' '),
     });
@@ -130,7 +141,8 @@ function measure() {
       words: words.length,
       sha256: sha256(readFileSync(testSplit)),
       metrics: 'testWer: % of words whose output equals none of their reference pronunciations; '
-        + 'testPer: edit distance to the closest reference, summed over words, over those references\' summed length (%). '
+        + 'testPer: edit distance to the closest reference, summed over words, over those references\' summed length (%); '
+        + 'testWerByLength: the WER of the test words of each number of letters. '
         + 'Decoded by the engine (native CLI) with each model\'s `decoding` settings and the package\'s default compute '
         + '(\'auto\': int8-stored weights multiplied in int8). The model cards measure with f32 compute, '
         + 'as PyTorch computes; the two differ by at most one word per model.',

@@ -118,7 +118,7 @@ describe('model cards', () => {
     });
   }
 
-  test('the six cards take at most 12 KB, the training log at most 10 KB', () => {
+  test('the seven cards take at most 12 KB, the training log at most 10 KB', () => {
     const section = /^## Model cards\n[\s\S]*?(?=^## )/m.exec(readme)?.[0];
     assert.ok(section, 'a "## Model cards" section followed by another section');
     assert.ok(Buffer.byteLength(section) <= CARDS_LIMIT, `cards: ${Buffer.byteLength(section)} bytes`);
