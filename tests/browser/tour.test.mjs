@@ -237,6 +237,21 @@ for (const lang of ['en', 'zh']) {
   }
 }
 
+test('a bare ?tour=N (no word, no lanes) opens the stop with its own state, where its claims hold', async () => {
+  const { page, errors } = await openPage(served.context);
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  for (const n of [3, 4]) {
+    await page.goto(served.url(`?tour=${n}`));
+    await shown(page, n);
+    const want = decodeState(STOPS[n - 1].query);
+    assert.equal(await page.evaluate(() => window.seq2seqPage.word), want.word, `stop ${n}: its word`);
+    assert.equal(await page.evaluate(() => window.seq2seqPage.lanes.length), want.lanes.length, `stop ${n}: its lanes`);
+    await CLAIMS[n - 1](page, await readPage(page));
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('Back and Escape from the keyboard; a reload comes back to the stop; the language switch keeps it', async () => {
   const { page, errors } = await openPage(served.context);
   await page.setViewportSize({ width: 1400, height: 1000 });

@@ -7,8 +7,10 @@ import { Lane } from './lane.js';
 import { errorText } from './error-text.js';
 import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
-import { esc, explain, phonemeLine, verdict } from './views.js';
+import { esc, explain, phonemeLine, scrollRegion, verdict } from './views.js';
 import { heatmap } from './heatmap.js';
+import { strip } from './inside.js';
+import { fmt } from './format.js';
 import { label } from './phonemes.js';
 import { t } from './i18n.js';
 
@@ -89,7 +91,9 @@ export class CompareLane extends Lane {
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
     const refs = this.word === this.ctx.word ? this.ctx.reference : null;   // not while old snapshots are on screen
     body.innerHTML = explain(t('compare.title'), t('compare.explain_html'))
-      + `<div class="score-grid">${this.panels.map((p) => this.panelView(p, at, refs)).join('')}</div>`;
+      + `<div class="score-grid">${this.panels.map((p) => this.panelView(p, at, refs)).join('')}</div>`
+      + (this.panels.some((p) => p.inside?.data) ? `<p class="note">${esc(t('compare.rawWhy'))}</p>` : '')
+      + lengthTable(this.ctx.models);
     const ds = body.querySelectorAll('details');
     if (keepOpen.length === ds.length) ds.forEach((d, j) => { d.open = keepOpen[j]; });
     const judged = refs ? this.panels.filter((p) => p.model && !p.error && p.snaps.at(-1)?.done) : [];
@@ -97,6 +101,32 @@ export class CompareLane extends Lane {
     result.innerHTML = judged.length && at >= this.lastIndex
       ? `<h3>${esc(t('result.title'))}</h3><p>${esc(t(right.length ? 'compare.matchWhich' : 'compare.match', { n: right.length, of: judged.length, which: right.map((p) => scoreWords(p.score).short).join(t('compare.listSep')) }))}</p>`
       : '';
+  }
+
+  /**
+   * The step's raw scores e_j before the softmax, and the context a_t after it, from
+   * the panel's model (Model.inspect): where the four scores differ before their
+   * softmaxes make them look alike. Asked once per (word, step); redraws when in.
+   */
+  rawScores(p, i, hyp, letters) {
+    const key = JSON.stringify([this.word, hyp.tokens, p.model.id]);
+    if (p.inside?.key !== key) {
+      p.inside = { key, data: null };
+      const want = p.inside;
+      p.decoder.exclusive(({ inspect }) => inspect(this.word, hyp.tokens.slice(0, -1)))
+        .then((d) => { want.data = d; }, () => { want.data = false; })
+        .finally(() => { if (p.inside === want && !this.busy) this.render(this.index(this.ctx.step)); });
+    }
+    const d = p.inside.data;
+    if (!d) return d === false ? '' : `<p class="pending">${esc(t('inside.pending'))}</p>`;
+    const S = d.sourceLength, last = d.target.length - 1;
+    const e = Array.from(d.scores.subarray(last * S, (last + 1) * S));
+    const lo = Math.min(...e), hi = Math.max(...e);
+    const cells = e.map((v) => `<td>${fmt(v, 2)}</td>`).join('');
+    return scrollRegion(`<table class="in-scores raw-e" data-lo="${lo}" data-hi="${hi}"><caption>${esc(t('compare.rawCaption', { step: i }))}</caption>`
+      + `<thead><tr>${letters.map((l) => `<th scope="col">${esc(l)}</th>`).join('')}</tr></thead><tbody><tr>${cells}</tr></tbody></table>`)
+      + `<p class="note">${esc(t('compare.rawNote', { lo: fmt(lo, 2), hi: fmt(hi, 2), spread: fmt(hi - lo, 2) }))}</p>`
+      + strip(d.context.subarray(last * d.encoderWidth, (last + 1) * d.encoderWidth), t('inside.rnnA', { t: last + 1 }));
   }
 
   panelView(p, at, refs) {
@@ -130,8 +160,27 @@ export class CompareLane extends Lane {
       const peak = rows.reduce((a, r) => a + Math.max(...r), 0) / rows.length;
       html += `<p class="note">${t('compare.peak_html', { peak: peak.toFixed(2) })}</p>`;
     }
+    if (last) html += this.rawScores(p, i, last, letters);
     html += explain(t('compare.scoreTitle', { score: words.short }), `<p>${words.text}</p>`, false);
     html += `<p class="note">${esc(t('compare.model', { name: p.model.name }))}${p.model.fixture ? esc(t('model.randomSuffix')) : ''}</p>`;
     return `${html}</section>`;
   }
 }
+
+/**
+ * The RNNs' test WER by word length (models.json, from models/manifest.json), the
+ * attention-free one among them: one fixed context vector falls behind as words grow.
+ */
+function lengthTable(models) {
+  const rnns = models.filter((m) => m.arch === 'rnn' && m.testWerByLength);
+  if (!rnns.length) return '';
+  const buckets = rnns[0].testWerByLength;
+  const name = (m) => (m.attention === 'none' ? t('compare.noAttention') : scoreWords(m.attention).short);
+  const head = buckets.map((b) => `<th scope="col">${esc(t('compare.letters', { n: b.letters }))}<br><span class="note">${esc(t('compare.words', { n: b.words }))}</span></th>`).join('');
+  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attention === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
+    + `${m.testWerByLength.map((b) => `<td class="num">${b.wer.toFixed(1)}</td>`).join('')}<td class="num"><strong>${m.testWer.toFixed(1)}</strong></td></tr>`).join('');
+  return `<div class="view"><h3>${esc(t('compare.byLengthTitle'))}</h3>`
+    + scrollRegion(`<table class="by-length"><caption>${esc(t('compare.byLengthCaption'))}</caption><thead><tr><th scope="col">${esc(t('compare.colModel'))}</th>${head}<th scope="col">${esc(t('compare.all'))}</th></tr></thead><tbody>${rows}</tbody></table>`)
+    + `<p class="note">${esc(t(rnns.some((m) => m.attention === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
+}
+

@@ -106,3 +106,36 @@ export function forcedView(f, { cmlm = false, lengths = null } = {}) {
   const note = `<p class="note">${esc(t(cmlm ? 'forced.howCmlm' : 'forced.how'))}</p>`;
   return `<div class="forced" data-diagnosis="${kind ?? 'unscored'}">${label}${table}${note}</div>`;
 }
+
+/**
+ * Teacher forcing beside free running, for a wrong autoregressive output: position
+ * by position the reference's tokens with the probability the model gives each when
+ * fed the reference before it (its forced score's tokenLogprobs: how it is trained),
+ * and the output's tokens with the probability it gave each when fed its own
+ * outputs (`free`: [{text, prob}], EOS last: how it decodes). The first position
+ * where they part is marked: from there the model reads prefixes of its own that
+ * training never showed it (exposure bias).
+ */
+export function forcingView(f, free) {
+  if (!f?.done || f.error || !free?.length) return '';
+  const ref = f.refs.filter((r) => !r.error).reduce((a, b) => (!a || b.score > a.score ? b : a), null);
+  if (!ref || ref.text === f.output.text) return '';
+  const refTexts = [...ref.texts, '</s>'];
+  const n = Math.max(refTexts.length, free.length);
+  let split = -1;
+  for (let k = 0; k < n && split < 0; k++) if (refTexts[k] !== free[k]?.text) split = k;
+  const pct = (p) => (p == null ? '' : `${(p * 100).toFixed(1)}%`);
+  const rows = Array.from({ length: n }, (_, k) => {
+    const mark = k === split ? ' class="diverge"' : '';
+    const rp = k < ref.tokenLogprobs.length ? Math.exp(ref.tokenLogprobs[k]) : null;
+    return `<tr${mark} data-k="${k}"><th scope="row">${k + 1}${k === split ? ` <span class="diverge-mark">${esc(t('forcing.parts'))}</span>` : ''}</th>`
+      + `<td class="arpa-line">${esc(refTexts[k] ?? '')}</td><td class="num" data-p="${rp ?? ''}">${pct(rp)}</td>`
+      + `<td class="arpa-line">${esc(free[k]?.text ?? '')}</td><td class="num" data-p="${free[k]?.prob ?? ''}">${pct(free[k]?.prob)}</td></tr>`;
+  }).join('');
+  return `<div class="view forcing" data-split="${split}"><h3>${esc(t('forcing.title'))}</h3>`
+    + scrollRegion(`<table class="forcing-table"><caption>${esc(t('forcing.caption'))}</caption><thead><tr><th scope="col">#</th>`
+      + `<th scope="col">${esc(t('forcing.refTok'))}</th><th scope="col">${esc(t('forcing.refP'))}</th>`
+      + `<th scope="col">${esc(t('forcing.outTok'))}</th><th scope="col">${esc(t('forcing.outP'))}</th></tr></thead><tbody>${rows}</tbody></table>`)
+    + `<p class="note">${esc(t('forcing.why', { k: split + 1 }))}</p></div>`;
+}
+

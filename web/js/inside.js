@@ -20,6 +20,7 @@ import { label } from './phonemes.js';
 import { esc, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
+import { SCORES, scoreWords } from './scores.js';
 import { fmt } from './format.js';
 
 /** Diverging colour of v in [-max, max]: blue below 0, red above, white at 0. */
@@ -127,7 +128,7 @@ function draw(lane) {
  */
 export function insideView(lane, i) {
   const s = lane.snaps[i];
-  if (!s || !s.autoregressive || lane.model?.arch !== 'transformer') return '';
+  if (!s || !s.autoregressive || !['transformer', 'rnn'].includes(lane.model?.arch)) return '';
   const st = stateOf(lane);
   st.i = i;
   if (st.open) queueMicrotask(() => refresh(lane));
@@ -142,11 +143,12 @@ function body(lane) {
   if (!d) return `<p class="pending">${esc(t('inside.pending'))}</p>`;
   const tokens = d.targetTexts.map(label);
   const letters = lane.sourceLetters();
+  if (d.rnn) return rnnBody(d, st, lane, letters, tokens);
   const stack = d[st.stack];
   const names = st.stack === 'encoder' ? letters : tokens;
   const pos = st.pos >= 0 && st.pos < stack.length ? st.pos : (st.stack === 'encoder' ? 0 : stack.length - 1);
   const vocab = lane.slot.decoder?.info?.targetVocab ?? [];
-  let html = `<p class="note">${t('inside.intro_html', { word: esc(st.req.word), next: esc(label(vocab[st.req.chosen] ?? '')), pos: tokens.length })}</p>`;
+  let html = `<p class="note">${t('inside.intro_html', { word: esc(st.req.word), next: esc(label(vocab[st.req.chosen] ?? '')), pos: tokens.length - 1 })}</p>`;
   html += archStrip(d, st);
   html += positionPicker(names, pos, st.stack);
   if (st.sub === 'embed') html += embedView(d, stack, pos, names);
@@ -300,3 +302,39 @@ function outputView(d, st, lane) {
     + `<div class="in-logits-box">${logitsTable(d, st, lane)}</div>`
     + `<p class="note">${esc(t('inside.outWhy'))}</p></div>`;
 }
+
+/**
+ * The RNN's step: the encoder states h_j, the decoder state s_t, the raw scores e_j
+ * of the model's score, their softmax, the context a_t = Σ α_j h_j, and [a_t ; s_t]
+ * into the output layer. Without attention: the one context vector c instead.
+ */
+function rnnBody(d, st, lane, letters, tokens) {
+  const vocab = lane.slot.decoder?.info?.targetVocab ?? [];
+  const T = d.target.length, S = d.sourceLength, H2 = d.encoderWidth, D = d.decoderWidth;
+  const last = T - 1;
+  let html = `<p class="note">${t('inside.rnnIntro_html', { word: esc(st.req.word), next: esc(label(vocab[st.req.chosen] ?? '')), pos: tokens.length - 1 })}</p>`;
+  html += `<div class="in-stage"><h4>${esc(t('inside.rnnEncoder', { n: S, w: H2 }))}</h4>`;
+  for (let j = 0; j < S; j++) html += strip(row(d.encoderStates, j, H2), `h${j + 1} (${letters[j]})`);
+  html += strip(d.contextVector, t('inside.rnnC'));
+  html += `<p class="note">${esc(t('inside.rnnCWhy'))}</p></div>`;
+  html += `<div class="in-stage"><h4>${esc(t('inside.rnnDecoder', { w: D }))}</h4>${strip(row(d.decoderStates, last, D), t('inside.rnnS', { t: T }))}</div>`;
+  if (d.attention === 'none') {
+    html += `<div class="in-stage"><h4>${esc(t('inside.rnnNoAttention'))}</h4>${strip(row(d.context, last, H2), t('inside.rnnA', { t: T }))}`
+      + `<p class="note">${t('rnn.noAttention_html')}</p></div>`;
+  } else {
+    const name = Object.hasOwn(SCORES, d.attention) ? scoreWords(d.attention).short : d.attention;
+    const formula = SCORES[d.attention]?.formula ?? '';
+    const raw = Array.from(row(d.scores, last, S));
+    const weights = Array.from(row(d.weights, last, S));
+    const head = letters.map((l) => `<th scope="col">${esc(l)}</th>`).join('');
+    const line = (nm, vals) => `<tr><th scope="row">${esc(nm)}</th>${vals.map((v) => `<td>${d3(v)}</td>`).join('')}</tr>`;
+    html += `<div class="in-stage"><h4>${esc(t('inside.rnnScores', { name }))}</h4><p class="formula">e<sub>j</sub> = ${formula}</p>`
+      + scrollRegion(`<table class="in-scores"><caption>${esc(t('inside.rnnScoresCaption', { t: T }))}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>`
+        + line(t('inside.rnnRawRow'), raw) + line(t('inside.softmaxRow'), weights) + '</tbody></table>')
+      + strip(row(d.context, last, H2), t('inside.rnnA', { t: T }))
+      + `<p class="note">${esc(t('inside.rnnAWhy'))}</p></div>`;
+  }
+  html += outputView(d, st, lane);
+  return html;
+}
+

@@ -100,6 +100,13 @@ export class ArLane extends Lane {
     return map;
   }
 
+  /** The best result's path as decoded at step i: each token with the probability the model gave it then. */
+  freeRunning(i) {
+    const best = this.snaps[i]?.finished?.[0];
+    if (!best) return null;
+    return this.path(this.nodes(i), best.id).map((n) => ({ text: n.texts.at(-1), prob: n.tokenProb }));
+  }
+
   path(map, id) {
     const out = [];
     for (let n = map.get(id); n && !n.root; n = map.get(n.parent)) out.unshift(n);
@@ -107,6 +114,8 @@ export class ArLane extends Lane {
   }
 
   attentionView(pathNodes, caption) {
+    // An RNN without attention reads one fixed context vector: there is no map to draw.
+    if (this.model?.arch === 'rnn' && this.model.attention === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
     const s0 = this.snaps[this.lastIndex];
     const layers = s0?.layers ?? 0;
     const heads = s0?.heads ?? 0;
@@ -135,7 +144,7 @@ export class ArLane extends Lane {
       const sc = Object.hasOwn(SCORES, m.attention) ? SCORES[m.attention] : null;
       return {
         decoder: explain(t('rnn.decoderTitle'), t('rnn.decoder_html', { next: pos + 1, pos }), false),
-        attention: explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
+        attention: m.attention === 'none' ? '' : explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
           score: sc ? t('rnn.namedScore_html', { name: esc(scoreWords(m.attention).short), formula: sc.formula }) : esc(t('rnn.modelScore')),
           lane: esc(t('lane.compare')),
         }), false),

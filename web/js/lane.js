@@ -9,7 +9,7 @@ import { LANE_TYPES, PAGE_OPTIONS, makeLane, moduleOptions } from './lane-types.
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
-import { forcedScores, forcedView, logprobLine } from './forced.js';
+import { forcedScores, forcedView, forcingView, logprobLine } from './forced.js';
 import { errorText } from './error-text.js';
 
 let nextId = 1;
@@ -279,11 +279,15 @@ export class Lane {
       html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))} · ${logprobLine(r.logprob)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
     }
     if (refs && this.scoresReference && i === this.lastIndex) {
-      html += forcedView(forcedScores(this, refs.prons, rs[0].text, () => this.renderResult()),
-        { cmlm: !this.kind.ar, lengths: this.kind.ar ? null : this.decodedLengths(s) });
+      const f = forcedScores(this, refs.prons, rs[0].text, () => this.renderResult());
+      html += forcedView(f, { cmlm: !this.kind.ar, lengths: this.kind.ar ? null : this.decodedLengths(s) });
+      if (this.kind.ar) html += forcingView(f, this.freeRunning(i));
     }
     return html;
   }
+
+  /** The best output's tokens with the probability each had as decoded (autoregressive lanes: lane-ar.js). */
+  freeRunning() { return null; }
 
   /**
    * A non-autoregressive decode's target lengths: those it tried (the last snapshot's),

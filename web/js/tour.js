@@ -58,7 +58,11 @@ const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export class Tour {
-  /** Wires the "Take the tour" button; `stop` (from the address) opens that stop over the page as loaded. */
+  /**
+   * Wires the "Take the tour" button; `stop` (from the address) opens that stop with
+   * its whole state (its word, lanes and step), whatever else the address held: a
+   * stop's words are true of its own page only.
+   */
   constructor(app, stop = null) {
     this.app = app;
     this.stop = null;
@@ -80,7 +84,10 @@ export class Tour {
     }).observe($('lanes'), { childList: true, subtree: true });
     // The page can scroll its end above the panel (style.css pads the body by --tour-h).
     new ResizeObserver(() => document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`)).observe(this.panel);
-    if (stop != null && stop >= 1 && stop <= STOPS.length) this.show(stop, { focus: false });
+    if (stop != null && stop >= 1 && stop <= STOPS.length) {
+      this.load(decodeState(STOPS[stop - 1].query));
+      this.show(stop, { focus: false });
+    }
   }
 
   build() {

@@ -49,7 +49,11 @@ export function chip(text, { cls = '', title = '' } = {}) {
   return `<span class="chip ${cls}"${title ? ` title="${esc(title)}"` : ''}><span class="arpa">${esc(label(text))}</span>${i ? `<span class="ipa">${esc(i)}</span>` : ''}</span>`;
 }
 
-export function explain(title, html, open = true) {
+/**
+ * A lane's prose, folded by default: the first screen shows decoding, and the words
+ * are one click away (the tour's panel says them at its stops).
+ */
+export function explain(title, html, open = false) {
   return `<details class="explain"${open ? ' open' : ''}><summary>${esc(title)}</summary><div>${html}</div></details>`;
 }
 

@@ -26,7 +26,9 @@ const $ = (id) => document.getElementById(id);
 export const SOURCES = ['test', 'sample', 'paste'];
 const MAX_N = 2000;
 const MAX_PASTE_CHARS = 20000;
-const DEFAULTS = { view: 'lanes', n: 100, src: 'test', seed: 1, words: '' };
+// A large seeded random sample by default: the test split's first words are
+// alphabetical (A…), too few and too alike to rank the methods.
+const DEFAULTS = { view: 'lanes', n: 1000, src: 'sample', seed: 1, words: '' };
 
 /** The list's part of the address: {view, n, src, seed, words}, out-of-range values clamped. */
 export function decodeList(search) {
@@ -493,6 +495,7 @@ export class WordList {
     box.innerHTML = `<h3>${esc(t('list.summaryHeading', { n: r.words.length }))}</h3>
       ${notes.map((n) => `<p class="note">${esc(n)}</p>`).join('')}
       ${scrollRegion(summary, t('list.summaryCaption', { n: r.words.length }))}
+      ${errorKinds(lanes)}
       <p class="note">${esc(t('list.howMeasured'))}</p>
       <h3>${esc(t('list.wordsHeading'))}</h3>
       <p class="note">${esc(t('list.openHint'))}</p>
@@ -510,3 +513,14 @@ export class WordList {
     this.render();
   }
 }
+
+/** The sentence under the summary: how many wrong words of each lane were search errors, and whose fault most are. */
+function errorKinds(lanes) {
+  const judged = lanes.filter((l) => l.search + l.model > 0);
+  if (!judged.length) return '';
+  const search = judged.reduce((a, l) => a + l.search, 0);
+  const model = judged.reduce((a, l) => a + l.model, 0);
+  const each = judged.map((l) => t('list.errorsOf', { lane: l.name, search: l.search, wrong: l.search + l.model })).join(t('compare.listSep'));
+  return `<p class="wl-kinds" data-search="${search}" data-model="${model}">${esc(t(search < model ? 'list.mostlyModel' : 'list.mostlySearch', { each }))}</p>`;
+}
+
