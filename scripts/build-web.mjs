@@ -138,7 +138,8 @@ if (!models.some((m) => m.arch === 'rnn')) {
 }
 // Transformer, CMLM, then the RNNs in the order of their scores; real models before fixtures.
 const archOrder = { transformer: 0, cmlm: 1, rnn: 2 };
-const scoreOrder = (m) => (m.attention ? ATTENTION_SCORES.indexOf(m.attention) : -1);
+// (An RNN without attention, whose score is none of the four, after the four.)
+const scoreOrder = (m) => (m.attention ? (ATTENTION_SCORES.indexOf(m.attention) + ATTENTION_SCORES.length + 1) % (ATTENTION_SCORES.length + 1) : -1);
 models.sort((a, b) => (a.fixture - b.fixture) || ((archOrder[a.arch] ?? 9) - (archOrder[b.arch] ?? 9))
   || (scoreOrder(a) - scoreOrder(b)) || a.id.localeCompare(b.id));
 // What the page needs before it can start: the models; the settings each kind of

@@ -118,11 +118,11 @@ RnnState Rnn::encode(const std::vector<int>& source) const {
   return st;
 }
 
-void Rnn::read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, RowMatrix& context) const {
+void Rnn::read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, RowMatrix* context) const {
   const Eigen::Index n = st.dec.rows();
   if (cfg_.attention == AttentionScore::None) {  // the same c at every step
     weights.resize(n, 0);
-    context = st.keys.replicate(n, 1);
+    if (context) *context = st.keys.replicate(n, 1);
     if (raw) raw->resize(n, 0);
     return;
   }
@@ -154,7 +154,7 @@ void Rnn::read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, Ro
     scores.row(i) = (scores.row(i).array() - m).exp().matrix();
     scores.row(i) /= scores.row(i).sum();
   }
-  context.noalias() = weights * st.values;
+  if (context) context->noalias() = weights * st.values;
 }
 
 void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention) const {
@@ -173,9 +173,13 @@ void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, 
   gru_update(dec_, proj, st.dec);
 
   RowMatrix weights, context;
-  read_source(st, nullptr, weights, context);
-  RowMatrix features(n, context.cols() + st.dec.cols());
-  features << context, st.dec;  // [a; s]
+  read_source(st, nullptr, weights, cfg_.attention == AttentionScore::None ? &context : nullptr);
+  RowMatrix features(n, st.values.cols() + st.dec.cols());
+  // [a; s], with a = weights · h written into the features as one expression (the
+  // product the engine has always computed here: another form rounds differently in
+  // some builds, and beam search breaks near-ties by those last bits).
+  if (cfg_.attention == AttentionScore::None) features << context, st.dec;
+  else features << weights * st.values, st.dec;
   linear(features, out_, logits);
   if (attention) *attention = std::move(weights);
   ++st.steps;

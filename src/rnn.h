@@ -49,8 +49,8 @@ class Rnn final : public Network {
   // One GRU update for every row: h <- GRU(x_proj, h), with x_proj = x W_ihᵀ + b_ih precomputed.
   static void gru_update(const Gru& g, const Eigen::Ref<const RowMatrix>& x_proj, RowMatrix& h);
   // What each hypothesis reads of the source: the raw scores e (if asked), their
-  // softmax, and the context a = weights · h. Attention none: no scores, a = c.
-  void read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, RowMatrix& context) const;
+  // softmax, and (if asked) the context a = weights · h. Attention none: no scores, a = c.
+  void read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, RowMatrix* context) const;
 
   ModelConfig cfg_;
   RowMatrix src_embed_, tgt_embed_;

@@ -30,7 +30,7 @@ StepInside Rnn::inspect(const std::vector<int>& source, const std::vector<int>& 
   for (int t = 0; t < T; ++t) {
     RowMatrix logits, raw, weights, context;
     step(st, {target[static_cast<size_t>(t)]}, logits, nullptr);
-    read_source(st, &raw, weights, context);  // what that step read, again, with its raw scores
+    read_source(st, &raw, weights, &context);  // what that step read, again, with its raw scores
     out.decoder_states.insert(out.decoder_states.end(), st.dec.data(), st.dec.data() + st.dec.size());
     out.scores.insert(out.scores.end(), raw.data(), raw.data() + raw.size());
     out.weights.insert(out.weights.end(), weights.data(), weights.data() + weights.size());

@@ -23,7 +23,7 @@ const query = (lang) => `/?w=${WORD}&t=2${LANES.map((l) => `&lane=${l}`).join(''
 // Names and symbols both languages write the same way: models, formats, tokens, formulas.
 const KEPT = new Set(['mask', 'predict', 'gnmt', 'begin', 'end', 'arpabet', 'ipa', 'cmudict', 'transformer', 'webassembly', 'web',
   'worker', 'seq2seq', 'wasm', 'npm', 'rnn', 'gru', 'softmax', 'tanh', 'log', 'exp', 'top', 'best', 'bsd', 'clause', 'carnegie',
-  'mellon', 'university', 'code', 'bahdanau', 'g2p', 'cmlm', 'dot', 'multiplicative', 'additive', 'reduced', 'rank']);
+  'mellon', 'university', 'code', 'bahdanau', 'g2p', 'cmlm', 'dot', 'multiplicative', 'additive', 'reduced', 'rank', 'none', 'logit']);
 // Every lower-case or capitalised English word of the English strings ("pass", "Beam"), not
 // ALL-CAPS ones: those are phonemes (AH, IY) and words the learner decodes (THROUGH).
 const ENGLISH = new Set(Object.values(en).flatMap((s) => s.replace(/\{\w+\}|<[^>]+>/g, ' ').match(/\b[A-Za-z][a-z]{2,}\b/g) ?? [])

@@ -67,7 +67,7 @@ test('the Chinese strings are Chinese', () => {
   const same = Object.keys(en).filter((k) => zh[k] === en[k]);
   const allowed = new Set(['foot.model_html', 'size.kb', 'size.mb', 'stats.ms', 'attn.captionWhich', 'lane.mp', 'mp.title',
     'beam.normGnmt', 'opt.normGnmt', 'opt.topp', 'opt.alpha', 'opt.nbest', 'nar.draftScore', 'rnn.namedScore_html', 'transport.speed05',
-    'lane.beamTitle', 'lane.mpTitle', 'compare.weights_html']);
+    'lane.beamTitle', 'lane.mpTitle', 'compare.weights_html', 'inside.logit', 'inside.logitT']);
   assert.deepEqual(same.filter((k) => !allowed.has(k) && /[A-Za-z]{3}/.test(en[k].replace(/\{\w+\}|<[^>]+>/g, ''))), [],
     'strings left in English');
 });

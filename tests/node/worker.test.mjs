@@ -167,7 +167,7 @@ describe('protocol handler, in-process', () => {
   test('errors come back as {name, message, kind} and leave the state as it was', async () => {
     const h = harness();
     const err = async (msg) => (await h.request(msg)).message.error;
-    assert.deepEqual(await err({ type: 'frobnicate' }), { name: 'Seq2SeqError', message: 'unknown request "frobnicate" (known: load, start, step, run, decodeBatch, score, cancel)', kind: 'UsageError' });
+    assert.deepEqual(await err({ type: 'frobnicate' }), { name: 'Seq2SeqError', message: 'unknown request "frobnicate" (known: load, start, step, run, decodeBatch, score, inspect, cancel)', kind: 'UsageError' });
     assert.equal((await err({ type: 'step' })).message, 'step() before load(): load a model first');
     assert.equal((await err({ type: 'start', text: 'ABC' })).message, 'start() before load(): load a model first');
     assert.equal((await err({ type: 'load', source: new Uint8Array(3) })).kind, 'ModelError');

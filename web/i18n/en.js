@@ -302,7 +302,7 @@ export default {
   'compare.letters': '{n} letters',
   'compare.words': '{n} words',
   'compare.byLengthTitle': 'Test WER by word length',
-  'compare.byLengthCaption': 'Word error rate (%) on the CMUdict test split, by the word\'s number of letters (models/manifest.json)',
+  'compare.byLengthCaption': 'Word error rate (%) on the CMUdict test split, by the word\'s number of letters',
   'compare.colModel': 'model',
   'compare.rawCaption': 'Raw scores e_j at step {step}, before the softmax',
   'compare.rawNote': 'e_j from {lo} to {hi}: a spread of {spread}.',

@@ -303,7 +303,7 @@ export default {
   'compare.letters': '{n} 个字母',
   'compare.words': '{n} 个词',
   'compare.byLengthTitle': '按词长的测试集 WER',
-  'compare.byLengthCaption': 'CMUdict 测试集上的词错误率（%），按词的字母数（models/manifest.json）',
+  'compare.byLengthCaption': 'CMUdict 测试集上的词错误率（%），按词的字母数',
   'compare.colModel': '模型',
   'compare.rawCaption': '第 {step} 步 softmax 之前的原始得分 e_j',
   'compare.rawNote': 'e_j 从 {lo} 到 {hi}：相差 {spread}。',
