@@ -31,7 +31,9 @@ CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_
 cmake --build build/fuzz -j"$jobs"
 build/fuzz/seq2seq_tests "$sanitized_tests"
 tests/sanitize/cli.sh build/fuzz/seq2seq
-tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-20}"
+# A short smoke run per target in CI (the corpora are committed; long runs are
+# tests/fuzz/README.md's business).
+tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-10}"
 CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_NATIVE_ARCH=ON -DSEQ2SEQ_SANITIZE=thread >/dev/null
 cmake --build build/tsan -j"$jobs" --target seq2seq_thread_tests
 TSAN_OPTIONS=halt_on_error=1 build/tsan/seq2seq_thread_tests
@@ -46,7 +48,9 @@ echo "== npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity
 [[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild ]] \
   || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
-SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test tests/node/
+# Two files at a time: most of them wait on a child process or a worker, and the
+# shared scratch install is built once under a lock (tests/node/helpers.mjs).
+SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
 
 echo "== the page: build the site, browser tests (Debian's Chromium, headless)"
 [[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
