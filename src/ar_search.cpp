@@ -176,6 +176,14 @@ Snapshot ArSearch::step() {
   }
   ++steps_;
 
+  // Sampling: a token's probability in the distribution its row was drawn from (0 for
+  // one cut off by top-k / top-p); -1 (none) for the other strategies.
+  auto drawn_prob = [&](int row, int token) {
+    if (opt_.strategy != Strategy::Sample) return -1.0f;
+    for (const auto& d : drawn_from_[static_cast<size_t>(row)])
+      if (d.first == token) return static_cast<float>(d.second);
+    return 0.0f;
+  };
   // The top candidates of each row's distribution (what the page draws as bars).
   const int V = scorer_.vocab_size();
   auto candidates_of = [&](int row) {
@@ -188,13 +196,7 @@ Snapshot ArSearch::step() {
       return a.prob != b.prob ? a.prob > b.prob : a.token < b.token;
     });
     c.resize(k);
-    if (opt_.strategy == Strategy::Sample) {  // what the draw actually used: 0 for a token cut off
-      for (TokenProb& x : c) {
-        x.drawn_prob = 0;
-        for (const auto& d : drawn_from_[static_cast<size_t>(row)])
-          if (d.first == x.token) x.drawn_prob = static_cast<float>(d.second);
-      }
-    }
+    for (TokenProb& x : c) x.drawn_prob = drawn_prob(row, x.token);
     return c;
   };
 
@@ -224,9 +226,7 @@ Snapshot ArSearch::step() {
     h.score = score_of(c.logprob, static_cast<int>(h.tokens.size()));
     h.forced = c.forced;
     h.token_prob = std::exp(lp(c.row, c.token));
-    if (opt_.strategy == Strategy::Sample)
-      for (const auto& d : drawn_from_[static_cast<size_t>(c.row)])
-        if (d.first == c.token) h.token_drawn_prob = static_cast<float>(d.second);
+    h.token_drawn_prob = drawn_prob(c.row, c.token);
     h.candidates = candidates_of(c.row);
     if (opt_.attention) {
       // A model without attention (an RNN with attention none) has no maps: the
