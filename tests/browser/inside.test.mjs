@@ -106,6 +106,22 @@ describe('inside this step', () => {
     await page.close();
   });
 
+  test('a sampling lane at temperature 3: the output block opens at 3, its probabilities softmax(logits / 3)', async () => {
+    const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&lane=sample:temperature=3,seed=1&t=1`));
+    await waitReady(page);
+    await openInside(page);
+    await page.click('details.inside [data-action="in-pick"][data-sub="out"]');
+    assert.equal(await page.$eval('details.inside input[data-action="in-temp"]', (s) => s.value), '3');
+    const model = await moduleModel(AR);
+    const d = model.inspect(WORD, []);
+    const logits = Array.from(d.logits.subarray(d.logits.length - d.vocabSize));
+    const want = softmax(logits.map((v) => v / 3));
+    const rows = await page.$$eval('details.inside table.in-logits tbody tr', (rs) => rs.map((r) => ({ token: r.dataset.token, p: Number(r.dataset.p) })));
+    for (const r of rows.slice(0, 3)) assert.ok(Math.abs(r.p - want[model.info.targetVocab.indexOf(r.token)]) < 1e-4, r.token);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   for (const lang of ['en', 'zh']) {
     for (const [width, height] of [[1400, 1000], [390, 844]]) {
       test(`axe and layout, ${lang} at ${width}×${height}`, async () => {

@@ -417,7 +417,7 @@ export default {
   'inside.logit': 'logit',
   'inside.logitT': 'logit / T',
   'inside.prob': 'probability',
-  'inside.outWhy': 'The output layer turns the last position\'s vector into one logit per phoneme; softmax makes them probabilities. At temperature 1 these are the step\'s bars; below 1 the distribution sharpens, above 1 it flattens (what sampling draws from).',
+  'inside.outWhy': 'The output layer turns the last position\'s vector into one logit per phoneme; softmax makes them probabilities. Below temperature 1 the distribution sharpens, above 1 it flattens. The block opens at the lane\'s own temperature (1 unless it samples): there these are the step\'s bars, before a sampling lane also cuts them to top-k and top-p.',
   'bars.desc': '{token}: probability {pct}%',
   'bars.descChosen': '{token}: probability {pct}%, chosen',
   'bars.forceAria': '{desc}. Force this token instead',

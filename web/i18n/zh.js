@@ -418,7 +418,7 @@ export default {
   'inside.logit': 'logit',
   'inside.logitT': 'logit / T',
   'inside.prob': '概率',
-  'inside.outWhy': '输出层把最后一个位置的向量变成每个音素一个 logit；softmax 把它们变成概率。温度为 1 时就是这一步的概率条；低于 1 分布更尖锐，高于 1 更平坦（采样就从它抽取）。',
+  'inside.outWhy': '输出层把最后一个位置的向量变成每个音素一个 logit；softmax 把它们变成概率。温度低于 1 分布更尖锐，高于 1 更平坦。这一块打开时用的是本通道自己的温度（不采样时为 1）：这时它们就是这一步的概率条，只是采样通道还会再按 top-k、top-p 截断。',
   'bars.desc': '{token}：概率 {pct}%',
   'bars.descChosen': '{token}：概率 {pct}%，已选中',
   'bars.forceAria': '{desc}。强制改用这个词元',

@@ -61,7 +61,7 @@ function softmax(xs, masked = () => false) {
 /** The lane's inside state; the first call starts listening to its controls. */
 function stateOf(lane) {
   if (lane.ui.inside) return lane.ui.inside;
-  const st = { open: false, key: null, data: null, error: null, stack: 'decoder', layer: 0, sub: 'self', head: 0, unscaled: false, temperature: 1, pos: -1 };
+  const st = { open: false, key: null, data: null, error: null, stack: 'decoder', layer: 0, sub: 'self', head: 0, unscaled: false, temperature: null, pos: -1 };
   lane.ui.inside = st;
   lane.el.addEventListener('toggle', (e) => {
     const d = e.target;
@@ -279,6 +279,15 @@ function ffnView(d, sub, pos) {
     + `<p class="note in-relu">${esc(t(d.activation === 'relu' ? 'inside.reluZeros' : 'inside.geluNote', { zeros, f: F }))}</p></div>`;
 }
 
+/**
+ * The temperature the output block divides the logits by: the one the learner set on
+ * its slider, else the lane's own (a sampling lane's; 1 for the others, which take
+ * the distribution as it is), so that it opens on the distribution the step used.
+ */
+function temperatureOf(st, lane) {
+  return st.temperature ?? (lane.decodedOptions?.strategy === 'sample' ? lane.decodedOptions.temperature : 1);
+}
+
 function logitsTable(d, st, lane) {
   const V = d.vocabSize, T = d.target.length;
   const logits = row(d.logits, T - 1, V);
@@ -288,7 +297,7 @@ function logitsTable(d, st, lane) {
   // The softmax is over the whole vocabulary, as the model computes it; the special
   // tokens search never emits are left out of the list only.
   const never = new Set([sp.pad, sp.unk, sp.bos, sp.mask].filter((id) => id !== undefined));
-  const temp = st.temperature;
+  const temp = temperatureOf(st, lane);
   const probs = softmax(Array.from(logits, (v) => v / temp));
   const order = [...probs.keys()].filter((v) => !never.has(v)).sort((a, b) => probs[b] - probs[a]).slice(0, 8);
   const rows = order.map((v) => `<tr data-token="${esc(texts[v] ?? v)}" data-p="${probs[v]}"${v === st.req.chosen ? ' class="chosen"' : ''}><th scope="row">${esc(label(texts[v] ?? String(v)))}</th><td class="num">${d3(logits[v])}</td><td class="num">${d3(logits[v] / temp)}</td><td class="num">${(probs[v] * 100).toFixed(1)}%</td></tr>`).join('');
@@ -296,7 +305,7 @@ function logitsTable(d, st, lane) {
 }
 
 function outputView(d, st, lane) {
-  const temp = st.temperature;
+  const temp = temperatureOf(st, lane);
   return `<div class="in-stage in-output"><h4>${esc(t('inside.outTitle'))}</h4>`
     + `<label class="in-temp">${esc(t('inside.temp'))} <input type="range" min="0.1" max="3" step="0.1" value="${temp}" data-action="in-temp"> <output>${temp.toFixed(1)}</output></label>`
     + `<div class="in-logits-box">${logitsTable(d, st, lane)}</div>`
