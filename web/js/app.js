@@ -13,6 +13,17 @@ import { Tour } from './tour.js';
 
 const $ = (id) => document.getElementById(id);
 
+// The step a first visit (no word, no step in the address) opens at, every lane
+// decoded to it without a click. Step 2 of DELETE, the first word, is the moment the
+// course notes' greedy-versus-beam example (004, Beam Search: A at 0.6 now, B better
+// later) stands for: greedy has committed to D EH, the likelier second phoneme, while
+// beam search (k = 5) still holds D IH, which wins at the end; the one-pass lane has
+// finished in its single pass, and Mask-Predict has made its second iteration (for
+// DELETE its last: nothing changes after it). At step 0 nothing is decoded yet; at
+// the end the answers are in and the choice that decided them is out of sight.
+// Step, Back and Reset (to step 0) work from here as from any step.
+const FIRST_VISIT_STEP = 2;
+
 // A character as a message names it: quoted, or by its code point where it would not show.
 function shownChar(c) {
   if (c === ' ') return t('word.space');
@@ -437,12 +448,14 @@ async function main() {
   app.renderControls();
   const word = st.word ?? app.examples()[0] ?? '';
   // An address with a step shows that step; one with a word and no step, the end
-  // of the decode (links written before steps were kept); a bare visit, step 0.
+  // of the decode (links written before steps were kept); a first visit (neither),
+  // FIRST_VISIT_STEP, already decoded.
   if (st.step != null) { app.follow = false; app.t = st.step; }
   else if (st.word != null) app.follow = true;
+  else { app.follow = false; app.t = FIRST_VISIT_STEP; }
   app.renderExamples();
   app.wordlist = new WordList(app);
-  app.setWord(word, { keepStep: st.step != null || st.word != null, fromAddress: true });
+  app.setWord(word, { keepStep: true, fromAddress: true });
   // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
   app.wordlist.init(location.search);
   app.tour = new Tour(app, st.tour);
