@@ -387,6 +387,7 @@ describe('the page', () => {
     assert.deepEqual(narOptions, models.filter((m) => !m.autoregressive).map((m) => m.id));
     const other = models.find((m) => m.autoregressive && m.id !== AR.id && m.examples.includes(WORD));
     if (other) {
+      await page.click('.lane-greedy details.lane-settings > summary');   // the options are folded
       await page.selectOption('.lane-greedy select[data-opt=m]', other.id);
       ready = await waitReady(page, ready);
       const lane = (await laneState(page))[0];
