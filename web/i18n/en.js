@@ -36,6 +36,7 @@ export default {
   'transport.status': 'step {t} of {max}',
   'transport.statusBusy': 'step {t} of {max} (decoding…)',
   'lanes.aria': 'Decoding lanes',
+  'lanes.tabsAria': 'Lane shown',
   'lanes.none': 'No lanes: add one below.',
   'add.aria': 'Add a lane',
   'add.label': 'Add a lane',

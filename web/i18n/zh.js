@@ -37,6 +37,7 @@ export default {
   'transport.status': '第 {t} 步，共 {max} 步',
   'transport.statusBusy': '第 {t} 步，共 {max} 步（解码中…）',
   'lanes.aria': '解码通道',
+  'lanes.tabsAria': '显示的通道',
   'lanes.none': '没有通道：请在下方添加。',
   'add.aria': '添加通道',
   'add.label': '添加通道',

@@ -10,6 +10,7 @@ import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { WordList } from './wordlist.js';
 import { Tour } from './tour.js';
+import { LaneTabs } from './lane-tabs.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -45,6 +46,7 @@ class App {
     this.loadStart = performance.now();
     this.firstResultMs = null;
     this.laneContext = this.makeLaneContext();
+    this.tabs = new LaneTabs(this, $('lane-tabs'));
   }
 
   /**
@@ -202,6 +204,7 @@ class App {
     this.renderExamples();
     this.saveUrl();
     const next = this.lanes[Math.min(i, this.lanes.length - 1)];
+    this.tabs.select(next);   // on a phone, the lane that took its place, whose button gets the focus
     (next?.el.querySelector('[data-action="remove"]') ?? $('add-type')).focus();
   }
 
@@ -221,6 +224,7 @@ class App {
     const focusId = document.activeElement?.id;
     lane.setOptions(patch);
     lane.renderControls();
+    this.tabs.render();    // its title (k, T) is its tab's
     lane.render(this.t);   // e.g. a new length norm re-ranks the finished hypotheses at once
     if (focusId) document.getElementById(focusId)?.focus();
     this.showSource();
@@ -290,6 +294,12 @@ class App {
     $('lanes').dataset.count = String(this.lanes.length);
     if (!this.lanes.length) $('lanes').innerHTML = `<p class="no-lanes">${esc(t('lanes.none'))}</p>`;
     else $('lanes').querySelector('.no-lanes')?.remove();
+    this.tabs.render();
+  }
+
+  /** Brings the lane holding element `el` into view: on a phone, its tab is opened. */
+  showLane(el) {
+    this.tabs.select(this.lanes.find((l) => l.el === el || l.el.contains(el)));
   }
 
   renderTransport() {
@@ -358,6 +368,7 @@ class App {
     $('add-form').addEventListener('submit', (e) => {
       e.preventDefault();
       const lane = this.addLane(makeLane($('add-type').value));
+      this.tabs.select(lane);
       lane.el.scrollIntoView({ behavior: 'smooth', block: 'nearest', inline: 'nearest' });
     });
     for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));

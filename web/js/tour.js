@@ -214,6 +214,9 @@ export class Tour {
       await sleep(50);
       if (gen !== this.gen) return;
     }
+    // On a phone, one lane shows at a time (lane-tabs.js): the one holding the element.
+    // Opening its tab draws it anew, so the outline (and its scroll margin) goes on after.
+    this.app.showLane(this.targets()[0]);
     this.mark();
     // The panel tells what the lanes' open explanations would: folded (one click away),
     // they no longer push the stop's element below the fold on a phone. A lane keeps
