@@ -456,6 +456,8 @@ export default {
   'tour.back': '◀ Back',
   'tour.next': 'Next ▶',
   'tour.finish': 'Finish',
+  'tour.more': 'More',
+  'tour.less': 'Less',
   'tour.close': 'Close the tour',
   'tour.keys_html': '<kbd>Tab</kbd> to Back and Next, <kbd>Enter</kbd> to press; <kbd>Esc</kbd> closes the tour. <kbd>←</kbd> <kbd>→</kbd> and <kbd>space</kbd> still step and play the decode.',
   'tour.measured': 'Measured here (decoder passes · wall time): {lanes}.',

@@ -457,6 +457,8 @@ export default {
   'tour.back': '◀ 上一站',
   'tour.next': '下一站 ▶',
   'tour.finish': '结束导览',
+  'tour.more': '展开',
+  'tour.less': '收起',
   'tour.close': '关闭导览',
   'tour.keys_html': '用 <kbd>Tab</kbd> 移到“上一站”和“下一站”，按 <kbd>Enter</kbd> 确认；<kbd>Esc</kbd> 关闭导览。<kbd>←</kbd> <kbd>→</kbd> 和 <kbd>空格</kbd> 仍然用于单步和播放解码。',
   'tour.measured': '本页实测（解码器运行次数 · 实际用时）：{lanes}。',
