@@ -71,6 +71,21 @@ export async function assertFitsPhone(page) {
   if (overflow > 1) throw new Error(`the page is ${overflow}px wider than a phone screen`);
 }
 
+/**
+ * On a narrow screen the lanes show one at a time behind tabs (web/js/lane-tabs.js):
+ * opens the tab of the lane that holds `selector`'s first match, if it is hidden.
+ */
+export async function openLaneOf(page, selector) {
+  const id = await page.$eval(selector, (el) => { const lane = el.closest('.lane'); return lane?.hidden ? lane.id : null; });
+  if (id) await page.click(`#${id}-tab`);
+}
+
+/** The lanes' tabs as shown now, by id; [null] when every lane is in view (a wide screen). */
+export async function laneTabs(page) {
+  const ids = await page.$$eval('#lane-tabs:not([hidden]) [role="tab"]', (ts) => ts.map((t) => t.id));
+  return ids.length ? ids : [null];
+}
+
 /** A page that records console errors and uncaught exceptions. */
 export async function openPage(context, url) {
   const page = await context.newPage();

@@ -14,7 +14,7 @@ import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels } from './expect.mjs';
-import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { artifact, assertFitsPhone, openLaneOf, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const CMLM = models.find((m) => m.id === 'g2p-cmlm');
@@ -200,6 +200,7 @@ describe('the length chart: every bar visible, labels inside and apart', () => {
         await page.goto(served.url(`/?w=DIRECTORY&lane=nar:narLength=fixed&lane=mp${lang === 'en' ? '' : `&lang=${lang}`}`));
         await waitReady(page);
         const what = `${lang} ${width}×${height}`;
+        await openLaneOf(page, '.lane-nar .lenbars');
         const fixed = await chartLayout(page, '.lane-nar');
         assertReadable(fixed, `${what} fixed`);
         // The fixed length is the longest there is: its bar is the last, dark and tall enough to see.
@@ -207,6 +208,7 @@ describe('the length chart: every bar visible, labels inside and apart', () => {
         assert.match(last.cls, /\bdecoded\b/, `${what}: the fixed length ${last.L} is the one decoded`);
         assert.ok(last.fill.height >= 4, `${what}: the bar of length ${last.L} is ${last.fill.height}px high`);
         assert.ok(fixed.labels.some((l) => l.L === last.L), `${what}: the longest length is labelled`);
+        await openLaneOf(page, '.lane-mp .lenbars');
         const mp = await chartLayout(page, '.lane-mp');
         assertReadable(mp, `${what} Mask-Predict`);
         const decoded = mp.bars.filter((b) => /\bdecoded\b/.test(b.cls)).map((b) => b.L);
@@ -215,6 +217,7 @@ describe('the length chart: every bar visible, labels inside and apart', () => {
         assert.ok(mp.labels.some((l) => l.L === best.L), `${what}: the best length ${best.L} keeps its label`);
         if (width < 500) await assertFitsPhone(page);
         for (const lane of ['nar', 'mp']) {
+          await openLaneOf(page, `.lane-${lane}`);
           assert.deepEqual(await axeViolations(page, `.lane-${lane}`), [], `${what} ${lane}`);
           const chart = page.locator(`.lane-${lane} .lenbars`).first();
           await chart.scrollIntoViewIfNeeded();

@@ -4,7 +4,7 @@
 // An option is keyed by its name in the npm module; the short keys older addresses
 // used (k=5,norm=gnmt) are still read (page-options.js's optionKey).
 // Only values that differ from the defaults are written. `t` absent = the end
-// of the decode (a bare visit, with no word either, starts at step 0).
+// of the decode (a bare visit, with no word either, opens at FIRST_VISIT_STEP, app.js).
 // Unknown or out-of-range values fall back to defaults; unknown
 // lane and option names are left out, and decodeState says which.
 //

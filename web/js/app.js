@@ -10,8 +10,20 @@ import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { WordList } from './wordlist.js';
 import { Tour } from './tour.js';
+import { LaneTabs } from './lane-tabs.js';
 
 const $ = (id) => document.getElementById(id);
+
+// The step a first visit (no word, no step in the address) opens at, every lane
+// decoded to it without a click. Step 2 of DELETE, the first word, is the moment the
+// course notes' greedy-versus-beam example (004, Beam Search: A at 0.6 now, B better
+// later) stands for: greedy has committed to D EH, the likelier second phoneme, while
+// beam search (k = 5) still holds D IH, which wins at the end; the one-pass lane has
+// finished in its single pass, and Mask-Predict has made its second iteration (for
+// DELETE its last: nothing changes after it). At step 0 nothing is decoded yet; at
+// the end the answers are in and the choice that decided them is out of sight.
+// Step, Back and Reset (to step 0) work from here as from any step.
+const FIRST_VISIT_STEP = 2;
 
 // A character as a message names it: quoted, or by its code point where it would not show.
 function shownChar(c) {
@@ -34,6 +46,7 @@ class App {
     this.loadStart = performance.now();
     this.firstResultMs = null;
     this.laneContext = this.makeLaneContext();
+    this.tabs = new LaneTabs(this, $('lane-tabs'));
   }
 
   /**
@@ -191,6 +204,7 @@ class App {
     this.renderExamples();
     this.saveUrl();
     const next = this.lanes[Math.min(i, this.lanes.length - 1)];
+    this.tabs.select(next);   // on a phone, the lane that took its place, whose button gets the focus
     (next?.el.querySelector('[data-action="remove"]') ?? $('add-type')).focus();
   }
 
@@ -210,6 +224,7 @@ class App {
     const focusId = document.activeElement?.id;
     lane.setOptions(patch);
     lane.renderControls();
+    this.tabs.render();    // its title (k, T) is its tab's
     lane.render(this.t);   // e.g. a new length norm re-ranks the finished hypotheses at once
     if (focusId) document.getElementById(focusId)?.focus();
     this.showSource();
@@ -279,6 +294,12 @@ class App {
     $('lanes').dataset.count = String(this.lanes.length);
     if (!this.lanes.length) $('lanes').innerHTML = `<p class="no-lanes">${esc(t('lanes.none'))}</p>`;
     else $('lanes').querySelector('.no-lanes')?.remove();
+    this.tabs.render();
+  }
+
+  /** Brings the lane holding element `el` into view: on a phone, its tab is opened. */
+  showLane(el) {
+    this.tabs.select(this.lanes.find((l) => l.el === el || l.el.contains(el)));
   }
 
   renderTransport() {
@@ -347,6 +368,7 @@ class App {
     $('add-form').addEventListener('submit', (e) => {
       e.preventDefault();
       const lane = this.addLane(makeLane($('add-type').value));
+      this.tabs.select(lane);
       lane.el.scrollIntoView({ behavior: 'smooth', block: 'nearest', inline: 'nearest' });
     });
     for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));
@@ -437,12 +459,14 @@ async function main() {
   app.renderControls();
   const word = st.word ?? app.examples()[0] ?? '';
   // An address with a step shows that step; one with a word and no step, the end
-  // of the decode (links written before steps were kept); a bare visit, step 0.
+  // of the decode (links written before steps were kept); a first visit (neither),
+  // FIRST_VISIT_STEP, already decoded.
   if (st.step != null) { app.follow = false; app.t = st.step; }
   else if (st.word != null) app.follow = true;
+  else { app.follow = false; app.t = FIRST_VISIT_STEP; }
   app.renderExamples();
   app.wordlist = new WordList(app);
-  app.setWord(word, { keepStep: st.step != null || st.word != null, fromAddress: true });
+  app.setWord(word, { keepStep: true, fromAddress: true });
   // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
   app.wordlist.init(location.search);
   app.tour = new Tour(app, st.tour);

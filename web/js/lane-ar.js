@@ -40,11 +40,13 @@ export class ArLane extends Lane {
     else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
   }
 
-  // The type's own controls, then the what-if note of a forced lane.
   optionControls(builders, o) {
-    const parts = this.ownControls(builders, o);
-    if (o.prefix || o.maxLength) parts.push(this.forcedNote());
-    return parts;
+    return this.ownControls(builders, o);
+  }
+
+  // The what-if note of a forced lane stays in view while the settings are folded.
+  laneNotes(o) {
+    return o.prefix || o.maxLength ? this.forcedNote() : '';
   }
 
   /** The option controls of the lane type (markup pieces), from the builders num, range and select. */

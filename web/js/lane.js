@@ -33,7 +33,9 @@ export class Lane {
     this.el.className = `lane lane-${this.type}`;
     this.el.id = this.id;
     this.el.setAttribute('aria-labelledby', `${this.id}-title`);
-    this.el.innerHTML = `<div class="lane-head"></div><div class="lane-opts"></div><div class="lane-stats" aria-live="off"></div><div class="lane-body"></div><div class="lane-result"></div>`;
+    // The stats line right under the title, the options folded below it: the lane's
+    // first view (a beam's tree) starts high enough to be on the first screen.
+    this.el.innerHTML = `<div class="lane-head"></div><div class="lane-stats" aria-live="off"></div><div class="lane-opts"></div><div class="lane-body"></div><div class="lane-result"></div>`;
     this.el.addEventListener('click', (e) => this.onClick(e));
     this.el.addEventListener('change', (e) => this.onChange(e));
     this.el.addEventListener('input', (e) => this.onInput(e));
@@ -195,7 +197,11 @@ export class Lane {
 
   get title() { return t(this.kind.titleKey); }
 
-  /** The model picker, then the lane's own options (optionControls). */
+  /**
+   * The model picker and the lane's own options (optionControls), folded behind a
+   * "Settings" line that names the model and every option off its default; then
+   * the lane's notes (laneNotes), always in view.
+   */
   renderControls() {
     const o = this.opts;
     const models = this.ctx.models.filter((m) => m.autoregressive === this.kind.ar);
@@ -204,12 +210,23 @@ export class Lane {
     const f = (id) => `${this.id}-${id}`;
     const html = `<label for="${f('m')}">${esc(t('opt.model'))}</label><select id="${f('m')}" data-opt="m">${models.map((m) =>
       `<option value="${esc(m.id)}"${cur && m.id === cur.id ? ' selected' : ''}>${esc(m.name)}${m.fixture ? esc(t('model.randomSuffix')) : ''}</option>`).join('')}</select>`;
-    const num = (key, lab, help = '', over = {}) => { const { min, max, step } = { ...PAGE_OPTIONS[key].ui, ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
-    const range = (key, lab, help = '') => { const { min, max, step } = PAGE_OPTIONS[key].ui; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
-    const select = (key, lab, options) => `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`;
-    this.el.querySelector('.lane-opts').innerHTML = `<div class="opt-grid">${html}${this.optionControls({ num, range, select }, o).join('')}</div>`;
+    // Each builder notes its option's label and shown value for the summary line.
+    const changed = [];
+    const note = (key, lab, text) => { if (o[key] !== this.kind.defaults[key]) changed.push(t('lane.settingsItem', { option: lab, value: text })); };
+    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...PAGE_OPTIONS[key].ui, ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = PAGE_OPTIONS[key].ui; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
+    const select = (key, lab, options) => { note(key, lab, options.find(([v]) => String(o[key]) === String(v))?.[1] ?? o[key]); return `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`; };
+    const controls = this.optionControls({ num, range, select }, o).join('');
+    const summary = [cur?.name ?? '–', ...changed].join(t('lane.settingsSep'));
+    // A redraw (an option changed) keeps the settings open if the learner opened them.
+    const open = this.el.querySelector('.lane-opts > details.lane-settings')?.open ?? false;
+    this.el.querySelector('.lane-opts').innerHTML = `<details class="lane-settings"${open ? ' open' : ''}><summary><span class="settings-label">${esc(t('lane.settings'))}</span> <span class="settings-sum">${esc(summary)}</span></summary>
+      <div class="opt-grid">${html}${controls}</div></details>${this.laneNotes(o)}`;
     this.afterControls();
   }
+
+  /** Notes on the lane's options that stay in view while the settings are folded (markup), or ''. */
+  laneNotes() { return ''; }
 
   /** Changes the options of `patch` (cleaned as the address's are), the others kept. */
   setOptions(patch) {
@@ -238,8 +255,12 @@ export class Lane {
     else if (s?.done) status = i < tt ? t('status.finishedAt', { i }) : t('status.finished');
     else if (!s) status = t('status.notStarted');
     else status = t('status.step', { i, n: this.lastIndex });
+    // One short line: the decoder passes, the wall time and where the lane stands. The
+    // encoder's one pass and the words "wall time" are in the tooltips and read out to
+    // screen readers, not shown: the same in every lane, they made the line wrap twice.
     const what = t(this.kind.ar ? 'stats.passes' : 'stats.passesMp');
-    el.innerHTML = `<span title="${esc(t(this.kind.ar ? 'stats.encoderTitle' : 'stats.encoderTitleNar'))}">${esc(t('stats.encoder'))}</span> · <span>${esc(what)} <strong data-k="passes">${passes}</strong></span> · <span>${esc(t('stats.wall'))} <strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
+    const title = [`${what} ${passes}`, t('stats.encoder'), t(this.kind.ar ? 'stats.encoderTitle' : 'stats.encoderTitleNar')].join(' · ');
+    el.innerHTML = `<span title="${esc(title)}"><span class="visually-hidden">${esc(t('stats.encoder'))}; </span>${esc(t('stats.passesShort'))} <strong data-k="passes">${passes}</strong></span> · <span title="${esc(t('stats.wall'))}"><span class="visually-hidden">${esc(t('stats.wall'))} </span><strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
   }
 
   render(at) {

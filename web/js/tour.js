@@ -83,7 +83,10 @@ export class Tour {
       if (this.panel.dataset.shown) this.measure();
     }).observe($('lanes'), { childList: true, subtree: true });
     // The page can scroll its end above the panel (style.css pads the body by --tour-h).
-    new ResizeObserver(() => document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`)).observe(this.panel);
+    new ResizeObserver(() => {
+      document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`);
+      if (!this.panel.hidden) this.fitMore();
+    }).observe(this.panel);
     if (stop != null && stop >= 1 && stop <= STOPS.length) {
       this.load(decodeState(STOPS[stop - 1].query));
       this.show(stop, { focus: false });
@@ -99,16 +102,38 @@ export class Tour {
     el.setAttribute('aria-modal', 'false');
     el.setAttribute('aria-labelledby', 'tour-title');
     el.setAttribute('aria-describedby', 'tour-text');
-    el.innerHTML = `<div class="tour-head"><p id="tour-count" class="tour-count"></p>
-      <button type="button" id="tour-close" class="tour-close">✕</button></div>
-      <div aria-live="polite"><h2 id="tour-title"></h2><p id="tour-text"></p><p id="tour-measured" class="tour-measured" hidden></p></div>
-      <div class="tour-nav"><button type="button" id="tour-back"></button><button type="button" id="tour-next"></button></div>
+    // On a phone the stop's text is folded to its first lines (style.css), so that the
+    // panel leaves most of the screen to the lanes; "More" unfolds the rest.
+    el.innerHTML = `<button type="button" id="tour-close" class="tour-close">✕</button>
+      <div aria-live="polite"><div class="tour-head"><p id="tour-count" class="tour-count"></p><h2 id="tour-title"></h2></div>
+      <div id="tour-body" class="tour-body"><p id="tour-text"></p><p id="tour-measured" class="tour-measured" hidden></p></div></div>
+      <div class="tour-nav"><button type="button" id="tour-back"></button><button type="button" id="tour-next"></button>
+      <button type="button" id="tour-more" class="tour-more" aria-controls="tour-body" aria-expanded="false" hidden></button></div>
       <p id="tour-keys" class="tour-keys"></p>`;
     document.body.appendChild(el);
     el.querySelector('#tour-close').addEventListener('click', () => this.close());
     el.querySelector('#tour-back').addEventListener('click', () => this.open(this.stop - 1));
     el.querySelector('#tour-next').addEventListener('click', () => (this.stop >= STOPS.length ? this.close() : this.open(this.stop + 1)));
+    el.querySelector('#tour-more').addEventListener('click', () => this.unfold(!this.unfolded));
+    this.unfolded = false;
     return el;
+  }
+
+  /** Unfolds (or folds) the stop's text where it is folded; the choice holds from stop to stop. */
+  unfold(on) {
+    this.unfolded = on;
+    this.panel.classList.toggle('unfolded', on);
+    this.fitMore();
+  }
+
+  /** "More" is offered where the text is cut short, and "Less" once it is unfolded. */
+  fitMore() {
+    const more = $('tour-more');
+    const body = $('tour-body');
+    const cut = body.scrollHeight > body.clientHeight + 1;
+    more.hidden = !(cut || this.unfolded) || getComputedStyle(body).getPropertyValue('--foldable').trim() !== '1';
+    more.textContent = t(this.unfolded ? 'tour.less' : 'tour.more');
+    more.setAttribute('aria-expanded', String(this.unfolded));
   }
 
   /** Puts the page in stop n's state and shows its panel. */
@@ -166,6 +191,7 @@ export class Tour {
     $('tour-close').title = t('tour.close');
     $('tour-keys').innerHTML = t('tour.keys_html');
     if (this.panel.dataset.shown) this.measure();
+    this.fitMore();
   }
 
   close() {
@@ -214,6 +240,9 @@ export class Tour {
       await sleep(50);
       if (gen !== this.gen) return;
     }
+    // On a phone, one lane shows at a time (lane-tabs.js): the one holding the element.
+    // Opening its tab draws it anew, so the outline (and its scroll margin) goes on after.
+    this.app.showLane(this.targets()[0]);
     this.mark();
     // The panel tells what the lanes' open explanations would: folded (one click away),
     // they no longer push the stop's element below the fold on a phone. A lane keeps
