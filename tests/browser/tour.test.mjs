@@ -11,10 +11,15 @@ import { STOPS } from '../../web/js/tour.js';
 import { decodeState } from '../../web/js/address.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
-import { artifact, assertFitsPhone, openPage, servedSite } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { moduleModel, releaseModels } from './expect.mjs';
+import { makeLane, moduleOptions } from './lanes.mjs';
+import { artifact, assertFitsPhone, openPage, servedSite, site } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const served = servedSite();
+const served = servedSite({ cleanup: releaseModels });
+const AR = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8')).models.find((m) => m.id === 'g2p-transformer');
 const SIZES = [[1400, 1000], [390, 844]];
 const TEXT = { en, zh };
 
@@ -29,6 +34,7 @@ function readPage(page) {
     const lanes = [...document.querySelectorAll('#lanes > .lane')];
     const passes = (el) => Number(el.querySelector('[data-k="passes"]')?.textContent);
     return {
+      lang: document.documentElement.lang === 'en' ? 'en' : 'zh',
       reference: window.seq2seqPage.reference?.prons ?? [],
       measured: document.getElementById('tour-measured').hidden ? null : document.getElementById('tour-measured').textContent,
       lanes: lanes.map((el, i) => ({
@@ -67,19 +73,30 @@ const CLAIMS = [
     assert.ok(reference.includes(beam.result), `beam ${beam.result} is the reference ${reference}`);
     assert.equal(beam.result, 'D IH L IY T');
   },
-  async (page, { lanes: [k1, k5] }) => {
-    // Step 2: D EH leads; k = 1 holds it alone, k = 5 holds D IH too. The trees show as many live nodes.
+  async (page, { lang, lanes: [greedy, beam] }) => {
+    // Step 2: greedy has taken EH over IH (the notes' A and B); the k = 5 tree holds both.
     assert.equal(await page.evaluate(() => window.seq2seqPage.t), 2);
-    assert.ok(k1.tree && k5.tree, 'both trees drawn');
-    assert.deepEqual([k1.liveNodes, k5.liveNodes], [1, 5]);
-    assert.equal(await bestLiveAt(page, 0, 2), 'D EH');
-    assert.equal(await bestLiveAt(page, 1, 2), 'D EH');
+    assert.ok(beam.tree, 'the beam tree is drawn');
+    assert.equal(beam.liveNodes, 5);
     assert.ok((await liveAt(page, 1, 2)).includes('D IH'));
-    assert.ok(!(await liveAt(page, 0, 2)).includes('D IH'));
+    assert.equal(await page.evaluate(() => window.seq2seqPage.lanes[0].snaps[2].live[0].texts.join(' ')), 'D EH');
+    // Every number the text gives, from the module: the bars, the later steps, the two paths' probabilities.
+    const bars = await page.$$eval('.lane:nth-child(1) .bars .bar', (bs) => Object.fromEntries(bs.map((b) => [b.querySelector('.bar-label').firstChild.textContent.trim(), b.querySelector('.bar-value').firstChild.textContent.trim()])));
+    const model = await moduleModel(AR);
+    const options = moduleOptions(makeLane('greedy'));
+    const [eh, ih] = ['D EH L IY T', 'D IH L IY T'].map((y) => model.score('DELETE', y, options));
+    const pct = (lp) => (Math.exp(lp) * 100).toFixed(1);
+    const said = TEXT[lang]['tour.beam.text'];
+    for (const [what, v] of [['P(EH)', pct(eh.tokenLogprobs[1])], ['P(IH)', pct(ih.tokenLogprobs[1])], ['P(IY | D IH L)', pct(ih.tokenLogprobs[3])],
+      ['P(IY | D EH L)', pct(eh.tokenLogprobs[3])], ['P(D IH L IY T)', Math.exp(ih.logprob).toFixed(3)], ['P(D EH L IY T)', Math.exp(eh.logprob).toFixed(3)]]) {
+      assert.ok(said.includes(v), `${what} = ${v} is in the text`);
+    }
+    assert.equal(bars.EH, `${pct(eh.tokenLogprobs[1])}%`);
+    assert.equal(bars.IH, `${pct(ih.tokenLogprobs[1])}%`);
+    assert.ok(eh.tokenLogprobs[1] > ih.tokenLogprobs[1] && ih.logprob > eh.logprob, 'A first, B over the whole path');
     // "Press → to the end, where D IH wins": from the keyboard, focus staying on Next.
     for (let i = 0; i < 30 && await page.evaluate(() => window.seq2seqPage.t < window.seq2seqPage.maxT()); i++) await page.keyboard.press('ArrowRight');
     const end = await readPage(page);
-    assert.ok(!end.reference.includes(end.lanes[0].result), `k = 1 gives ${end.lanes[0].result}`);
     assert.equal(end.lanes[0].result, 'D EH L IY T');
     assert.ok(end.reference.includes(end.lanes[1].result), `k = 5 gives ${end.lanes[1].result}`);
     assert.equal(end.lanes[1].result, 'D IH L IY T');
@@ -92,11 +109,36 @@ const CLAIMS = [
     assert.equal(average.result, 'F AO R AH S T AH L');
     assert.equal(none.result.split(' ').length + 1, average.result.split(' ').length, 'one phoneme short');
   },
-  async (page, { reference, lanes: [compare] }) => {
+  async (page, { lang }) => {
+    // The table is models.json's (the manifest's) WER by length; the text quotes its ends.
+    const rows = await page.$$eval('table.by-length tbody tr', (rs) => rs.map((r) => ({ id: r.dataset.model, none: r.classList.contains('bottleneck'), cells: [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-'))) })));
+    const none = rows.filter((r) => r.none);
+    const att = rows.filter((r) => !r.none);
+    assert.equal(none.length, 1);
+    assert.equal(att.length, 4);
+    const range = (k) => [Math.min(...att.map((r) => r.cells[k])), Math.max(...att.map((r) => r.cells[k]))].map((v) => v.toFixed(1)).join('-');
+    const said = TEXT[lang]['tour.bottleneck.text'];
+    const last = none[0].cells.length - 2;   // the last length bucket (12+); the last cell is "all"
+    for (const v of [none[0].cells[0].toFixed(1), range(0), none[0].cells[last].toFixed(1), range(last)]) assert.ok(said.includes(v), `${v} is in the text`);
+    assert.ok(none[0].cells[last] - Math.max(...att.map((r) => r.cells[last])) > 10, 'far worse on long words');
+    assert.ok(none[0].cells[0] - Math.min(...att.map((r) => r.cells[0])) < 1.5, 'as good on short ones');
+  },
+  async (page, { lang, reference, lanes: [compare] }) => {
     assert.deepEqual(compare.panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
-    const right = compare.panels.filter((p) => reference.includes(p.result));
-    assert.equal(right.length, 2, JSON.stringify(compare.panels));
-    for (const p of compare.panels) if (!right.includes(p)) assert.equal(p.result, 'D EH L IY T');
+    // The raw scores' spreads, as each panel computes them (max − min of e_j at step 2), are the text's.
+    await page.waitForFunction(() => document.querySelectorAll('.lane-compare table.raw-e').length === 4, null, { timeout: 20000 });
+    const spreads = await page.$$eval('.lane-compare table.raw-e', (ts) => ts.map((t) => {
+      const e = [...t.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')));
+      return (Math.max(...e) - Math.min(...e)).toFixed(1);
+    }));
+    const said = TEXT[lang]['tour.scores.text'];
+    for (const v of spreads) assert.ok(said.includes(v), `spread ${v} is in the text`);
+    // At the end the two right and two wrong.
+    for (let i = 0; i < 30 && await page.evaluate(() => window.seq2seqPage.t < window.seq2seqPage.maxT()); i++) await page.keyboard.press('ArrowRight');
+    const end = (await readPage(page)).lanes[0];
+    const right = end.panels.filter((p) => reference.includes(p.result));
+    assert.equal(right.length, 2, JSON.stringify(end.panels));
+    for (const p of end.panels) if (!right.includes(p)) assert.equal(p.result, 'D EH L IY T');
   },
   async (page, { lanes: [greedy, nar], measured }) => {
     assert.ok(nar.passes < greedy.passes, `NAR ${nar.passes} passes, greedy ${greedy.passes}`);
@@ -139,13 +181,25 @@ const CLAIMS = [
     assert.equal(await page.locator('.lane-mp .draft-tabs button').count(), 3);
     assert.ok(mp.passes > 1 && mp.passes <= 10, `a few passes: ${mp.passes}`);
   },
-  async (page, { reference, lanes: [plain, forced] }) => {
-    assert.ok(!reference.includes(plain.result));
-    // The reference's first two phonemes are fed in, as teacher forcing feeds them.
-    assert.deepEqual(forced.forcedChips, ['D', 'IH']);
-    assert.ok(reference.some((r) => r.startsWith('D IH ')));
-    assert.ok(reference.includes(forced.result), `forced ${forced.result}`);
-    assert.equal(forced.result, 'D IH L IY T');
+  async (page, { lang, reference, lanes: [greedy] }) => {
+    assert.ok(!reference.includes(greedy.result), `greedy ${greedy.result} is wrong`);
+    // The table: the reference fed (teacher forcing) beside free running, parted at position 2.
+    const table = await page.$eval('.lane .forcing', (v) => ({
+      split: Number(v.dataset.split),
+      rows: [...v.querySelectorAll('tbody tr')].map((r) => [...r.querySelectorAll('td')].map((c) => c.dataset.p ?? c.textContent)),
+    }));
+    assert.equal(table.split, 1, 'they part at position 2');
+    const model = await moduleModel(AR);
+    const options = moduleOptions(makeLane('greedy'));
+    const ref = model.score('DELETE', 'D IH L IY T', options);
+    const out = model.score('DELETE', 'D EH L IY T', options);
+    ref.tokenLogprobs.forEach((lp, k) => assert.ok(Math.abs(Number(table.rows[k][1]) - Math.exp(lp)) < 1e-4, `reference position ${k + 1}`));
+    const pct = (lp) => (Math.exp(lp) * 100).toFixed(1);
+    const said = TEXT[lang]['tour.forcing.text'];
+    for (const v of [pct(ref.tokenLogprobs[1]), pct(out.tokenLogprobs[1]), pct(out.tokenLogprobs[3]), pct(ref.tokenLogprobs[3])]) assert.ok(said.includes(v), `${v} is in the text`);
+    // "every later reference phoneme about 95 %"
+    for (const k of [2, 3, 4]) assert.ok(Math.abs(Math.exp(ref.tokenLogprobs[k]) - 0.95) < 0.015, `reference position ${k + 1}: ${pct(ref.tokenLogprobs[k])}`);
+    assert.ok(out.tokenLogprobs[3] < ref.tokenLogprobs[3], 'less sure after its own EH');
   },
 ];
 

@@ -37,12 +37,14 @@ import { t } from './i18n.js';
 export const STOPS = [
   { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
     title: 'tour.greedy.title', text: 'tour.greedy.text' },
-  // Step 2: the two beams have just parted (k = 1 holds D EH only, k = 5 D IH too).
-  { query: '?w=DELETE&lane=beam:beamSize=1&lane=beam&t=2', targets: ['.lane:nth-child(2) .tree-wrap', '.lane:nth-child(1) .tree-wrap'],
+  // Step 2, the notes' A and B: greedy has just taken EH over IH; beam search holds both.
+  { query: '?w=DELETE&lane=greedy&lane=beam&t=2', targets: ['.lane:nth-child(1) .bars', '.lane:nth-child(2) .tree-wrap'],
     title: 'tour.beam.title', text: 'tour.beam.text' },
   { query: '?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
     title: 'tour.norm.title', text: 'tour.norm.text' },
-  { query: '?w=DELETE&lane=compare', targets: ['.lane-compare .score-grid'],
+  { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .view:has(table.by-length)'],
+    title: 'tour.bottleneck.title', text: 'tour.bottleneck.text' },
+  { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .score-grid'],
     title: 'tour.scores.title', text: 'tour.scores.text' },
   { query: '?w=HOURGLASS&lane=greedy&lane=nar', targets: ['.lane:nth-child(1) .lane-stats', '.lane:nth-child(2) .lane-stats'],
     title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true },
@@ -50,7 +52,9 @@ export const STOPS = [
     title: 'tour.repeats.title', text: 'tour.repeats.text' },
   { query: '?w=HOURGLASS&lane=nar&lane=mp', targets: ['.lane-mp .draft-tabs', '.lane-mp .view:has(.nar-grid)'],
     title: 'tour.maskPredict.title', text: 'tour.maskPredict.text' },
-  { query: '?w=DELETE&lane=greedy&lane=greedy:prefix=D+IH', targets: ['.lane:nth-child(2) .forced-note', '.lane:nth-child(2) .view:has(.strip)'],
+  // Teacher forcing is the reference fed at every position (forced.js forcingView, from
+  // model.score); the what-if bars, which force one token by hand, are a tool beside it.
+  { query: '?w=DELETE&lane=greedy', targets: ['.lane:nth-child(1) .forcing'],
     title: 'tour.forcing.title', text: 'tour.forcing.text' },
 ];
 
