@@ -295,7 +295,7 @@ export class Lane {
    * given length) rather than predicted.
    */
   decodedLengths(s) {
-    return { decoded: [...s.lengths], logprobs: s.lengthLogprobs, imposed: (this.decodedOptions?.narLength ?? 'predict') !== 'predict' };
+    return { decoded: [...s.lengths], logprobs: s.lengthLogprobs, imposed: (this.decodedOptions?.narLength ?? 'predicted') !== 'predicted' };
   }
 
   /**
