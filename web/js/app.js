@@ -40,7 +40,7 @@ class App {
    * All a lane may ask of the page: the models, the word, the step shown and its
    * reference; the word checked and normalised for a model; where the lane stands
    * in the row; and the page told that it decoded, or asked to change, remove or
-   * move it.
+   * move it, or that what its views show changed.
    */
   makeLaneContext() {
     const app = this;
@@ -57,6 +57,7 @@ class App {
       update: (lane, patch) => app.updateLane(lane, patch),
       remove: (lane) => app.removeLane(lane),
       move: (lane, dir) => app.moveLane(lane, dir),
+      viewChanged: () => app.saveUrl(),   // something the address holds of a lane's views (viewState)
     };
   }
 

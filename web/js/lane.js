@@ -29,6 +29,7 @@ export class Lane {
     this.gen = 0;
     this.slot = { decoder: null, url: null };   // the decoder open on this lane's model (openIfChanged)
     this.ui = { head: 'avg', selected: null, draft: null, pruned: 'best' };
+    this.addressView = { ...spec.view };   // what the address held open in the views (address.js), taken up as they are drawn
     this.el = document.createElement('section');
     this.el.className = `lane lane-${this.type}`;
     this.el.id = this.id;
@@ -39,7 +40,11 @@ export class Lane {
     this.el.addEventListener('input', (e) => this.onInput(e));
   }
 
-  get spec() { return { type: this.type, opts: { ...this.opts } }; }
+  get spec() { return { type: this.type, opts: { ...this.opts }, view: this.viewState() }; }
+
+  /** What the learner opened and picked in the lane's views, for the address (address.js). */
+  viewState() { return {}; }
+
   get kind() { return LANE_TYPES[this.type]; }
   get model() { return this.ctx.modelFor(this); }
   get lastIndex() { return this.snaps.length - 1; }
@@ -238,9 +243,12 @@ export class Lane {
     else if (s?.done) status = i < tt ? t('status.finishedAt', { i }) : t('status.finished');
     else if (!s) status = t('status.notStarted');
     else status = t('status.step', { i, n: this.lastIndex });
-    const what = t(this.kind.ar ? 'stats.passes' : 'stats.passesMp');
+    const what = this.passesLabel(s);
     el.innerHTML = `<span title="${esc(t(this.kind.ar ? 'stats.encoderTitle' : 'stats.encoderTitleNar'))}">${esc(t('stats.encoder'))}</span> · <span>${esc(what)} <strong data-k="passes">${passes}</strong></span> · <span>${esc(t('stats.wall'))} <strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
   }
+
+  /** The words before the number of decoder passes in the stats line (snapshot s, null before any). */
+  passesLabel() { return t('stats.passes'); }
 
   render(at) {
     this.renderStats(at);
