@@ -2,9 +2,11 @@
 // noisy machine: greedy, beam 1..8 (how the per-step cost grows with k: the k
 // hypotheses go through the decoder as one batch of rows, which keeps it
 // sub-linear) and
-// Mask-Predict with T = 1, 4, 10.
+// Mask-Predict with T = 1, 4, 10; and what one Model::inspect call costs (the
+// inside of one pass, every intermediate kept), over the passes a greedy decode
+// takes and over a Mask-Predict draft, beside a decode step.
 //
-//   bench_decoding AR_MODEL [CMLM_MODEL] [--words N]
+//   bench_decoding AR_MODEL [CMLM_MODEL] [--rounds N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -73,6 +75,37 @@ Row measure(const std::shared_ptr<const Model>& model, const std::string& name, 
   return {name, steps_per_round / median, 1e3 * median / words.size(), 1e3 * median / steps_per_round};
 }
 
+// Model::inspect over the decoder inputs of every pass a greedy decode of each word
+// takes (an autoregressive model: BOS and 0..n of its n output tokens), or over
+// each word's Mask-Predict output as one draft (a CMLM): ms per call.
+Row measure_inspect(const std::shared_ptr<const Model>& model, const std::string& name, DecodingOptions o, int rounds) {
+  o.attention = false;
+  const std::vector<std::string> words = words_for(*model);
+  Session s(model, o);
+  std::vector<std::pair<std::string, std::vector<int>>> calls;
+  for (const auto& w : words) {
+    s.start(w);
+    const std::vector<int> out = s.run().front().tokens;
+    if (!model->config().autoregressive()) {
+      if (!out.empty()) calls.emplace_back(w, out);
+      continue;
+    }
+    for (size_t k = 0; k <= out.size(); ++k) calls.emplace_back(w, std::vector<int>(out.begin(), out.begin() + static_cast<long>(k)));
+  }
+  std::vector<double> per_round;
+  size_t kept = 0;
+  for (int r = 0; r < rounds; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const auto& [w, tokens] : calls) kept += model->inspect(w, tokens).logits.size();
+    per_round.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  if (kept == 0) throw Error("inspect kept no logits");
+  std::sort(per_round.begin(), per_round.end());
+  const double median = per_round[per_round.size() / 2];
+  const double n = static_cast<double>(calls.size());
+  return {name, n / median, 1e3 * median / words.size(), 1e3 * median / n};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -96,6 +129,7 @@ int main(int argc, char** argv) {
       o.beam_size = k;
       rows.push_back(measure(ar, "beam " + std::to_string(k), o, rounds));
     }
+    rows.push_back(measure_inspect(ar, "inspect, greedy's", DecodingOptions{}, rounds));
     if (paths.size() > 1) {
       const auto cmlm = Model::from_file(paths[1]);
       DecodingOptions n;
@@ -105,13 +139,16 @@ int main(int argc, char** argv) {
         n.iterations = t;
         rows.push_back(measure(cmlm, "mask-predict T=" + std::to_string(t), n, rounds));
       }
+      rows.push_back(measure_inspect(cmlm, "inspect, a draft", n, rounds));
     }
     const double base_step = rows[1].ms_per_step;  // beam 1
     std::printf("%-20s %12s %12s %12s %16s\n", "strategy", "steps/s", "ms/step", "ms/word", "step cost / k=1");
     for (const auto& r : rows)
       std::printf("%-20s %12.1f %12.3f %12.3f %16.2f\n", r.name.c_str(), r.steps_per_s, r.ms_per_step, r.ms_per_word,
                   r.ms_per_step / base_step);
-    std::printf("(%d rounds over %zu words, median round; one decoder call per step)\n", rounds, kWords.size());
+    std::printf("(%d rounds over %zu words, median round; one decoder call per step; an inspect row: one call per step,\n"
+                " over the inputs of a greedy decode's passes or one draft per word, its ms/word every call of a word)\n",
+                rounds, kWords.size());
   } catch (const Error& e) {
     std::fprintf(stderr, "bench_decoding: %s\n", e.what());
     return 1;

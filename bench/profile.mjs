@@ -37,6 +37,7 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { shortName } from './symbols.mjs';
 import { testWords } from './words.mjs';
 
 const { values: opt } = parseArgs({
@@ -116,12 +117,6 @@ const bucketOf = (name, where) => {
   if (where === 'js') return name === '(garbage collector)' ? GC : /^\((program|idle)\)$/.test(name) ? 'other' : JS;
   if (/^(wasm-to-js|js-to-wasm)|JSToWasm|WasmToJS/.test(name)) return JS;
   return BUCKETS.find(([, re]) => re.test(name))?.[0] ?? 'other';
-};
-// Templates and parameter lists dropped, for the top-function lists.
-const shortName = (s) => {
-  let prev;
-  do { prev = s; s = s.replace(/<[^<>]*>/g, '').replace(/\([^()]*\)(?!::)/g, '()'); } while (s !== prev);
-  return s.replace(/ const$/, '').replace(/(?<!operator)\(\)$/, '');
 };
 
 function run(cmd, args, options = {}) {

@@ -108,9 +108,12 @@ StepInside Model::inspect(const std::string& source, const std::vector<int>& tok
     if (id < 0 || id >= static_cast<int>(tgt_vocab_.size()))
       throw InputError("token id " + std::to_string(id) + " at position " + std::to_string(i + 1) +
                        " is outside the target vocabulary of " + std::to_string(tgt_vocab_.size()));
-    if (!sp.is_text(id) && !(!ar && id == sp.mask))
+    // A CMLM's draft is what Mask-Predict feeds back: any token it emitted (END included, kept
+    // where it was sure of it) and the mask where it re-masked.
+    const bool in_draft = !ar && (id == sp.mask || id == sp.eos);
+    if (!sp.is_text(id) && !in_draft)
       throw InputError("token '" + tgt_vocab_.token(id) + "' at position " + std::to_string(i + 1) + " is a special token" +
-                       (ar ? " (give the output so far: BOS is fed first by itself)" : " (a draft holds tokens and masks)"));
+                       (ar ? " (give the output so far: BOS is fed first by itself)" : " (a draft holds tokens, END and masks)"));
   }
   std::vector<int> input;
   if (ar) {

@@ -1,6 +1,6 @@
 // The native command-line tool.
 //   seq2seq info MODEL
-//   seq2seq decode --model M [options] [WORD ...]   (no words: one source per line on stdin)
+//   seq2seq decode --model M [options] [--trace [--trace-inside STEP]] [WORD ...]   (no words: one source per line on stdin)
 //   seq2seq score --model M [options] [WORD TARGET ...]   (none: WORD<TAB>TARGET lines on stdin)
 //   seq2seq inspect --model M [--compute C] WORD [TOKENS]
 #include <cctype>
@@ -45,6 +45,10 @@ const char* kUsage =
 // The flags of decode and score that are no decoding options.
 const char* kCommandUsage =
     "  --trace                       decode: print every step's snapshot as a JSON line instead\n"
+    "  --trace-inside STEP           decode --trace: the line of decoder pass STEP also carries \"inside\",\n"
+    "                                that pass's StepInside as inspect prints it: the pass that made the\n"
+    "                                best live hypothesis's last token (on the last line, with none live:\n"
+    "                                the best finished then), or a cmlm's pass over the best draft\n"
     "  --compute C                   auto | f32: int8 kernels for int8-stored weights, or f32\n"
     "                                throughout, as PyTorch computes [auto]\n";
 
@@ -217,6 +221,10 @@ std::string shown(const std::string& source) {
   return source.substr(0, cut) + "... (" + std::to_string(source.size()) + " bytes)";
 }
 
+// The decoder passes a decode can take: no more than the longest output an
+// option allows (one pass per token; Mask-Predict's iterations are fewer).
+constexpr seq2seq::Range<int> kPasses{1, seq2seq::option_range::max_length.hi};
+
 // What decode and score read from their command lines.
 struct Command {
   std::vector<std::string> model_paths;
@@ -224,6 +232,7 @@ struct Command {
   seq2seq::DecodingOptions options;
   std::set<std::string> given;  // the C++ names of the options set by a flag
   bool trace = false;
+  int trace_inside = 0;  // decode --trace: the decoder pass whose inside its line carries; 0: none
   std::vector<std::string> words;  // the arguments that are no options
 };
 
@@ -239,6 +248,7 @@ Command parse_command(const std::string& name, const std::vector<std::string>& a
     if (a == "--model") cmd.model_paths.push_back(value());
     else if (option_flag(a, value, o, cmd.given)) continue;
     else if (a == "--trace") cmd.trace = true;
+    else if (a == "--trace-inside") cmd.trace_inside = parse_number(a, value(), kPasses);
     else if (a == "--compute") cmd.compute = seq2seq::parse_compute(value());
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + a);
     else cmd.words.push_back(a);
@@ -288,19 +298,75 @@ int for_each_source(const std::vector<std::string>& words, const std::string& it
   return failures ? 1 : 0;
 }
 
+// Which decoder input the pass of a trace line read, for --trace-inside.
+// Autoregressive: the pass that made the line's best live hypothesis's last
+// token read BOS and that hypothesis's tokens before it; on a last line with none
+// live, the best that finished at this step stands in. A beam that stops because
+// its live hypotheses can no longer win drops them from its last line; then the
+// pass shown is the one over the best hypothesis live before the step (`before`).
+// A CMLM: the best draft as this iteration's pass read it, its re-masked
+// positions masked. `key` and `index` say whose pass it is.
+struct TracedPass {
+  std::vector<int> tokens;
+  const char* key;
+  int index;
+};
+
+TracedPass traced_pass(const seq2seq::Snapshot& s, const std::vector<seq2seq::HypothesisView>& before, int mask) {
+  if (!s.autoregressive) {
+    const seq2seq::NarDraft& d = s.drafts.at(static_cast<size_t>(s.best_draft));
+    TracedPass p{d.tokens, "insideDraft", s.best_draft};
+    for (size_t i = 0; i < p.tokens.size(); ++i)
+      if (d.masked[i]) p.tokens[i] = mask;
+    return p;
+  }
+  auto best_of = [](const std::vector<seq2seq::HypothesisView>& hs, size_t length) -> const seq2seq::HypothesisView* {
+    const seq2seq::HypothesisView* best = nullptr;
+    for (const auto& h : hs)
+      if ((length == 0 || h.tokens.size() == length) && (!best || h.score > best->score)) best = &h;
+    return best;
+  };
+  const seq2seq::HypothesisView* h = best_of(s.live, 0);
+  if (!h) h = best_of(s.finished, static_cast<size_t>(s.step));
+  if (h) return {std::vector<int>(h->tokens.begin(), h->tokens.end() - 1), "insideHypothesis", h->parent};
+  h = best_of(before, 0);
+  if (!h) throw seq2seq::UsageError("--trace-inside: pass " + std::to_string(s.step) + " shows no hypothesis to follow");
+  return {h->tokens, "insideHypothesis", h->id};
+}
+
 int decode(const std::vector<std::string>& args) {
   Command cmd = parse_command("decode", args);
+  if (cmd.trace_inside && !cmd.trace)
+    throw seq2seq::UsageError("--trace-inside STEP adds to the lines of --trace: give --trace too");
+  if (cmd.trace_inside && cmd.model_paths.size() != 1)
+    throw seq2seq::UsageError("--trace-inside shows one model's pass: an ensemble has no single inside");
   const auto model = load_model(cmd);
   seq2seq::Session session(model, cmd.options);
+  const seq2seq::Vocabulary& vocab = model->target_vocab();
   return for_each_source(cmd.words, "word", [&](const std::string& word) {
     session.start(word);
     if (cmd.trace) {
+      // The live hypotheses pass trace_inside reads (the root before pass 1).
+      std::vector<seq2seq::HypothesisView> before(1);
+      int passes = 0;
       while (!session.done()) {
         const seq2seq::Snapshot s = session.step();
-        nlohmann::json j = seq2seq::to_json(s, model->target_vocab());
+        nlohmann::json j = seq2seq::to_json(s, vocab);
         j["source"] = word;
+        // The inside is a pass of its own after the step's: the search never computes it.
+        if (s.step == cmd.trace_inside) {
+          const TracedPass p = traced_pass(s, before, model->config().tgt_specials.mask);
+          j[p.key] = p.index;
+          j["inside"] = seq2seq::to_json(model->inspect(word, p.tokens), vocab);
+        } else if (s.step + 1 == cmd.trace_inside) {
+          before = s.live;
+        }
+        passes = s.step;
         std::cout << j.dump() << '\n';
       }
+      if (cmd.trace_inside > passes)
+        throw seq2seq::UsageError("--trace-inside " + std::to_string(cmd.trace_inside) + " asks for a pass this decode never ran: it took " +
+                                  std::to_string(passes) + (passes == 1 ? " decoder pass" : " decoder passes"));
       return;
     }
     for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
@@ -310,7 +376,7 @@ int decode(const std::vector<std::string>& args) {
 // score: WORD TARGET pairs from the arguments, or WORD<TAB>TARGET lines from stdin.
 int score(const std::vector<std::string>& args) {
   Command cmd = parse_command("score", args);
-  if (cmd.trace) throw seq2seq::UsageError("score has no --trace: it prints each token's log-probability");
+  if (cmd.trace || cmd.trace_inside) throw seq2seq::UsageError("score has no --trace: it prints each token's log-probability");
   if (cmd.words.size() % 2 != 0)
     throw seq2seq::UsageError("score takes WORD TARGET pairs; '" + shown(cmd.words.back()) + "' has no target");
   std::vector<std::string> pairs;
@@ -331,7 +397,7 @@ int score(const std::vector<std::string>& args) {
 // inspect: WORD and the decoder's tokens, one JSON object.
 int inspect(const std::vector<std::string>& args) {
   Command cmd = parse_command("inspect", args);
-  if (cmd.trace || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
+  if (cmd.trace || cmd.trace_inside || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
   if (cmd.model_paths.size() != 1) throw seq2seq::UsageError("inspect shows one model: give --model once");
   if (cmd.words.empty() || cmd.words.size() > 2) throw seq2seq::UsageError("inspect takes WORD [TOKENS]");
   const auto model = load_model(cmd);

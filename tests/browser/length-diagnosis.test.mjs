@@ -44,6 +44,7 @@ describe('length errors', () => {
       const p = Math.exp(lengthLogprobs[n]);
       assert.ok(d.why.includes(String(Number(p.toPrecision(2)))) || d.why.includes(p.toExponential(1).replace('e-', 'e−')), `${d.why} gives P(length ${n}) = ${p}`);
       assert.doesNotMatch(d.why, /bigger beam|wider search could/);
+      assert.doesNotMatch(d.why, /told to use/, 'a predicted length was not imposed');
     }
     assert.deepEqual(errors, []);
     await page.close();

@@ -105,6 +105,41 @@ TEST_CASE("the inside's last row is the distribution the decode's step drew from
   }
 }
 
+TEST_CASE("a CMLM's inside over an iteration's input is the pass Mask-Predict made", "[inside][session][nar]") {
+  const auto model = Model::from_file(fixture_path("cmlm_pre_sin_tied_relu.safetensors"), Compute::F32);
+  const int mask = model->config().tgt_specials.mask;
+  DecodingOptions o;
+  o.strategy = Strategy::Nar;
+  o.iterations = 4;
+  o.nar_length = NarLength::Fixed;
+  o.max_length = 7;
+  Session s(model, o);
+  s.start("ABCD");
+  int passes = 0;
+  while (!s.done()) {
+    const Snapshot snap = s.step();
+    for (const NarDraft& d : snap.drafts) {
+      // What the iteration read: the draft it wrote, with MASK where it re-masked.
+      std::vector<int> input = d.tokens;
+      for (int p = 0; p < d.length; ++p)
+        if (d.masked[static_cast<size_t>(p)]) input[static_cast<size_t>(p)] = mask;
+      const StepInside in = model->inspect("ABCD", input);
+      const int V = in.vocab_size;
+      for (int p = 0; p < d.length; ++p) {
+        if (!d.masked[static_cast<size_t>(p)]) continue;
+        const float* row = in.logits.data() + static_cast<size_t>(p * V);
+        double m = row[0], z = 0;
+        for (int v = 0; v < V; ++v) m = std::max(m, static_cast<double>(row[v]));
+        for (int v = 0; v < V; ++v) z += std::exp(row[v] - m);
+        INFO("iteration " << snap.iteration << ", position " << p + 1);
+        CHECK(std::exp(row[d.tokens[static_cast<size_t>(p)]] - m) / z == Approx(d.probs[static_cast<size_t>(p)]).margin(1e-5));
+      }
+      ++passes;
+    }
+  }
+  CHECK(passes >= 2);
+}
+
 TEST_CASE("inspect: bad calls are clear errors", "[inside][errors]") {
   const auto ar = Model::from_file(fixture_path("ar_post_sin_tied_relu.safetensors"));
   const auto cmlm = Model::from_file(fixture_path("cmlm_pre_sin_tied_relu.safetensors"));
@@ -115,7 +150,9 @@ TEST_CASE("inspect: bad calls are clear errors", "[inside][errors]") {
   CHECK_THROWS_WITH(ar->inspect("ABC", {999}), Catch::Contains("outside the target vocabulary"));
   CHECK_THROWS_WITH(ar->inspect("ABC", std::vector<int>(40, 5)), Catch::Contains("positions"));
   CHECK_THROWS_WITH(cmlm->inspect("ABC", {}), Catch::Contains("draft is empty"));
-  CHECK_THROWS_WITH(cmlm->inspect("ABC", {cmlm->config().tgt_specials.eos}), Catch::Contains("special token"));
+  CHECK_THROWS_WITH(cmlm->inspect("ABC", {cmlm->config().tgt_specials.bos}), Catch::Contains("special token"));
   CHECK_NOTHROW(cmlm->inspect("ABC", {cmlm->config().tgt_specials.mask, 5}));
+  // Mask-Predict feeds back an END it kept: a draft may hold one.
+  CHECK_NOTHROW(cmlm->inspect("ABC", {5, cmlm->config().tgt_specials.eos, cmlm->config().tgt_specials.mask}));
   CHECK_THROWS_AS(Model::ensemble({ar, ar})->inspect("ABC", {}), UsageError);
 }

@@ -15,7 +15,7 @@ const AR = join(FIXTURES, 'ar_post_sin_tied_relu.safetensors');
 const CMLM = join(FIXTURES, 'cmlm_pre_sin_tied_relu.safetensors');
 
 function run(args, input = '') {
-  const r = spawnSync(cliPath(), args, { input, encoding: 'utf8' });
+  const r = spawnSync(cliPath(), args, { input, encoding: 'utf8', maxBuffer: 64 << 20 });  // an inside of --trace-inside is megabytes
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 const lines = (text) => text.split('\n').filter(Boolean);
@@ -129,6 +129,42 @@ describe('a source that cannot be decoded does not stop the batch', () => {
     assert.equal(r.status, 2);
     assert.equal(r.stderr, 'seq2seq: min_length = 40 leaves no room below the max length of 32\n');
     assert.equal(r.stdout, '');
+  });
+});
+
+describe('--trace-inside STEP: a pass that ran, of one model, on a trace', () => {
+  const usage = (args, message) => {
+    const r = run(args);
+    assert.equal(r.status, 2, r.stderr);
+    assert.equal(r.stderr, `seq2seq: ${message}\n`);
+    assert.equal(r.stdout, '');
+  };
+  test('STEP is an integer of at least 1', () => {
+    for (const v of ['0', '-1', '2.5', 'x', '', ' 3', '100001']) {
+      usage(['decode', '--model', AR, '--trace', '--trace-inside', v, 'ABC'], `option --trace-inside needs an integer in [1, 100000], got '${v}'`);
+    }
+    usage(['decode', '--model', AR, '--trace', 'ABC', '--trace-inside'], 'option --trace-inside needs a value');
+  });
+  test('only with --trace, of decode, for one model', () => {
+    usage(['decode', '--model', AR, '--trace-inside', '1', 'ABC'], '--trace-inside STEP adds to the lines of --trace: give --trace too');
+    usage(['decode', '--model', AR, '--model', AR, '--trace', '--trace-inside', '1', 'ABC'],
+      "--trace-inside shows one model's pass: an ensemble has no single inside");
+    usage(['score', '--model', AR, '--trace-inside', '1', 'ABC', 'A'], "score has no --trace: it prints each token's log-probability");
+    usage(['inspect', '--model', AR, '--trace-inside', '1', 'ABC'], 'inspect takes --model and --compute only');
+  });
+  test('a pass the decode never ran: the trace is printed, then the error; the next word goes on; exit 1', () => {
+    for (const flags of [['--greedy'], ['--beam', '3'], ['--nar', '--iterations', '3']]) {
+      const model = flags.includes('--nar') ? CMLM : AR;
+      const n = lines(run(['decode', '--model', model, ...flags, '--trace', 'ABC']).stdout).length;
+      const last = run(['decode', '--model', model, ...flags, '--trace', '--trace-inside', String(n), 'ABC']);
+      assert.equal(last.status, 0, last.stderr);
+      assert.deepEqual(lines(last.stdout).map((l) => 'inside' in JSON.parse(l)), [...Array(n - 1).fill(false), true]);
+      const r = run(['decode', '--model', model, ...flags, '--trace', '--trace-inside', String(n + 1), 'ABC', 'ABC']);
+      assert.equal(r.status, 1, r.stderr);
+      assert.deepEqual(lines(r.stdout).map((l) => 'inside' in JSON.parse(l)), Array(2 * n).fill(false));
+      const error = `--trace-inside ${n + 1} asks for a pass this decode never ran: it took ${n} decoder pass${n === 1 ? '' : 'es'}`;
+      assert.deepEqual(lines(r.stderr), [`seq2seq: word 1 'ABC': ${error}`, `seq2seq: word 2 'ABC': ${error}`], flags.join(' '));
+    }
   });
 });
 

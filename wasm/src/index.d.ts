@@ -758,8 +758,9 @@ export declare class Model {
    * Every intermediate of one decoder pass (see StepInside): for an autoregressive model the pass
    * that predicts the token after `tokens` (the output so far: ids as snapshots give them, or
    * token texts; [] for the first step), for a CMLM the pass over the draft `tokens` (the mask
-   * token where masked). Throws Seq2SeqError: 'InputError' for unusable text, an unknown or
-   * special token where none may be, or too many tokens; 'UsageError' for tokens of another type.
+   * token where masked; END where the draft holds one, as Mask-Predict feeds back an END it
+   * kept). Throws Seq2SeqError: 'InputError' for unusable text, an unknown or special token where
+   * none may be, or too many tokens; 'UsageError' for tokens of another type.
    */
   inspect(text: string, tokens?: readonly number[] | string | readonly string[]): StepInside;
   /** Frees the weights' wasm memory (sessions made from it keep working). Idempotent. */

@@ -141,7 +141,7 @@ export class Model {
    * autoregressive model, the pass that predicts the token after `tokens` (the
    * output so far: ids as snapshots give them, or token texts, 'F OW' or
    * ['F', 'OW']; [] for the first step); for a CMLM, the pass over the draft
-   * `tokens` (the mask token where masked).
+   * `tokens` (the mask token where masked; END where the draft kept one).
    */
   inspect(text, tokens = []) {
     if (typeof text !== 'string') throw usageError(`inspect(text, tokens) needs a string; got ${describe(text)}`);

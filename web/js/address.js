@@ -11,12 +11,17 @@
 // Names from the URL are looked up as own keys only (hasOwn): every object
 // answers to 'constructor' or 'toString', which are neither lanes nor options.
 //
+// What the learner opened in a lane's views rides in its parameter after its options,
+// under names no option has: inside=... ("Inside this step": inside-address.js) and,
+// in a non-autoregressive lane, draft=L (the length candidate picked in its tabs).
+//
 // lang=zh: the page's language (web/js/i18n.js); absent for English.
 // tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
 import { LANGS, t } from './i18n.js';
 import { LANE_TYPES, isLaneType, makeLane } from './lane-types.js';
 import { splitLaneParam } from './lane-param.js';
 import { optionKey } from './page-options.js';
+import { readInside, writeInside } from './inside-address.js';
 
 const MAX_LANES = 12;
 const MAX_NOTES = 5;
@@ -28,6 +33,9 @@ function encodeLane(lane) {
     if (v === d[k]) continue;
     parts.push(`${k}=${encodeURIComponent(String(v)).replace(/%20/g, '+')}`);
   }
+  const view = lane.view ?? {};
+  if (view.inside) parts.push(`inside=${writeInside(view.inside)}`);
+  if (view.draft) parts.push(`draft=${view.draft}`);
   return parts.length ? `${lane.type}:${parts.join(',')}` : lane.type;
 }
 
@@ -45,15 +53,19 @@ function decodeLane(s) {
   }
   const defaults = LANE_TYPES[type].defaults;
   const opts = {};
+  const view = {};
   const unknown = [];
   for (const [name, v] of pairs) {
     const k = optionKey(name);
     if (Object.hasOwn(defaults, k)) opts[k] = v;
+    else if (name === 'inside' && !LANE_TYPES[type].compare) { if (readInside(v)) view.inside = readInside(v); }
+    else if (name === 'draft' && !LANE_TYPES[type].ar) { if (/^[1-9]\d{0,2}$/.test(v)) view.draft = Number(v); }
     else unknown.push(name);
   }
   const known = Object.keys(defaults);
   const notes = unknown.map((k) => t(known.length ? 'address.notAnOption' : 'address.noOptions', { name: quoted(k), lane: type, options: known.join(', ') }));
-  return { lane: makeLane(type, opts), notes };
+  // A lane with nothing open in its views is its type and options alone, as makeLane makes it.
+  return { lane: Object.keys(view).length ? { ...makeLane(type, opts), view } : makeLane(type, opts), notes };
 }
 
 export function encodeState({ word, step, lanes, lang = 'en', tour = null }) {

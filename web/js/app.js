@@ -53,7 +53,7 @@ class App {
    * All a lane may ask of the page: the models, the word, the step shown and its
    * reference; the word checked and normalised for a model; where the lane stands
    * in the row; and the page told that it decoded, or asked to change, remove or
-   * move it.
+   * move it, or that what its views show changed.
    */
   makeLaneContext() {
     const app = this;
@@ -70,6 +70,7 @@ class App {
       update: (lane, patch) => app.updateLane(lane, patch),
       remove: (lane) => app.removeLane(lane),
       move: (lane, dir) => app.moveLane(lane, dir),
+      viewChanged: () => app.saveUrl(),   // something the address holds of a lane's views (viewState)
     };
   }
 

@@ -82,7 +82,11 @@ function lengthWhy(f, lengths) {
   return t(key, { n, tried, p: p ?? '—' });
 }
 
-/** The block under a result: the output's and the references' scores, and the label when it is wrong. */
+/**
+ * The block under a result: the output's and the references' scores, and the label when
+ * it is wrong. A CMLM's (`cmlm`) are first-pass scores, named so: Mask-Predict's own
+ * score of its output comes from its iterations, which the reference never had.
+ */
 export function forcedView(f, { cmlm = false, lengths = null } = {}) {
   if (!f.done) return `<div class="forced" data-diagnosis="pending"><p class="pending">${esc(t('forced.pending'))}</p></div>`;
   if (f.error) return `<div class="forced" data-diagnosis="unscored"><p class="note">${esc(t('forced.failed', { error: f.error }))}</p></div>`;
@@ -93,7 +97,7 @@ export function forcedView(f, { cmlm = false, lengths = null } = {}) {
     : `<tr class="${cls}" data-text="${esc(r.text)}" data-score="${r.score}" data-logprob="${r.logprob}"><th scope="row">${esc(who)}</th><td class="arpa-line">${esc(r.text)}</td><td class="num"><strong>${d3(r.score)}</strong></td><td class="num">${fmt(r.logprob)}</td><td class="num">${fmtProb(r.logprob)}</td></tr>`;
   const refRows = kind === 'right' ? [] : f.refs;
   const table = scrollRegion(`<table class="forced-scores"><caption class="visually-hidden">${esc(t('forced.caption'))}</caption>
-    <thead><tr><th scope="col"></th><th scope="col">${esc(t('forced.colPron'))}</th><th scope="col">${esc(t('forced.colScore'))}</th><th scope="col">log P</th><th scope="col">P</th></tr></thead>
+    <thead><tr><th scope="col"></th><th scope="col">${esc(t('forced.colPron'))}</th><th scope="col">${esc(t(cmlm ? 'forced.colScore1' : 'forced.colScore'))}</th><th scope="col">${cmlm ? esc(t('forced.colLogP1')) : 'log P'}</th><th scope="col">P</th></tr></thead>
     <tbody>${row('out', t('forced.output'), f.output)}${refRows.map((r) => row('ref', t('forced.reference'), r)).join('')}</tbody></table>`);
   let label = '';
   if (kind === 'search' || kind === 'model') {

@@ -2,7 +2,8 @@
 // views.js, drawn as SVG (role img, named by its caption) with its row and
 // column labels, the colour key, and a table twin of the same numbers for
 // screen readers and exact values; optionally a grid of small multiples, one
-// per (layer, head), each a button that picks that head. Cross-attention
+// per (layer, head), each a button that picks that head; optionally cells that
+// can be picked, by pointer or keyboard (pick, pickKeys). Cross-attention
 // (output tokens × letters), the compare lane's maps, and the encoder's and
 // decoder's self-attention are all drawn with it.
 import { blue, colourScale, esc, inkOnBlue, scrollRegion } from './views.js';
@@ -31,11 +32,15 @@ const CELL_H = 24;
  *   values: the table's cells carry their number (data-v)
  *   twinOpen: the table twin starts open
  *   heads: { layers, heads, selected, action, aria, matrixOf(l, h), cols } for the per-head grid
+ *   pick: { action, attrs, hint }: each cell with a number is a button (data-action
+ *     `action`, data-row, data-col, its label ending in `hint`), the map a group
+ *     carrying `attrs` (markup); one cell is in the tab order, the arrows move among
+ *     them (pickKeys), Enter or Space picks
  */
 export function heatmap({
   matrix, rowLabels, colLabels, caption, arrow = '←', masked = null, maskedText = '', highlightRow = -1, fit = false,
   svgClass = '', tableClass = '', region = null, above = '', legend = '', empty = '', corner = esc(t('heatmap.output')),
-  headerSuffix = () => '', values = false, twinOpen = false, heads = null,
+  headerSuffix = () => '', values = false, twinOpen = false, heads = null, pick = null,
 }) {
   const isMasked = masked ?? (() => false);
   const longest = Math.max(1, ...[...rowLabels, ...colLabels].map((x) => String(x).length));
@@ -44,7 +49,12 @@ export function heatmap({
   const top = rotate ? Math.ceil(longest * CHAR_W) + 10 : 20;
   const W = left + colLabels.length * CELL_W + 2;
   const H = top + Math.max(1, rowLabels.length) * CELL_H + 2;
-  let svg = `<svg class="heatmap${svgClass ? ` ${svgClass}` : ''}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(caption)}">`;
+  // A map of buttons is a group (an image's contents are not reachable); the table twin still reads it out.
+  const role = pick ? `role="group" ${pick.attrs}` : 'role="img"';
+  let svg = `<svg class="heatmap${svgClass ? ` ${svgClass}` : ''}${pick ? ' hm-pick' : ''}" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" ${role} aria-label="${esc(caption)}">`;
+  // The cell in the tab order: the first of the outlined row, else the first.
+  const tabRow = highlightRow >= 0 && highlightRow < matrix.length ? highlightRow : 0;
+  let tabbed = false;
   colLabels.forEach((c, j) => {
     const x = left + j * CELL_W + CELL_W / 2;
     svg += rotate
@@ -59,9 +69,14 @@ export function heatmap({
       const v = vals[j] ?? 0;
       const cell = `x="${left + j * CELL_W}" y="${y}" width="${CELL_W - 1}" height="${CELL_H - 1}"`;
       const tip = `${esc(rowLabels[i])} ${arrow} ${esc(colLabels[j])}: `;
-      svg += isMasked(i, j)
-        ? `<rect ${cell} class="sa-masked-cell"><title>${tip}${esc(maskedText)}</title></rect>`
-        : `<rect ${cell} fill="${blue(v)}"><title>${tip}${v.toFixed(3)}</title></rect>`;
+      if (isMasked(i, j)) { svg += `<rect ${cell} class="sa-masked-cell"><title>${tip}${esc(maskedText)}</title></rect>`; continue; }
+      let button = '';
+      if (pick) {
+        const first = !tabbed && i === tabRow;
+        tabbed ||= first;
+        button = ` role="button" tabindex="${first ? 0 : -1}" data-action="${pick.action}" data-row="${i}" data-col="${j}" aria-label="${tip}${v.toFixed(3)}. ${esc(pick.hint)}"`;
+      }
+      svg += `<rect ${cell} fill="${blue(v)}"${button}><title>${tip}${v.toFixed(3)}</title></rect>`;
     }
     if (last) svg += `<rect x="${left - 1}" y="${y - 1}" width="${colLabels.length * CELL_W + 1}" height="${CELL_H + 1}" class="hm-last"/>`;
   });
@@ -105,4 +120,39 @@ function headGrid({ layers, heads, selected, action, aria, matrixOf, cols }) {
     }
   }
   return out + '</div>';
+}
+
+/**
+ * The keyboard of a map drawn with `pick` (a keydown listener on any element around
+ * it): the arrows, Home and End move among its cells, the one focused alone in the
+ * tab order; Enter or Space picks it, as a click does. Other keys pass on.
+ */
+export function pickKeys(e) {
+  const cell = e.target;
+  if (!cell.matches?.('.hm-pick [data-row]')) return;
+  if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    e.stopPropagation();   // Space plays and pauses the page elsewhere
+    cell.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    return;
+  }
+  const cells = [...cell.closest('svg').querySelectorAll('[data-row]')];
+  const r = Number(cell.dataset.row), c = Number(cell.dataset.col);
+  const rowOf = (x) => Number(x.dataset.row), colOf = (x) => Number(x.dataset.col);
+  // The nearest cell in a direction that has a number (a masked cell has none).
+  const toward = (dr, dc) => cells
+    .filter((x) => (dr ? colOf(x) === c && (rowOf(x) - r) * dr > 0 : rowOf(x) === r && (colOf(x) - c) * dc > 0))
+    .sort((a, b) => Math.abs(rowOf(a) - r) + Math.abs(colOf(a) - c) - Math.abs(rowOf(b) - r) - Math.abs(colOf(b) - c))[0];
+  const inRow = cells.filter((x) => rowOf(x) === r);
+  const moves = { ArrowRight: () => toward(0, 1), ArrowLeft: () => toward(0, -1), ArrowDown: () => toward(1, 0), ArrowUp: () => toward(-1, 0),
+    Home: () => inRow[0], End: () => inRow.at(-1) };
+  if (!Object.hasOwn(moves, e.key)) return;
+  // The arrows step the page elsewhere: in the map they move, even at its edge.
+  e.preventDefault();
+  e.stopPropagation();
+  const to = moves[e.key]();
+  if (!to) return;
+  cell.tabIndex = -1;
+  to.tabIndex = 0;
+  to.focus();
 }

@@ -7,7 +7,7 @@ import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { Lane } from './lane.js';
 import { selfAttentionView } from './self-attention.js';
-import { insideView } from './inside.js';
+import { insidePick, insideState, insideView } from './inside.js';
 
 /**
  * What the autoregressive lanes share (GreedyLane, BeamLane, SampleLane): the
@@ -64,6 +64,20 @@ export class ArLane extends Lane {
     return this.arView(i);
   }
 
+  viewState() { return { inside: insideState(this) }; }
+
+  /**
+   * The decoder pass "Inside this step" shows at step i (inside.js): the step's, over
+   * BEGIN and the tokens before its hypothesis's last (the one its bars show). next[p]:
+   * the token position p's distribution chose.
+   */
+  insideRequest(i) {
+    const s = this.snaps[i];
+    const cur = s?.autoregressive ? s.live[0] ?? s.finished[0] : null;
+    if (!cur) return null;
+    return { kind: 'ar', word: this.word, tokens: cur.tokens.slice(0, -1), next: [...cur.tokens], id: cur.id };
+  }
+
   // The decoder's self-attention (self-attention.js): of the best hypothesis, unless the type lets one be picked.
   get selectsHypothesis() { return false; }
   get selfAttentionCaption() { return 'sa.decCaptionAr'; }
@@ -115,7 +129,8 @@ export class ArLane extends Lane {
     return out;
   }
 
-  attentionView(pathNodes, caption) {
+  /** The cross-attention of a path, one row per token; `pick`: its cells open the inside (insidePick), or null. */
+  attentionView(pathNodes, caption, pick = null) {
     // An RNN without attention reads one fixed context vector: there is no map to draw.
     if (this.model?.arch === 'rnn' && this.model.attention === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
     const s0 = this.snaps[this.lastIndex];
@@ -136,7 +151,7 @@ export class ArLane extends Lane {
     const matrixOf = (l, h) => pathNodes.map((n) => n.attentionHeads?.subarray((l * heads + h) * S, (l * heads + h + 1) * S) ?? []);
     return heatmap({ matrix: rows, rowLabels: pathNodes.map((n) => label(n.texts.at(-1))), colLabels: this.sourceLetters(),
       caption: t('attn.captionWhich', { caption, which }), highlightRow: rows.length - 1, empty: t('heatmap.empty'),
-      heads: { layers, heads, selected: sel, action: 'head', aria: t('thumbs.aria'), matrixOf, cols: S } });
+      heads: { layers, heads, selected: sel, action: 'head', aria: t('thumbs.aria'), matrixOf, cols: S }, pick });
   }
 
   /** What the AR views say about the decoder and its attention, for a Transformer or an RNN. */
@@ -186,7 +201,9 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
-    html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }))}
+    // Row r is the query at position r of the step's pass: the inside computes every row of the path.
+    const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
+    html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}
       ${notes.attention}</div>`;
     return html + insideView(this, i) + selfAttentionView(this, i);
   }

@@ -34,6 +34,9 @@ export class BeamLane extends ArLane {
     o.nBest = Math.min(o.nBest, o.beamSize);
   }
 
+  // Its views follow a hypothesis picked in the tree or the tables, not one step's pass: no inside.
+  insideRequest() { return null; }
+
   // The decoder's self-attention follows the hypothesis picked in the table (self-attention.js).
   get selectsHypothesis() { return true; }
   get selfAttentionCaption() { return 'sa.decCaptionBeam'; }

@@ -9,6 +9,7 @@ export class MaskPredictLane extends NarLane {
   intro() { return explain(t('mp.title'), t('mp.explain_html')); }
   get iterations() { return this.opts.iterations; }
   get selfAttentionKey() { return 'sa.decMp_html'; }
+  get passesKeys() { return ['stats.passesMp', 'stats.passesMpLengths']; }
 
   // Length candidates are the predicted length's runners-up: shown only for a predicted length.
   ownControls({ range }, o) {

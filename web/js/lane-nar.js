@@ -1,6 +1,8 @@
 // What the non-autoregressive lanes share (OnePassLane, MaskPredictLane): every
-// position at once, after a length is chosen; drafts per length candidate. A type
-// gives its intro(), its number of iterations, its own controls and notes.
+// position at once, after a length is chosen; drafts per length candidate, one
+// picked in the tabs; the inside of the pass that wrote the picked draft. A type
+// gives its intro(), its number of iterations, its own controls and notes, and the
+// words of its stats line (passesKeys).
 import { label } from './phonemes.js';
 import { fmt } from './format.js';
 import { esc, explain, green, inkOnGreen, scrollRegion } from './views.js';
@@ -9,12 +11,62 @@ import { Lane } from './lane.js';
 import { t } from './i18n.js';
 import { fitLengthChart, repeatPositions, watchLengthChart } from './nar-length.js';
 import { selfAttentionView } from './self-attention.js';
+import { insidePick, insideState, insideView } from './inside.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
-    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.ctx.step); }
+    if (a === 'draft') { this.ui.draft = Number(b.dataset.draft); this.render(this.ctx.step); this.ctx.viewChanged?.(); }
     else if (a === 'length') this.ctx.update(this, { narLength: 'given', narGivenLength: Number(b.dataset.length) });
     else if (a === 'predicted') this.ctx.update(this, { narLength: 'predicted', narGivenLength: 0 });
+  }
+
+  /**
+   * The index of the draft the views show in snapshot s: the one picked in the tabs,
+   * else the best. A draft the address named (by its length) is taken up here, once
+   * the decode it belongs to is on screen.
+   */
+  draftIndex(s) {
+    const named = this.addressView.draft;
+    if (named != null) {
+      delete this.addressView.draft;
+      const j = s.drafts.findIndex((x) => x.length === named);
+      if (j >= 0) this.ui.draft = j;
+    }
+    return this.ui.draft != null && this.ui.draft < s.drafts.length ? this.ui.draft : s.bestDraft;
+  }
+
+  viewState() {
+    const s = this.snaps[this.lastIndex];
+    const d = s && !s.autoregressive && this.ui.draft != null ? s.drafts[this.ui.draft]?.length : undefined;
+    return { inside: insideState(this), draft: this.addressView.draft ?? d };
+  }
+
+  /**
+   * The decoder pass "Inside this step" shows at iteration i (inside.js): the one over
+   * the picked draft as that iteration read it, its tokens with MASK where it re-masked
+   * them (src/nar_search.cpp: the draft it wrote, kept tokens as they were). next[p]: the
+   * token at p after the pass; masked, probs: what the iteration re-predicted, with what
+   * confidence.
+   */
+  insideRequest(i) {
+    const s = this.snaps[i];
+    const mask = this.slot.decoder?.info?.targetSpecials?.mask;
+    if (!s || s.autoregressive || mask == null) return null;
+    const dr = s.drafts[this.draftIndex(s)];
+    if (!dr) return null;
+    return {
+      kind: 'cmlm', word: this.word, tokens: Array.from(dr.tokens, (tok, p) => (dr.masked[p] ? mask : tok)),
+      next: Array.from(dr.tokens), masked: dr.masked, probs: dr.probs, iteration: s.iteration,
+    };
+  }
+
+  /** The stats line's words (keys): [one length, several lengths side by side in each pass]. */
+  get passesKeys() { return []; }
+
+  passesLabel(s) {
+    const n = s?.lengths?.length ?? 0;
+    const [one, many] = this.passesKeys;
+    return n > 1 ? t(many, { n }) : t(one);
   }
 
   // A length imposed from the picker starts at the length on screen.
@@ -87,12 +139,13 @@ export class NarLane extends Lane {
       </div>
       <p class="note">${esc(dark)}${ref ? esc(t('nar.dotted', { n: ref })) : ''}${esc(t('nar.clickBar'))}
       ${o.narLength !== 'predicted' ? `<button type="button" class="small" data-action="predicted">${esc(t('nar.backToPredicted'))}</button>` : ''}</p>
+      <p class="note nar-len-inside">${esc(t('nar.lenNoInside'))}</p>
       ${explain(t('nar.lenTitle'), t('nar.len_html', { max: probs.length - 1 }), false)}</div>`;
     // Drafts.
-    const d = this.ui.draft != null && this.ui.draft < s.drafts.length ? this.ui.draft : s.bestDraft;
+    const d = this.draftIndex(s);
     if (s.drafts.length > 1) {
       html += `<div class="draft-tabs" role="group" aria-label="${esc(t('nar.draftsAria'))}">${s.drafts.map((x, j) =>
-        `<button type="button" data-action="draft" data-draft="${j}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">${esc(t(j === s.bestDraft ? 'nar.draftBest' : 'nar.draft', { L: x.length }))}<br><small>${esc(t('nar.draftScore', { score: fmt(x.score), avg: fmt(x.avgLogprob), w: o.lengthScoreWeight, len: fmt(x.lengthLogprob) }))}</small></button>`).join('')}</div>
+        `<button type="button" data-action="draft" data-draft="${j}" data-score="${x.score}" aria-pressed="${j === d}" class="${j === d ? 'on' : ''}">${esc(t(j === s.bestDraft ? 'nar.draftBest' : 'nar.draft', { L: x.length }))}<br><small>${esc(t('nar.draftScore', { score: fmt(x.score), avg: fmt(x.avgLogprob), w: o.lengthScoreWeight, len: fmt(x.lengthLogprob) }))}</small></button>`).join('')}</div>
         <p class="note">${esc(t('nar.draftRule'))}</p>`;
     }
     let grid = '';
@@ -134,10 +187,12 @@ export class NarLane extends Lane {
       const shown = firstEnd >= 0 && dr.length - firstEnd > 2 ? firstEnd + 1 : dr.length;
       const rowLabels = dr.texts.slice(0, shown);
       const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
-      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ matrix: rows, rowLabels: rowLabels.map(label), colLabels: this.sourceLetters(), caption: t('nar.crossCaption'), empty: t('heatmap.empty') })}
+      // Averaged over layers and heads (all a snapshot keeps): a cell opens the inside at one of them.
+      const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: 'avg' });
+      html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ matrix: rows, rowLabels: rowLabels.map(label), colLabels: this.sourceLetters(), caption: t('nar.crossCaption'), empty: t('heatmap.empty'), pick })}
       ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
       ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
     }
-    return html + selfAttentionView(this, i);
+    return html + insideView(this, i) + selfAttentionView(this, i);
   }
 }

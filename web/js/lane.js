@@ -29,6 +29,7 @@ export class Lane {
     this.gen = 0;
     this.slot = { decoder: null, url: null };   // the decoder open on this lane's model (openIfChanged)
     this.ui = { head: 'avg', selected: null, draft: null, pruned: 'best' };
+    this.addressView = { ...spec.view };   // what the address held open in the views (address.js), taken up as they are drawn
     this.el = document.createElement('section');
     this.el.className = `lane lane-${this.type}`;
     this.el.id = this.id;
@@ -41,7 +42,11 @@ export class Lane {
     this.el.addEventListener('input', (e) => this.onInput(e));
   }
 
-  get spec() { return { type: this.type, opts: { ...this.opts } }; }
+  get spec() { return { type: this.type, opts: { ...this.opts }, view: this.viewState() }; }
+
+  /** What the learner opened and picked in the lane's views, for the address (address.js). */
+  viewState() { return {}; }
+
   get kind() { return LANE_TYPES[this.type]; }
   get model() { return this.ctx.modelFor(this); }
   get lastIndex() { return this.snaps.length - 1; }
@@ -258,10 +263,13 @@ export class Lane {
     // One short line: the decoder passes, the wall time and where the lane stands. The
     // encoder's one pass and the words "wall time" are in the tooltips and read out to
     // screen readers, not shown: the same in every lane, they made the line wrap twice.
-    const what = t(this.kind.ar ? 'stats.passes' : 'stats.passesMp');
+    const what = this.passesLabel(s);
     const title = [`${what} ${passes}`, t('stats.encoder'), t(this.kind.ar ? 'stats.encoderTitle' : 'stats.encoderTitleNar')].join(' · ');
     el.innerHTML = `<span title="${esc(title)}"><span class="visually-hidden">${esc(t('stats.encoder'))}; </span>${esc(t('stats.passesShort'))} <strong data-k="passes">${passes}</strong></span> · <span title="${esc(t('stats.wall'))}"><span class="visually-hidden">${esc(t('stats.wall'))} </span><strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
   }
+
+  /** The words before the number of decoder passes in the stats line (snapshot s, null before any). */
+  passesLabel() { return t('stats.passes'); }
 
   render(at) {
     this.renderStats(at);
@@ -316,7 +324,7 @@ export class Lane {
    * given length) rather than predicted.
    */
   decodedLengths(s) {
-    return { decoded: [...s.lengths], logprobs: s.lengthLogprobs, imposed: (this.decodedOptions?.narLength ?? 'predict') !== 'predict' };
+    return { decoded: [...s.lengths], logprobs: s.lengthLogprobs, imposed: (this.decodedOptions?.narLength ?? 'predicted') !== 'predicted' };
   }
 
   /**

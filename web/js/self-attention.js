@@ -4,11 +4,14 @@
 // hypothesis's ancestry, in a beam lane the one selected; Mask-Predict and
 // one-pass NAR: the draft's full map).
 // Both are disclosures, closed by default: their contents are drawn only once
-// opened, so a lane's first view stays calm and its markup small.
+// opened, so a lane's first view stays calm and its markup small. Where the rows
+// are the queries of the pass "Inside this step" shows, a cell opens it there
+// (inside.js's insidePick).
 import { label } from './phonemes.js';
 import { esc } from './views.js';
 import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
+import { insidePick } from './inside.js';
 
 const MATRICES = ['enc', 'dec'];
 
@@ -74,8 +77,9 @@ function content(lane, i, which) {
   const caption = t('attn.captionWhich', { caption: m.caption, which: whichHead });
   const heads = { layers: m.layers, heads: m.heads, selected: sel, action: 'sa-head', aria: t(which === 'enc' ? 'sa.encThumbs' : 'sa.decThumbs'),
     matrixOf: (hl, hh) => m.rows.map((stack) => pick(stack, m.layers, m.heads, `${hl}.${hh}`)), cols: m.labels.length };
+  const cells = m.samePass ? insidePick(lane, i, { stack: which === 'enc' ? 'encoder' : 'decoder', sub: 'self', sel }) : null;
   return `<div class="sa-explain">${m.explain}</div>`
-    + matrix({ labels: m.labels, numbered: m.numbered, rows, masked: m.masked, caption, axis: m.axis, twinOpen: sa.twin[which], heads });
+    + matrix({ labels: m.labels, numbered: m.numbered, rows, masked: m.masked, caption, axis: m.axis, twinOpen: sa.twin[which], heads, cells });
 }
 
 /**
@@ -110,7 +114,7 @@ function encoderMatrix(lane) {
   if (!s1?.encoderAttention) return { missing: t('sa.noEncoder') };
   const S = s1.sourceLength;
   return {
-    layers: s1.encoderLayers, heads: s1.encoderHeads, masked: false,
+    layers: s1.encoderLayers, heads: s1.encoderHeads, masked: false, samePass: true,
     rows: queryRows(s1.encoderAttention, s1.encoderLayers * s1.encoderHeads, S),
     labels: letters.slice(0, S),
     axis: { rows: t('sa.rowsLetters'), cols: t('sa.colsLetters') },
@@ -141,6 +145,7 @@ function arDecoderMatrix(lane, i) {
   const hyp = h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty');
   return {
     layers: s.layers, heads: s.heads, rows: path.map((n) => n.selfAttention), masked: true, labels,
+    samePass: lane.insideRequest?.(i)?.id === h.id,   // the hypothesis the inside's pass reads
     axis: { rows: t('sa.rowsPhonemes'), cols: t('sa.colsPhonemes') },
     caption: t(picked ? 'sa.decCaptionBeamSel' : lane.selfAttentionCaption, { hyp, i }),
     explain: t('sa.decAr_html'),
@@ -149,14 +154,13 @@ function arDecoderMatrix(lane, i) {
 
 function narDecoderMatrix(lane, i) {
   const s = lane.snaps[i];
-  const d = lane.ui.draft != null && lane.ui.draft < s.drafts.length ? lane.ui.draft : s.bestDraft;
-  const dr = s.drafts[d];
+  const dr = s.drafts[lane.draftIndex(s)];
   if (!dr?.selfAttention || !s.layers) return { missing: t('sa.noDecoder') };
   const n = dr.length;
   // What each position was fed in this iteration: MASK where it was (re-)masked, else the token kept.
   const labels = dr.texts.map((x, p) => `${p + 1}·${label(dr.masked[p] ? '<mask>' : x)}`);
   return {
-    layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true,
+    layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true, samePass: true,
     axis: { rows: t('sa.rowsPositions'), cols: t('sa.colsPositions') },
     caption: t('sa.decCaptionNar', { i, L: n }),
     explain: t(lane.selfAttentionKey),
@@ -168,7 +172,7 @@ function narDecoderMatrix(lane, i) {
  * names, with its colour key, table twin and head grid (heatmap.js). Masked
  * cells (a key after its query) are drawn hatched and have no number.
  */
-function matrix({ labels, numbered = false, rows, masked, caption, axis, twinOpen, heads }) {
+function matrix({ labels, numbered = false, rows, masked, caption, axis, twinOpen, heads, cells }) {
   // In the table each header names its position too (a word may repeat a letter), unless its label does.
   const pos = (k) => (numbered ? '' : `<span class="sa-pos"> ${k + 1}</span>`);
   const key = masked ? `<p class="legend"><span class="lg sa-lg-masked"></span> ${esc(t('sa.lgMasked'))}</p>` : '';
@@ -180,6 +184,6 @@ function matrix({ labels, numbered = false, rows, masked, caption, axis, twinOpe
     masked: masked ? (q, k) => k > q : null, maskedText: t('sa.masked'),
     svgClass: 'sa-matrix', tableClass: 'sa-table', region: t('sa.region', { caption }), above: axes, legend: key,
     corner: `<span class="visually-hidden">${esc(t('sa.corner', axis))}</span><span aria-hidden="true">↓ →</span>`,
-    headerSuffix: pos, values: true, twinOpen, heads,
+    headerSuffix: pos, values: true, twinOpen, heads, pick: cells,
   });
 }

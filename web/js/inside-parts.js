@@ -1,0 +1,147 @@
+// The pieces "Inside this step" (inside.js) is drawn with: a vector as a colour
+// strip with its numbers, and one view per kind of block of a Transformer — the
+// embedding and positional encoding, a LayerNorm, a sublayer with its residual sum,
+// an attention's stages (q, k, q·k, scaling, mask, softmax, every query's weights,
+// the heads concatenated), the feed-forward network.
+import { esc, scrollRegion } from './views.js';
+import { heatmap } from './heatmap.js';
+import { t } from './i18n.js';
+import { fmt } from './format.js';
+
+export function diverge(v, max) {
+  const x = Math.max(-1, Math.min(1, max > 0 ? v / max : 0));
+  const a = Math.abs(x);
+  const [r, g, b] = x >= 0 ? [203, 24, 29] : [33, 102, 172];
+  const mix = (c) => Math.round(255 + (c - 255) * a);
+  return `rgb(${mix(r)},${mix(g)},${mix(b)})`;
+}
+
+export const maxAbs = (xs) => xs.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+export const d3 = (v) => fmt(v, 3);
+
+/** A vector as a colour strip (one cell per value, its number on hover) with a table twin. */
+export function strip(values, name, { max = maxAbs(values), cell = 6 } = {}) {
+  const n = values.length;
+  const W = Math.max(1, n) * cell;
+  let svg = `<svg class="vec" width="${W}" height="14" viewBox="0 0 ${W} 14" role="img" aria-label="${esc(t('inside.vecAria', { name, n }))}">`;
+  for (let i = 0; i < n; i++) svg += `<rect x="${i * cell}" y="0" width="${cell}" height="14" fill="${diverge(values[i], max)}"><title>${esc(name)}[${i}] = ${d3(values[i])}</title></rect>`;
+  svg += '</svg>';
+  const cells = Array.from(values, (v, i) => `<td data-i="${i}">${d3(v)}</td>`).join('');
+  return `<div class="vec-row" data-vec="${esc(name)}"><span class="vec-name">${esc(name)}</span>${scrollRegion(svg, t('inside.vecAria', { name, n }))}`
+    + `<details class="twin"><summary>${esc(t('inside.numbers'))}</summary>${scrollRegion(`<table class="vec-table"><caption class="visually-hidden">${esc(name)}</caption><tbody><tr>${cells}</tr></tbody></table>`)}</details></div>`;
+}
+
+/** Row r (width w) of a flat row-major matrix. */
+export const row = (flat, r, w) => flat.subarray(r * w, (r + 1) * w);
+
+export function softmax(xs, masked = () => false) {
+  let m = -Infinity;
+  xs.forEach((v, j) => { if (!masked(j)) m = Math.max(m, v); });
+  const e = xs.map((v, j) => (masked(j) ? 0 : Math.exp(v - m)));
+  const z = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / z);
+}
+
+/** The lane's inside state; the first call starts listening to its controls. */
+export function embedView(d, stack, pos, names) {
+  const w = d.dModel;
+  const pe = Array.from({ length: stack.length }, (_, r) => row(stack.positional, r, w));
+  const peMax = maxAbs(stack.positional);
+  let svg = `<svg class="pe-map" width="${w * 4}" height="${stack.length * 12}" role="img" aria-label="${esc(t('inside.peAria', { n: stack.length, d: w }))}">`;
+  pe.forEach((r, i) => r.forEach((v, j) => { svg += `<rect x="${j * 4}" y="${i * 12}" width="4" height="11" fill="${diverge(v, peMax)}"><title>${esc(names[i])}, dim ${j}: ${d3(v)}</title></rect>`; }));
+  svg += '</svg>';
+  return `<div class="in-stage"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos }))}</h4>`
+    + strip(row(stack.tokenEmbedding, pos, w), t('inside.tokEmb'))
+    + `<p class="in-op">+</p>` + strip(row(stack.positional, pos, w), t('inside.pe'))
+    + `<p class="in-op">=</p>` + strip(row(stack.input, pos, w), t('inside.blockIn'))
+    + `<p class="note">${t(d.positionalKind === 'sinusoidal' ? 'inside.peSin_html' : 'inside.peLearned_html')}</p>`
+    + `<h4>${esc(t('inside.peTable'))}</h4>${scrollRegion(svg, t('inside.peAria', { n: stack.length, d: w }))}</div>`;
+}
+
+export function normView(n, pos, w, title) {
+  const mean = n.mean[pos], std = n.std[pos];
+  const before = row(n.input, pos, w), after = row(n.output, pos, w);
+  return `<div class="in-stage"><h4>${esc(title)}</h4>`
+    + strip(before, t('inside.normIn')) + `<p class="in-op">${esc(t('inside.normOp', { mean: d3(mean), std: d3(std) }))}</p>`
+    + strip(after, t('inside.normOut'))
+    + `<p class="note">${esc(t('inside.normRange', { a: d3(Math.min(...before)), b: d3(Math.max(...before)), c: d3(Math.min(...after)), e: d3(Math.max(...after)) }))}</p></div>`;
+}
+
+/** A sublayer of a layer (st.sub: self, cross or ffn) at position pos, its LayerNorm and residual sum in the model's order. */
+export function sublayerView(d, block, st, pos, names, letters) {
+  const sub = st.sub === 'self' ? block.selfAttention : st.sub === 'cross' ? block.crossAttention : block.ffn;
+  const w = d.dModel;
+  let html = sub.isAttention ? fromMap(d, st, pos, names, st.stack === 'decoder' ? d.decoder.layers.length : d.encoder.layers.length) : '';
+  const normFirst = sub.preNorm;
+  const normTitle = t(normFirst ? 'inside.normBefore' : 'inside.normAfter');
+  if (normFirst) html += normView(sub.norm, pos, w, normTitle);
+  if (sub.isAttention) html += attentionView(d, sub.attention, st, pos, st.sub === 'cross' ? letters : names, names);
+  else html += ffnView(d, sub, pos);
+  html += `<div class="in-stage"><h4>${esc(t('inside.addTitle'))}</h4>${strip(row(sub.input, pos, w), t('inside.resIn'))}<p class="in-op">+</p>`
+    + strip(row(sub.delta, pos, w), t(sub.isAttention ? 'inside.attnOut' : 'inside.ffnOut')) + `<p class="in-op">=</p>`
+    + strip(row(sub.sum, pos, w), t('inside.resSum')) + `<p class="note">${esc(t('inside.residualWhy'))}</p></div>`;
+  if (!normFirst) html += normView(sub.norm, pos, w, normTitle);
+  return html;
+}
+
+/** How the attention on show was reached from a map: one of the heads it averaged; the query before the row's token. */
+function fromMap(d, st, pos, names, layers) {
+  let html = st.fromAverage ? `<p class="note in-from-avg">${esc(t('inside.fromAverage', { layers, heads: d.heads, l: st.layer + 1, h: Math.min(st.head, d.heads - 1) + 1 }))}</p>` : '';
+  if (st.written) html += `<p class="note in-written">${esc(t('inside.rowWritten', { q: names[pos] }))}</p>`;
+  return html;
+}
+
+function attentionView(d, a, st, pos, keyNames, queryNames) {
+  const H = d.heads, dh = d.headDim, nq = a.queries, nk = a.keys;
+  const h = Math.min(st.head, H - 1);
+  const headBtns = Array.from({ length: H }, (_, k) => `<button type="button" class="chip-btn${k === h ? ' on' : ''}" data-action="in-head" data-head="${k}" aria-pressed="${k === h}">${esc(t('inside.headN', { n: k + 1 }))}</button>`).join('');
+  const slice = (flat, r) => flat.subarray(r * d.dModel + h * dh, r * d.dModel + (h + 1) * dh);
+  const at = (flat, qi, kj) => flat[(h * nq + qi) * nk + kj];
+  const masked = (kj) => a.mask[pos * nk + kj] === 1;
+  const raw = Array.from({ length: nk }, (_, j) => at(a.scores, pos, j));
+  const scaled = Array.from({ length: nk }, (_, j) => at(a.scaled, pos, j));
+  const weights = Array.from({ length: nk }, (_, j) => at(a.weights, pos, j));
+  const unscaled = softmax(raw, masked);
+  const cell = (v, j) => (masked(j) ? `<td class="sa-masked">${esc(t('inside.masked'))}</td>` : `<td>${d3(v)}</td>`);
+  const head = keyNames.map((k) => `<th scope="col">${esc(k)}</th>`).join('');
+  const line = (name, vals, cls = '') => `<tr class="${cls}"><th scope="row">${name}</th>${vals.map(cell).join('')}</tr>`;
+  const peak = (xs) => Math.max(...xs.filter((_, j) => !masked(j)));
+  // A stage named for a mask that is not there would teach one: the encoder, the cross-attention
+  // and a CMLM's decoder hide no key from any query.
+  const hasMask = a.mask.some((v) => v === 1);
+  let html = st.sub === 'self' && st.stack === 'decoder' && !d.causal ? `<p class="note in-no-mask">${esc(t('inside.notMaskedCmlm'))}</p>` : '';
+  html += `<div class="in-stage"><h4>${esc(t('inside.qkvTitle', { n: h + 1 }))}</h4><p class="in-heads">${headBtns}</p>`
+    + `<p class="note">${t('inside.qkv_html', { q: esc(queryNames[pos]) })}</p>`
+    + strip(slice(a.q, pos), t('inside.q', { name: queryNames[pos] }));
+  for (let j = 0; j < nk; j++) html += strip(slice(a.k, j), t('inside.k', { name: keyNames[j] })) ;
+  html += '</div>';
+  const scaleRow = `<tr><th scope="row">${esc(t('inside.scaledRow', { s: d3(a.scale), dh }))}</th>${scaled.map(cell).join('')}</tr>`;
+  html += `<div class="in-stage"><h4>${esc(t(hasMask ? 'inside.scoresTitle' : 'inside.scoresTitleNoMask'))}</h4>`
+    + scrollRegion(`<table class="in-scores"><caption>${esc(t('inside.scoresCaption', { q: queryNames[pos], n: h + 1 }))}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>`
+      + line(esc(t('inside.rawRow')), raw) + scaleRow
+      + line(esc(t(st.unscaled ? 'inside.softmaxRawRow' : 'inside.softmaxRow')), st.unscaled ? unscaled : weights, 'in-softmax')
+      + '</tbody></table>')
+    + `<p><button type="button" class="small" data-action="in-scale" aria-pressed="${st.unscaled}">${esc(t(st.unscaled ? 'inside.withScaling' : 'inside.withoutScaling'))}</button></p>`
+    + `<p class="note">${esc(t('inside.scaleWhy', { dh, s: d3(a.scale) }))} ${esc(t(Math.abs(peak(weights) - peak(unscaled)) < 0.005 ? 'inside.scaleSame' : 'inside.scaleHere', { peak: d3(peak(weights)), rawPeak: d3(peak(unscaled)) }))}</p></div>`;
+  // Every query's weights for this head: QKᵀ after scaling, masking and softmax.
+  const matrix = Array.from({ length: nq }, (_, qi) => Array.from({ length: nk }, (_, kj) => at(a.weights, qi, kj)));
+  html += `<div class="in-stage"><h4>${esc(t(hasMask ? 'inside.matrixTitle' : 'inside.matrixTitleNoMask'))}</h4>`
+    + heatmap({ matrix, rowLabels: queryNames, colLabels: keyNames, caption: t('inside.matrixCaption', { n: h + 1 }), fit: true, highlightRow: pos,
+      masked: (qi, kj) => a.mask[qi * nk + kj] === 1, maskedText: t('inside.masked'), arrow: '→', values: true, tableClass: 'in-matrix' }) + '</div>';
+  // Each head's output, side by side, then W_O.
+  let heads = '';
+  for (let k = 0; k < H; k++) heads += strip(a.headOutputs.subarray(pos * d.dModel + k * dh, pos * d.dModel + (k + 1) * dh), t('inside.headOut', { n: k + 1 }));
+  html += `<div class="in-stage"><h4>${esc(t('inside.headsTitle'))}</h4>${heads}<p class="in-op">${esc(t('inside.concat'))}</p>`
+    + strip(row(a.headOutputs, pos, d.dModel), t('inside.concatName')) + `<p class="note">${esc(t('inside.woWhy', { d: d.dModel }))}</p></div>`;
+  return html;
+}
+
+export function ffnView(d, sub, pos) {
+  const F = d.ffnDim;
+  const hidden = row(sub.ffnHidden, pos, F);
+  const zeros = hidden.filter((v) => v === 0).length;
+  return `<div class="in-stage"><h4>${esc(t('inside.ffnTitle', { d: d.dModel, f: F }))}</h4>`
+    + strip(row(sub.preNorm ? sub.norm.output : sub.input, pos, d.dModel), t('inside.ffnIn'))
+    + strip(hidden, t('inside.ffnHidden', { act: d.activation }), { cell: 2 })
+    + `<p class="note in-relu">${esc(t(d.activation === 'relu' ? 'inside.reluZeros' : 'inside.geluNote', { zeros, f: F }))}</p></div>`;
+}
