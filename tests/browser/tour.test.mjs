@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { moduleModel, releaseModels } from './expect.mjs';
 import { makeLane, moduleOptions } from './lanes.mjs';
+import { fmt } from '../../web/js/format.js';
 import { artifact, assertFitsPhone, openPage, servedSite, site } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -56,6 +57,13 @@ function readPage(page) {
     };
   });
 }
+
+const softmaxOf = (xs) => {
+  const m = Math.max(...xs);
+  const e = xs.map((v) => Math.exp(v - m));
+  const z = e.reduce((x, y) => x + y, 0);
+  return e.map((v) => v / z);
+};
 
 /** A beam lane's live hypotheses after decoder pass k, best first. */
 function liveAt(page, lane, k) {
@@ -139,6 +147,94 @@ const CLAIMS = [
     const right = end.panels.filter((p) => reference.includes(p.result));
     assert.equal(right.length, 2, JSON.stringify(end.panels));
     for (const p of end.panels) if (!right.includes(p)) assert.equal(p.result, 'D EH L IY T');
+  },
+  // Inside the pass that chose EH (DELETE, step 2): the inputs are BEGIN and D.
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const enc = d.encoder;
+    const W = d.dModel;
+    const row = (f, r) => Array.from(f.subarray(r * W, (r + 1) * W));
+    // The three E's (positions 2, 4, 6): one token embedding, three inputs.
+    assert.deepEqual(row(enc.tokenEmbedding, 1), row(enc.tokenEmbedding, 3));
+    assert.deepEqual(row(enc.tokenEmbedding, 1), row(enc.tokenEmbedding, 5));
+    assert.notDeepEqual(row(enc.input, 1), row(enc.input, 3));
+    assert.notDeepEqual(row(enc.input, 3), row(enc.input, 5));
+    // Sinusoidal: sin and cos of the position at falling frequencies; left columns fast, right ones slow.
+    assert.equal(d.positionalKind, 'sinusoidal');
+    for (const p of [0, 1, 3, 5]) {
+      const pe = row(enc.positional, p);
+      for (let i = 0; i < W / 2; i++) {
+        const angle = p / 10000 ** ((2 * i) / W);
+        assert.ok(Math.abs(pe[2 * i] - Math.sin(angle)) < 1e-4 && Math.abs(pe[2 * i + 1] - Math.cos(angle)) < 1e-4, `PE[${p}][${2 * i}]`);
+      }
+    }
+    const step = (j) => Math.abs(row(enc.positional, 1)[j] - row(enc.positional, 0)[j]);
+    assert.ok(step(0) > 0.5 && step(W - 2) < 1e-3, `${step(0)} ${step(W - 2)}`);
+    // The page shows the second E: its token embedding and its input, the module's numbers.
+    const shown = await page.$$eval('.lane .inside [data-stage="embed"] .vec-row', (rs) => rs.map((r) => [...r.querySelectorAll('.vec-table td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    assert.equal(shown.length, 3);
+    row(enc.tokenEmbedding, 3).forEach((v, j) => assert.ok(Math.abs(shown[0][j] - v) < 1.5e-3, `embedding ${j}`));
+    row(enc.input, 3).forEach((v, j) => assert.ok(Math.abs(shown[2][j] - v) < 1.5e-3, `input ${j}`));
+    assert.ok(TEXT[lang]['tour.pe.text'].includes('256') && d.dModel === 256);
+  },
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const a = d.decoder.layers[2].crossAttention.attention;
+    const nq = a.queries, nk = a.keys, h = 2, q = 1;
+    const at = (flat, j) => flat[(h * nq + q) * nk + j];
+    const raw = Array.from({ length: nk }, (_, j) => at(a.scores, j));
+    const weights = Array.from({ length: nk }, (_, j) => at(a.weights, j));
+    const said = TEXT[lang]['tour.qkv.text'];
+    const unscaled = softmaxOf(raw);
+    for (const v of [fmt(Math.min(...raw), 3), fmt(Math.max(...raw), 3), fmt(a.scale, 3), fmt(weights[0], 3), fmt(weights[2], 3), fmt(unscaled[0], 3), String(d.headDim), String(d.heads)]) {
+      assert.ok(said.includes(v), `${v} is in the text`);
+    }
+    assert.equal(Math.max(...weights), weights[0], 'D has the largest weight');
+    assert.equal(Math.max(...unscaled), unscaled[0]);
+    // The page's table is these numbers; without scaling its softmax row is the raw scores'.
+    const table = () => page.$$eval('.lane .inside table.in-scores tbody tr', (rs) => rs.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    const rows = await table();
+    raw.forEach((v, j) => assert.ok(Math.abs(rows[0][j] - v) < 1.5e-3, `raw ${j}`));
+    raw.forEach((v, j) => assert.ok(Math.abs(rows[1][j] - v * a.scale) < 1.5e-3, `scaled ${j}`));
+    weights.forEach((v, j) => assert.ok(Math.abs(rows[2][j] - v) < 1.5e-3, `softmax ${j}`));
+    await page.click('.lane .inside [data-action="in-scale"]');
+    const off = await table();
+    unscaled.forEach((v, j) => assert.ok(Math.abs(off[2][j] - v) < 1.5e-3, `without scaling ${j}`));
+    await page.focus('#tour-next');   // as a learner would return to the tour after trying the toggle
+  },
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const a = d.decoder.layers[2].crossAttention.attention;
+    const nq = a.queries, nk = a.keys, q = 1;
+    const w = (h) => Array.from({ length: nk }, (_, j) => a.weights[(h * nq + q) * nk + j]);
+    const peak = (h) => { const x = w(h); const j = x.indexOf(Math.max(...x)); return { j, v: x[j] }; };
+    // Heads 1 and 2 on the first E, head 4 on the last; head 3 between D and L.
+    assert.deepEqual([peak(0).j, peak(1).j, peak(3).j], [1, 1, 5]);
+    const said = TEXT[lang]['tour.heads.text'];
+    for (const v of [peak(0).v, peak(1).v, peak(3).v, w(2)[0], w(2)[2]].map((x) => fmt(x, 3))) assert.ok(said.includes(v), `${v} is in the text`);
+    // The page: head 3's weighted values, and Y = concat · W_O as the module's delta.
+    const labels = await page.$$eval('.lane .inside [data-stage="values"] .vec-name', (ns) => ns.map((n) => n.textContent));
+    assert.ok(labels.some((l) => l.startsWith(`${fmt(w(2)[0], 3)} × v`)) && labels.some((l) => l.startsWith(`${fmt(w(2)[2], 3)} × v`)), labels.join(' | '));
+    const rows = await page.$$eval('.lane .inside [data-stage="heads"] .vec-row', (rs) => rs.map((r) => [...r.querySelectorAll('.vec-table td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    assert.equal(rows.length, d.heads + 2, 'each head, the concatenation, Y');
+    const delta = d.decoder.layers[2].crossAttention.delta;
+    rows.at(-1).forEach((v, j) => assert.ok(Math.abs(v - delta[q * d.dModel + j]) < 1.5e-3, `Y ${j}`));
+    const concat = a.headOutputs.subarray(q * d.dModel, (q + 1) * d.dModel);
+    rows.at(-2).forEach((v, j) => assert.ok(Math.abs(v - concat[j]) < 1.5e-3, `concatenation ${j}`));
+  },
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    assert.equal(d.norm, 'pre');
+    const f = d.decoder.layers[2].ffn;
+    const W = d.dModel;
+    const input = Array.from(f.norm.input.subarray(W, 2 * W));
+    const zeros = Array.from(f.ffnHidden.subarray(d.ffnDim, 2 * d.ffnDim)).filter((v) => v === 0).length;
+    const said = TEXT[lang]['tour.addNorm.text'];
+    const nums = [fmt(f.norm.mean[1], 3), fmt(f.norm.std[1], 3), fmt(Math.min(...input), 3), fmt(Math.max(...input), 3), String(zeros), String(d.ffnDim), String(W)];
+    for (const v of nums) assert.ok(said.includes(v), `${v} is in the text`);
+    const norm = await page.textContent('.lane .inside [data-stage="norm"]');
+    for (const v of nums.slice(0, 4)) assert.ok(norm.includes(v), `${v} is on the page`);
+    assert.ok((await page.textContent('.lane .inside [data-stage="ffn"] .in-relu')).includes(String(zeros)));
   },
   async (page, { lanes: [greedy, nar], measured }) => {
     assert.ok(nar.passes < greedy.passes, `NAR ${nar.passes} passes, greedy ${greedy.passes}`);
@@ -240,7 +336,7 @@ async function axe(page) {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
 }
 
-const AXE_STOPS = new Set([1, 6]);
+const AXE_STOPS = new Set([1, 4, 6, 8, 9, 11, 13]);
 
 for (const lang of ['en', 'zh']) {
   for (const [width, height] of SIZES) {
