@@ -118,6 +118,37 @@ describe('inside this step', () => {
     await page.close();
   });
 
+  test('a beam lane: the inside follows the hypothesis picked, and its map\'s cells open it', async () => {
+    const { page, errors } = await openPage(served.context, served.url('?w=DELETE&lane=beam&t=3'));
+    await waitReady(page);
+    // Pick the live hypothesis D IH L in the table: the pass that chose its L read BEGIN D IH.
+    const ids = await page.evaluate(() => seq2seqPage.lanes[0].snaps[3].live.map((h) => ({ id: h.id, text: h.texts.join(' ') })));
+    const pick = ids.find((h) => h.text === 'D IH L');
+    assert.ok(pick, ids.map((h) => h.text).join(' | '));
+    await page.click(`.lane [data-action="select"][data-node="${pick.id}"]`);
+    await openInside(page);
+    await page.click('details.inside [data-action="in-pick"][data-sub="out"]');
+    await page.waitForSelector('details.inside table.in-logits');
+    const probs = await page.$$eval('details.inside table.in-logits tbody tr', (rows) => rows.map((r) => ({ token: r.dataset.token, p: Number(r.dataset.p) })));
+    const model = await moduleModel(AR);
+    const d = model.inspect('DELETE', ['D', 'IH']);
+    const V = d.vocabSize;
+    const last = Array.from(d.logits.subarray((d.target.length - 1) * V, d.target.length * V));
+    const want = softmax(last);
+    const vocab = model.info.targetVocab;
+    for (const r of probs.slice(0, 3)) assert.ok(Math.abs(r.p - want[vocab.indexOf(r.token)]) < 2e-3, `${r.token}: ${r.p} vs ${want[vocab.indexOf(r.token)]}`);
+    assert.equal(probs[0].token, 'L');
+    // The selected path's cross-attention map: a cell opens the inside at that row's query.
+    await page.click('details.inside [data-action="in-pick"][data-sub="embed"][data-stack="encoder"]');
+    const cell = page.locator('.lane .view [data-in-stack="decoder"] [data-row="2"]').first();
+    await cell.click();
+    await page.waitForSelector('details.inside table.in-scores');
+    const st = await page.evaluate(() => { const s = seq2seqPage.lanes[0].ui.inside; return { sub: s.sub, pos: s.pos, stack: s.stack }; });
+    assert.deepEqual(st, { sub: 'cross', pos: 2, stack: 'decoder' });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the step slider moves what it shows; the embedding and FFN views carry the module\'s numbers', async () => {
     const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&lane=greedy&t=2`));
     await waitReady(page);
