@@ -80,6 +80,75 @@ describe('inside this step', () => {
     await page.close();
   });
 
+  test('DELETE step 2, last layer\'s cross-attention, head 3: the weighted values sum to the head\'s output, W_O gives Y; LayerNorm\'s distributions', async () => {
+    const { page, errors } = await openPage(served.context, served.url('?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2'));
+    await waitReady(page);
+    await page.waitForSelector('details.inside [data-stage="values"]', { timeout: 20000 });
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const sub = d.decoder.layers[2].crossAttention;
+    const a = sub.attention;
+    const W = d.dModel, dh = d.headDim, h = 2, q = 1, nk = a.keys;
+    const numbers = (sel) => page.$$eval(sel, (rs) => rs.map((r) => ({ name: r.querySelector('.vec-name').textContent, v: [...r.querySelectorAll('.vec-table td')].map((c) => Number(c.textContent.replace('−', '-'))) })));
+    const values = await numbers('details.inside [data-stage="values"] .vec-row');
+    assert.equal(values.length, nk + 1, 'one product per key, then their sum');
+    const sum = new Array(dh).fill(0);
+    for (let j = 0; j < nk; j++) {
+      const w = a.weights[(h * a.queries + q) * nk + j];
+      const v = a.v.subarray(j * W + h * dh, j * W + (h + 1) * dh);
+      v.forEach((x, i) => { sum[i] += w * x; assert.ok(Math.abs(values[j].v[i] - w * x) < 1.5e-3, `w·v, key ${j}, ${i}`); });
+    }
+    const out = a.headOutputs.subarray(q * W + h * dh, q * W + (h + 1) * dh);
+    out.forEach((x, i) => {
+      assert.ok(Math.abs(sum[i] - x) < 1e-4, `the module's head output is Σ w·v (${i})`);
+      assert.ok(Math.abs(values[nk].v[i] - x) < 1.5e-3, `the page's Σ (${i})`);
+    });
+    const heads = await numbers('details.inside [data-stage="heads"] .vec-row');
+    heads.at(-1).v.forEach((x, i) => assert.ok(Math.abs(x - sub.delta[q * W + i]) < 1.5e-3, `Y = concat · W_O (${i})`));
+    // Pre-LN: the norm this sublayer reads, drawn as three distributions.
+    const hists = await page.$$eval('details.inside [data-stage="norm"] .hist', (fs) => fs.map((f) => ({ mean: Number(f.dataset.mean), std: Number(f.dataset.std) })));
+    assert.equal(hists.length, 3);
+    assert.ok(Math.abs(hists[0].mean - sub.norm.mean[q]) < 1e-3, `mean before: ${hists[0].mean} vs ${sub.norm.mean[q]}`);
+    assert.ok(Math.abs(hists[0].std - sub.norm.std[q]) / sub.norm.std[q] < 1e-3, `std before: ${hists[0].std} vs ${sub.norm.std[q]}`);
+    assert.ok(Math.abs(hists[1].mean) < 1e-4 && Math.abs(hists[1].std - 1) < 1e-3, `standardised: ${hists[1].mean}, ${hists[1].std}`);
+    const after = Array.from(sub.norm.output.subarray(q * W, (q + 1) * W));
+    const m = after.reduce((x, y) => x + y, 0) / W;
+    assert.ok(Math.abs(hists[2].mean - m) < 1e-4, 'after γ and β: the module\'s output');
+    await page.locator('details.inside [data-stage="values"]').screenshot({ path: artifact('inside-values.png') });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a beam lane: the inside follows the hypothesis picked, and its map\'s cells open it', async () => {
+    const { page, errors } = await openPage(served.context, served.url('?w=DELETE&lane=beam&t=3'));
+    await waitReady(page);
+    // Pick the live hypothesis D IH L in the table: the pass that chose its L read BEGIN D IH.
+    const ids = await page.evaluate(() => seq2seqPage.lanes[0].snaps[3].live.map((h) => ({ id: h.id, text: h.texts.join(' ') })));
+    const pick = ids.find((h) => h.text === 'D IH L');
+    assert.ok(pick, ids.map((h) => h.text).join(' | '));
+    await page.click(`.lane [data-action="select"][data-node="${pick.id}"]`);
+    await openInside(page);
+    await page.click('details.inside [data-action="in-pick"][data-sub="out"]');
+    await page.waitForSelector('details.inside table.in-logits');
+    const probs = await page.$$eval('details.inside table.in-logits tbody tr', (rows) => rows.map((r) => ({ token: r.dataset.token, p: Number(r.dataset.p) })));
+    const model = await moduleModel(AR);
+    const d = model.inspect('DELETE', ['D', 'IH']);
+    const V = d.vocabSize;
+    const last = Array.from(d.logits.subarray((d.target.length - 1) * V, d.target.length * V));
+    const want = softmax(last);
+    const vocab = model.info.targetVocab;
+    for (const r of probs.slice(0, 3)) assert.ok(Math.abs(r.p - want[vocab.indexOf(r.token)]) < 2e-3, `${r.token}: ${r.p} vs ${want[vocab.indexOf(r.token)]}`);
+    assert.equal(probs[0].token, 'L');
+    // The selected path's cross-attention map: a cell opens the inside at that row's query.
+    await page.click('details.inside [data-action="in-pick"][data-sub="embed"][data-stack="encoder"]');
+    const cell = page.locator('.lane .view [data-in-stack="decoder"] [data-row="2"]').first();
+    await cell.click();
+    await page.waitForSelector('details.inside table.in-scores');
+    const st = await page.evaluate(() => { const s = seq2seqPage.lanes[0].ui.inside; return { sub: s.sub, pos: s.pos, stack: s.stack }; });
+    assert.deepEqual(st, { sub: 'cross', pos: 2, stack: 'decoder' });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the step slider moves what it shows; the embedding and FFN views carry the module\'s numbers', async () => {
     const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&lane=greedy&t=2`));
     await waitReady(page);

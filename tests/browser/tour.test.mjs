@@ -11,10 +11,16 @@ import { STOPS } from '../../web/js/tour.js';
 import { decodeState } from '../../web/js/address.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
-import { artifact, assertFitsPhone, openPage, servedSite } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { moduleModel, releaseModels } from './expect.mjs';
+import { makeLane, moduleOptions } from './lanes.mjs';
+import { fmt } from '../../web/js/format.js';
+import { artifact, assertFitsPhone, openPage, servedSite, site } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const served = servedSite();
+const served = servedSite({ cleanup: releaseModels });
+const AR = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8')).models.find((m) => m.id === 'g2p-transformer');
 const SIZES = [[1400, 1000], [390, 844]];
 const TEXT = { en, zh };
 
@@ -29,6 +35,7 @@ function readPage(page) {
     const lanes = [...document.querySelectorAll('#lanes > .lane')];
     const passes = (el) => Number(el.querySelector('[data-k="passes"]')?.textContent);
     return {
+      lang: document.documentElement.lang === 'en' ? 'en' : 'zh',
       reference: window.seq2seqPage.reference?.prons ?? [],
       measured: document.getElementById('tour-measured').hidden ? null : document.getElementById('tour-measured').textContent,
       lanes: lanes.map((el, i) => ({
@@ -51,6 +58,13 @@ function readPage(page) {
   });
 }
 
+const softmaxOf = (xs) => {
+  const m = Math.max(...xs);
+  const e = xs.map((v) => Math.exp(v - m));
+  const z = e.reduce((x, y) => x + y, 0);
+  return e.map((v) => v / z);
+};
+
 /** A beam lane's live hypotheses after decoder pass k, best first. */
 function liveAt(page, lane, k) {
   return page.evaluate(([l, s]) => window.seq2seqPage.lanes[l].snaps[s].live.slice()
@@ -67,19 +81,30 @@ const CLAIMS = [
     assert.ok(reference.includes(beam.result), `beam ${beam.result} is the reference ${reference}`);
     assert.equal(beam.result, 'D IH L IY T');
   },
-  async (page, { lanes: [k1, k5] }) => {
-    // Step 2: D EH leads; k = 1 holds it alone, k = 5 holds D IH too. The trees show as many live nodes.
+  async (page, { lang, lanes: [greedy, beam] }) => {
+    // Step 2: greedy has taken EH over IH (the notes' A and B); the k = 5 tree holds both.
     assert.equal(await page.evaluate(() => window.seq2seqPage.t), 2);
-    assert.ok(k1.tree && k5.tree, 'both trees drawn');
-    assert.deepEqual([k1.liveNodes, k5.liveNodes], [1, 5]);
-    assert.equal(await bestLiveAt(page, 0, 2), 'D EH');
-    assert.equal(await bestLiveAt(page, 1, 2), 'D EH');
+    assert.ok(beam.tree, 'the beam tree is drawn');
+    assert.equal(beam.liveNodes, 5);
     assert.ok((await liveAt(page, 1, 2)).includes('D IH'));
-    assert.ok(!(await liveAt(page, 0, 2)).includes('D IH'));
+    assert.equal(await page.evaluate(() => window.seq2seqPage.lanes[0].snaps[2].live[0].texts.join(' ')), 'D EH');
+    // Every number the text gives, from the module: the bars, the later steps, the two paths' probabilities.
+    const bars = await page.$$eval('.lane:nth-child(1) .bars .bar', (bs) => Object.fromEntries(bs.map((b) => [b.querySelector('.bar-label').firstChild.textContent.trim(), b.querySelector('.bar-value').firstChild.textContent.trim()])));
+    const model = await moduleModel(AR);
+    const options = moduleOptions(makeLane('greedy'));
+    const [eh, ih] = ['D EH L IY T', 'D IH L IY T'].map((y) => model.score('DELETE', y, options));
+    const pct = (lp) => (Math.exp(lp) * 100).toFixed(1);
+    const said = TEXT[lang]['tour.beam.text'];
+    for (const [what, v] of [['P(EH)', pct(eh.tokenLogprobs[1])], ['P(IH)', pct(ih.tokenLogprobs[1])], ['P(IY | D IH L)', pct(ih.tokenLogprobs[3])],
+      ['P(IY | D EH L)', pct(eh.tokenLogprobs[3])], ['P(D IH L IY T)', Math.exp(ih.logprob).toFixed(3)], ['P(D EH L IY T)', Math.exp(eh.logprob).toFixed(3)]]) {
+      assert.ok(said.includes(v), `${what} = ${v} is in the text`);
+    }
+    assert.equal(bars.EH, `${pct(eh.tokenLogprobs[1])}%`);
+    assert.equal(bars.IH, `${pct(ih.tokenLogprobs[1])}%`);
+    assert.ok(eh.tokenLogprobs[1] > ih.tokenLogprobs[1] && ih.logprob > eh.logprob, 'A first, B over the whole path');
     // "Press → to the end, where D IH wins": from the keyboard, focus staying on Next.
     for (let i = 0; i < 30 && await page.evaluate(() => window.seq2seqPage.t < window.seq2seqPage.maxT()); i++) await page.keyboard.press('ArrowRight');
     const end = await readPage(page);
-    assert.ok(!end.reference.includes(end.lanes[0].result), `k = 1 gives ${end.lanes[0].result}`);
     assert.equal(end.lanes[0].result, 'D EH L IY T');
     assert.ok(end.reference.includes(end.lanes[1].result), `k = 5 gives ${end.lanes[1].result}`);
     assert.equal(end.lanes[1].result, 'D IH L IY T');
@@ -92,11 +117,124 @@ const CLAIMS = [
     assert.equal(average.result, 'F AO R AH S T AH L');
     assert.equal(none.result.split(' ').length + 1, average.result.split(' ').length, 'one phoneme short');
   },
-  async (page, { reference, lanes: [compare] }) => {
+  async (page, { lang }) => {
+    // The table is models.json's (the manifest's) WER by length; the text quotes its ends.
+    const rows = await page.$$eval('table.by-length tbody tr', (rs) => rs.map((r) => ({ id: r.dataset.model, none: r.classList.contains('bottleneck'), cells: [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-'))) })));
+    const none = rows.filter((r) => r.none);
+    const att = rows.filter((r) => !r.none);
+    assert.equal(none.length, 1);
+    assert.equal(att.length, 4);
+    const range = (k) => [Math.min(...att.map((r) => r.cells[k])), Math.max(...att.map((r) => r.cells[k]))].map((v) => v.toFixed(1)).join('-');
+    const said = TEXT[lang]['tour.bottleneck.text'];
+    const last = none[0].cells.length - 2;   // the last length bucket (12+); the last cell is "all"
+    for (const v of [none[0].cells[0].toFixed(1), range(0), none[0].cells[last].toFixed(1), range(last)]) assert.ok(said.includes(v), `${v} is in the text`);
+    assert.ok(none[0].cells[last] - Math.max(...att.map((r) => r.cells[last])) > 10, 'far worse on long words');
+    assert.ok(none[0].cells[0] - Math.min(...att.map((r) => r.cells[0])) < 1.5, 'as good on short ones');
+  },
+  async (page, { lang, reference, lanes: [compare] }) => {
     assert.deepEqual(compare.panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
-    const right = compare.panels.filter((p) => reference.includes(p.result));
-    assert.equal(right.length, 2, JSON.stringify(compare.panels));
-    for (const p of compare.panels) if (!right.includes(p)) assert.equal(p.result, 'D EH L IY T');
+    // The raw scores' spreads, as each panel computes them (max − min of e_j at step 2), are the text's.
+    await page.waitForFunction(() => document.querySelectorAll('.lane-compare table.raw-e').length === 4, null, { timeout: 20000 });
+    const spreads = await page.$$eval('.lane-compare table.raw-e', (ts) => ts.map((t) => {
+      const e = [...t.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')));
+      return (Math.max(...e) - Math.min(...e)).toFixed(1);
+    }));
+    const said = TEXT[lang]['tour.scores.text'];
+    for (const v of spreads) assert.ok(said.includes(v), `spread ${v} is in the text`);
+    // At the end the two right and two wrong.
+    for (let i = 0; i < 30 && await page.evaluate(() => window.seq2seqPage.t < window.seq2seqPage.maxT()); i++) await page.keyboard.press('ArrowRight');
+    const end = (await readPage(page)).lanes[0];
+    const right = end.panels.filter((p) => reference.includes(p.result));
+    assert.equal(right.length, 2, JSON.stringify(end.panels));
+    for (const p of end.panels) if (!right.includes(p)) assert.equal(p.result, 'D EH L IY T');
+  },
+  // Inside the pass that chose EH (DELETE, step 2): the inputs are BEGIN and D.
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const enc = d.encoder;
+    const W = d.dModel;
+    const row = (f, r) => Array.from(f.subarray(r * W, (r + 1) * W));
+    // The three E's (positions 2, 4, 6): one token embedding, three inputs.
+    assert.deepEqual(row(enc.tokenEmbedding, 1), row(enc.tokenEmbedding, 3));
+    assert.deepEqual(row(enc.tokenEmbedding, 1), row(enc.tokenEmbedding, 5));
+    assert.notDeepEqual(row(enc.input, 1), row(enc.input, 3));
+    assert.notDeepEqual(row(enc.input, 3), row(enc.input, 5));
+    // Sinusoidal: sin and cos of the position at falling frequencies; left columns fast, right ones slow.
+    assert.equal(d.positionalKind, 'sinusoidal');
+    for (const p of [0, 1, 3, 5]) {
+      const pe = row(enc.positional, p);
+      for (let i = 0; i < W / 2; i++) {
+        const angle = p / 10000 ** ((2 * i) / W);
+        assert.ok(Math.abs(pe[2 * i] - Math.sin(angle)) < 1e-4 && Math.abs(pe[2 * i + 1] - Math.cos(angle)) < 1e-4, `PE[${p}][${2 * i}]`);
+      }
+    }
+    const step = (j) => Math.abs(row(enc.positional, 1)[j] - row(enc.positional, 0)[j]);
+    assert.ok(step(0) > 0.5 && step(W - 2) < 1e-3, `${step(0)} ${step(W - 2)}`);
+    // The page shows the second E: its token embedding and its input, the module's numbers.
+    const shown = await page.$$eval('.lane .inside [data-stage="embed"] .vec-row', (rs) => rs.map((r) => [...r.querySelectorAll('.vec-table td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    assert.equal(shown.length, 3);
+    row(enc.tokenEmbedding, 3).forEach((v, j) => assert.ok(Math.abs(shown[0][j] - v) < 1.5e-3, `embedding ${j}`));
+    row(enc.input, 3).forEach((v, j) => assert.ok(Math.abs(shown[2][j] - v) < 1.5e-3, `input ${j}`));
+    assert.ok(TEXT[lang]['tour.pe.text'].includes('256') && d.dModel === 256);
+  },
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const a = d.decoder.layers[2].crossAttention.attention;
+    const nq = a.queries, nk = a.keys, h = 2, q = 1;
+    const at = (flat, j) => flat[(h * nq + q) * nk + j];
+    const raw = Array.from({ length: nk }, (_, j) => at(a.scores, j));
+    const weights = Array.from({ length: nk }, (_, j) => at(a.weights, j));
+    const said = TEXT[lang]['tour.qkv.text'];
+    const unscaled = softmaxOf(raw);
+    for (const v of [fmt(Math.min(...raw), 3), fmt(Math.max(...raw), 3), fmt(a.scale, 3), fmt(weights[0], 3), fmt(weights[2], 3), fmt(unscaled[0], 3), String(d.headDim), String(d.heads)]) {
+      assert.ok(said.includes(v), `${v} is in the text`);
+    }
+    assert.equal(Math.max(...weights), weights[0], 'D has the largest weight');
+    assert.equal(Math.max(...unscaled), unscaled[0]);
+    // The page's table is these numbers; without scaling its softmax row is the raw scores'.
+    const table = () => page.$$eval('.lane .inside table.in-scores tbody tr', (rs) => rs.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    const rows = await table();
+    raw.forEach((v, j) => assert.ok(Math.abs(rows[0][j] - v) < 1.5e-3, `raw ${j}`));
+    raw.forEach((v, j) => assert.ok(Math.abs(rows[1][j] - v * a.scale) < 1.5e-3, `scaled ${j}`));
+    weights.forEach((v, j) => assert.ok(Math.abs(rows[2][j] - v) < 1.5e-3, `softmax ${j}`));
+    await page.click('.lane .inside [data-action="in-scale"]');
+    const off = await table();
+    unscaled.forEach((v, j) => assert.ok(Math.abs(off[2][j] - v) < 1.5e-3, `without scaling ${j}`));
+    await page.focus('#tour-next');   // as a learner would return to the tour after trying the toggle
+  },
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    const a = d.decoder.layers[2].crossAttention.attention;
+    const nq = a.queries, nk = a.keys, q = 1;
+    const w = (h) => Array.from({ length: nk }, (_, j) => a.weights[(h * nq + q) * nk + j]);
+    const peak = (h) => { const x = w(h); const j = x.indexOf(Math.max(...x)); return { j, v: x[j] }; };
+    // Heads 1 and 2 on the first E, head 4 on the last; head 3 between D and L.
+    assert.deepEqual([peak(0).j, peak(1).j, peak(3).j], [1, 1, 5]);
+    const said = TEXT[lang]['tour.heads.text'];
+    for (const v of [peak(0).v, peak(1).v, peak(3).v, w(2)[0], w(2)[2]].map((x) => fmt(x, 3))) assert.ok(said.includes(v), `${v} is in the text`);
+    // The page: head 3's weighted values, and Y = concat · W_O as the module's delta.
+    const labels = await page.$$eval('.lane .inside [data-stage="values"] .vec-name', (ns) => ns.map((n) => n.textContent));
+    assert.ok(labels.some((l) => l.startsWith(`${fmt(w(2)[0], 3)} × v`)) && labels.some((l) => l.startsWith(`${fmt(w(2)[2], 3)} × v`)), labels.join(' | '));
+    const rows = await page.$$eval('.lane .inside [data-stage="heads"] .vec-row', (rs) => rs.map((r) => [...r.querySelectorAll('.vec-table td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    assert.equal(rows.length, d.heads + 2, 'each head, the concatenation, Y');
+    const delta = d.decoder.layers[2].crossAttention.delta;
+    rows.at(-1).forEach((v, j) => assert.ok(Math.abs(v - delta[q * d.dModel + j]) < 1.5e-3, `Y ${j}`));
+    const concat = a.headOutputs.subarray(q * d.dModel, (q + 1) * d.dModel);
+    rows.at(-2).forEach((v, j) => assert.ok(Math.abs(v - concat[j]) < 1.5e-3, `concatenation ${j}`));
+  },
+  async (page, { lang }) => {
+    const d = (await moduleModel(AR)).inspect('DELETE', ['D']);
+    assert.equal(d.norm, 'pre');
+    const f = d.decoder.layers[2].ffn;
+    const W = d.dModel;
+    const input = Array.from(f.norm.input.subarray(W, 2 * W));
+    const zeros = Array.from(f.ffnHidden.subarray(d.ffnDim, 2 * d.ffnDim)).filter((v) => v === 0).length;
+    const said = TEXT[lang]['tour.addNorm.text'];
+    const nums = [fmt(f.norm.mean[1], 3), fmt(f.norm.std[1], 3), fmt(Math.min(...input), 3), fmt(Math.max(...input), 3), String(zeros), String(d.ffnDim), String(W)];
+    for (const v of nums) assert.ok(said.includes(v), `${v} is in the text`);
+    const norm = await page.textContent('.lane .inside [data-stage="norm"]');
+    for (const v of nums.slice(0, 4)) assert.ok(norm.includes(v), `${v} is on the page`);
+    assert.ok((await page.textContent('.lane .inside [data-stage="ffn"] .in-relu')).includes(String(zeros)));
   },
   async (page, { lanes: [greedy, nar], measured }) => {
     assert.ok(nar.passes < greedy.passes, `NAR ${nar.passes} passes, greedy ${greedy.passes}`);
@@ -139,13 +277,25 @@ const CLAIMS = [
     assert.equal(await page.locator('.lane-mp .draft-tabs button').count(), 3);
     assert.ok(mp.passes > 1 && mp.passes <= 10, `a few passes: ${mp.passes}`);
   },
-  async (page, { reference, lanes: [plain, forced] }) => {
-    assert.ok(!reference.includes(plain.result));
-    // The reference's first two phonemes are fed in, as teacher forcing feeds them.
-    assert.deepEqual(forced.forcedChips, ['D', 'IH']);
-    assert.ok(reference.some((r) => r.startsWith('D IH ')));
-    assert.ok(reference.includes(forced.result), `forced ${forced.result}`);
-    assert.equal(forced.result, 'D IH L IY T');
+  async (page, { lang, reference, lanes: [greedy] }) => {
+    assert.ok(!reference.includes(greedy.result), `greedy ${greedy.result} is wrong`);
+    // The table: the reference fed (teacher forcing) beside free running, parted at position 2.
+    const table = await page.$eval('.lane .forcing', (v) => ({
+      split: Number(v.dataset.split),
+      rows: [...v.querySelectorAll('tbody tr')].map((r) => [...r.querySelectorAll('td')].map((c) => c.dataset.p ?? c.textContent)),
+    }));
+    assert.equal(table.split, 1, 'they part at position 2');
+    const model = await moduleModel(AR);
+    const options = moduleOptions(makeLane('greedy'));
+    const ref = model.score('DELETE', 'D IH L IY T', options);
+    const out = model.score('DELETE', 'D EH L IY T', options);
+    ref.tokenLogprobs.forEach((lp, k) => assert.ok(Math.abs(Number(table.rows[k][1]) - Math.exp(lp)) < 1e-4, `reference position ${k + 1}`));
+    const pct = (lp) => (Math.exp(lp) * 100).toFixed(1);
+    const said = TEXT[lang]['tour.forcing.text'];
+    for (const v of [pct(ref.tokenLogprobs[1]), pct(out.tokenLogprobs[1]), pct(out.tokenLogprobs[3]), pct(ref.tokenLogprobs[3])]) assert.ok(said.includes(v), `${v} is in the text`);
+    // "every later reference phoneme about 95 %"
+    for (const k of [2, 3, 4]) assert.ok(Math.abs(Math.exp(ref.tokenLogprobs[k]) - 0.95) < 0.015, `reference position ${k + 1}: ${pct(ref.tokenLogprobs[k])}`);
+    assert.ok(out.tokenLogprobs[3] < ref.tokenLogprobs[3], 'less sure after its own EH');
   },
 ];
 
@@ -186,7 +336,7 @@ async function axe(page) {
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
 }
 
-const AXE_STOPS = new Set([1, 6]);
+const AXE_STOPS = new Set([1, 4, 6, 8, 9, 11, 13]);
 
 for (const lang of ['en', 'zh']) {
   for (const [width, height] of SIZES) {

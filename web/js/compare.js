@@ -118,7 +118,7 @@ export class CompareLane extends Lane {
         .finally(() => { if (p.inside === want && !this.busy) this.render(this.index(this.ctx.step)); });
     }
     const d = p.inside.data;
-    if (!d) return d === false ? '' : `<p class="pending">${esc(t('inside.pending'))}</p>`;
+    if (!d) return d === false ? '' : `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
     const S = d.sourceLength, last = d.target.length - 1;
     const e = Array.from(d.scores.subarray(last * S, (last + 1) * S));
     const lo = Math.min(...e), hi = Math.max(...e);

@@ -21,5 +21,7 @@ export function scoreFormula(logprob, length, norm, alpha) {
 }
 
 export function fmt(x, digits = 2) {
-  return (x < 0 ? '−' : '') + Math.abs(x).toFixed(digits);
+  const abs = Math.abs(x).toFixed(digits);
+  // A negative number that rounds to zero is written 0, not −0.00.
+  return (x < 0 && Number(abs) !== 0 ? '−' : '') + abs;
 }

@@ -50,7 +50,7 @@ export function embedView(d, stack, pos, names) {
   let svg = `<svg class="pe-map" width="${w * 4}" height="${stack.length * 12}" role="img" aria-label="${esc(t('inside.peAria', { n: stack.length, d: w }))}">`;
   pe.forEach((r, i) => r.forEach((v, j) => { svg += `<rect x="${j * 4}" y="${i * 12}" width="4" height="11" fill="${diverge(v, peMax)}"><title>${esc(names[i])}, dim ${j}: ${d3(v)}</title></rect>`; }));
   svg += '</svg>';
-  return `<div class="in-stage"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos }))}</h4>`
+  return `<div class="in-stage" data-stage="embed"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos }))}</h4>`
     + strip(row(stack.tokenEmbedding, pos, w), t('inside.tokEmb'))
     + `<p class="in-op">+</p>` + strip(row(stack.positional, pos, w), t('inside.pe'))
     + `<p class="in-op">=</p>` + strip(row(stack.input, pos, w), t('inside.blockIn'))
@@ -58,12 +58,36 @@ export function embedView(d, stack, pos, names) {
     + `<h4>${esc(t('inside.peTable'))}</h4>${scrollRegion(svg, t('inside.peAria', { n: stack.length, d: w }))}</div>`;
 }
 
+/**
+ * The distribution of a vector's values as a small histogram (bins over its own range),
+ * its range and its mean and standard deviation under it.
+ */
+export function histogram(values, name) {
+  const n = values.length;
+  const lo = Math.min(...values), hi = Math.max(...values);
+  const BINS = 24, W = 168, H = 44;
+  const counts = new Array(BINS).fill(0);
+  for (const v of values) counts[Math.min(BINS - 1, Math.floor(((v - lo) / (hi - lo || 1)) * BINS))]++;
+  const top = Math.max(...counts);
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  const std = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / n);
+  const summary = t('inside.histAria', { name, n, a: d3(lo), b: d3(hi), mean: d3(mean), std: d3(std) });
+  let bars = '';
+  counts.forEach((c, i) => { const h = (c / top) * (H - 2); bars += `<rect x="${(i * W) / BINS}" y="${H - h}" width="${W / BINS - 1}" height="${h}"><title>${c}</title></rect>`; });
+  return `<figure class="hist" data-hist="${esc(name)}" data-mean="${mean}" data-std="${std}"><figcaption>${esc(name)}</figcaption>`
+    + `<svg width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="${esc(summary)}">${bars}</svg>`
+    + `<p class="hist-range"><span>${d3(lo)}</span><span>${d3(hi)}</span></p><p class="hist-stats">${esc(t('inside.histStats', { mean: d3(mean), std: d3(std) }))}</p></figure>`;
+}
+
 export function normView(n, pos, w, title) {
   const mean = n.mean[pos], std = n.std[pos];
   const before = row(n.input, pos, w), after = row(n.output, pos, w);
-  return `<div class="in-stage"><h4>${esc(title)}</h4>`
+  // (x − mean) / std from the engine's own mean and std: what LayerNorm makes before its learned γ and β.
+  const standard = Array.from(before, (v) => (v - mean) / std);
+  return `<div class="in-stage" data-stage="norm"><h4>${esc(title)}</h4>`
     + strip(before, t('inside.normIn')) + `<p class="in-op">${esc(t('inside.normOp', { mean: d3(mean), std: d3(std) }))}</p>`
     + strip(after, t('inside.normOut'))
+    + `<div class="hists">${histogram(before, t('inside.histBefore'))}<span class="in-op" aria-hidden="true">→</span>${histogram(standard, t('inside.histStandard'))}<span class="in-op" aria-hidden="true">→</span>${histogram(after, t('inside.histAfter'))}</div>`
     + `<p class="note">${esc(t('inside.normRange', { a: d3(Math.min(...before)), b: d3(Math.max(...before)), c: d3(Math.min(...after)), e: d3(Math.max(...after)) }))}</p></div>`;
 }
 
@@ -75,9 +99,9 @@ export function sublayerView(d, block, st, pos, names, letters) {
   const normFirst = sub.preNorm;
   const normTitle = t(normFirst ? 'inside.normBefore' : 'inside.normAfter');
   if (normFirst) html += normView(sub.norm, pos, w, normTitle);
-  if (sub.isAttention) html += attentionView(d, sub.attention, st, pos, st.sub === 'cross' ? letters : names, names);
+  if (sub.isAttention) html += attentionView(d, sub, st, pos, st.sub === 'cross' ? letters : names, names);
   else html += ffnView(d, sub, pos);
-  html += `<div class="in-stage"><h4>${esc(t('inside.addTitle'))}</h4>${strip(row(sub.input, pos, w), t('inside.resIn'))}<p class="in-op">+</p>`
+  html += `<div class="in-stage" data-stage="add"><h4>${esc(t('inside.addTitle'))}</h4>${strip(row(sub.input, pos, w), t('inside.resIn'))}<p class="in-op">+</p>`
     + strip(row(sub.delta, pos, w), t(sub.isAttention ? 'inside.attnOut' : 'inside.ffnOut')) + `<p class="in-op">=</p>`
     + strip(row(sub.sum, pos, w), t('inside.resSum')) + `<p class="note">${esc(t('inside.residualWhy'))}</p></div>`;
   if (!normFirst) html += normView(sub.norm, pos, w, normTitle);
@@ -91,7 +115,8 @@ function fromMap(d, st, pos, names, layers) {
   return html;
 }
 
-function attentionView(d, a, st, pos, keyNames, queryNames) {
+function attentionView(d, sub, st, pos, keyNames, queryNames) {
+  const a = sub.attention;
   const H = d.heads, dh = d.headDim, nq = a.queries, nk = a.keys;
   const h = Math.min(st.head, H - 1);
   const headBtns = Array.from({ length: H }, (_, k) => `<button type="button" class="chip-btn${k === h ? ' on' : ''}" data-action="in-head" data-head="${k}" aria-pressed="${k === h}">${esc(t('inside.headN', { n: k + 1 }))}</button>`).join('');
@@ -110,13 +135,13 @@ function attentionView(d, a, st, pos, keyNames, queryNames) {
   // and a CMLM's decoder hide no key from any query.
   const hasMask = a.mask.some((v) => v === 1);
   let html = st.sub === 'self' && st.stack === 'decoder' && !d.causal ? `<p class="note in-no-mask">${esc(t('inside.notMaskedCmlm'))}</p>` : '';
-  html += `<div class="in-stage"><h4>${esc(t('inside.qkvTitle', { n: h + 1 }))}</h4><p class="in-heads">${headBtns}</p>`
+  html += `<div class="in-stage" data-stage="qk"><h4>${esc(t('inside.qkvTitle', { n: h + 1 }))}</h4><p class="in-heads">${headBtns}</p>`
     + `<p class="note">${t('inside.qkv_html', { q: esc(queryNames[pos]) })}</p>`
     + strip(slice(a.q, pos), t('inside.q', { name: queryNames[pos] }));
   for (let j = 0; j < nk; j++) html += strip(slice(a.k, j), t('inside.k', { name: keyNames[j] })) ;
   html += '</div>';
   const scaleRow = `<tr><th scope="row">${esc(t('inside.scaledRow', { s: d3(a.scale), dh }))}</th>${scaled.map(cell).join('')}</tr>`;
-  html += `<div class="in-stage"><h4>${esc(t(hasMask ? 'inside.scoresTitle' : 'inside.scoresTitleNoMask'))}</h4>`
+  html += `<div class="in-stage" data-stage="scores"><h4>${esc(t(hasMask ? 'inside.scoresTitle' : 'inside.scoresTitleNoMask'))}</h4>`
     + scrollRegion(`<table class="in-scores"><caption>${esc(t('inside.scoresCaption', { q: queryNames[pos], n: h + 1 }))}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>`
       + line(esc(t('inside.rawRow')), raw) + scaleRow
       + line(esc(t(st.unscaled ? 'inside.softmaxRawRow' : 'inside.softmaxRow')), st.unscaled ? unscaled : weights, 'in-softmax')
@@ -125,14 +150,28 @@ function attentionView(d, a, st, pos, keyNames, queryNames) {
     + `<p class="note">${esc(t('inside.scaleWhy', { dh, s: d3(a.scale) }))} ${esc(t(Math.abs(peak(weights) - peak(unscaled)) < 0.005 ? 'inside.scaleSame' : 'inside.scaleHere', { peak: d3(peak(weights)), rawPeak: d3(peak(unscaled)) }))}</p></div>`;
   // Every query's weights for this head: QKᵀ after scaling, masking and softmax.
   const matrix = Array.from({ length: nq }, (_, qi) => Array.from({ length: nk }, (_, kj) => at(a.weights, qi, kj)));
-  html += `<div class="in-stage"><h4>${esc(t(hasMask ? 'inside.matrixTitle' : 'inside.matrixTitleNoMask'))}</h4>`
+  html += `<div class="in-stage" data-stage="matrix"><h4>${esc(t(hasMask ? 'inside.matrixTitle' : 'inside.matrixTitleNoMask'))}</h4>`
     + heatmap({ matrix, rowLabels: queryNames, colLabels: keyNames, caption: t('inside.matrixCaption', { n: h + 1 }), fit: true, highlightRow: pos,
       masked: (qi, kj) => a.mask[qi * nk + kj] === 1, maskedText: t('inside.masked'), arrow: '→', values: true, tableClass: 'in-matrix' }) + '</div>';
-  // Each head's output, side by side, then W_O.
+  // The lookup's second half: this head's values, each weighted by the softmax above,
+  // summed into the head's output (the keys decided the weights; the values are what
+  // is passed on). Masked keys have weight 0 and are left out.
+  // Each row is the product weight × v, all on one colour scale with their sum, so that a
+  // value the softmax nearly shut out is drawn nearly white.
+  const headOut = a.headOutputs.subarray(pos * d.dModel + h * dh, pos * d.dModel + (h + 1) * dh);
+  const products = [];
+  for (let j = 0; j < nk; j++) if (!masked(j)) products.push([j, slice(a.v, j).map((v) => v * weights[j])]);
+  const max = Math.max(maxAbs(headOut), ...products.map(([, p]) => maxAbs(p)));
+  const vRows = products.map(([j, p]) => strip(p, t('inside.vWeighted', { w: d3(weights[j]), name: keyNames[j] }), { max }));
+  html += `<div class="in-stage" data-stage="values"><h4>${esc(t('inside.valuesTitle', { n: h + 1 }))}</h4>`
+    + `<p class="note">${t('inside.values_html', { q: esc(queryNames[pos]) })}</p>${vRows.join('')}`
+    + `<p class="in-op">Σ =</p>${strip(headOut, t('inside.headOut', { n: h + 1 }), { max })}</div>`;
+  // Each head's output, side by side, then W_O: the sublayer's output before the residual sum.
   let heads = '';
   for (let k = 0; k < H; k++) heads += strip(a.headOutputs.subarray(pos * d.dModel + k * dh, pos * d.dModel + (k + 1) * dh), t('inside.headOut', { n: k + 1 }));
-  html += `<div class="in-stage"><h4>${esc(t('inside.headsTitle'))}</h4>${heads}<p class="in-op">${esc(t('inside.concat'))}</p>`
-    + strip(row(a.headOutputs, pos, d.dModel), t('inside.concatName')) + `<p class="note">${esc(t('inside.woWhy', { d: d.dModel }))}</p></div>`;
+  html += `<div class="in-stage" data-stage="heads"><h4>${esc(t('inside.headsTitle'))}</h4>${heads}<p class="in-op">${esc(t('inside.concat'))}</p>`
+    + strip(row(a.headOutputs, pos, d.dModel), t('inside.concatName')) + `<p class="in-op">${esc(t('inside.timesWo'))}</p>`
+    + strip(row(sub.delta, pos, d.dModel), t('inside.projected')) + `<p class="note">${esc(t('inside.woWhy', { d: d.dModel }))}</p></div>`;
   return html;
 }
 
@@ -140,7 +179,7 @@ export function ffnView(d, sub, pos) {
   const F = d.ffnDim;
   const hidden = row(sub.ffnHidden, pos, F);
   const zeros = hidden.filter((v) => v === 0).length;
-  return `<div class="in-stage"><h4>${esc(t('inside.ffnTitle', { d: d.dModel, f: F }))}</h4>`
+  return `<div class="in-stage" data-stage="ffn"><h4>${esc(t('inside.ffnTitle', { d: d.dModel, f: F }))}</h4>`
     + strip(row(sub.preNorm ? sub.norm.output : sub.input, pos, d.dModel), t('inside.ffnIn'))
     + strip(hidden, t('inside.ffnHidden', { act: d.activation }), { cell: 2 })
     + `<p class="note in-relu">${esc(t(d.activation === 'relu' ? 'inside.reluZeros' : 'inside.geluNote', { zeros, f: F }))}</p></div>`;

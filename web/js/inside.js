@@ -188,7 +188,7 @@ function body(lane) {
   const st = lane.ui.inside;
   if (st.error) return `<p class="note">${esc(t('inside.failed', { error: st.error }))}</p>`;
   const d = st.data;
-  if (!d || !st.req) return `<p class="pending">${esc(t('inside.pending'))}</p>`;
+  if (!d || !st.req) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
   settle(st, d);
   const req = st.req;
   const cmlm = req.kind === 'cmlm';

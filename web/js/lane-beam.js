@@ -9,6 +9,7 @@ import { beamTree } from './tree.js';
 import { ArLane } from './lane-ar.js';
 import { fmtProb } from './forced.js';
 import { selfAttentionView } from './self-attention.js';
+import { insidePick, insideView } from './inside.js';
 
 export class BeamLane extends ArLane {
   get title() { return t('lane.beamTitle', { k: this.opts.beamSize }); }
@@ -34,8 +35,23 @@ export class BeamLane extends ArLane {
     o.nBest = Math.min(o.nBest, o.beamSize);
   }
 
-  // Its views follow a hypothesis picked in the tree or the tables, not one step's pass: no inside.
-  insideRequest() { return null; }
+  /** The hypothesis its views follow at step i: the one picked in the tree or the tables, else the best finished, else the best live. */
+  selectedAt(i, map = this.nodes(i)) {
+    const s = this.snaps[i];
+    if (!s) return null;
+    if (this.ui.selected != null && this.ui.selected !== 0 && map.has(this.ui.selected)) return map.get(this.ui.selected);
+    const o = this.opts;
+    const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha);
+    const best = (hs, key) => hs.reduce((a, h) => (!a || key(h) > key(a) ? h : a), null);
+    return best(s.finished, rank) ?? best(s.live, (h) => h.logprob);
+  }
+
+  // "Inside this step" follows the selected hypothesis too: the pass that chose its last token.
+  insideRequest(i) {
+    const h = this.selectedAt(i);
+    if (!h) return null;
+    return { kind: 'ar', word: this.word, tokens: h.tokens.slice(0, -1), next: [...h.tokens], id: h.id };
+  }
 
   // The decoder's self-attention follows the hypothesis picked in the table (self-attention.js).
   get selectsHypothesis() { return true; }
@@ -57,7 +73,7 @@ export class BeamLane extends ArLane {
     const rank = (h) => normalizedScore(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha);
     const finished = s.finished.slice().sort((a, b) => rank(b) - rank(a));
     const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
-    let selected = this.ui.selected != null && map.has(this.ui.selected) ? this.ui.selected : (finished[0] ?? live[0])?.id;
+    const selected = this.selectedAt(i, map)?.id;
     const pruned = (v, key) => `<option value="${v}"${this.ui.pruned === v ? ' selected' : ''}>${esc(t(key))}</option>`;
     const lg = (cls, key) => `<span class="lg-item">${cls ? `<span class="lg ${cls}"></span> ` : ''}${esc(t(key))}</span>`;
     // The tree straight under its heading (on the first screen); which dropped
@@ -87,9 +103,10 @@ export class BeamLane extends ArLane {
     if (selNode) {
       const path = this.path(map, selected);
       const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
-      html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }))}
+      const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
+      html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }), pick)}
         ${explain(attn, t('beam.selExplain_html'), false)}</div>`;
     }
-    return html + selfAttentionView(this, i);
+    return html + insideView(this, i) + selfAttentionView(this, i);
   }
 }

@@ -261,11 +261,12 @@ export class Lane {
     else if (!s) status = t('status.notStarted');
     else status = t('status.step', { i, n: this.lastIndex });
     // One short line: the decoder passes, the wall time and where the lane stands. The
-    // encoder's one pass and the words "wall time" are in the tooltips and read out to
-    // screen readers, not shown: the same in every lane, they made the line wrap twice.
+    // encoder's one pass, the lane type's full name for its passes (passesLabel) and the
+    // words "wall time" are in the tooltips and read out to screen readers, not shown:
+    // the same in every lane, or long, they made the line wrap twice.
     const what = this.passesLabel(s);
     const title = [`${what} ${passes}`, t('stats.encoder'), t(this.kind.ar ? 'stats.encoderTitle' : 'stats.encoderTitleNar')].join(' · ');
-    el.innerHTML = `<span title="${esc(title)}"><span class="visually-hidden">${esc(t('stats.encoder'))}; </span>${esc(t('stats.passesShort'))} <strong data-k="passes">${passes}</strong></span> · <span title="${esc(t('stats.wall'))}"><span class="visually-hidden">${esc(t('stats.wall'))} </span><strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
+    el.innerHTML = `<span title="${esc(title)}"><span class="visually-hidden">${esc(t('stats.encoder'))}; ${esc(what)} </span><span aria-hidden="true">${esc(t('stats.passesShort'))}</span> <strong data-k="passes">${passes}</strong></span> · <span title="${esc(t('stats.wall'))}"><span class="visually-hidden">${esc(t('stats.wall'))} </span><strong>${esc(t('stats.ms', { ms: ms.toFixed(1) }))}</strong></span> · <span class="status">${esc(status)}</span>`;
   }
 
   /** The words before the number of decoder passes in the stats line (snapshot s, null before any). */

@@ -1,19 +1,23 @@
-// The guided tour: eight stops through the page, in the order of the course notes
-// (/work/shared/notes: 000 greedy decoding, beam search, length normalisation,
-// the attention scores; 004 the autoregressive and the non-autoregressive decoder,
-// then teacher forcing and exposure bias). Each stop is a state of the page, written
-// as its address (address.js), the element it talks about, and its words (the
-// "guided tour" keys of web/i18n/*.js). The address holds tour=N while the tour is
-// open, so a reload or a copied link comes back to the same stop.
+// The guided tour: thirteen stops through the page, in the order of the course notes
+// (/work/shared/notes: 000 greedy decoding, beam search, length normalisation, the
+// attention scores, then the Transformer's block: positional encoding, queries, keys
+// and values, scaled dot product, multi-head attention, residual connections,
+// LayerNorm, the FFN; 003 the context-vector bottleneck; 004 the autoregressive and
+// the non-autoregressive decoder, teacher forcing and exposure bias, and greedy's A and
+// B). Each stop is a state of the page, written as its address (address.js; the
+// inside of a step as inside-address.js writes it), the element it talks about, and
+// its words (the "guided tour" keys of web/i18n/*.js). The address holds tour=N while
+// the tour is open, so a reload or a copied link comes back to the same stop.
 //
 // The words were picked by decoding the CMUdict test split (models/data/cmudict-0.7b.test,
 // 11994 words) with the shipped models through the native CLI, not guessed:
 // - DELETE: `--greedy` gives D EH L IY T, `--beam 5` the reference D IH L IY T
 //   (already `--beam 2` does; `--beam 1` is greedy's D EH). Greedy's mistake is a
-//   search error: the reference scores higher under the model (forced.js). With
-//   `--greedy --prefix "D IH"` the model goes on to the reference, which makes it the
-//   word of the teacher-forcing stop. Of the four RNNs, greedily, dot and additive
-//   say D EH L IY T and multiplicative and reduced rank the reference.
+//   search error: the reference scores higher under the model (forced.js). At its
+//   second pass EH (45.4 %) narrowly beats IH (44.3 %), and after IH the model is
+//   surer of the rest: the notes' A and B, and the teacher-forcing stop's word. The
+//   inside stops open the pass that chose EH. Of the four RNNs, greedily, dot and
+//   additive say D EH L IY T and multiplicative and reduced rank the reference.
 // - FORRESTAL: 13 test words change winner between `--beam 5 --length-norm none`
 //   and both `average` and `gnmt`; in 3 of them normalisation gives the reference.
 //   FORRESTAL: none picks the shorter F AO R S T AH L, average and GNMT the reference
@@ -24,7 +28,8 @@
 //   --length-candidates 3 --length-score-weight 0.03`). HOURGLASS is a common word
 //   among them: one pass writes AW R G G L AE S (7 positions for the reference's 6,
 //   R for ER, G twice), Mask-Predict AW ER G L AE S, as greedy does in 7 passes.
-// tests/browser/tour.test.mjs checks on the page that every stop still shows this.
+// tests/browser/tour.test.mjs checks on the page, and against the npm module, that
+// every stop still shows this and that every number a stop's text gives is the model's.
 import { decodeState } from './address.js';
 import { t } from './i18n.js';
 
@@ -37,20 +42,34 @@ import { t } from './i18n.js';
 export const STOPS = [
   { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
     title: 'tour.greedy.title', text: 'tour.greedy.text' },
-  // Step 2: the two beams have just parted (k = 1 holds D EH only, k = 5 D IH too).
-  { query: '?w=DELETE&lane=beam:beamSize=1&lane=beam&t=2', targets: ['.lane:nth-child(2) .tree-wrap', '.lane:nth-child(1) .tree-wrap'],
+  // Step 2, the notes' A and B: greedy has just taken EH over IH; beam search holds both.
+  { query: '?w=DELETE&lane=greedy&lane=beam&t=2', targets: ['.lane:nth-child(1) .bars', '.lane:nth-child(2) .tree-wrap'],
     title: 'tour.beam.title', text: 'tour.beam.text' },
   { query: '?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
     title: 'tour.norm.title', text: 'tour.norm.text' },
-  { query: '?w=DELETE&lane=compare', targets: ['.lane-compare .score-grid'],
+  { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .view:has(table.by-length)'],
+    title: 'tour.bottleneck.title', text: 'tour.bottleneck.text' },
+  { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .score-grid'],
     title: 'tour.scores.title', text: 'tour.scores.text' },
+  // Inside the pass that chose EH at DELETE's step 2 (inside.js): the stops open the block
+  // they talk about through the lane's inside= (inside-address.js).
+  { query: '?w=DELETE&lane=greedy:inside=enc-embed-L3-h1-q4&t=2', targets: ['.lane .inside [data-stage="embed"]'],
+    title: 'tour.pe.title', text: 'tour.pe.text' },
+  { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="scores"]', '.lane .inside [data-stage="qk"]'],
+    title: 'tour.qkv.title', text: 'tour.qkv.text' },
+  { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="values"]', '.lane .inside [data-stage="heads"]'],
+    title: 'tour.heads.title', text: 'tour.heads.text' },
+  { query: '?w=DELETE&lane=greedy:inside=dec-ffn-L3-h1-q2&t=2', targets: ['.lane .inside [data-stage="norm"]', '.lane .inside [data-stage="ffn"]'],
+    title: 'tour.addNorm.title', text: 'tour.addNorm.text' },
   { query: '?w=HOURGLASS&lane=greedy&lane=nar', targets: ['.lane:nth-child(1) .lane-stats', '.lane:nth-child(2) .lane-stats'],
     title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true },
   { query: '?w=HOURGLASS&lane=nar', targets: ['.lane-nar .lenbars', '.lane-nar .view:has(.nar-grid)'],
     title: 'tour.repeats.title', text: 'tour.repeats.text' },
   { query: '?w=HOURGLASS&lane=nar&lane=mp', targets: ['.lane-mp .draft-tabs', '.lane-mp .view:has(.nar-grid)'],
     title: 'tour.maskPredict.title', text: 'tour.maskPredict.text' },
-  { query: '?w=DELETE&lane=greedy&lane=greedy:prefix=D+IH', targets: ['.lane:nth-child(2) .forced-note', '.lane:nth-child(2) .view:has(.strip)'],
+  // Teacher forcing is the reference fed at every position (forced.js forcingView, from
+  // model.score); the what-if bars, which force one token by hand, are a tool beside it.
+  { query: '?w=DELETE&lane=greedy', targets: ['.lane:nth-child(1) .forcing'],
     title: 'tour.forcing.title', text: 'tour.forcing.text' },
 ];
 
@@ -235,7 +254,7 @@ export class Tour {
   async reveal(n) {
     const gen = ++this.gen;
     const settled = () => this.app.lanes.every((l) => !l.busy) && $('reference').innerHTML !== ''
-      && !$('lanes').querySelector('.forced[data-diagnosis="pending"]') && this.targets().length > 0;
+      && !$('lanes').querySelector('.forced[data-diagnosis="pending"], [data-loading]') && this.targets().length > 0;
     for (let i = 0; i < 600 && !settled(); i++) {
       await sleep(50);
       if (gen !== this.gen) return;
