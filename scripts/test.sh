@@ -9,7 +9,16 @@ scripts/install-deps.sh
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc finds its Node modules here
 jobs=$(nproc)
 
-echo "== native build and tests"
+# Each part says how long it took, so that the whole run's time (CI keeps it under 20
+# minutes on 2 cores) can be read part by part.
+part_start=$SECONDS
+part() {
+  ((SECONDS > part_start)) && echo "   (took $((SECONDS - part_start)) s)"
+  part_start=$SECONDS
+  echo "== $1"
+}
+
+part "native build and tests"
 # These builds compile for this CPU, for speed (a plain build is portable:
 # SEQ2SEQ_NATIVE_ARCH in CMakeLists.txt). The consumer test installs this build,
 # and builds the library once more with the portable default.
@@ -17,10 +26,10 @@ cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_NATIVE_ARCH=ON >
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure
 
-echo "== the library as a CMake package: install + find_package, and add_subdirectory (tests/consumer)"
+part "the library as a CMake package: install + find_package, and add_subdirectory (tests/consumer)"
 SEQ2SEQ_JOBS=$jobs tests/consumer/run.sh build/native
 
-echo "== checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 subset, CLI, fuzz targets), ThreadSanitizer"
+part "checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 subset, CLI, fuzz targets), ThreadSanitizer"
 # One clang build for all three (tests/fuzz/README.md). The Catch2 subset covers
 # the loader, every strategy and every architecture (AR and CMLM in [session] and
 # [search], the RNN in [rnn], the transformer's KV cache against PyTorch) and
@@ -38,12 +47,12 @@ CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_
 cmake --build build/tsan -j"$jobs" --target seq2seq_thread_tests
 TSAN_OPTIONS=halt_on_error=1 build/tsan/seq2seq_thread_tests
 
-echo "== wasm build and tests (Emscripten, run under Node)"
+part "wasm build and tests (Emscripten, run under Node)"
 emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF >/dev/null
 cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
-echo "== npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples (node --test)"
+part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples (node --test)"
 # (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs.)
 [[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild ]] \
   || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
@@ -52,8 +61,9 @@ scripts/build-wasm.sh
 # shared scratch install is built once under a lock (tests/node/helpers.mjs).
 SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
 
-echo "== the page: build the site, browser tests (Debian's Chromium, headless)"
+part "the page: build the site, browser tests (Debian's Chromium, headless)"
 [[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 node scripts/build-web.mjs
 node --test --test-concurrency=1 tests/browser/
+part "all passed in $SECONDS s"
