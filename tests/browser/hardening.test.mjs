@@ -131,6 +131,47 @@ describe('hostile addresses', () => {
   });
 });
 
+describe('options beyond what the lane\'s model takes', () => {
+  // The page's own ranges (PAGE_OPTIONS) are wider than a model's: the CMLM's length
+  // head and the decoders' positions narrow an imposed length and a max length.
+  const cmlm = models.find((m) => m.id === 'g2p-cmlm');
+  const ar = models.find((m) => m.id === 'g2p-transformer');
+  const WORDS = 'HELLO';
+  test('an imposed length over the CMLM\'s range is lowered to its last, said so, and decodes as the module does', async () => {
+    const L = cmlm.maxTargetLength;
+    const { page, errors } = await openPage(served.context, url(`?w=${WORDS}&lane=nar:len=given,L=${L + 1}&lane=mp:len=given,L=${L + 50}`));
+    await waitReady(page);
+    const lanes = await laneState(page);
+    for (const l of lanes) {
+      assert.equal(l.error, null, `${l.type}: ${l.error}`);
+      assert.equal(l.opts.narGivenLength, L);
+      sameResults(l.results, (await model(cmlm)).decode(WORDS, moduleOptions(makeLane(l.type, l.opts))), l.type);
+    }
+    const m = await message(page);
+    assert.ok(m.visible && m.text.includes(`narGivenLength = ${L + 1}`) && m.text.includes(`${L}`), m.text);
+    await page.waitForFunction((n) => new URLSearchParams(location.search).getAll('lane').every((x) => x.includes(`narGivenLength=${n}`)), L);
+    // The control takes no more than the model does.
+    await page.click('.lane-nar .lane-settings summary');
+    assert.equal(await page.getAttribute('.lane-nar input[data-opt="narGivenLength"]', 'max'), String(L));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('an imposed length with no length: the predicted one, said so; a max length over the decoder\'s positions is lowered', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORDS}&lane=nar:len=given&lane=greedy:maxLength=${ar.maxPositions + 100}`));
+    await waitReady(page);
+    const [nar, greedy] = await laneState(page);
+    assert.equal(nar.error, null);
+    assert.equal(nar.opts.narLength, 'predicted');
+    assert.equal(greedy.error, null);
+    assert.equal(greedy.opts.maxLength, ar.maxPositions);
+    const m = await message(page);
+    assert.ok(m.text.includes(`maxLength = ${ar.maxPositions + 100}`), m.text);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe('words CMUdict has no shard for', () => {
   for (const word of ['3D', "'TIS", '-ISH', 'Ü']) {
     test(`${word}: not in CMUdict, and no request for a shard that is not there`, async () => {

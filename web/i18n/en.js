@@ -79,6 +79,8 @@ export default {
   'address.noOptions': '{name} in the address is not an option of the {lane} lane (it has none); it is ignored.',
   'address.tooManyLanes': 'The address lists {n} lanes; the page shows the first {max}.',
   'address.moreLeftOut': '{n} more parts of the address are left out.',
+  'address.beyondModel': '{lane}: {option} = {value} is more than {model} takes (at most {max}); {max} is used.',
+  'address.noGivenLength': '{lane}: the address imposes a length but gives none; the length head\'s prediction is used.',
   'lane.noArModel': 'no autoregressive model is available',
   'lane.noNarModel': 'no non-autoregressive model is available',
   'lane.moveLeft': 'Move this lane left',

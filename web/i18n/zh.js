@@ -80,6 +80,8 @@ export default {
   'address.noOptions': '地址中的 {name} 不是 {lane} 通道的选项（它没有选项），已忽略。',
   'address.tooManyLanes': '地址列出了 {n} 个通道；页面只显示前 {max} 个。',
   'address.moreLeftOut': '地址中另有 {n} 处被略去。',
+  'address.beyondModel': '{lane}：{option} = {value} 超出了 {model} 能接受的范围（最多 {max}），改用 {max}。',
+  'address.noGivenLength': '{lane}：地址要求指定长度，但没有给出长度；改用长度预测头的预测。',
   'lane.noArModel': '没有可用的自回归模型',
   'lane.noNarModel': '没有可用的非自回归模型',
   'lane.moveLeft': '把这个通道左移',

@@ -42,6 +42,7 @@ class App {
     this.playing = null;
     this.reference = null;
     this.addressNotes = [];    // what the address held that the page left out, until the word changes
+    this.modelNotes = [];      // what the lanes' models made the page change in the address's options (Lane.fitToModel), as functions of the language
     this.wordGen = 0;
     this.loadStart = performance.now();
     this.firstResultMs = null;
@@ -126,7 +127,7 @@ class App {
 
   // ------------------------------------------------------------ state changes
   setWord(word, { keepStep = false, fromAddress = false } = {}) {
-    if (!fromAddress) this.addressNotes = [];
+    if (!fromAddress) { this.addressNotes = []; this.modelNotes = []; }
     this.word = word.trim();
     $('word').value = this.word;
     // A new word starts at step 0: the learner steps or plays through it, rather than
@@ -173,7 +174,7 @@ class App {
       ? `<span class="src-label">${esc(t('source.label'))}</span> ${letters.map((c, i) => `<span class="letter" title="${esc(t('source.letter', { n: i + 1 }))}">${esc(c)}</span>`).join('')}`
       : '';
     const word = this.word ? this.wordMessages(this.word) : [t('word.empty')];
-    this.message([...this.addressNotes, ...word].join(' '));
+    this.message([...this.addressNotes, ...this.modelNotes.map((f) => f()), ...word].join(' '));
   }
 
   message(text) {
@@ -182,8 +183,10 @@ class App {
     el.textContent = text || '';
   }
 
+  /** Adds a lane of `spec`; what its model made the page change in its options is said with the address's notes. */
   addLane(spec, { decode = true } = {}) {
     const lane = createLane(this.laneContext, spec);
+    this.modelNotes.push(...lane.fitToModel());
     this.lanes.push(lane);
     $('lanes').appendChild(lane.el);
     this.renderControls();
@@ -338,9 +341,10 @@ class App {
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
+      const list = this.wordlist?.address() ?? { query: '', hash: '' };
       const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang(), tour: this.tour?.stop })
-        + (this.wordlist?.query() ?? '');
-      if (q !== location.search) history.replaceState(null, '', q + location.hash);
+        + list.query;
+      if (q !== location.search || list.hash !== location.hash) history.replaceState(null, '', q + list.hash);
     }, 60);
   }
 
@@ -469,7 +473,7 @@ async function main() {
   app.wordlist = new WordList(app);
   app.setWord(word, { keepStep: true, fromAddress: true });
   // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
-  app.wordlist.init(location.search);
+  app.wordlist.init(location.search, location.hash);
   app.tour = new Tour(app, st.tour);
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }

@@ -77,6 +77,16 @@ export class NarLane extends Lane {
     return patch;
   }
 
+  // An address that imposes a length and gives none (len=given, no L): the length head's is used, and said so.
+  fitToModel() {
+    const notes = super.fitToModel();
+    if (this.opts.narLength === 'given' && !(this.opts.narGivenLength >= 1)) {
+      notes.push(() => t('address.noGivenLength', { lane: this.title }));
+      Object.assign(this.opts, { narLength: 'predicted', narGivenLength: 0 });
+    }
+    return notes;
+  }
+
   currentLength() {
     const s = this.snaps[this.index(this.ctx.step)] ?? this.snaps[this.lastIndex];
     return s && !s.autoregressive && s.drafts[s.bestDraft] ? s.drafts[s.bestDraft].length : 0;

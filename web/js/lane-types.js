@@ -108,6 +108,19 @@ export function cleanOption(type, key, value, defaults = LANE_TYPES[type].defaul
   return d;
 }
 
+/**
+ * The largest value of an option `model` takes, where the model narrows the page's own
+ * range (PAGE_OPTIONS): an imposed length (the length head's range, beyond which the
+ * module refuses it) and a max length (the decoder's positions; the module would cut it
+ * unsaid). Infinity where the model does not narrow it.
+ */
+export function modelMax(key, model) {
+  if (!model) return Infinity;
+  if (key === 'narGivenLength' && !model.autoregressive) return model.maxTargetLength ?? Infinity;
+  if (key === 'maxLength') return (model.autoregressive ? model.maxPositions : model.maxTargetLength) ?? Infinity;
+  return Infinity;
+}
+
 export function makeLane(type, opts = {}) {
   const t = isLaneType(type) ? type : 'greedy';
   const o = { ...LANE_TYPES[t].defaults };

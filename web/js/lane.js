@@ -5,7 +5,7 @@
 // OnePassLane and MaskPredictLane on NarLane (lane-nar.js), CompareLane (four RNNs).
 // A lane reaches the page only through its context (ctx: App.makeLaneContext).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, moduleOptions } from './lane-types.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions } from './lane-types.js';
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
@@ -218,8 +218,8 @@ export class Lane {
     // Each builder notes its option's label and shown value for the summary line.
     const changed = [];
     const note = (key, lab, text) => { if (o[key] !== this.kind.defaults[key]) changed.push(t('lane.settingsItem', { option: lab, value: text })); };
-    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...PAGE_OPTIONS[key].ui, ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
-    const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = PAGE_OPTIONS[key].ui; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
+    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...this.uiOf(key), ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => { note(key, lab, options.find(([v]) => String(o[key]) === String(v))?.[1] ?? o[key]); return `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`; };
     const controls = this.optionControls({ num, range, select }, o).join('');
     const summary = [cur?.name ?? '–', ...changed].join(t('lane.settingsSep'));
@@ -238,6 +238,32 @@ export class Lane {
     const { opts } = makeLane(this.type, { ...this.opts, ...patch });
     this.settleOptions(opts);
     this.opts = opts;
+    this.fitToModel();
+  }
+
+  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes. */
+  uiOf(key) {
+    const ui = PAGE_OPTIONS[key].ui;
+    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model)) };
+  }
+
+  /**
+   * Lowers the options the lane's model takes less of (modelMax) to its largest, so that
+   * the module is never asked for what it refuses; returns a note per option lowered
+   * (shown when the address asked for it), each a function that words it in the page's
+   * language of the moment.
+   */
+  fitToModel() {
+    const notes = [];
+    const model = this.model;
+    for (const key of this.kind.shows) {
+      const max = modelMax(key, model);
+      const value = this.opts[key];
+      if (!(value > max)) continue;
+      notes.push(() => t('address.beyondModel', { lane: this.title, option: key, value, model: model.name, max }));
+      this.opts[key] = max;
+    }
+    return notes;
   }
 
   /** Brings options that depend on each other into line, in place (a beam lists no more than k). */

@@ -2,8 +2,11 @@
 // of words, to compare methods on many words rather than one: the first N words
 // of the CMUdict test split, a seeded random sample of N of them, or pasted words.
 //
-// URL: ?…&view=list&n=100&src=test | src=sample&seed=7 | src=paste&words=KNIGHT+QUEUE
-// (the lanes' own parameters stay as address.js writes them; these are added).
+// URL: ?…&view=list&n=100&src=test | src=sample&seed=7 | src=paste#words=KNIGHT+QUEUE
+// (the lanes' own parameters stay as address.js writes them; these are added). Pasted
+// words ride in the fragment, which a browser never sends to a server: up to 20,000
+// characters of them in the query made addresses that servers refuse (Node's 16 KB
+// header limit, ~8 KB on common static hosts). An older address's ?words= is still read.
 //
 // Each lane decodes the whole list in its model's decoder worker with one
 // decodeBatch request (progress and cancel come with it). Then, per word:
@@ -30,9 +33,10 @@ const MAX_PASTE_CHARS = 20000;
 // alphabetical (A…), too few and too alike to rank the methods.
 const DEFAULTS = { view: 'lanes', n: 1000, src: 'sample', seed: 1, words: '' };
 
-/** The list's part of the address: {view, n, src, seed, words}, out-of-range values clamped. */
-export function decodeList(search) {
+/** The list's part of the address (its query and fragment): {view, n, src, seed, words}, out-of-range values clamped. */
+export function decodeList(search, hash = '') {
   const q = new URLSearchParams(search);
+  const h = new URLSearchParams(hash.replace(/^#/, ''));
   const int = (v, lo, hi, d) => {
     const x = Math.round(Number(v));
     return v != null && v !== '' && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : d;
@@ -42,19 +46,19 @@ export function decodeList(search) {
     n: int(q.get('n'), 1, MAX_N, DEFAULTS.n),
     src: SOURCES.includes(q.get('src')) ? q.get('src') : DEFAULTS.src,
     seed: int(q.get('seed'), 0, 2 ** 31 - 1, DEFAULTS.seed),
-    words: (q.get('words') ?? '').slice(0, MAX_PASTE_CHARS),
+    words: (h.get('words') ?? q.get('words') ?? '').slice(0, MAX_PASTE_CHARS),
   };
 }
 
-/** What encodeState's address gets appended: nothing in the lanes view. */
+/** The list's part of the address: {query, hash}, what encodeState's query gets appended and the fragment; both empty in the lanes view. */
 export function encodeList(s) {
-  if (s.view !== 'list') return '';
+  if (s.view !== 'list') return { query: '', hash: '' };
   const q = new URLSearchParams({ view: 'list' });
   if (s.src !== 'paste') q.set('n', String(s.n));
   q.set('src', s.src);
   if (s.src === 'sample') q.set('seed', String(s.seed));
-  if (s.src === 'paste' && s.words.trim()) q.set('words', s.words.trim().split(/[\s,;]+/).join(' '));
-  return `&${q}`;
+  const words = s.src === 'paste' ? s.words.trim() : '';
+  return { query: `&${q}`, hash: words ? `#${new URLSearchParams({ words: words.split(/[\s,;]+/).join(' ') })}` : '' };
 }
 
 /** A seeded generator (mulberry32): the same seed draws the same sample in every browser. */
@@ -133,14 +137,15 @@ export class WordList {
   }
 
   /** Reads the address; in the list view, runs the list it names. */
-  init(search) {
-    this.state = decodeList(search);
+  init(search, hash) {
+    this.state = decodeList(search, hash);
     this.render();
     this.applyView();
     if (this.state.view === 'list') this.start();
   }
 
-  query() { return encodeList(this.state); }
+  /** The list's part of the address: {query, hash} (encodeList). */
+  address() { return encodeList(this.state); }
 
   /** The lanes the list runs: every lane but compare, in the page's order. */
   lanes() {
@@ -175,7 +180,8 @@ export class WordList {
     else if (el.id === 'wl-words') this.state.words = el.value;
     else return;
     // The address keeps only what it can be read back as.
-    const clean = decodeList(encodeList({ ...this.state, view: 'list' }));
+    const { query, hash } = encodeList({ ...this.state, view: 'list' });
+    const clean = decodeList(query, hash);
     if (el.id !== 'wl-words') Object.assign(this.state, { n: clean.n, seed: clean.seed });
     this.app.saveUrl();
   }
