@@ -17,8 +17,10 @@ import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
 import { env } from './env.js';
 import { checkTexts, textError } from './batch.js';
 import { inspectTokens, targetText } from './target.js';
+import { checkText } from './text.js';
+import { LIMITS } from './limits.js';
 
-export { DEFAULT_OPTIONS, Seq2SeqError, env };
+export { DEFAULT_OPTIONS, LIMITS, Seq2SeqError, env };
 
 // C++ returns {error, kind} instead of throwing across the boundary. Option
 // names in its messages are given in the JS spelling (beam_size -> beamSize).
@@ -27,16 +29,6 @@ function check(value) {
     throw new Seq2SeqError(jsOptionNames(value.error), value.kind);
   }
   return value;
-}
-
-// Embind encodes a lone UTF-16 surrogate as some other character, and the C++
-// error would then name a character the user never typed: refuse it here.
-function wellFormed(text) {
-  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(text);
-  if (lone) {
-    throw new Seq2SeqError(`input: the text holds a lone UTF-16 surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}`, 'InputError');
-  }
-  return text;
 }
 
 const registry = typeof FinalizationRegistry === 'function'
@@ -107,7 +99,7 @@ export class Model {
 
   tokenize(text) {
     if (typeof text !== 'string') throw usageError(`tokenize(text) needs a string; got ${describe(text)}`);
-    return check(this.#live().tokenize(wellFormed(text)));
+    return check(this.#live().tokenize(checkText(text)));
   }
 
   createSession(options = {}) { return new Session(this, options); }
@@ -145,7 +137,8 @@ export class Model {
    */
   inspect(text, tokens = []) {
     if (typeof text !== 'string') throw usageError(`inspect(text, tokens) needs a string; got ${describe(text)}`);
-    return check(this.#live().inspect(wellFormed(text), inspectTokens(tokens, 'inspect(text, tokens)')));
+    const ids = inspectTokens(tokens, 'inspect(text, tokens)');
+    return check(this.#live().inspect(checkText(text), typeof ids === 'string' ? checkText(ids, 'the target') : ids));
   }
 
   /**
@@ -219,7 +212,7 @@ export class Session {
 
   start(text) {
     if (typeof text !== 'string') throw usageError(`start(text) needs a string; got ${describe(text)}`);
-    check(this.#live().start(wellFormed(text)));
+    check(this.#live().start(checkText(text)));
   }
 
   /** One decoder pass; returns the step's snapshot. */
@@ -237,7 +230,7 @@ export class Session {
   score(text, target) {
     if (typeof text !== 'string') throw usageError(`score(text, target) needs a string; got ${describe(text)}`);
     const t = targetText(target, 'score(text, target)');
-    return check(this.#live().score(wellFormed(text), wellFormed(t)));
+    return check(this.#live().score(checkText(text), checkText(t, 'the target')));
   }
 
   delete() {
@@ -276,13 +269,14 @@ class BatchDecoder {
 
   // One C++ call over texts[from, to); a failure names its text.
   #call(method, texts, from, to) {
-    // Embind would pass a lone surrogate as another character: the first such
-    // text is refused here, after what C++ finds wrong before it.
+    // The conversion would pass a lone surrogate as another character: the first
+    // such text is refused here, after what C++ finds wrong before it. (Texts too
+    // long to convert were refused by checkTexts, before any was converted.)
     let end = from;
     let lone = null;
     while (end < to && !lone) {
       try {
-        wellFormed(texts[end]);
+        checkText(texts[end]);
         end += 1;
       } catch (e) {
         lone = e;

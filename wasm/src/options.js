@@ -2,8 +2,9 @@
 // Both are written from one table, src/decoding_options.json (here: options-table.js).
 // Types and names are checked here, with messages a JS user can act on; ranges
 // are checked once, in C++ (validate()), and come back as errors too.
-import { describe, usageError } from './errors.js';
+import { describe, named, usageError } from './errors.js';
 import { OPTION_TABLE } from './options-table.js';
+import { LIMITS } from './limits.js';
 
 // strategy has no default of its own: greedy, or nar for a CMLM.
 export const DEFAULT_OPTIONS = Object.freeze(Object.fromEntries(OPTION_TABLE.map((o) => [o.js, o.default])));
@@ -39,7 +40,7 @@ export function normalizeOptions(options, autoregressive) {
   for (const key of Object.keys(options)) {
     // Own keys only: 'toString' or 'constructor' are no options, though every object has them.
     if (!Object.hasOwn(DEFAULT_OPTIONS, key)) {
-      throw usageError(`unknown decoding option '${key}' (known: ${Object.keys(DEFAULT_OPTIONS).join(', ')})`);
+      throw usageError(`unknown decoding option ${named(key)} (known: ${Object.keys(DEFAULT_OPTIONS).join(', ')})`);
     }
   }
   const o = { ...DEFAULT_OPTIONS };
@@ -49,6 +50,10 @@ export function normalizeOptions(options, autoregressive) {
     const type = TYPES[option.type];
     const value = type.check(o[option.js], option);
     if (value === undefined) throw usageError(`option ${option.js} ${type.must(option)}; got ${described(o[option.js], option)}`);
+    // A string is refused by its length before it is converted for the engine (text.js).
+    if (typeof value === 'string' && value.length > LIMITS.maxTextBytes) {
+      throw usageError(`option ${option.js} has ${value.length} characters; the longest accepted is ${LIMITS.maxTextBytes} bytes (UTF-8)`);
+    }
     o[option.js] = value;
   }
   return o;
