@@ -32,6 +32,8 @@ function described(v, option) {
   return odd < 0 ? describe(v) : `an array holding ${describe(v[odd])} at index ${odd}`;
 }
 
+const tooLongOption = (option, length) => usageError(`option ${option.js} has ${length} characters; the longest accepted is ${LIMITS.maxTextBytes} bytes (UTF-8)`);
+
 export function normalizeOptions(options, autoregressive) {
   if (options == null) options = {};
   if (typeof options !== 'object' || Array.isArray(options)) {
@@ -47,13 +49,17 @@ export function normalizeOptions(options, autoregressive) {
   for (const [k, v] of Object.entries(options)) if (v !== undefined) o[k] = v;
   if (o.strategy === undefined) o.strategy = autoregressive ? 'greedy' : 'nar';
   for (const option of OPTION_TABLE) {
+    // Tokens too many to join are refused by their lengths alone, before the join copies them.
+    const given = o[option.js];
+    if (option.type === 'tokens' && Array.isArray(given) && given.every((t) => typeof t === 'string')) {
+      const length = given.reduce((n, t) => n + t.length, Math.max(0, given.length - 1));
+      if (length > LIMITS.maxTextBytes) throw tooLongOption(option, length);
+    }
     const type = TYPES[option.type];
     const value = type.check(o[option.js], option);
     if (value === undefined) throw usageError(`option ${option.js} ${type.must(option)}; got ${described(o[option.js], option)}`);
     // A string is refused by its length before it is converted for the engine (text.js).
-    if (typeof value === 'string' && value.length > LIMITS.maxTextBytes) {
-      throw usageError(`option ${option.js} has ${value.length} characters; the longest accepted is ${LIMITS.maxTextBytes} bytes (UTF-8)`);
-    }
+    if (typeof value === 'string' && value.length > LIMITS.maxTextBytes) throw tooLongOption(option, value.length);
     o[option.js] = value;
   }
   return o;
