@@ -156,12 +156,13 @@ DecodingOptions options_from(const val& o) {
 
 // A JS string's UTF-8 as a std::string, allocated in C++ so that a full heap is a
 // bad_alloc that guarded() reports as OutOfMemory. Embind's own std::string
-// argument conversion runs in its JS glue before the call, outside any C++ try:
-// there a failed malloc returns 0, the glue writes the text from address 0 on,
-// over the heap's static data, and every later call fails ("memory access out of
-// bounds"). The JS wrapper has refused strings longer than limits::kMaxTextBytes
-// UTF-16 units, so this copies at most three times that; the engine refuses a
-// text whose UTF-8 is longer than kMaxTextBytes.
+// argument conversion runs before the call, outside any try: its JS glue mallocs
+// a copy of the text, and when malloc fails (returning 0) writes the text from
+// address 0 on, over the heap's static data, so that every later call fails
+// ("memory access out of bounds"); then C++ copies that into a std::string, and a
+// bad_alloc there escapes to JS as a bare number. The JS wrapper has refused
+// strings longer than limits::kMaxTextBytes UTF-16 units, so this copies at most
+// three times that; the engine refuses a text whose UTF-8 is longer than that.
 std::string text_of(const val& text) {
   static const val encoder = val::global("TextEncoder").new_();
   const val bytes = encoder.call<val>("encode", text);
