@@ -24,10 +24,12 @@ using namespace seq2seq;
 
 namespace {
 
-val error_value(const char* kind, const std::string& message) {
+// Allocates nothing in the wasm heap (the strings go straight to JS), so that it
+// can answer when the heap is full.
+val error_value(const char* kind, const char* message) {
   val e = val::object();
-  e.set("error", message);
-  e.set("kind", std::string(kind));
+  e.set("error", val(message));
+  e.set("kind", val(kind));
   return e;
 }
 

@@ -156,6 +156,14 @@ describe('a full wasm heap', () => {
       assert.throws(() => session.start(text), seqError('OutOfMemory', /^out of memory$/));
       assert.throws(() => model.tokenize(text), seqError('OutOfMemory'));
       assert.throws(() => model.score(text, 'A'), seqError('OutOfMemory'));
+      assert.deepEqual(model.tokenize('FACADE'), model.tokenize('FACADE'), 'a small call still fits');
+      // Then the last bytes too: no new session, no token list, not even an exception can be allocated.
+      for (const size of [4 << 10, 256, 16]) for (let p; (p = core._malloc(size));) taken.push(p);
+      for (const f of [() => model.createSession(), () => model.decode('FACADE'), () => model.tokenize('FACADE'),
+        () => model.decodeBatch(['FACADE', 'ABC'])]) {
+        assert.throws(f, seqError('OutOfMemory', /^out of memory$/), String(f));
+      }
+      await assert.rejects(loadModel(fixture('ar_post_sin_tied_relu')), seqError('OutOfMemory'));
     } finally {
       for (const p of taken) core._free(p);
     }
