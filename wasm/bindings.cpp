@@ -24,12 +24,21 @@ using namespace seq2seq;
 
 namespace {
 
-// Allocates nothing in the wasm heap (the strings go straight to JS), so that it
-// can answer when the heap is full.
-val error_value(const char* kind, const char* message) {
+// `message` is UTF-8 (a C++ message can quote a character of the source), and is
+// copied into a std::string to cross; `kind` is ASCII and crosses as it is.
+val error_value(const char* kind, const std::string& message) {
   val e = val::object();
-  e.set("error", val(message));
+  e.set("error", message);
   e.set("kind", val(kind));
+  return e;
+}
+
+// What a failed allocation answers: nothing here allocates in the wasm heap (an
+// ASCII literal goes to JS as it is), so that it can answer when the heap is full.
+val out_of_memory() {
+  val e = val::object();
+  e.set("error", val("out of memory"));
+  e.set("kind", val("OutOfMemory"));
   return e;
 }
 
@@ -48,7 +57,7 @@ val guarded(F&& f) {
   } catch (const UsageError& e) {
     return error_value("UsageError", e.what());
   } catch (const std::bad_alloc&) {
-    return error_value("OutOfMemory", "out of memory");
+    return out_of_memory();
   } catch (const std::exception& e) {
     return error_value("Error", e.what());
   } catch (...) {
