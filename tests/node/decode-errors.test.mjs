@@ -107,12 +107,14 @@ describe('texts longer than LIMITS.maxTextBytes', () => {
     assert.throws(() => model.score('ABC', huge), seqError('InputError', tooLong(huge.length, 'the target')));
     assert.throws(() => model.inspect(huge), seqError('InputError', tooLong(huge.length)));
     assert.throws(() => model.inspect('ABC', huge), seqError('InputError', tooLong(huge.length, 'the target')));
+    assert.throws(() => model.inspect('ABC', new Array(100_000).fill(5)),
+      seqError('InputError', new RegExp(`^input: the decoder input has 100000 token ids; no model reads more than ${LIMITS.maxPositions} positions$`)));
     assert.throws(() => model.createSession({ prefix: huge }), seqError('UsageError', new RegExp(`^option prefix has ${huge.length} characters; the longest`)));
     // A batch: the first text too long, before any text is converted or decoded.
     assert.throws(() => model.decodeBatch(['ABC', 'A#', huge]),
       seqError('InputError', new RegExp(`^texts\\[2\\] "A{40}"… \\(${huge.length} characters\\): ${tooLong(huge.length).source}`)));
     const ms = performance.now() - t0;
-    t.diagnostic(`ten refusals of a ${huge.length / 1e6}M-character text in ${ms.toFixed(0)} ms; wasm heap ${heap / 2 ** 20} MB before and after`);
+    t.diagnostic(`eleven refusals of a ${huge.length / 1e6}M-character text in ${ms.toFixed(0)} ms; wasm heap ${heap / 2 ** 20} MB before and after`);
     assert.ok(ms < 2000, `${ms} ms`);
     assert.equal(model._core().HEAPU8.length, heap, 'the wasm heap did not grow');
     // Up to the limit in UTF-16 units a text is converted, and the engine counts its UTF-8: three bytes a character here.

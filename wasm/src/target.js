@@ -2,7 +2,7 @@
 // as the engine reads it: its tokens separated by spaces. Checked here, where a
 // wrong type can be named; unknown or special tokens are the engine's to refuse.
 // No wasm is loaded for it (the worker client checks before posting).
-import { describe, usageError } from './errors.js';
+import { Seq2SeqError, describe, usageError } from './errors.js';
 import { LIMITS } from './limits.js';
 import { tooLong } from './text.js';
 
@@ -34,6 +34,10 @@ export function inspectTokens(tokens, what) {
   if (Array.isArray(tokens) && tokens.every((t) => typeof t === 'number')) {
     for (let i = 0; i < tokens.length; i++) {
       if (!Number.isInteger(tokens[i])) throw usageError(`${what}: tokens[${i}] must be a token id (an integer); got ${describe(tokens[i])}`);
+    }
+    // More ids than any model has positions: refused before they are copied into the wasm heap.
+    if (tokens.length > LIMITS.maxPositions) {
+      throw new Seq2SeqError(`input: the decoder input has ${tokens.length} token ids; no model reads more than ${LIMITS.maxPositions} positions`, 'InputError');
     }
     return tokens;
   }
