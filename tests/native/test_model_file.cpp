@@ -103,6 +103,13 @@ TEST_CASE("malformed containers are rejected with a message naming the problem",
     Parts p = split(good);
     p.header["encoder.layers.9.extra"] = {{"dtype", "F32"}, {"shape", json::array({0})}, {"data_offsets", {0, 0}}};
     CHECK_THAT(load_error(join(p)), Catch::Contains("unexpected tensor 'encoder.layers.9.extra'"));
+    // A name as long as the header allows is quoted by its start and its size.
+    p = split(good);
+    const std::string long_name(200000, 'N');
+    p.header[long_name] = {{"dtype", "F32"}, {"shape", json::array({0})}, {"data_offsets", {0, 0}}};
+    const std::string message = load_error(join(p));
+    CHECK_THAT(message, Catch::Contains("unexpected tensor '" + std::string(64, 'N') + "...' (200000 bytes)"));
+    CHECK(message.size() < 400);
   }
   SECTION("non-finite weights") {
     Parts p = split(good);
