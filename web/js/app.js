@@ -9,7 +9,6 @@ import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { WordList } from './wordlist.js';
-import { Tour } from './tour.js';
 import { LaneTabs } from './lane-tabs.js';
 
 const $ = (id) => document.getElementById(id);
@@ -474,7 +473,19 @@ async function main() {
   app.setWord(word, { keepStep: true, fromAddress: true });
   // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
   app.wordlist.init(location.search, location.hash);
-  app.tour = new Tour(app, st.tour);
+  // The tour's module (and its panel) arrive when it is opened, by its button or by an
+  // address with tour=N: a first visit does not pay for them.
+  const startTour = async (stop) => {
+    const { Tour } = await import('./tour.js');
+    app.tour ??= new Tour(app);
+    app.tour.open(stop);
+  };
+  if (st.tour != null) {
+    const { Tour } = await import('./tour.js');
+    app.tour = new Tour(app, st.tour);
+  } else {
+    $('tour-start').addEventListener('click', () => startTour(1), { once: true });
+  }
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 
