@@ -162,7 +162,9 @@ class Phonemizer {
         + `the longest the phonemizer reads is ${LIMITS.maxTextBytes} bytes (UTF-8, LIMITS.maxTextBytes)`, 'InputError');
     }
     const lex = this.#lexicon;
-    const raw = tokenize(text, (key) => !!lex?.has(key));
+    // A lexicon of the user's own may have lookup() alone.
+    const has = !lex ? () => false : typeof lex.has === 'function' ? (key) => lex.has(key) : (key) => lex.lookup(key) !== undefined;
+    const raw = tokenize(text, has);
 
     // Each token as spoken words, each word {prons} from the lexicon or {model: TEXT}.
     const wanted = new Map();   // the model's input → its phones, once decoded

@@ -213,6 +213,14 @@ describe('words', () => {
     assert.ok(!model.deleted, 'a model given is not deleted');
   });
 
+  test('a lexicon of one\'s own, with lookup() alone', async () => {
+    const mine = { lookup: (w) => (w === 'kubernetes' ? [['K', 'UW2', 'B', 'ER0', 'N', 'EH1', 'T', 'IY0', 'Z']] : w === '\'em' ? [['AH0', 'M']] : undefined) };
+    const p = await createPhonemizer({ model, lexicon: mine });
+    const r = await p.phonemize('Kubernetes \'em colonel');
+    assert.deepEqual(r.tokens.map((t) => [t.text, t.source]), [['Kubernetes', 'lexicon'], ['\'em', 'lexicon'], ['colonel', 'model']]);
+    assert.equal(r.tokens[0].ipa, 'ˌkubɚˈnɛtiz');
+  });
+
   test('lexicon: false sends every word to the model', async () => {
     const p = await createPhonemizer({ model, lexicon: false });
     const [t] = (await p.phonemize('colonel')).tokens;
