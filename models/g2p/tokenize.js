@@ -7,7 +7,9 @@
 //                hyphens are one word where the lexicon has the whole (x-ray),
 //                else a word each (the hyphens are not tokens). Letters with
 //                accents are read without them (café → cafe). Dotted
-//                abbreviations the lexicon has are one word (u.s., a.m.).
+//                abbreviations the lexicon has are one word (u.s., a.m.). A
+//                title or a street word with its dot is read as the word it
+//                stands for (TITLES: Dr. → doctor before a name, else drive).
 //   number       digits, with thousands commas, a decimal part, a currency sign
 //                before ($ £ €), a minus after a space, and a suffix: % (percent),
 //                st/nd/rd/th (ordinal), s or 's (a decade: 1990s); `words` holds
@@ -20,6 +22,13 @@
 import { CURRENCY_SIGNS, cardinal, decimal, integer, isYear, money, ordinal, plural, year } from './numbers.js';
 
 const APOSTROPHES = '\'’ʼ';
+// Abbreviations with a dot, read as one word: [before a capitalised word, elsewhere].
+// "Dr. Smith" is a doctor and "Elm Dr." a drive; "St. Louis" a saint, "Main St." a street.
+export const TITLES = {
+  dr: ['doctor', 'drive'], st: ['saint', 'street'], mr: ['mister', 'mister'], mrs: ['missus', 'missus'],
+  prof: ['professor', 'professor'], jr: ['junior', 'junior'], sr: ['senior', 'senior'], vs: ['versus', 'versus'],
+  mt: ['mount', 'mount'], ave: ['avenue', 'avenue'],
+};
 const LETTER = String.raw`[\p{L}\p{M}\u00AD\u200C\u200D\u2060]`;   // with the invisible marks words may hold
 const WORD = new RegExp(String.raw`${LETTER}+(?:[${APOSTROPHES}]${LETTER}+)*`, 'uy');
 const ABBREVIATION = /(?:\p{L}\.){2,}/uy;
@@ -104,6 +113,14 @@ export function tokenize(text, has = () => false) {
     }
     if ((m = at(WORD))) {
       const start = i;
+      const title = text[i + m[0].length] === '.' && Object.hasOwn(TITLES, m[0].toLowerCase()) ? TITLES[m[0].toLowerCase()] : null;
+      if (title) {
+        const end = i + m[0].length + 1;
+        const next = /^\s+(\p{L})/u.exec(text.slice(end, end + 8));
+        push('word', start, end, { key: title[next && next[1] !== next[1].toLowerCase() ? 0 : 1] });
+        i = end;
+        continue;
+      }
       const parts = [[i, i + m[0].length]];
       i += m[0].length;
       // Parts joined by hyphens: one word if the lexicon has the whole.

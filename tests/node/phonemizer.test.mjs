@@ -178,6 +178,17 @@ describe('words', () => {
     assert.equal(r.ipa, 'ˈsteɪt ˈʌv ðə ˈɑɹt ˈtwɛnti ˈsɪks');
   });
 
+  test('titles and street words with their dot: the word they stand for, by what follows', async () => {
+    const r = await g2p.phonemize('Dr. O\'Brien lives at 4 Elm Dr. near St. Mark\'s, on Main St. with Mr. and Mrs. Li.');
+    const by = r.tokens.filter((t) => /\w\.$/.test(t.text)).map((t) => [t.text, t.source, t.phonemes.join(' ')]);
+    assert.deepEqual(by, [['Dr.', 'lexicon', cmu('doctor')[0].join(' ')], ['Dr.', 'lexicon', cmu('drive')[0].join(' ')],
+      ['St.', 'lexicon', cmu('saint')[0].join(' ')], ['St.', 'lexicon', cmu('street')[0].join(' ')],
+      ['Mr.', 'lexicon', cmu('mister')[0].join(' ')], ['Mrs.', 'lexicon', cmu('missus')[0].join(' ')]]);
+    assert.equal(r.tokens.at(-1).text, '.', 'a sentence\'s last dot is punctuation');
+    // Without its dot a title is the word CMUdict has ("dr" is its own entry).
+    assert.equal((await g2p.phonemize('dr')).tokens[0].phonemes.join(' '), cmu('dr')[0].join(' '));
+  });
+
   test('homographs: CMUdict\'s first pronunciation, the others as alternatives', async () => {
     const [read, live] = (await g2p.phonemize('read live')).tokens;
     const [r0, ...rs] = cmu('read');
