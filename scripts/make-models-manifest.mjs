@@ -21,6 +21,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseReferences, score } from '../web/js/metrics.js';
 import { camelCase, readTable } from './gen-options.mjs';
+import { manifestModule } from './gen-manifest-module.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'models');
@@ -162,4 +163,5 @@ if (check) {
 } else {
   writeFileSync(manifestPath, text);
   console.error(`wrote ${manifestPath}`);
+  writeFileSync(join(modelsDir, 'manifest.js'), manifestModule());   // the same as a module
 }

@@ -378,8 +378,8 @@ class App {
     for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));
     document.addEventListener('keydown', (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
-      // The word-list view has no steps: arrows and Space scroll its tables and page there.
-      if (this.wordlist?.state.view === 'list') return;
+      // The word-list and text views have no steps: arrows and Space scroll their tables and page there.
+      if (this.wordlist && this.wordlist.state.view !== 'lanes') return;
       const t = e.target;
       const tag = t?.tagName;
       const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || t?.isContentEditable;
@@ -404,7 +404,17 @@ class App {
     this.showSource();
     this.renderAll();
     this.wordlist?.relabel();
+    this.textView?.relabel();
     this.saveUrl();
+  }
+
+  /** The text view (text-view.js) is loaded the first time it is shown. */
+  async viewShown(view) {
+    if (view === 'text' && !this.textView) {
+      const { TextView } = await import('./text-view.js');
+      this.textView ??= new TextView(this);
+    }
+    this.textView?.show(view === 'text');
   }
 
   /** The static text (index.html), the language buttons and the footer, in the current language. */
