@@ -163,11 +163,23 @@ void rescore(const Session& session, const Model& model, const std::string& sour
   check_forced(f, model, session.options(), nullptr);
   if (f.tokens != r.tokens || f.text != r.text) fail("a result's score holds other tokens");
   if (ar) {
-    // The same log-probabilities, summed in the same order in double (ar_search.cpp,
-    // forced_score.cpp): equal to the bit.
-    if (f.length != r.length || f.logprob != r.logprob || f.score != r.score) {
-      std::fprintf(stderr, "'%s': decode %.17g %.17g length %d, forced %.17g %.17g length %d\n", r.text.c_str(), r.logprob,
-                   r.score, r.length, f.logprob, f.score, f.length);
+    // The log-probabilities are summed in the same order in double (ar_search.cpp,
+    // forced_score.cpp), and the Transformer's kernels compute each hypothesis's
+    // row alone, in the same order however many share a call: equal to the bit.
+    // The RNN's attention takes Eigen products over all rows at once (rnn.cpp:
+    // scores, context), which sum in another order for several rows than for
+    // one: once search holds more than one hypothesis, each token's
+    // log-probability may differ by a few float roundings, carried on to later
+    // tokens by the recurrent state. Allowed: 2^-18 (1 + |log p|) per token, 64
+    // roundings (2^-24) of a log-probability near 1. normalized_score is linear
+    // in logprob at a given length.
+    const DecodingOptions& o = session.options();
+    const bool rows = o.strategy == Strategy::Beam ? o.beam_size > 1 : o.strategy == Strategy::Sample && o.n_best > 1;
+    const double tol = model.config().arch == Arch::Rnn && rows ? std::ldexp(r.length + std::abs(r.logprob), -18) : 0.0;
+    const double score_tol = r.logprob != 0 ? tol * std::abs(r.score / r.logprob) : tol;
+    if (f.length != r.length || !(std::abs(f.logprob - r.logprob) <= tol) || !(std::abs(f.score - r.score) <= score_tol)) {
+      std::fprintf(stderr, "'%s': decode %.17g %.17g length %d, forced %.17g %.17g length %d, tolerance %g\n", r.text.c_str(),
+                   r.logprob, r.score, r.length, f.logprob, f.score, f.length, tol);
       fail("an autoregressive result's forced score is not its logprob and score");
     }
     return;
