@@ -66,5 +66,7 @@ part "the page: build the site, browser tests (Debian's Chromium, headless)"
 [[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 node scripts/build-web.mjs
-node --test --test-concurrency=1 tests/browser/
+# Two files at a time, as the Node tests: each waits mostly on its page's decoder
+# worker, and two Chromiums keep both cores busy.
+node --test --test-concurrency=2 tests/browser/
 part "all passed in $SECONDS s"
