@@ -5,11 +5,12 @@
 // the batch goes on (exit 1 at the end); input that cannot be read or output
 // that cannot be written stops it with a message and exit 1.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, describe, test } from 'node:test';
 import { FIXTURES, cliPath, join } from './helpers.mjs';
+import { dirname } from 'node:path';
 import { OVERFLOWING } from './scaled-model.mjs';
 import { readTable } from '../../scripts/gen-options.mjs';
 
@@ -279,17 +280,18 @@ describe('output that cannot be written: exit 1 and a message', () => {
       }
     }
   });
-  test('stdout closed: a pipe whose reader has gone, and no stdout at all', async () => {
+  test('stdout closed: a pipe whose reader has gone, and no stdout at all', () => {
     for (const args of commands) {
-      // The read end is closed before the CLI has loaded its model: its first write meets EPIPE (no SIGPIPE death).
-      const child = spawn(cliPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.destroy();
-      let stderr = '';
-      child.stderr.on('data', (d) => { stderr += d; });
-      const [status, signal] = await new Promise((resolve) => child.on('close', (code, sig) => resolve([code, sig])));
-      assert.equal(signal, null, `${args[0]}: killed by ${signal}`);
-      assert.equal(status, 1, `${args[0]}: ${stderr}`);
-      assert.equal(stderr, 'seq2seq: cannot write the output: Broken pipe\n', args[0]);
+      // The pipe's only reader closes it and exits before the CLI is started (it waits
+      // for the reader's flag file): its first write meets EPIPE, whatever the load on
+      // the machine. Its status comes back as bash's PIPESTATUS: 141 would be a SIGPIPE death.
+      const flag = join(mkdtempSync(join(tmpdir(), 'seq2seq-epipe-')), 'closed');
+      const piped = spawnSync('bash', ['-c', 'f=$1; shift; { while [ ! -e "$f" ]; do sleep 0.01; done; exec "$@"; } | { exec 0<&-; : > "$f"; }; exit ${PIPESTATUS[0]}',
+        'bash', flag, cliPath(), ...args], { encoding: 'utf8', timeout: 60_000 });
+      rmSync(dirname(flag), { recursive: true, force: true });
+      assert.equal(piped.signal, null, `${args[0]}: killed by ${piped.signal}`);
+      assert.equal(piped.status, 1, `${args[0]}: status ${piped.status}: ${piped.stderr}`);
+      assert.equal(piped.stderr, 'seq2seq: cannot write the output: Broken pipe\n', args[0]);
       const closed = spawnSync('bash', ['-c', 'exec "$@" >&-', 'bash', cliPath(), ...args], { encoding: 'utf8' });
       assert.equal(closed.status, 1, `${args[0]}: ${closed.stderr}`);
       assert.equal(closed.stderr, 'seq2seq: cannot write the output: Bad file descriptor\n', args[0]);
