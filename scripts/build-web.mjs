@@ -15,6 +15,9 @@
 //                                one shard per first two letters, fetched on demand
 //   dict/index.json              the shards there are (web/js/dict.js asks for no other)
 //   dict/test.tsv                the test split's words and references (the word-list mode)
+//   g2p/*.js, manifest.js        the models package's phonemizer, its CMUdict and the manifest
+//                                it reads (the text view, web/js/text-view.js; not fetched
+//                                before that view is opened)
 //
 // Runs offline after `npm ci`; needs scripts/build-wasm.sh to have run.
 import { createHash } from 'node:crypto';
@@ -51,6 +54,12 @@ for (const f of readdirSync(join(root, 'wasm/src'))) {
   if (f.endsWith('.js')) copyFileSync(join(root, 'wasm/src', f), join(out, 'wasm/src', f));
 }
 for (const f of ['seq2seq_core.mjs', 'seq2seq_core.wasm']) copyFileSync(join(root, 'wasm/dist', f), join(out, 'wasm/dist', f));
+// The phonemizer as the package lays it out: g2p/ beside manifest.js (it imports '../manifest.js').
+mkdirSync(join(out, 'g2p'), { recursive: true });
+for (const f of readdirSync(join(root, 'models/g2p'))) {
+  if (f.endsWith('.js')) copyFileSync(join(root, 'models/g2p', f), join(out, 'g2p', f));
+}
+copyFileSync(join(root, 'models/manifest.js'), join(out, 'manifest.js'));
 
 // ---------------------------------------------------------------- models
 function readConfig(path) {
@@ -282,7 +291,8 @@ log(`dictionary: ${prons.size} words in ${shards.size} shards, ${dictBytes} byte
 
 // ---------------------------------------------------------------- weight report
 // What a first visit transfers: everything but the dictionary shards (one is
-// fetched per word) and the models no default lane uses.
+// fetched per word), the models no default lane uses, and the text view with its
+// phonemizer (fetched when that view is opened).
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
@@ -292,6 +302,7 @@ let gz = 0;
 for (const f of walk(out)) {
   const rel = f.slice(out.length + 1);
   if (rel.startsWith('dict/') || rel.endsWith('.gz')) continue;
+  if (rel.startsWith('g2p/') || rel === 'manifest.js' || rel === 'js/text-view.js') continue;
   if (rel.startsWith('models/') && !defaults.has(rel)) continue;
   const b = readFileSync(f);
   raw += b.length;

@@ -229,7 +229,9 @@ function bindingsBlock(table) {
   ];
   for (const o of table.options) {
     const v = `o["${o.js}"]`;
+    // An enum is one of its few names (checked in JS); a string of tokens is text_of()'s, as every text is.
     if (o.type === 'enum') out.push(`  from_string(${v}.as<std::string>(), d.${o.cpp});`);
+    else if (o.type === 'tokens') out.push(`  d.${o.cpp} = text_of(${v});`);
     else if (o.type === 'uint64') out.push(`  d.${o.cpp} = static_cast<uint64_t>(${v}.as<double>());  // a safe integer`);
     else out.push(`  d.${o.cpp} = ${v}.as<${CPP_TYPE[o.type]}>();`);
   }

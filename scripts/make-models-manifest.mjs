@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { parseReferences, score } from '../web/js/metrics.js';
 import { camelCase, readTable } from './gen-options.mjs';
 import { dataRules, findCmudict, readCmudict, stressStripper } from './cmudict.mjs';
+import { manifestModule } from './gen-manifest-module.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'models');
@@ -199,4 +200,5 @@ if (check) {
 } else {
   writeFileSync(manifestPath, text);
   console.error(`wrote ${manifestPath}`);
+  writeFileSync(join(modelsDir, 'manifest.js'), manifestModule());   // the same as a module
 }

@@ -53,8 +53,9 @@ cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
 part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples (node --test)"
-# (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs.)
-[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild ]] \
+# (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs; the
+# CMUdict package: the phonemizer's lexicon tests.)
+[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -d node_modules/cmu-pronouncing-dictionary ]] \
   || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 # Two files at a time: most of them wait on a child process or a worker, and the
@@ -65,5 +66,7 @@ part "the page: build the site, browser tests (Debian's Chromium, headless)"
 [[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 node scripts/build-web.mjs
-node --test --test-concurrency=1 tests/browser/
+# Two files at a time, as the Node tests: each waits mostly on its page's decoder
+# worker, and two Chromiums keep both cores busy.
+node --test --test-concurrency=2 tests/browser/
 part "all passed in $SECONDS s"

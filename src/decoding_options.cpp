@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "model_limits.h"
 
 namespace seq2seq {
 
@@ -74,6 +75,9 @@ void validate(const DecodingOptions& o) {
   if (o.strategy == Strategy::Greedy && o.n_best != 1) throw UsageError("greedy search returns one hypothesis: n_best must be 1");
   if (o.strategy == Strategy::Nar && o.nar_length == NarLength::Given && o.nar_given_length < 1)
     throw UsageError("nar_length = given needs nar_given_length >= 1");
+  if (o.prefix.size() > limits::kMaxTextBytes)
+    throw UsageError("option prefix has " + std::to_string(o.prefix.size()) + " bytes (UTF-8); the longest accepted is " +
+                     std::to_string(limits::kMaxTextBytes));
 }
 
 double normalized_score(double logprob, int length, LengthNorm norm, double alpha) {

@@ -1,6 +1,7 @@
 #include "model_config.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,31 @@ E get_enum(const json& j, const char* key, std::initializer_list<std::pair<const
     names += names.empty() ? "" : ", ";
     names += c.first;
   }
-  throw ModelError(std::string("config: '") + key + "' = '" + s + "' is not one of " + names);
+  throw ModelError(std::string("config: '") + key + "' = " + quote(s) + " is not one of " + names);
+}
+
+// White space as JavaScript's \s knows it (which the npm package splits target
+// tokens on), and the C0 and C1 control characters.
+bool is_space(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
+bool is_control(uint32_t c) { return c < 0x20 || (c >= 0x7f && c <= 0x9f); }
+
+constexpr uint32_t kNone = 0xffffffff;
+
+// The first code point of `s` (UTF-8, valid: the JSON parser checked it) that is
+// white space or a control character, or kNone.
+uint32_t space_or_control(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : 4;
+    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1fu) : len == 3 ? (c & 0x0fu) : (c & 0x07u);
+    for (size_t k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3fu);
+    if (is_space(cp) || is_control(cp)) return cp;
+    i += len;
+  }
+  return kNone;
 }
 
 std::vector<std::string> get_vocab(const json& j, const char* key) {
@@ -67,7 +92,16 @@ std::vector<std::string> get_vocab(const json& j, const char* key) {
     if (!t.is_string() || t.get<std::string>().empty())
       throw ModelError(std::string("config: '") + key + "' holds an entry that is not a non-empty string");
     auto s = t.get<std::string>();
-    if (!seen.insert(s).second) throw ModelError(std::string("config: '") + key + "' lists '" + s + "' twice");
+    const uint32_t bad = space_or_control(s);
+    if (bad != kNone) {
+      char code[16];
+      std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(bad));
+      throw ModelError(std::string("config: '") + key + "' entry " + std::to_string(out.size()) + " " + quote(s) + " holds " +
+                       (is_space(bad) ? "white space" : "a control character") + " (" + code +
+                       "); a token holds neither: target tokens are read and written separated by spaces, "
+                       "and the CLI's columns by tabs");
+    }
+    if (!seen.insert(s).second) throw ModelError(std::string("config: '") + key + "' lists " + quote(s) + " twice");
     out.push_back(std::move(s));
   }
   return out;
@@ -81,10 +115,10 @@ SpecialIds get_specials(const json& j, const char* key, size_t vocab_size) {
   for (auto it = v.begin(); it != v.end(); ++it) {
     int* slot = it.key() == "pad" ? &ids.pad : it.key() == "unk" ? &ids.unk : it.key() == "bos" ? &ids.bos
               : it.key() == "eos" ? &ids.eos : it.key() == "mask" ? &ids.mask : nullptr;
-    if (!slot) throw ModelError(std::string("config: '") + key + "' has unknown special '" + it.key() + "'");
+    if (!slot) throw ModelError(std::string("config: '") + key + "' has unknown special " + quote(it.key()));
     if (!it.value().is_number_integer() || it.value().get<int64_t>() < 0 ||
         it.value().get<int64_t>() >= static_cast<int64_t>(vocab_size))
-      throw ModelError(std::string("config: special '") + it.key() + "' in '" + key + "' is not an id inside the vocabulary");
+      throw ModelError(std::string("config: special ") + quote(it.key()) + " in '" + key + "' is not an id inside the vocabulary");
     *slot = it.value().get<int>();
     if (!seen.insert(*slot).second) throw ModelError(std::string("config: '") + key + "' gives two specials the same id");
   }
@@ -195,7 +229,7 @@ const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
 Compute parse_compute(const std::string& name) {
   if (name == "auto") return Compute::Auto;
   if (name == "f32") return Compute::F32;
-  throw UsageError("compute must be 'auto' or 'f32', not '" + name + "'");
+  throw UsageError("compute must be 'auto' or 'f32', not " + quote(name));
 }
 
 }  // namespace seq2seq

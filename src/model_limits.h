@@ -1,9 +1,11 @@
-// The largest model the engine accepts, in one place (not named limits.h, which
-// would shadow the C header of that name on the include path). Each bound sits far above
-// any model this project writes (a real header is ~20 KB, a shipped model 4 MB)
-// and low enough that no file, however crafted, makes the loader allocate or
-// compute more than its bytes justify. docs/model-format.md ("Limits") mirrors
-// this table, with the error each bound gives; every bound is a ModelError.
+// The largest model and the longest text the engine accepts, in one place (not
+// named limits.h, which would shadow the C header of that name on the include
+// path). Each model bound sits far above any model this project writes (a real
+// header is ~20 KB, a shipped model 4 MB) and low enough that no file, however
+// crafted, makes the loader allocate or compute more than its bytes justify.
+// docs/model-format.md ("Limits") mirrors this table, with the error each bound
+// gives; every model bound is a ModelError. The npm package's JS reads the same
+// numbers from wasm/src/limits.js, which scripts/gen-limits.mjs writes from here.
 #pragma once
 #include <cstdint>
 
@@ -29,6 +31,14 @@ constexpr int kMaxLayers = 64;       // Transformer encoder and decoder layers
 constexpr int kMaxRnnLayers = 4;     // bidirectional GRU layers
 constexpr int kMaxPositions = 4096;  // max_pos: the longest source and target
 constexpr int kMaxVocab = 65536;     // entries in each vocabulary
+
+// Texts: a source, a forced-score target, a prefix, a list of tokens, in bytes of
+// UTF-8 (an InputError; a UsageError for the prefix option). Four times the
+// longest source any model reads (kMaxPositions characters of up to 4 bytes), so
+// no text a model could take is refused, and low enough that a text is never a
+// reason for the wasm heap to grow: the JS wrapper refuses a longer string before
+// it is copied into the heap, the CLI a longer line before it is held.
+constexpr uint64_t kMaxTextBytes = uint64_t{1} << 16;
 
 }  // namespace limits
 }  // namespace seq2seq

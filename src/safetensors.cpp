@@ -17,12 +17,12 @@ namespace {
 size_t dtype_size(DType d) { return d == DType::F32 ? 4 : d == DType::F16 ? 2 : 1; }
 
 DType parse_dtype(const nlohmann::json& j, const std::string& name) {
-  if (!j.is_string()) throw ModelError("tensor '" + name + "': dtype is not a string");
+  if (!j.is_string()) throw ModelError("tensor " + quote(name) + ": dtype is not a string");
   const auto s = j.get<std::string>();
   if (s == "F32") return DType::F32;
   if (s == "F16") return DType::F16;
   if (s == "I8") return DType::I8;
-  throw ModelError("tensor '" + name + "': unsupported dtype '" + s + "' (F32, F16 or I8 expected)");
+  throw ModelError("tensor " + quote(name) + ": unsupported dtype " + quote(s) + " (F32, F16 or I8 expected)");
 }
 
 uint64_t as_u64(const nlohmann::json& j, const std::string& what) {
@@ -99,36 +99,36 @@ SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
     if (name == "__metadata__") {
       if (!v.is_object()) throw ModelError("__metadata__ is not an object");
       for (auto m = v.begin(); m != v.end(); ++m) {
-        if (!m.value().is_string()) throw ModelError("__metadata__ value '" + m.key() + "' is not a string");
+        if (!m.value().is_string()) throw ModelError("__metadata__ value " + quote(m.key()) + " is not a string");
         file.metadata[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets"))
-      throw ModelError("tensor '" + name + "': entry needs dtype, shape and data_offsets");
+      throw ModelError("tensor " + quote(name) + ": entry needs dtype, shape and data_offsets");
     TensorView t;
     t.dtype = parse_dtype(v["dtype"], name);
     const auto& shape = v["shape"];
     if (!shape.is_array() || shape.size() > static_cast<size_t>(limits::kMaxTensorRank))
-      throw ModelError("tensor '" + name + "': shape is not an array of at most " + std::to_string(limits::kMaxTensorRank) +
+      throw ModelError("tensor " + quote(name) + ": shape is not an array of at most " + std::to_string(limits::kMaxTensorRank) +
                        " dims");
     uint64_t numel = 1;
     for (const auto& d : shape) {
-      const uint64_t dim = as_u64(d, "tensor '" + name + "': a shape entry");
-      if (dim > (1ull << 32)) throw ModelError("tensor '" + name + "': dimension " + std::to_string(dim) + " is implausibly large");
-      if (dim != 0 && numel > std::numeric_limits<uint64_t>::max() / dim) throw ModelError("tensor '" + name + "': size overflows");
+      const uint64_t dim = as_u64(d, "tensor " + quote(name) + ": a shape entry");
+      if (dim > (1ull << 32)) throw ModelError("tensor " + quote(name) + ": dimension " + std::to_string(dim) + " is implausibly large");
+      if (dim != 0 && numel > std::numeric_limits<uint64_t>::max() / dim) throw ModelError("tensor " + quote(name) + ": size overflows");
       numel *= dim;
       t.shape.push_back(static_cast<int64_t>(dim));
     }
     const auto& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2) throw ModelError("tensor '" + name + "': data_offsets is not [begin, end]");
-    const uint64_t begin = as_u64(off[0], "tensor '" + name + "': data_offsets[0]");
-    const uint64_t end = as_u64(off[1], "tensor '" + name + "': data_offsets[1]");
+    if (!off.is_array() || off.size() != 2) throw ModelError("tensor " + quote(name) + ": data_offsets is not [begin, end]");
+    const uint64_t begin = as_u64(off[0], "tensor " + quote(name) + ": data_offsets[0]");
+    const uint64_t end = as_u64(off[1], "tensor " + quote(name) + ": data_offsets[1]");
     if (begin > end || end > body_size)
-      throw ModelError("tensor '" + name + "': data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+      throw ModelError("tensor " + quote(name) + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
                        "] lie outside the " + std::to_string(body_size) + "-byte data section");
     if (numel > std::numeric_limits<uint64_t>::max() / 4 || end - begin != numel * dtype_size(t.dtype))
-      throw ModelError("tensor '" + name + "': " + std::to_string(end - begin) + " bytes do not match its shape and dtype");
+      throw ModelError("tensor " + quote(name) + ": " + std::to_string(end - begin) + " bytes do not match its shape and dtype");
     t.data = body + begin;
     t.nbytes = static_cast<size_t>(end - begin);
     if (end > begin) spans.push_back({begin, end, name});  // an empty tensor overlaps nothing
@@ -137,7 +137,7 @@ SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
   for (size_t i = 1; i < spans.size(); ++i)
     if (spans[i].begin < spans[i - 1].end)
-      throw ModelError("tensors '" + spans[i - 1].name + "' and '" + spans[i].name + "' overlap");
+      throw ModelError("tensors " + quote(spans[i - 1].name) + " and " + quote(spans[i].name) + " overlap");
   return file;
 }
 
@@ -166,7 +166,7 @@ float half_to_float(uint16_t h) {
 }
 
 std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
-  if (t.dtype == DType::I8) throw ModelError("tensor '" + name + "' is stored as I8, which only 2-D weights with a '" + name + ".scale' may be");
+  if (t.dtype == DType::I8) throw ModelError("tensor " + quote(name) + " is stored as I8, which only 2-D weights with a " + quote(name + ".scale") + " may be");
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);
   if (t.dtype == DType::F32) {
@@ -179,14 +179,14 @@ std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
     }
   }
   for (size_t i = 0; i < n; ++i)
-    if (!std::isfinite(out[i])) throw ModelError("tensor '" + name + "' holds a non-finite value at index " + std::to_string(i));
+    if (!std::isfinite(out[i])) throw ModelError("tensor " + quote(name) + " holds a non-finite value at index " + std::to_string(i));
   return out;
 }
 
 void check_i8_scales(const std::vector<float>& scale, const std::string& scale_name) {
   for (size_t r = 0; r < scale.size(); ++r)
     if (!(scale[r] >= 0.0f) || !std::isfinite(scale[r]))
-      throw ModelError("tensor '" + scale_name + "' holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
+      throw ModelError("tensor " + quote(scale_name) + " holds " + std::to_string(scale[r]) + " at row " + std::to_string(r) +
                        " (scales must be finite and >= 0)");
 }
 
@@ -199,7 +199,7 @@ std::vector<float> dequantize_i8(const int8_t* q, const float* scale, size_t row
 
 std::vector<float> dequantize_i8(const TensorView& q, const std::vector<float>& scale, const std::string& name) {
   if (q.dtype != DType::I8 || q.shape.size() != 2 || static_cast<int64_t>(scale.size()) != q.shape[0])
-    throw ModelError("tensor '" + name + "': I8 storage needs a 2-D tensor and one scale per row");
+    throw ModelError("tensor " + quote(name) + ": I8 storage needs a 2-D tensor and one scale per row");
   check_i8_scales(scale, name + ".scale");
   return dequantize_i8(reinterpret_cast<const int8_t*>(q.data), scale.data(), static_cast<size_t>(q.shape[0]),
                        static_cast<size_t>(q.shape[1]));

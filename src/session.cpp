@@ -103,7 +103,6 @@ std::vector<Result> Session::run() {
 
 ForcedScore Session::score(const std::string& source, const std::string& target) const {
   const std::vector<int> src = model_->tokenize(source);
-  const int max_len = length_cap(src);  // min_length does not enter: it restricts search, not the model
   const Vocabulary& vocab = model_->target_vocab();
   const ModelConfig& c = model_->config();
   const SpecialIds& sp = c.tgt_specials;
@@ -116,6 +115,7 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
   const int n = static_cast<int>(ids.size());
   ForcedScore f;
   if (c.autoregressive()) {
+    const int max_len = length_cap(src);  // min_length does not enter: it restricts search, not the model
     if (n + 1 > max_len)
       throw InputError("the target has " + std::to_string(n) + " tokens, " + std::to_string(n + 1) +
                        " with EOS: more than the max length of " + std::to_string(max_len) +
@@ -124,9 +124,12 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
     f = force_autoregressive(*scorer, sp, ids, opt_);
   } else {
     if (n == 0) throw InputError("the target is empty: a CMLM scores targets of at least one token");
-    if (n > max_len)
+    // Any length the length head predicts: search decodes predicted lengths up to it
+    // whatever max_length says (max_length is the fixed length's), so a CMLM's own
+    // output is never refused here.
+    if (n > c.max_target_len)
       throw InputError("the target has " + std::to_string(n) + " tokens: more than the max length of " +
-                       std::to_string(max_len) + " in effect for this source");
+                       std::to_string(c.max_target_len) + " this model's length head predicts");
     const auto scorer = ModelAccess::network(*model_).parallel_scorer(src);
     f = force_parallel(*scorer, sp, ids, opt_);
   }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "errors.h"
+#include "model_limits.h"
 
 namespace seq2seq {
 
@@ -60,7 +61,14 @@ std::string describe_char(const std::string& ch) {
 
 }  // namespace
 
+void check_text_length(uint64_t bytes, const char* what) {
+  if (bytes > limits::kMaxTextBytes)
+    throw InputError(std::string(what) + " has " + std::to_string(bytes) + " bytes (UTF-8); the longest accepted is " +
+                     std::to_string(limits::kMaxTextBytes));
+}
+
 std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len) {
+  check_text_length(text.size(), "the text");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("the source text is empty");
   const auto last = text.find_last_not_of(" \t\r\n");
@@ -87,12 +95,13 @@ std::vector<int> tokenize_source(const std::string& text, const Vocabulary& voca
 }
 
 std::vector<int> parse_target_tokens(const std::string& text, const Vocabulary& vocab) {
+  check_text_length(text.size(), "the target");
   std::istringstream in(text);
   std::vector<int> ids;
   std::string tok;
   while (in >> tok) {
     const int id = vocab.id(tok);
-    if (id < 0) throw InputError("target token '" + tok + "' is not in the model's target vocabulary");
+    if (id < 0) throw InputError("target token " + quote(tok) + " is not in the model's target vocabulary");
     ids.push_back(id);
   }
   return ids;

@@ -2,6 +2,7 @@
 // Source tokens are single characters (Unicode code points); target tokens are
 // whole vocabulary entries (phonemes), written out separated by spaces.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,14 +26,19 @@ class Vocabulary {
   std::unordered_map<std::string, int> ids_;
 };
 
+// Throws InputError when a text of `bytes` bytes (UTF-8) is longer than
+// limits::kMaxTextBytes; `what` names it in the message ("the text").
+void check_text_length(uint64_t bytes, const char* what);
+
 // Splits `text` into code points after trimming surrounding white space and
 // applying `fold`, and maps each to its id. Throws InputError for empty text,
 // invalid UTF-8, a character not in the vocabulary (named with its position), or
-// more than `max_len` characters.
+// more than `max_len` characters; a text over limits::kMaxTextBytes is refused
+// before anything is copied.
 std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len);
 
 // Parses a space-separated list of target tokens ("HH AH L OW"); throws
-// InputError naming an unknown token.
+// InputError naming an unknown token, or for a text over limits::kMaxTextBytes.
 std::vector<int> parse_target_tokens(const std::string& text, const Vocabulary& vocab);
 
 // Joins target ids with spaces, skipping none (the caller strips BOS/EOS).

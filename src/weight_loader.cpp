@@ -14,9 +14,9 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 const TensorView& WeightLoader::find(const std::string& name, const std::vector<int64_t>& shape) {
   auto it = file_.tensors.find(name);
-  if (it == file_.tensors.end()) throw ModelError("missing tensor '" + name + "' " + shape_str(shape));
+  if (it == file_.tensors.end()) throw ModelError("missing tensor " + quote(name) + " " + shape_str(shape));
   if (it->second.shape != shape)
-    throw ModelError("tensor '" + name + "' has shape " + shape_str(it->second.shape) + ", expected " + shape_str(shape));
+    throw ModelError("tensor " + quote(name) + " has shape " + shape_str(it->second.shape) + ", expected " + shape_str(shape));
   used_.insert(name);
   return it->second;
 }
@@ -24,9 +24,9 @@ const TensorView& WeightLoader::find(const std::string& name, const std::vector<
 std::vector<float> WeightLoader::i8_scales(const std::string& name, int64_t rows) {
   const std::string scale_name = name + ".scale";
   auto s = file_.tensors.find(scale_name);
-  if (s == file_.tensors.end()) throw ModelError("tensor '" + name + "' is stored as I8 but '" + scale_name + "' is missing");
+  if (s == file_.tensors.end()) throw ModelError("tensor " + quote(name) + " is stored as I8 but " + quote(scale_name) + " is missing");
   if (s->second.shape != std::vector<int64_t>{rows})
-    throw ModelError("tensor '" + scale_name + "' has shape " + shape_str(s->second.shape) + ", expected [" +
+    throw ModelError("tensor " + quote(scale_name) + " has shape " + shape_str(s->second.shape) + ", expected [" +
                      std::to_string(rows) + "]");
   used_.insert(scale_name);
   std::vector<float> scale = tensor_to_f32(s->second, scale_name);
@@ -37,7 +37,7 @@ std::vector<float> WeightLoader::i8_scales(const std::string& name, int64_t rows
 std::vector<float> WeightLoader::take(const std::string& name, const std::vector<int64_t>& shape) {
   const TensorView& t = find(name, shape);
   if (t.dtype != DType::I8) return tensor_to_f32(t, name);
-  if (shape.size() != 2) throw ModelError("tensor '" + name + "' is stored as I8, which only 2-D weights may be");
+  if (shape.size() != 2) throw ModelError("tensor " + quote(name) + " is stored as I8, which only 2-D weights may be");
   return dequantize_i8(t, i8_scales(name, shape[0]), name);
 }
 
@@ -120,7 +120,7 @@ LayerNormParams WeightLoader::layer_norm(const std::string& prefix, int n) {
 
 void WeightLoader::check_all_used() const {
   for (const auto& kv : file_.tensors)
-    if (!used_.count(kv.first)) throw ModelError("unexpected tensor '" + kv.first + "' (not part of this architecture)");
+    if (!used_.count(kv.first)) throw ModelError("unexpected tensor " + quote(kv.first) + " (not part of this architecture)");
 }
 
 }  // namespace seq2seq

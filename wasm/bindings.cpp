@@ -3,7 +3,10 @@
 // No C++ exception crosses into JavaScript: every fallible call catches and
 // returns {error, kind} instead, and the JS wrapper (wasm/src/index.js) turns
 // that into a thrown Error. Throwing a JS error from inside wasm would skip C++
-// destructors and leak; returning keeps both heaps clean.
+// destructors and leak; returning keeps both heaps clean. For that, every
+// allocation a call makes happens inside its guard: texts arrive as JS values and
+// are copied into the heap by text_of(), never by Embind's std::string argument
+// conversion (see there).
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -21,12 +24,27 @@ using namespace seq2seq;
 
 namespace {
 
+// `message` is UTF-8 (a C++ message can quote a character of the source), and is
+// copied into a std::string to cross; `kind` is ASCII and crosses as it is.
 val error_value(const char* kind, const std::string& message) {
   val e = val::object();
   e.set("error", message);
-  e.set("kind", std::string(kind));
+  e.set("kind", val(kind));
   return e;
 }
+
+// What a failed allocation answers: nothing here allocates in the wasm heap (an
+// ASCII literal goes to JS as it is), so that it can answer when the heap is full.
+val out_of_memory() {
+  val e = val::object();
+  e.set("error", val("out of memory"));
+  e.set("kind", val("OutOfMemory"));
+  return e;
+}
+
+// A JS string's UTF-8 as a std::string, copied into the heap inside guarded(); defined
+// after the generated options_from(), whose prefix it copies too.
+std::string text_of(const val& text);
 
 template <typename F>
 val guarded(F&& f) {
@@ -39,9 +57,11 @@ val guarded(F&& f) {
   } catch (const UsageError& e) {
     return error_value("UsageError", e.what());
   } catch (const std::bad_alloc&) {
-    return error_value("OutOfMemory", "out of memory");
+    return out_of_memory();
   } catch (const std::exception& e) {
     return error_value("Error", e.what());
+  } catch (...) {
+    return error_value("Error", "an exception of unknown type");
   }
 }
 
@@ -128,7 +148,7 @@ DecodingOptions options_from(const val& o) {
   d.max_length_ratio = o["maxLengthRatio"].as<float>();
   d.min_length = o["minLength"].as<int>();
   d.n_best = o["nBest"].as<int>();
-  d.prefix = o["prefix"].as<std::string>();
+  d.prefix = text_of(o["prefix"]);
   d.temperature = o["temperature"].as<float>();
   d.top_k = o["topK"].as<int>();
   d.top_p = o["topP"].as<float>();
@@ -145,11 +165,29 @@ DecodingOptions options_from(const val& o) {
 }
 // END GENERATED
 
+// A JS string's UTF-8 as a std::string, allocated in C++ so that a full heap is a
+// bad_alloc that guarded() reports as OutOfMemory. Embind's own std::string
+// argument conversion runs before the call, outside any try: its JS glue mallocs
+// a copy of the text, and when malloc fails (returning 0) writes the text from
+// address 0 on, over the heap's static data, so that every later call fails
+// ("memory access out of bounds"); then C++ copies that into a std::string, and a
+// bad_alloc there escapes to JS as a bare number. The JS wrapper has refused
+// strings longer than limits::kMaxTextBytes UTF-16 units, so this copies at most
+// three times that; the engine refuses a text whose UTF-8 is longer than that.
+std::string text_of(const val& text) {
+  static const val encoder = val::global("TextEncoder").new_();
+  const val bytes = encoder.call<val>("encode", text);
+  const size_t n = bytes["length"].as<size_t>();
+  std::string s(n, '\0');
+  if (n > 0) val(emscripten::typed_memory_view(n, reinterpret_cast<unsigned char*>(&s[0]))).call<void>("set", bytes);
+  return s;
+}
+
 class ModelHandle {
  public:
-  val load(const val& bytes, const std::string& compute) {
+  val load(const val& bytes, const val& compute) {
     return guarded([&] {
-      const Compute c = parse_compute(compute);
+      const Compute c = parse_compute(text_of(compute));
       const size_t n = bytes["length"].as<size_t>();
       std::vector<uint8_t> buf(n);
       val(emscripten::typed_memory_view(n, buf.data())).call<void>("set", bytes);
@@ -203,18 +241,18 @@ class ModelHandle {
     });
   }
 
-  val tokenize(const std::string& text) const {
-    return guarded([&] { return int_array(require().tokenize(text)); });
+  val tokenize(const val& text) const {
+    return guarded([&] { return int_array(require().tokenize(text_of(text))); });
   }
 
   // Every intermediate of one decoder pass (Model::inspect): `tokens` is a string of
   // token texts or an array of ids (the JS wrapper has checked which).
-  val inspect(const std::string& source, const val& tokens) const {
+  val inspect(const val& source, const val& tokens) const {
     return guarded([&] {
       const Model& m = require();
-      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(tokens.as<std::string>(), m.target_vocab())
+      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(text_of(tokens), m.target_vocab())
                                                      : emscripten::vecFromJSArray<int>(tokens);
-      return ValueWriter::object(m.inspect(source, ids), m.target_vocab());
+      return ValueWriter::object(m.inspect(text_of(source), ids), m.target_vocab());
     });
   }
 
@@ -240,9 +278,9 @@ class SessionHandle {
       return val::undefined();
     });
   }
-  val start(const std::string& source) {
+  val start(const val& source) {
     return guarded([&] {
-      require().start(source);
+      require().start(text_of(source));
       return val::undefined();
     });
   }
@@ -253,9 +291,10 @@ class SessionHandle {
     return guarded([&] { return results(require().run(), model_->target_vocab()); });
   }
   // The forced score of `target` for `source`; the decode in progress is left as it was.
-  val score(const std::string& source, const std::string& target) {
+  val score(const val& source, const val& target) {
     return guarded([&] {
-      return ValueWriter::object(require().score(source, target), model_->target_vocab(), model_->config().autoregressive());
+      return ValueWriter::object(require().score(text_of(source), text_of(target)), model_->target_vocab(),
+                                 model_->config().autoregressive());
     });
   }
   // Checks every text of the array as start() would, decoding none; the first
@@ -293,7 +332,7 @@ class SessionHandle {
     val out = guarded([&] {
       Session& s = require();
       val values = val::array();
-      for (at = 0; at < n; ++at) values.set(at, f(s, texts[at].as<std::string>()));
+      for (at = 0; at < n; ++at) values.set(at, f(s, text_of(texts[at])));
       return values;
     });
     if (at < n) out.set("index", at);

@@ -4,9 +4,13 @@
 //   seq2seq score --model M [options] [WORD TARGET ...]   (none: WORD<TAB>TARGET lines on stdin)
 //   seq2seq inspect --model M [--compute C] WORD [TOKENS]
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -14,6 +18,7 @@
 
 #include "errors.h"
 #include "model.h"
+#include "model_limits.h"
 #include "session.h"
 #include "snapshot_json.h"
 
@@ -132,7 +137,7 @@ T parse_number(const std::string& flag, const std::string& s, const seq2seq::Ran
   T v{};
   if (!parse_in(s, range, v))
     throw seq2seq::UsageError("option " + flag + " needs " + (std::is_integral<T>::value ? "an integer" : "a number") + " in " +
-                              seq2seq::to_string(range) + ", got '" + s + "'");
+                              seq2seq::to_string(range) + ", got " + seq2seq::quote(s));
   return v;
 }
 
@@ -140,7 +145,7 @@ T parse_number(const std::string& flag, const std::string& s, const seq2seq::Ran
 template <typename E>
 E parse_enum(const std::string& flag, const std::string& s, const char* names) {
   E v{};
-  if (!seq2seq::from_string(s, v)) throw seq2seq::UsageError("option " + flag + " needs one of " + names + ", got '" + s + "'");
+  if (!seq2seq::from_string(s, v)) throw seq2seq::UsageError("option " + flag + " needs one of " + names + ", got " + seq2seq::quote(s));
   return v;
 }
 
@@ -212,15 +217,6 @@ bool option_flag(const std::string& flag, Value&& value, seq2seq::DecodingOption
 }
 // END GENERATED
 
-// A source as an error message quotes it: a long one cut (at a character boundary).
-std::string shown(const std::string& source) {
-  const size_t keep = 64;
-  if (source.size() <= keep) return source;
-  size_t cut = keep;
-  while (cut > 0 && (static_cast<unsigned char>(source[cut]) & 0xc0) == 0x80) --cut;
-  return source.substr(0, cut) + "... (" + std::to_string(source.size()) + " bytes)";
-}
-
 // The decoder passes a decode can take: no more than the longest output an
 // option allows (one pass per token; Mask-Predict's iterations are fewer).
 constexpr seq2seq::Range<int> kPasses{1, seq2seq::option_range::max_length.hi};
@@ -250,7 +246,7 @@ Command parse_command(const std::string& name, const std::vector<std::string>& a
     else if (a == "--trace") cmd.trace = true;
     else if (a == "--trace-inside") cmd.trace_inside = parse_number(a, value(), kPasses);
     else if (a == "--compute") cmd.compute = seq2seq::parse_compute(value());
-    else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + a);
+    else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + seq2seq::quote(a));
     else cmd.words.push_back(a);
   }
   if (cmd.model_paths.empty()) throw seq2seq::UsageError(name + " needs --model MODEL");
@@ -268,35 +264,83 @@ std::shared_ptr<const seq2seq::Model> load_model(Command& cmd) {
   return model;
 }
 
-// Calls f(source) for each word, or for each non-blank line of stdin. A
-// source that fails (bad text, or a model that fails on it) is reported with
-// where it came from, and the batch goes on; the exit status says at the end
-// that something failed.
-template <typename F>
-int for_each_source(const std::vector<std::string>& words, const std::string& item, F&& f) {
-  int failures = 0;
-  auto one = [&](const std::string& source, const std::string& where) {
+// The standard output or input failed (a full disk, a closed pipe, a read
+// error): what follows could not be written or read, so the command stops and
+// main() reports this, exit 1.
+struct StreamError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `what` and, when the failed call set it, the system's reason.
+std::string stream_failure(const std::string& what, int error) {
+  return error ? what + ": " + std::strerror(error) : what;
+}
+
+// Throws StreamError once a write to stdout has failed. Checked after each
+// source, so that a batch stops at the first buffer that could not be written.
+void check_output() {
+  if (!std::cout) throw StreamError(stream_failure("cannot write the output", errno));
+}
+
+// A batch of sources: each that fails (bad text, or a model that fails on it)
+// is reported on stderr with where it came from, and the batch goes on; the
+// exit status says at the end that something failed.
+class Batch {
+ public:
+  // Runs f() for the source `shown` quotes (seq2seq::quote), from `where`.
+  template <typename F>
+  void run(const std::string& where, const std::string& shown, F&& f) {
+    errno = 0;  // so that a failed write's reason is its own
     try {
-      f(source);
+      f();
     } catch (const seq2seq::Error& e) {
-      ++failures;
+      ++failures_;
       std::cout.flush();  // keep stdout and stderr in source order on a terminal
-      std::cerr << "seq2seq: " << where << " '" << shown(source) << "': " << e.what() << '\n';
+      std::cerr << "seq2seq: " << where << ' ' << shown << ": " << e.what() << '\n';
     }
-  };
-  if (!words.empty()) {
-    for (size_t i = 0; i < words.size(); ++i) one(words[i], item + " " + std::to_string(i + 1));
-  } else {
-    std::string line;
-    for (long number = 1; std::getline(std::cin, line); ++number) {
+    check_output();
+  }
+
+  // Runs f(line) for each non-blank line of stdin (without its "\n" or "\r\n").
+  // A line longer than `cap` bytes is not held: too_long(bytes) throws the error
+  // that reports it, and the next line goes on. A read that fails (an I/O error,
+  // stdin a directory) is no end of input: it throws StreamError naming the line.
+  template <typename TooLong, typename F>
+  void lines(uint64_t cap, TooLong&& too_long, F&& f) {
+    std::vector<char> buf(static_cast<size_t>(cap) + 3);  // the line, a '\r', and one byte more to tell it is longer
+    std::istream& in = std::cin;
+    for (long number = 1;; ++number) {
+      const std::string where = "line " + std::to_string(number);
+      errno = 0;
+      in.getline(buf.data(), static_cast<std::streamsize>(buf.size()));
+      auto read_failed = [&] { return StreamError(stream_failure("cannot read " + where + " of the input", errno)); };
+      if (in.bad()) throw read_failed();
+      const auto got = static_cast<uint64_t>(in.gcount());
+      if (got == 0 && in.eof()) return;
+      if (in.fail()) {  // longer than buf holds: the rest is skipped, counted, not kept
+        const uint64_t kept = buf.size() - 1;
+        in.clear();
+        in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        if (in.bad()) throw read_failed();
+        const uint64_t rest = static_cast<uint64_t>(in.gcount()) - (in.eof() ? 0 : 1);
+        run(where, seq2seq::quote(std::string(buf.data(), static_cast<size_t>(kept)), kept + rest), [&] { too_long(kept + rest); });
+        if (in.eof()) return;
+        continue;
+      }
+      std::string line(buf.data(), static_cast<size_t>(got - (in.eof() ? 0 : 1)));
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      one(line, "line " + std::to_string(number));
+      if (line.size() > cap) run(where, seq2seq::quote(line), [&] { too_long(line.size()); });
+      else run(where, seq2seq::quote(line), [&] { f(line); });
+      if (in.eof()) return;
     }
   }
-  std::cout.flush();
-  return failures ? 1 : 0;
-}
+
+  int status() const { return failures_ ? 1 : 0; }
+
+ private:
+  int failures_ = 0;
+};
 
 // Which decoder input the pass of a trace line read, for --trace-inside.
 // Autoregressive: the pass that made the line's best live hypothesis's last
@@ -343,7 +387,7 @@ int decode(const std::vector<std::string>& args) {
   const auto model = load_model(cmd);
   seq2seq::Session session(model, cmd.options);
   const seq2seq::Vocabulary& vocab = model->target_vocab();
-  return for_each_source(cmd.words, "word", [&](const std::string& word) {
+  auto decode_one = [&](const std::string& word) {
     session.start(word);
     if (cmd.trace) {
       // The live hypotheses pass trace_inside reads (the root before pass 1).
@@ -370,28 +414,55 @@ int decode(const std::vector<std::string>& args) {
       return;
     }
     for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
-  });
+  };
+  Batch batch;
+  for (size_t i = 0; i < cmd.words.size(); ++i) {
+    const std::string& word = cmd.words[i];
+    batch.run("word " + std::to_string(i + 1), seq2seq::quote(word), [&] { decode_one(word); });
+  }
+  if (cmd.words.empty()) {
+    batch.lines(seq2seq::limits::kMaxTextBytes, [](uint64_t bytes) { seq2seq::check_text_length(bytes, "the text"); }, decode_one);
+  }
+  return batch.status();
 }
 
-// score: WORD TARGET pairs from the arguments, or WORD<TAB>TARGET lines from stdin.
+// score: WORD TARGET pairs from the arguments, or WORD<TAB>TARGET lines from
+// stdin. An argument is taken as given: a TAB in a WORD is a character of the
+// word (which no model reads: the loader refuses control characters in a
+// vocabulary), in a TARGET a space between tokens.
 int score(const std::vector<std::string>& args) {
   Command cmd = parse_command("score", args);
   if (cmd.trace || cmd.trace_inside) throw seq2seq::UsageError("score has no --trace: it prints each token's log-probability");
   if (cmd.words.size() % 2 != 0)
-    throw seq2seq::UsageError("score takes WORD TARGET pairs; '" + shown(cmd.words.back()) + "' has no target");
-  std::vector<std::string> pairs;
-  for (size_t i = 0; i < cmd.words.size(); i += 2) pairs.push_back(cmd.words[i] + '\t' + cmd.words[i + 1]);
+    throw seq2seq::UsageError("score takes WORD TARGET pairs; " + seq2seq::quote(cmd.words.back()) + " has no target");
   const auto model = load_model(cmd);
   const seq2seq::Session session(model, cmd.options);
-  return for_each_source(pairs, "pair", [&](const std::string& pair) {
-    const size_t tab = pair.find('\t');
-    if (tab == std::string::npos) throw seq2seq::InputError("a line of score's input is WORD<TAB>TARGET");
-    const std::string word = pair.substr(0, tab);
-    const seq2seq::ForcedScore f = session.score(word, pair.substr(tab + 1));
+  auto score_one = [&](const std::string& word, const std::string& target) {
+    const seq2seq::ForcedScore f = session.score(word, target);
     std::cout << word << '\t' << f.text << '\t' << f.logprob << '\t' << f.score << '\t';
     for (size_t i = 0; i < f.token_logprobs.size(); ++i) std::cout << (i ? " " : "") << f.token_logprobs[i];
     std::cout << '\n';
-  });
+  };
+  Batch batch;
+  for (size_t i = 0; i + 1 < cmd.words.size(); i += 2) {
+    const std::string &word = cmd.words[i], &target = cmd.words[i + 1];
+    batch.run("pair " + std::to_string(i / 2 + 1), seq2seq::quote(word) + ' ' + seq2seq::quote(target), [&] { score_one(word, target); });
+  }
+  if (cmd.words.empty()) {
+    // A line holds a text and a target of at most kMaxTextBytes each, and the TAB between them.
+    constexpr uint64_t kLine = 2 * seq2seq::limits::kMaxTextBytes + 1;
+    auto too_long = [](uint64_t bytes) {
+      throw seq2seq::InputError("the line has " + std::to_string(bytes) + " bytes; the longest accepted is " + std::to_string(kLine) +
+                                " (a text and a target of at most " + std::to_string(seq2seq::limits::kMaxTextBytes) +
+                                " bytes each, and the TAB between)");
+    };
+    batch.lines(kLine, too_long, [&](const std::string& line) {
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos) throw seq2seq::InputError("a line of score's input is WORD<TAB>TARGET");
+      score_one(line.substr(0, tab), line.substr(tab + 1));
+    });
+  }
+  return batch.status();
 }
 
 // inspect: WORD and the decoder's tokens, one JSON object.
@@ -404,27 +475,41 @@ int inspect(const std::vector<std::string>& args) {
   const std::vector<int> tokens =
       cmd.words.size() == 2 ? seq2seq::parse_target_tokens(cmd.words[1], model->target_vocab()) : std::vector<int>{};
   std::cout << seq2seq::to_json(model->inspect(cmd.words[0], tokens), model->target_vocab()).dump() << '\n';
-  std::cout.flush();
-  return std::cout ? 0 : 1;
+  return 0;
+}
+
+int run(const std::string& cmd, const std::vector<std::string>& rest) {
+  if (cmd == "info" && rest.size() == 1) return info(rest[0]);
+  if (cmd == "decode") return decode(rest);
+  if (cmd == "score") return score(rest);
+  if (cmd == "inspect") return inspect(rest);
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::cout << kUsage << kOptionUsage << kCommandUsage;
+    return 0;
+  }
+  return usage();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::ios::sync_with_stdio(false);  // only iostreams here: unsynchronised, a long stdin line reads in a blink
+#ifdef SIGPIPE
+  // A reader that went away (`| head`) makes writes fail with EPIPE, reported as
+  // any failed write is, rather than ending the process by a signal with no word.
+  std::signal(SIGPIPE, SIG_IGN);
+#endif
   if (argc < 2) return usage();
   const std::string cmd = argv[1];
   std::vector<std::string> rest(argv + 2, argv + argc);
   try {
-    if (cmd == "info" && rest.size() == 1) return info(rest[0]);
-    if (cmd == "decode") return decode(rest);
-    if (cmd == "score") return score(rest);
-    if (cmd == "inspect") return inspect(rest);
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-      std::cout << kUsage << kOptionUsage << kCommandUsage;
-      return 0;
-    }
-    return usage();
+    const int status = run(cmd, rest);
+    std::cout.flush();
+    check_output();
+    return status;
+  } catch (const StreamError& e) {
+    std::cerr << "seq2seq: " << e.what() << '\n';
+    return 1;
   } catch (const seq2seq::UsageError& e) {
     std::cerr << "seq2seq: " << e.what() << '\n';
     return 2;

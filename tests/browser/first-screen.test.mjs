@@ -191,6 +191,8 @@ for (const lang of ['en', 'zh']) {
     // A wide window shows the lanes side by side again, no tabs, no tab panels.
     await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: false });
     await page.setViewportSize({ width: WIDE[0], height: WIDE[1] });
+    // The tabs go when the media query's change event arrives, after the resize.
+    await page.waitForFunction(() => !document.querySelector('#lane-tabs [role="tab"]'));
     s = await tabs();
     assert.equal(s.tabs.length, 0);
     assert.equal(await page.isHidden('#lane-tabs'), true);

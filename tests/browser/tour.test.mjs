@@ -344,7 +344,9 @@ for (const lang of ['en', 'zh']) {
       const { page, errors } = await openPage(served.context);
       await page.setViewportSize({ width, height });
       await page.goto(served.url(lang === 'en' ? '/' : `/?lang=${lang}`));
-      await page.waitForFunction(() => window.seq2seqPage?.tour);
+      await page.waitForFunction(() => window.seq2seqPage?.lanes?.length && window.seq2seqPage.lanes.every((l) => !l.busy));
+      // The tour's module and panel arrive with its first opening, not before.
+      assert.deepEqual(await page.evaluate(() => [window.seq2seqPage.tour ?? null, document.getElementById('tour')]), [null, null]);
       assert.equal(await page.textContent('#tour-start'), TEXT[lang]['tour.start']);
       await page.screenshot({ path: artifact(`tour-0-${lang}-${width}x${height}.png`) });
       await page.focus('#tour-start');

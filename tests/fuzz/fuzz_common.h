@@ -54,7 +54,10 @@ inline std::string mostly_valid_source(const std::string& raw, const seq2seq::Vo
 // Decodes `source` step by step and checks what any decode must hold: it ends
 // within a bound its options imply, step() after the end is refused, and every
 // result has tokens of the target vocabulary and a score that is a number.
-inline void decode_checked(const seq2seq::Model& model, seq2seq::Session& session, const std::string& source) {
+// on_step(snapshot) sees every snapshot; the last one is returned.
+template <typename OnStep>
+seq2seq::Snapshot decode_checked(const seq2seq::Model& model, seq2seq::Session& session, const std::string& source,
+                                 OnStep&& on_step) {
   session.start(source);
   const seq2seq::DecodingOptions& o = session.options();
   // AR: one pass per output token; NAR: one pass per iteration, and one more to
@@ -65,6 +68,7 @@ inline void decode_checked(const seq2seq::Model& model, seq2seq::Session& sessio
   while (!session.done()) {
     if (++steps > bound) fail("the decode does not end within its max length / iterations");
     last = session.step();
+    on_step(last);
   }
   bool refused = false;
   try {
@@ -79,6 +83,11 @@ inline void decode_checked(const seq2seq::Model& model, seq2seq::Session& sessio
       if (t < 0 || t >= vocab) fail("a result holds a token outside the target vocabulary");
     if (std::isnan(r.score) || std::isnan(r.logprob)) fail("a result's score is NaN");
   }
+  return last;
+}
+
+inline seq2seq::Snapshot decode_checked(const seq2seq::Model& model, seq2seq::Session& session, const std::string& source) {
+  return decode_checked(model, session, source, [](const seq2seq::Snapshot&) {});
 }
 
 }  // namespace seq2seq_fuzz

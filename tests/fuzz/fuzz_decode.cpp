@@ -3,103 +3,17 @@
 // values included (validate() must refuse them). A session decodes up to two
 // sources, with new options in between, and each decode is checked
 // (fuzz_common.h: it ends, its tokens are in the vocabulary, its scores are numbers).
-#include <fuzzer/FuzzedDataProvider.h>
-
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "fuzz_common.h"
-
-namespace {
-
-const std::vector<std::shared_ptr<const seq2seq::Model>>& models() {
-  static const std::vector<std::shared_ptr<const seq2seq::Model>> all = [] {
-    std::vector<std::shared_ptr<const seq2seq::Model>> m;
-    for (const char* file : {"ar_post_sin_tied_relu.safetensors", "ar_pre_sin_tied_relu_i8.safetensors",
-                             "cmlm_pre_sin_tied_relu.safetensors", "rnn_additive.safetensors"}) {
-      const std::vector<uint8_t> bytes = seq2seq_fuzz::read_fixture(file);
-      m.push_back(seq2seq::Model::from_buffer(bytes.data(), bytes.size()));
-    }
-    return m;
-  }();
-  return all;
-}
-
-// Mostly a value in [lo, hi]; sometimes any float bits at all (NaN, infinities,
-// denormals), which validate() must refuse or handle.
-float fuzzed_float(FuzzedDataProvider& in, float lo, float hi) {
-  if (in.ConsumeIntegralInRange(0, 7) == 0) {
-    const uint32_t bits = in.ConsumeIntegral<uint32_t>();
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-  }
-  return in.ConsumeFloatingPointInRange(lo, hi);
-}
-
-// A prefix of target tokens: mostly real ones, sometimes unknown words.
-std::string fuzzed_prefix(FuzzedDataProvider& in, const seq2seq::Vocabulary& vocab) {
-  std::string prefix;
-  const int n = in.ConsumeIntegralInRange(0, 3);
-  for (int i = 0; i < n; ++i) {
-    if (!prefix.empty()) prefix += ' ';
-    prefix += in.ConsumeBool() ? vocab.token(in.ConsumeIntegralInRange(0, vocab.size() - 1)) : in.ConsumeRandomLengthString(4);
-  }
-  return prefix;
-}
-
-seq2seq::DecodingOptions fuzzed_options(FuzzedDataProvider& in, const seq2seq::Model& model) {
-  using namespace seq2seq;
-  DecodingOptions o;
-  // The strategy that fits the model, but now and then one that does not.
-  if (in.ConsumeIntegralInRange(0, 15) == 0) o.strategy = in.PickValueInArray({Strategy::Greedy, Strategy::Beam, Strategy::Sample, Strategy::Nar});
-  else if (!model.config().autoregressive()) o.strategy = Strategy::Nar;
-  else o.strategy = in.PickValueInArray({Strategy::Greedy, Strategy::Beam, Strategy::Sample});
-  o.beam_size = in.ConsumeIntegralInRange(-1, 260);
-  o.length_norm = in.PickValueInArray({LengthNorm::None, LengthNorm::Average, LengthNorm::Gnmt});
-  o.gnmt_alpha = fuzzed_float(in, -1, 11);
-  o.max_length = in.ConsumeIntegralInRange(-1, 300);
-  o.max_length_ratio = in.ConsumeBool() ? 0 : fuzzed_float(in, -1, 4);
-  o.min_length = in.ConsumeIntegralInRange(-1, 40);
-  o.n_best = in.ConsumeIntegralInRange(-1, 260);
-  o.prefix = in.ConsumeBool() ? "" : fuzzed_prefix(in, model.target_vocab());
-  o.temperature = fuzzed_float(in, -0.5, 5);
-  o.top_k = in.ConsumeIntegralInRange(-1, 40);
-  o.top_p = fuzzed_float(in, -0.1f, 1.1f);
-  o.seed = in.ConsumeIntegral<uint64_t>();
-  o.nar_length = in.PickValueInArray({NarLength::Predicted, NarLength::Fixed, NarLength::Given});
-  o.length_candidates = in.ConsumeIntegralInRange(-1, 40);
-  o.length_score_weight = fuzzed_float(in, -1, 11);
-  o.nar_given_length = in.ConsumeIntegralInRange(-1, 40);
-  o.iterations = in.ConsumeIntegralInRange(-1, 110);
-  o.early_stop = in.ConsumeBool();
-  o.top_candidates = in.ConsumeIntegralInRange(-1, 70);
-  o.attention = in.ConsumeBool();
-  return o;
-}
-
-// Legal options allow decodes of many seconds under ASan (64 length candidates x
-// 100 iterations, 256 hypotheses x 32 steps): the fuzzer looks for wrong answers,
-// not slow right ones, so the work of one decode is capped, keeping every
-// option's edge values reachable.
-void cap_work(seq2seq::DecodingOptions& o) {
-  constexpr int kBudget = 64;  // NAR drafts x iterations
-  if (o.length_candidates > 0 && o.iterations > 0 && o.length_candidates * o.iterations > kBudget)
-    o.iterations = std::max(1, kBudget / o.length_candidates);
-  // Up to 256 hypotheses or samples, but then short ones.
-  if ((o.beam_size > 64 || o.n_best > 64) && o.max_length > 4) o.max_length = 4;
-}
-
-}  // namespace
+#include "fuzz_options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
+  using namespace seq2seq_fuzz;
   FuzzedDataProvider in(bytes, size);
   const auto& model = models()[in.ConsumeIntegralInRange<size_t>(0, models().size() - 1)];
   seq2seq::DecodingOptions first = fuzzed_options(in, *model);
@@ -114,14 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     source2 = seq2seq_fuzz::mostly_valid_source(source2, model->source_vocab());
   }
   if (std::getenv("SEQ2SEQ_FUZZ_VERBOSE")) {  // to read a finding: what was decoded, and how
-    for (const seq2seq::DecodingOptions* o : {&first, &second})
-      std::fprintf(stderr,
-                   "strategy %s beam %d norm %s alpha %g max_length %d ratio %g min %d n_best %d prefix '%s' temp %g "
-                   "top_k %d top_p %g nar %s candidates %d weight %g given %d iterations %d early %d top %d attention %d\n",
-                   seq2seq::to_string(o->strategy), o->beam_size, seq2seq::to_string(o->length_norm), o->gnmt_alpha,
-                   o->max_length, o->max_length_ratio, o->min_length, o->n_best, o->prefix.c_str(), o->temperature,
-                   o->top_k, o->top_p, seq2seq::to_string(o->nar_length), o->length_candidates, o->length_score_weight,
-                   o->nar_given_length, o->iterations, o->early_stop, o->top_candidates, o->attention);
+    seq2seq_fuzz::print_options(first);
+    seq2seq_fuzz::print_options(second);
     std::fprintf(stderr, "model %s sources '%s' '%s'\n", model->config().name.c_str(), source1.c_str(), source2.c_str());
   }
   std::unique_ptr<seq2seq::Session> session;

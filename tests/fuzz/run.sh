@@ -5,13 +5,18 @@
 # tests/fuzz/corpus/ and, for the loader, the fixture models); inputs that fail
 # are saved as BUILD_DIR/fuzz-findings/TARGET-*. Any crash, sanitizer report,
 # leak, input slower than 2 s or using over 256 MB fails the run.
+# The seeds are the corpus's hand-made inputs (named, not SHA-1s), which is what
+# CI runs: libFuzzer executes every seed before its clock counts, and the
+# inputs long runs add (long.sh) take minutes under ASan. SEQ2SEQ_FUZZ_CORPUS=all
+# seeds with the whole committed corpus; `run.sh build/fuzz 1` with it replays a
+# plain build's corpus under the sanitizers.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1
 seconds=$2
 shift 2
 targets=("$@")
-((${#targets[@]})) || targets=(load_bytes load_framed decode)
+((${#targets[@]})) || targets=(load_bytes load_framed decode score)
 
 # -rss_limit_mb holds the whole process, and ASan keeps freed memory in
 # quarantine (256 MB by default) and its free lists: smaller and released, so
@@ -22,7 +27,11 @@ mkdir -p "$build/fuzz-findings"
 for t in "${targets[@]}"; do
   corpus="$build/fuzz-corpus/$t"
   mkdir -p "$corpus"
-  cp -n "$here/corpus/$t"/* "$corpus/"
+  if [[ ${SEQ2SEQ_FUZZ_CORPUS:-seeds} == all ]]; then
+    cp -n "$here/corpus/$t"/* "$corpus/"
+  else
+    find "$here/corpus/$t" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp -n {} "$corpus/" \;
+  fi
   # The raw-bytes loader also starts from the smaller real models (the larger
   # ones only slow each execution down; the framed target covers them).
   [[ $t == load_bytes ]] && find "$here/../fixtures" -name '*.safetensors' -size -100k -exec cp -n {} "$corpus/" \;

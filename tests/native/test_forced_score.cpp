@@ -181,6 +181,33 @@ TEST_CASE("CMLM: the forced score is the score of a one-iteration draft at the t
   }
 }
 
+// Mask-Predict decodes the lengths its length head predicts whatever max_length
+// (the fixed length's) and max_length_ratio say: the score takes each such output.
+TEST_CASE("CMLM: an output longer than max_length scores as its one-iteration draft", "[forced][nar]") {
+  const auto model = Model::from_file(fixture_path("cmlm_pre_sin_tied_relu.safetensors"));
+  DecodingOptions o = options(Strategy::Nar);
+  o.iterations = 1;
+  o.max_length = 2;
+  o.max_length_ratio = 0.2f;
+  o.length_candidates = 3;
+  o.n_best = 3;
+  Session s(model, o);
+  int checked = 0;
+  for (const auto& w : kFixtureWords) {
+    s.start(w);
+    for (const Result& r : s.run()) {
+      if (r.tokens.size() <= 2 || r.length != static_cast<int>(r.tokens.size())) continue;  // cut at an EOS: another length
+      INFO("word " << w << " output '" << r.text << "'");
+      const ForcedScore f = s.score(w, r.text);
+      CHECK(f.tokens == r.tokens);
+      CHECK(f.logprob == Approx(r.logprob).margin(1e-5));
+      CHECK(f.score == Approx(r.score).margin(1e-5));
+      ++checked;
+    }
+  }
+  CHECK(checked >= 5);
+}
+
 // On the shipped model with greedy search (CMUdict test split, models/data/cmudict-0.7b.test):
 // ARCHRIVAL and DELETE are search errors: greedy commits to a likelier first phoneme
 // and the reference (which beam search with 5 hypotheses finds) scores higher; ABID
@@ -292,6 +319,7 @@ TEST_CASE("forced scoring refuses bad targets with a message", "[forced][errors]
   CHECK_THAT(message(nar, "ABC", "AA <mask>"), Catch::Contains("'<mask>'"));
   std::string too_long;
   for (int i = 0; i <= cmlm->config().max_target_len; ++i) too_long += "AA ";
-  CHECK_THAT(message(nar, "ABC", too_long), Catch::Contains("max length of " + std::to_string(cmlm->config().max_target_len)));
+  CHECK_THAT(message(nar, "ABC", too_long), Catch::Contains("max length of " + std::to_string(cmlm->config().max_target_len)) &&
+                                                Catch::Contains("length head predicts"));
   CHECK(nar.score("ABC", "AA B").token_logprobs.size() == 2);
 }

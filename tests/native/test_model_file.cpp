@@ -103,6 +103,13 @@ TEST_CASE("malformed containers are rejected with a message naming the problem",
     Parts p = split(good);
     p.header["encoder.layers.9.extra"] = {{"dtype", "F32"}, {"shape", json::array({0})}, {"data_offsets", {0, 0}}};
     CHECK_THAT(load_error(join(p)), Catch::Contains("unexpected tensor 'encoder.layers.9.extra'"));
+    // A name as long as the header allows is quoted by its start and its size.
+    p = split(good);
+    const std::string long_name(200000, 'N');
+    p.header[long_name] = {{"dtype", "F32"}, {"shape", json::array({0})}, {"data_offsets", {0, 0}}};
+    const std::string message = load_error(join(p));
+    CHECK_THAT(message, Catch::Contains("unexpected tensor '" + std::string(64, 'N') + "...' (200000 bytes)"));
+    CHECK(message.size() < 400);
   }
   SECTION("non-finite weights") {
     Parts p = split(good);
@@ -154,6 +161,39 @@ TEST_CASE("config values are range-checked and vocabularies held to the embeddin
   c["length_offset"] = 3;
   set_config(ar, c);
   CHECK_THAT(load_error(join(ar)), Catch::Contains("'length_offset' applies to cmlm models only"));
+}
+
+TEST_CASE("vocabulary tokens hold no white space or control characters", "[model_file]") {
+  // A target token "AH EY" would decode into what reads as two tokens, which
+  // cannot be scored back; a TAB would break the CLI's columns.
+  const Parts good = split(valid_file());
+  auto with = [&](const char* key, size_t index, const std::string& token) {
+    Parts p = good;
+    json c = config_of(p);
+    c[key][index] = token;
+    set_config(p, c);
+    return load_error(join(p));
+  };
+  const json c = config_of(good);
+  const size_t t = c["tgt_vocab"].size() - 1, s = c["src_vocab"].size() - 1;
+  const std::string why = "; a token holds neither: target tokens are read and written separated by spaces, and the CLI's columns by tabs";
+  CHECK(with("tgt_vocab", t, "AH EY") ==
+        "model file: config: 'tgt_vocab' entry " + std::to_string(t) + " 'AH EY' holds white space (U+0020)" + why);
+  CHECK(with("tgt_vocab", t, "AH\tEY") ==
+        "model file: config: 'tgt_vocab' entry " + std::to_string(t) + " 'AH\\x09EY' holds white space (U+0009)" + why);
+  CHECK_THAT(with("tgt_vocab", 2, "\xc2\xa0"), Catch::Contains("entry 2 '\xc2\xa0' holds white space (U+00A0)"));          // NBSP
+  CHECK_THAT(with("tgt_vocab", 2, "A\xe3\x80\x80"), Catch::Contains("holds white space (U+3000)"));                       // ideographic space
+  CHECK_THAT(with("tgt_vocab", 2, std::string("A\0B", 3)), Catch::Contains("'A\\x00B' holds a control character (U+0000)"));
+  CHECK_THAT(with("tgt_vocab", 2, "\x1b[2J"), Catch::Contains("'\\x1B[2J' holds a control character (U+001B)"));
+  CHECK_THAT(with("tgt_vocab", 2, "A\xc2\x85"), Catch::Contains("'A\\u0085' holds a control character (U+0085)"));     // NEL
+  CHECK_THAT(with("src_vocab", s, " "), Catch::Contains("config: 'src_vocab' entry " + std::to_string(s) + " ' ' holds white space (U+0020)"));
+  CHECK_THAT(with("src_vocab", s, "\t"), Catch::Contains("'src_vocab' entry " + std::to_string(s) + " '\\x09' holds white space"));
+  // A long token is quoted by its start and its size.
+  const std::string long_message = with("tgt_vocab", t, std::string(100000, 'Q') + " Q");
+  CHECK_THAT(long_message, Catch::Contains("entry " + std::to_string(t) + " '" + std::string(64, 'Q') + "...' (100002 bytes) holds white space"));
+  CHECK(long_message.size() < 400);
+  // Letters of other scripts and punctuation are tokens like any other.
+  CHECK(with("tgt_vocab", t, "\xc9\x99\xcb\x90").empty());  // ə:
 }
 
 TEST_CASE("int8 weights need their per-row scales, sane ones", "[model_file][int8]") {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "errors.h"
+#include "model_limits.h"
 #include "vocabulary.h"
 
 using namespace seq2seq;
@@ -47,10 +48,43 @@ TEST_CASE("target tokens parse and join", "[tokenizer]") {
 }
 
 TEST_CASE("a source longer than the model reads is refused by its length, before it is split", "[tokenizer][errors]") {
-  // Ten million characters: counted, not turned into ten million strings.
+  // Sixty thousand characters: counted, not turned into sixty thousand strings.
   const Vocabulary v({"<pad>", "<unk>", "A"});
-  CHECK_THROWS_MATCHES(tokenize_source(std::string(10'000'000, 'A'), v, CaseFold::None, 48), InputError,
-                       Catch::Message("input: the source has 10000000 characters; this model reads at most 48"));
+  CHECK_THROWS_MATCHES(tokenize_source(std::string(60'000, 'A'), v, CaseFold::None, 48), InputError,
+                       Catch::Message("input: the source has 60000 characters; this model reads at most 48"));
   CHECK_THROWS_MATCHES(tokenize_source(std::string(49, 'A') + "\xc3\xa9", v, CaseFold::None, 49), InputError,
                        Catch::Message("input: the source has 50 characters; this model reads at most 49"));
+}
+
+TEST_CASE("a text longer than kMaxTextBytes is refused by its size, before it is copied", "[tokenizer][errors]") {
+  const Vocabulary v({"<pad>", "<unk>", "A", "HH"});
+  const auto limit = static_cast<size_t>(limits::kMaxTextBytes);
+  // At the limit the text is read (and refused by the model's length); one byte over, by the limit.
+  CHECK_THROWS_WITH(tokenize_source(std::string(limit, 'A'), v, CaseFold::None, 48), Catch::Contains("this model reads at most 48"));
+  CHECK_THROWS_MATCHES(tokenize_source(std::string(limit + 1, ' '), v, CaseFold::None, 48), InputError,
+                       Catch::Message("input: the text has 65537 bytes (UTF-8); the longest accepted is 65536"));
+  CHECK_THROWS_MATCHES(tokenize_source(std::string(10'000'000, 'A'), v, CaseFold::None, 48), InputError,
+                       Catch::Message("input: the text has 10000000 bytes (UTF-8); the longest accepted is 65536"));
+  std::string target;
+  while (target.size() + 3 <= limit) target += "HH ";
+  CHECK(parse_target_tokens(target, v).size() == limit / 3);
+  CHECK_THROWS_MATCHES(parse_target_tokens(target + "HH", v), InputError,
+                       Catch::Message("input: the target has 65537 bytes (UTF-8); the longest accepted is 65536"));
+}
+
+TEST_CASE("a message quotes a bounded prefix of a value, with its size", "[tokenizer][errors]") {
+  const Vocabulary v({"<pad>", "HH"});
+  // An unknown token of 60,000 bytes: the message holds its first 64 and its size.
+  std::string message;
+  try {
+    parse_target_tokens("HH " + std::string(60'000, 'Q'), v);
+  } catch (const InputError& e) {
+    message = e.what();
+  }
+  CHECK(message == "input: target token '" + std::string(64, 'Q') + "...' (60000 bytes) is not in the model's target vocabulary");
+  CHECK(quote("HELLO") == "'HELLO'");
+  CHECK(quote("A\tB\x1b[31m\xc2\x85") == "'A\\x09B\\x1B[31m\\u0085'");  // TAB, ESC and NEL as escapes
+  // Cut at a character boundary: 63 bytes of 'A', then a 2-byte character that would straddle byte 64.
+  CHECK(quote(std::string(63, 'A') + "\xc3\x89" + "B") == "'" + std::string(63, 'A') + "...' (66 bytes)");
+  CHECK(quote("AB", 1000) == "'AB...' (1000 bytes)");  // the start of a longer value
 }

@@ -1,10 +1,12 @@
-// The native CLI when flags, sources or the model go wrong: a bad flag stops it at
-// once (exit 2) naming the flag and what was given; a source that cannot be
-// decoded is reported on stderr with where it came from while the batch goes
-// on (exit 1 at the end).
+// The native CLI when flags, sources, the model, its input or its output go
+// wrong: a bad flag stops it at once (exit 2) naming the flag and what was given
+// (a long value by its start and its size); a source that cannot be decoded, a
+// line too long to hold, is reported on stderr with where it came from while
+// the batch goes on (exit 1 at the end); input that cannot be read or output
+// that cannot be written stops it with a message and exit 1.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, describe, test } from 'node:test';
 import { FIXTURES, cliPath, join } from './helpers.mjs';
@@ -86,7 +88,7 @@ describe('every option has its flag, --kebab-case of its C++ name, parsed agains
     assert.equal(given.status, 0, given.stderr);
     assert.equal(lines(given.stdout)[0].split('\t')[1].split(' ').length, 4, 'exactly 4 positions');
     for (const old of [['--length', '4'], ['--length-penalty', 'none']]) {
-      assert.equal(run(['decode', '--model', AR, ...old, 'ABC']).stderr, `seq2seq: unknown option ${old[0]}\n`);
+      assert.equal(run(['decode', '--model', AR, ...old, 'ABC']).stderr, `seq2seq: unknown option '${old[0]}'\n`);
     }
   });
 });
@@ -119,9 +121,12 @@ describe('a source that cannot be decoded does not stop the batch', () => {
     assert.match(r.stderr, /^seq2seq: word 1 'A': input: /);
   });
   test('a huge source is refused by its length and quoted cut short', () => {
-    const r = run(['decode', '--model', AR], `${'A'.repeat(5_000_000)}\nABC\n`);
+    const r = run(['decode', '--model', AR], `${'A'.repeat(5_000_000)}\nABC\n${'A'.repeat(60_000)}\n`);
     assert.equal(r.status, 1, r.stderr.slice(0, 300));
-    assert.equal(r.stderr, `seq2seq: line 1 '${'A'.repeat(64)}... (5000000 bytes)': input: the source has 5000000 characters; this model reads at most 32\n`);
+    assert.deepEqual(lines(r.stderr), [
+      `seq2seq: line 1 '${'A'.repeat(64)}...' (5000000 bytes): input: the text has 5000000 bytes (UTF-8); the longest accepted is 65536`,
+      `seq2seq: line 3 '${'A'.repeat(64)}...' (60000 bytes): input: the source has 60000 characters; this model reads at most 32`,
+    ]);
     assert.equal(lines(r.stdout).length, 1);
   });
   test('a minimum length no source leaves room for is an option error: at once, exit 2', () => {
@@ -195,4 +200,111 @@ test('the CLI never aborts: a directory as the model is an error with exit 1', (
   assert.equal(r.signal, null);
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /^seq2seq: /);
+});
+
+describe('long values are quoted by their start and their size', () => {
+  test('a flag\'s value, an unknown flag, a word without a target', () => {
+    const long = 'x'.repeat(100_000);
+    const quoted = `'${'x'.repeat(64)}...' (100000 bytes)`;
+    for (const [args, message] of [
+      [['decode', '--model', AR, '--beam', long, 'ABC'], `option --beam needs an integer in [1, 256], got ${quoted}`],
+      [['decode', '--model', AR, '--strategy', long, 'ABC'], `option --strategy needs one of greedy, beam, sample, nar, got ${quoted}`],
+      [['decode', '--model', AR, '--compute', long, 'ABC'], `compute must be 'auto' or 'f32', not ${quoted}`],
+      [['decode', '--model', AR, `--${long}`, 'ABC'], `unknown option '--${'x'.repeat(62)}...' (100002 bytes)`],
+      [['score', '--model', AR, long], `score takes WORD TARGET pairs; ${quoted} has no target`],
+    ]) {
+      const r = run(args);
+      assert.equal(r.status, 2, r.stderr.slice(0, 300));
+      assert.equal(r.stderr, `seq2seq: ${message}\n`);
+    }
+  });
+});
+
+describe('score takes a pair of arguments as given', () => {
+  test('a TAB in a WORD is a character of the word (no model reads it), not a column: the pair is not split again', () => {
+    const r = run(['score', '--model', AR, 'AB\tAE', 'B D', 'ABC', 'AE\tB']);
+    assert.equal(r.status, 1, r.stderr);
+    assert.equal(r.stderr, "seq2seq: pair 1 'AB\\x09AE' 'B D': input: character control character 0x9 at position 3 is not in the model's source alphabet\n");
+    // A TAB in a TARGET separates tokens, as a space does.
+    assert.deepEqual(lines(r.stdout).map((l) => l.split('\t').slice(0, 2)), [['ABC', 'AE B']]);
+  });
+});
+
+describe('input that cannot be held or read is no end of input', () => {
+  test('a line too long to hold (300 MB, under a 400 MB address-space limit) is reported by its number; the lines after it are decoded', () => {
+    // Read into memory, such a line once failed the read, which ended the loop as the end of input would: exit 0, FACADE never decoded.
+    const script = `ulimit -v 400000; { printf 'ABC\\n'; head -c 300000000 /dev/zero | tr '\\0' A; printf '\\nFACADE\\n'; } | "$0" decode --model "$1"`;
+    const t0 = performance.now();
+    const r = spawnSync('bash', ['-c', script, cliPath(), AR], { encoding: 'utf8' });
+    const ms = performance.now() - t0;
+    assert.equal(r.status, 1, r.stderr);
+    assert.deepEqual(lines(r.stdout).map((l) => l.split('\t')[0]), ['ABC', 'FACADE']);
+    assert.equal(r.stderr, `seq2seq: line 2 '${'A'.repeat(64)}...' (300000000 bytes): input: the text has 300000000 bytes (UTF-8); the longest accepted is 65536\n`);
+    assert.ok(ms < 10_000, `${ms.toFixed(0)} ms`);
+  });
+  test('score: a line longer than a text and a target can be, likewise', () => {
+    const r = run(['score', '--model', AR], `ABC\tAE B\nABC\t${'AE '.repeat(22_000)}\n${'A'.repeat(140_000)}\tAE\nABC\tAE\n`);
+    assert.equal(r.status, 1, r.stderr);
+    assert.deepEqual(lines(r.stdout).map((l) => l.split('\t').slice(0, 2).join(' | ')), ['ABC | AE B', 'ABC | AE']);
+    assert.deepEqual(lines(r.stderr), [
+      `seq2seq: line 2 'ABC\\x09${'AE '.repeat(20)}...' (66004 bytes): input: the target has 66000 bytes (UTF-8); the longest accepted is 65536`,
+      `seq2seq: line 3 '${'A'.repeat(64)}...' (140003 bytes): input: the line has 140003 bytes; the longest accepted is 131073 (a text and a target of at most 65536 bytes each, and the TAB between)`,
+    ]);
+  });
+  test('a read that fails (stdin a directory) stops with the line it was reading, exit 1', () => {
+    for (const command of ['decode', 'score']) {
+      const fd = openSync(FIXTURES, 'r');
+      try {
+        const r = spawnSync(cliPath(), [command, '--model', AR], { stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+        assert.equal(r.status, 1, r.stderr);
+        assert.equal(r.stderr, 'seq2seq: cannot read line 1 of the input: Is a directory\n');
+      } finally {
+        closeSync(fd);
+      }
+    }
+  });
+});
+
+describe('output that cannot be written: exit 1 and a message', () => {
+  const commands = [['decode', '--model', AR, 'ABC', 'FACADE'], ['score', '--model', AR, 'ABC', 'AE B'], ['inspect', '--model', AR, 'ABC'], ['info', AR], ['--help']];
+  test('a full disk (stdout /dev/full)', () => {
+    for (const args of commands) {
+      const fd = openSync('/dev/full', 'w');
+      try {
+        const r = spawnSync(cliPath(), args, { stdio: ['pipe', fd, 'pipe'], encoding: 'utf8' });
+        assert.equal(r.status, 1, `${args[0]}: ${r.stderr}`);
+        assert.equal(r.stderr, 'seq2seq: cannot write the output: No space left on device\n', args[0]);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  });
+  test('stdout closed: a pipe whose reader has gone, and no stdout at all', async () => {
+    for (const args of commands) {
+      // The read end is closed before the CLI has loaded its model: its first write meets EPIPE (no SIGPIPE death).
+      const child = spawn(cliPath(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy();
+      let stderr = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      const [status, signal] = await new Promise((resolve) => child.on('close', (code, sig) => resolve([code, sig])));
+      assert.equal(signal, null, `${args[0]}: killed by ${signal}`);
+      assert.equal(status, 1, `${args[0]}: ${stderr}`);
+      assert.equal(stderr, 'seq2seq: cannot write the output: Broken pipe\n', args[0]);
+      const closed = spawnSync('bash', ['-c', 'exec "$@" >&-', 'bash', cliPath(), ...args], { encoding: 'utf8' });
+      assert.equal(closed.status, 1, `${args[0]}: ${closed.stderr}`);
+      assert.equal(closed.stderr, 'seq2seq: cannot write the output: Bad file descriptor\n', args[0]);
+    }
+  });
+  test('a failed write stops a long batch at once rather than decoding on', () => {
+    const fd = openSync('/dev/full', 'w');
+    try {
+      const t0 = performance.now();
+      const r = spawnSync(cliPath(), ['decode', '--model', AR, '--trace'], { stdio: ['pipe', fd, 'pipe'], input: 'FACADE\n'.repeat(20_000), encoding: 'utf8' });
+      assert.ok(performance.now() - t0 < 5000, `${(performance.now() - t0).toFixed(0)} ms: the batch went on`);
+      assert.equal(r.status, 1);
+      assert.equal(r.stderr, 'seq2seq: cannot write the output: No space left on device\n');
+    } finally {
+      closeSync(fd);
+    }
+  });
 });

@@ -62,7 +62,8 @@ test('bad load options are a Seq2SeqError of kind UsageError', async () => {
   const bytes = new Uint8Array(readFileSync(int8Models[0]));
   for (const [options, message] of [
     [{ compute: 'int4' }, /compute must be 'auto' or 'f32'; got 'int4'/],
-    [{ compute: 8 }, /compute must be 'auto' or 'f32'; got 8/],
+    [{ compute: 8 }, /compute must be 'auto' or 'f32'; got the number 8$/],
+    [{ compute: Symbol('f32') }, /compute must be 'auto' or 'f32'; got a symbol$/],
     [{ precision: 'f32' }, /unknown option 'precision'/],
     [{ toString: 'f32' }, /unknown option 'toString'/],
     ['f32', /options must be an object/],

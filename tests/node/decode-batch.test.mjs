@@ -113,7 +113,7 @@ describe('Model.decodeBatch', () => {
     assert.throws(() => m.decodeBatch([...words, '', 'HELLO']), seqError('InputError', /^texts\[4\] "": input: the source text is empty$/));
     const long = 'A'.repeat(m.info.maxPositions + 20);
     assert.throws(() => m.decodeBatch([words[0], long]),
-      seqError('InputError', new RegExp(`^texts\\[1\\] "A{40}…": input: the source has ${long.length} characters; this model reads at most`)));
+      seqError('InputError', new RegExp(`^texts\\[1\\] "A{40}"… \\(${long.length} characters\\): input: the source has ${long.length} characters; this model reads at most`)));
     // A lone surrogate is refused in JS, the rest in C++: the first bad text wins either way.
     assert.throws(() => m.decodeBatch(['AB', 'C\uD800', '']), seqError('InputError', /^texts\[1\] "C\\ud800": input: the text holds a lone UTF-16 surrogate \(U\+D800\) at index 1$/));
     assert.throws(() => m.decodeBatch(['AB', '', 'C\uD800']), seqError('InputError', /^texts\[1\] "": /));

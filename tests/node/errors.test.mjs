@@ -207,6 +207,35 @@ describe('bad options', () => {
       assert.throws(() => ar.createSession(options), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && e.message === message, message);
     }
   });
+  test('a long value is quoted by its start and its length: a short message, made at once', async () => {
+    // 50 million characters: a message once copied such a string whole (6.5 s, +1 GB for one error).
+    // A flat string, as one read from a file is ('x'.repeat() makes a rope, which V8 flattens on first look).
+    const huge = Buffer.alloc(50_000_000, 'x').toString('latin1');
+    const described = `the string "${'x'.repeat(40)}"… (50000000 characters)`;
+    const t0 = performance.now();
+    const cases = [
+      [() => ar.createSession({ strategy: huge }), `option strategy must be one of greedy, beam, sample, nar; got ${described}`],
+      [() => ar.createSession({ beamSize: huge }), `option beamSize must be an integer; got ${described}`],
+      [() => ar.createSession({ [huge]: 1 }), new RegExp(`^unknown decoding option "x{40}"… \\(50000000 characters\\) \\(known: strategy, `)],
+      [() => ar.decode(word(ar), { prefix: ['AA', huge] }), /^option prefix has 50000003 characters; the longest accepted is 65536 bytes \(UTF-8\)$/],
+      [() => ar.score(word(ar), ['AA', `${huge.slice(0, 100)} `]), new RegExp(`^score\\(text, target\\): target\\[1\\] must be one token .*; got the string "x{40}"… \\(101 characters\\)$`)],
+    ];
+    assert.throws(() => ar.score(word(ar), ['AA', `${huge} `]), seqError('InputError', /^input: the target has 50000004 characters; the longest accepted is 65536 bytes \(UTF-8\)$/));
+    for (const [call, message] of cases) {
+      assert.throws(call, (e) => e instanceof Seq2SeqError && e.kind === 'UsageError'
+        && (typeof message === 'string' ? e.message === message : message.test(e.message)) && e.message.length < 600, String(message));
+    }
+    await assert.rejects(loadModel(arBytes, { compute: huge }), usage(/^loadModel: compute must be 'auto' or 'f32'; got "x{40}"… \(50000000 characters\)$/));
+    await assert.rejects(loadModel(arBytes, { [huge]: true }), usage(/^loadModel: unknown option "x{40}"… \(50000000 characters\) \(known: /));
+    const ms = performance.now() - t0;
+    assert.ok(ms < 1000, `${ms.toFixed(0)} ms for ${cases.length + 2} errors`);
+    // The engine's messages quote a token by its first 64 bytes and its size.
+    const token = 'Q'.repeat(60_000);
+    const inEngine = new RegExp(`'Q{64}\\.\\.\\.' \\(60000 bytes\\) is not in the model's target vocabulary$`);
+    for (const call of [() => ar.score(word(ar), `AA ${token}`), () => ar.decode(word(ar), { prefix: token })]) {
+      assert.throws(call, (e) => e instanceof Seq2SeqError && e.kind === 'InputError' && inEngine.test(e.message) && e.message.length < 200);
+    }
+  });
   test('options that are not an object', () => {
     for (const bad of ['beam', 5, [], [['strategy', 'beam']], true]) assert.throws(() => ar.createSession(bad), usage(/decoding options must be an object; got /));
     assert.throws(() => ar.createSession('beam'), usage(/^decoding options must be an object; got the string "beam"$/));

@@ -1,21 +1,27 @@
 // Model sources that are not model files, through the installed package and the
 // native CLI: a directory, a device, a pipe, a missing path, a header built to
-// exhaust the parser. Each is a Seq2SeqError of kind 'ModelError' (or the CLI's
-// message and exit 1), decided without reading an endless stream, and the wasm
-// heap does not balloon.
+// exhaust the parser, a vocabulary token with white space in it; downloads that
+// do not end, lie about their length, break off or give no bytes. Each is a
+// Seq2SeqError of kind 'ModelError' (or 'NetworkError' for a download that
+// broke off; the CLI's message and exit 1), decided without reading an endless
+// stream, and neither the wasm heap nor the JS one balloons.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { createServer } from 'node:http';
 import { cliPath, FIXTURES, installPackage } from './helpers.mjs';
+import { editedConfig } from './scaled-model.mjs';
 
 const pkg = installPackage();
-const { loadModel, Seq2SeqError } = await pkg.importPackage();
+const { LIMITS, loadModel, Seq2SeqError } = await pkg.importPackage();
 // The Emscripten module the installed package uses, for its heap size.
 const { loadCore } = await import(pathToFileURL(join(pkg.packageDir, 'wasm/src/core.js')).href);
+// The reader behind loadModel(), whose size limit (LIMITS.maxModelBytes) a test can lower.
+const { readModel } = await import(pathToFileURL(join(pkg.packageDir, 'wasm/src/model-source.js')).href);
 const core = await loadCore();
 const MB = 1024 * 1024;
 
@@ -107,5 +113,146 @@ describe('CLI: a path that is not a model file', () => {
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /larger than the largest header accepted/);
     assert.ok(performance.now() - t0 < 5000);
+  });
+});
+
+describe('npm module: a vocabulary token with white space or a control character', () => {
+  const cases = [
+    ['a space in a target token', 'tgt_vocab', 'AH EY', "'AH EY' holds white space (U+0020)"],
+    ['a TAB in a target token', 'tgt_vocab', 'AH\tEY', "'AH\\x09EY' holds white space (U+0009)"],
+    ['a no-break space in a target token', 'tgt_vocab', 'AH\u00a0EY', "'AH\u00a0EY' holds white space (U+00A0)"],
+    ['an escape in a source character', 'src_vocab', '\u001b', "'\\x1B' holds a control character (U+001B)"],
+    ['a space as a source character', 'src_vocab', ' ', "' ' holds white space (U+0020)"],
+  ];
+  for (const [name, key, token, says] of cases) {
+    test(`${name}: a ModelError naming the entry, in JS and from the CLI`, async () => {
+      let index;
+      const bytes = editedConfig('ar_post_sin_tied_relu', (c) => {
+        index = c[key].length - 1;
+        c[key][index] = token;
+      });
+      const message = `model file: config: '${key}' entry ${index} ${says}; a token holds neither: `;
+      await assert.rejects(loadModel(bytes), (e) => e instanceof Seq2SeqError && e.kind === 'ModelError' && e.message.startsWith(message));
+      const path = join(dir, 'vocab.safetensors');
+      writeFileSync(path, bytes);
+      const r = spawnSync(cliPath(), ['info', path], { encoding: 'utf8' });
+      assert.equal(r.status, 1, r.stderr);
+      assert.ok(r.stderr.startsWith(`seq2seq: ${message}`), r.stderr);
+    });
+  }
+  test('a token of 100,000 bytes is named by its start and its size', async () => {
+    const bytes = editedConfig('ar_post_sin_tied_relu', (c) => { c.tgt_vocab[c.tgt_vocab.length - 1] = `${'Q'.repeat(100_000)} Q`; });
+    const e = await loadModel(bytes).catch((x) => x);
+    assert.equal(e.kind, 'ModelError');
+    assert.match(e.message, /'Q{64}\.\.\.' \(100002 bytes\) holds white space/);
+    assert.ok(e.message.length < 400, `${e.message.length} characters`);
+  });
+});
+
+describe('npm module: a download is bounded by LIMITS.maxModelBytes', () => {
+  const MAX = 2 ** 30;
+  const model = new Uint8Array(readFileSync(join(FIXTURES, 'ar_post_sin_tied_relu.safetensors')));
+  const rejects = (kind, message) => (e) => {
+    assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
+    assert.equal(e.kind, kind, `kind of: ${e.message}`);
+    assert.match(e.message, message);
+    return true;
+  };
+  // A body of `chunks` (called with the number of chunks given so far; undefined ends it).
+  const streamed = (next) => {
+    let n = 0;
+    return new ReadableStream({ pull(c) { const chunk = next(n++); if (chunk === undefined) c.close(); else c.enqueue(chunk); } });
+  };
+  const jsHeap = () => process.memoryUsage().arrayBuffers;
+
+  test('the limit is the loader\'s, 1 GiB', () => {
+    assert.equal(LIMITS?.maxModelBytes, MAX);
+  });
+  test('a Content-Length over the limit is refused before a byte is read, nothing allocated for it', async () => {
+    let pulled = 0;
+    const before = jsHeap();
+    const response = new Response(streamed((n) => { pulled = n + 1; return n < 16 ? new Uint8Array(1 << 16) : undefined; }),
+      { headers: { 'content-length': String(2 * MAX) } });
+    await assert.rejects(loadModel(response),
+      rejects('ModelError', new RegExp(`^model file: a Response has ${2 * MAX} bytes by its Content-Length, more than the largest model accepted \\(${MAX} bytes\\)$`)));
+    assert.ok(pulled <= 2, `${pulled} chunks read`);
+    assert.ok(jsHeap() - before < 64 * MB, `the JS heap grew by ${((jsHeap() - before) / MB).toFixed(0)} MB`);
+  });
+  test('a body past the limit stops with a ModelError, with or without a (lying) Content-Length', async () => {
+    // One chunk of 1 GiB + 1 zeros that are never touched: refused before it is copied.
+    const huge = new Uint8Array(MAX + 1);
+    for (const headers of [{}, { 'content-length': '100' }]) {
+      const response = new Response(streamed((n) => (n === 0 ? huge : undefined)), { headers });
+      await assert.rejects(loadModel(response), rejects('ModelError', new RegExp(`sent more than the largest model accepted \\(${MAX} bytes\\): the download was stopped after 0 bytes$`)));
+    }
+  });
+  test('an endless body stops at the limit (a limit of 1 MiB, chunks of 64 KiB)', async () => {
+    let pulled = 0;
+    const endless = () => new Response(streamed((n) => { pulled = n + 1; return n < 4096 ? new Uint8Array(1 << 16) : undefined; }));
+    await assert.rejects(readModel(endless(), {}, { maxBytes: MB }), rejects('ModelError', /sent more than the largest model accepted \(1048576 bytes\): the download was stopped after 1048576 bytes$/));
+    assert.equal(pulled, 17);
+    // The same through HTTP, chunked: no Content-Length.
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const send = () => { while (res.write(new Uint8Array(1 << 16))); };
+      res.on('drain', send);
+      res.on('close', () => res.off('drain', send));
+      send();
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}/endless.safetensors`;
+      await assert.rejects(readModel(url, {}, { maxBytes: MB }), rejects('ModelError', new RegExp(`^model file: ${url} sent more than the largest model accepted`)));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+  test('a Content-Length that overstates the body: nothing allocated for what never comes, and the model loads', async () => {
+    const before = jsHeap();
+    const response = new Response(streamed((n) => (n === 0 ? model : undefined)), { headers: { 'content-length': String(MAX) } });
+    const m = await loadModel(response);
+    assert.ok(jsHeap() - before < 64 * MB, `the JS heap grew by ${((jsHeap() - before) / MB).toFixed(0)} MB`);
+    assert.equal(m.decode('ABC').length, 1);
+    m.delete();
+  });
+  test('a body that understates its Content-Length, or sends none, loads whole', async () => {
+    for (const headers of [{ 'content-length': '10' }, {}]) {
+      const response = new Response(streamed((n) => (n * 1000 < model.length ? model.subarray(n * 1000, (n + 1) * 1000) : undefined)), { headers });
+      const bytes = (await readModel(response)).bytes;
+      assert.deepEqual(bytes, model);
+    }
+  });
+  test('a body that breaks off is a NetworkError saying after how many bytes, and why', async () => {
+    const response = new Response(streamed((n) => {
+      if (n === 0) return new Uint8Array(1000);
+      throw new Error('connection reset by peer');
+    }));
+    await assert.rejects(loadModel(response), rejects('NetworkError', /^the download of the model from a Response broke off after 1000 bytes: connection reset by peer; try again$/));
+    // Through HTTP: the server hangs up a thousand bytes into a body it said had all of the model.
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-length': model.length });
+      res.write(model.subarray(0, 1000), () => setTimeout(() => res.destroy(), 20));
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}/model.safetensors`;
+      await assert.rejects(loadModel(url), rejects('NetworkError', new RegExp(`^the download of the model from ${url} broke off after 1000 bytes: .+; try again$`)));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+  test('a body that gives something other than bytes (a string) is a ModelError saying so', async () => {
+    for (const [first, gave, after] of [['HELLO', 'the string "HELLO"', 0], [model.subarray(0, 8), 'the number 42', 8]]) {
+      const response = new Response(streamed((n) => (n === 0 ? first : n === 1 ? (typeof first === 'string' ? undefined : 42) : undefined)));
+      await assert.rejects(loadModel(response), rejects('ModelError', new RegExp(`^model file: the body of a Response gave ${gave} after ${after} bytes, where a body gives bytes`)));
+    }
+  });
+  test('a Blob and a file are held to the same limit before they are read', async () => {
+    const path = join(dir, 'model.safetensors');
+    writeFileSync(path, model);
+    await assert.rejects(readModel(new Blob([model]), {}, { maxBytes: 1000 }), rejects('ModelError', new RegExp(`^model file: the Blob has ${model.length} bytes, more than the largest model accepted \\(1000 bytes\\)$`)));
+    await assert.rejects(readModel(path, {}, { maxBytes: 1000 }), rejects('ModelError', new RegExp(`^model file: '.*model\\.safetensors' has ${model.length} bytes, more than the largest model accepted \\(1000 bytes\\)$`)));
   });
 });

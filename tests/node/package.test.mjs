@@ -1,6 +1,7 @@
 // The two packages as published: what `npm pack` carries for the engine
-// (seq2seq-wasm) and the models (seq2seq-wasm-models), that both tarballs
-// install offline with no dependencies, their exports, the models' manifest
+// (seq2seq-wasm) and the models (seq2seq-wasm-models, with the phonemizer), that
+// both tarballs install offline with no dependencies but the models' peer, the
+// engine, their exports, the models' manifest
 // against the files, sizes, a user's script importing both in a fresh process,
 // and every way of handing the engine a model.
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { basename, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { manifestModule } from '../../scripts/gen-manifest-module.mjs';
 import { MODELS_PACKAGE, ROOT, installPackage, modelPath, packFileList, runCli, serveFiles } from './helpers.mjs';
 
 const pkg = installPackage();
@@ -37,21 +39,25 @@ describe('npm pack', () => {
     assert.deepEqual(pkg.files, expected, 'the tarball tested is the same list');
   });
 
-  test('the models package carries the eight models, their manifest, README and licence', () => {
-    const expected = ['package.json', 'README.md', 'manifest.json', 'data/LICENSE-CMUDICT', ...shippedModels].sort();
+  test('the models package carries the eight models, their manifest (JSON and module), the phonemizer, README and licence', () => {
+    const g2p = readdirSync(join(MODELS_PACKAGE, 'g2p')).filter((f) => /\.(js|d\.ts)$/.test(f)).map((f) => `g2p/${f}`);
+    assert.ok(g2p.includes('g2p/lexicon-data.js') && g2p.includes('g2p/index.d.ts'));
+    const expected = ['package.json', 'README.md', 'manifest.json', 'manifest.js', 'manifest.d.ts', 'data/LICENSE-CMUDICT', ...g2p, ...shippedModels].sort();
     assert.equal(shippedModels.length, 8);
     assert.deepEqual(packFileList(MODELS_PACKAGE), expected);
     assert.deepEqual(pkg.modelFiles, expected, 'the tarball tested is the same list');
   });
 
-  test('both tarballs install offline into a scratch project, with no dependencies', () => {
+  test('both tarballs install offline into a scratch project, with no dependencies but the models\' peer, the engine', () => {
     assert.ok(!pkg.project.startsWith(ROOT), 'the scratch project is outside the repository');
     assert.deepEqual(readdirSync(join(pkg.project, 'node_modules')).filter((f) => !f.startsWith('.')).sort(), ['seq2seq-wasm', 'seq2seq-wasm-models'],
       'nothing else was installed');
     for (const [dir, source, files] of [[pkg.packageDir, ROOT, pkg.files], [pkg.modelsDir, MODELS_PACKAGE, pkg.modelFiles]]) {
       const installed = readJson(join(dir, 'package.json'));
       for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies']) {
-        assert.equal(installed[field], undefined, `${installed.name}: no ${field}`);
+        // The phonemizer (seq2seq-wasm-models/g2p) decodes with the engine the user installs.
+        const peer = installed.name === 'seq2seq-wasm-models' && field === 'peerDependencies';
+        assert.deepEqual(installed[field], peer ? { 'seq2seq-wasm': readJson(join(pkg.packageDir, 'package.json')).version } : undefined, `${installed.name}: ${field}`);
       }
       assert.deepEqual(walk(dir).map((f) => relative(dir, f)).sort(), files);
       for (const f of files.filter((x) => x !== 'package.json')) {
@@ -85,8 +91,8 @@ describe('npm pack', () => {
   });
 
   test('no module names a Node built-in literally (browser bundlers would fail to resolve it)', () => {
-    for (const f of pkg.files.filter((x) => /\.m?js$/.test(x))) {
-      const text = readFileSync(join(pkg.packageDir, f), 'utf8');
+    for (const [dir, f] of [...pkg.files.map((x) => [pkg.packageDir, x]), ...pkg.modelFiles.map((x) => [pkg.modelsDir, x])].filter(([, x]) => /\.m?js$/.test(x))) {
+      const text = readFileSync(join(dir, f), 'utf8');
       assert.doesNotMatch(text, /\bimport\s*\(\s*(\/\*.*?\*\/\s*)*['"`](node:|fs|path|url|worker_threads)/, `${f}: a literal dynamic import of a Node module`);
       assert.doesNotMatch(text, /^\s*import\s[^;]*from\s*['"](node:|fs['"]|path['"])/m, `${f}: a static import of a Node module`);
       assert.doesNotMatch(text, /\brequire\s*\(\s*['"]/, `${f}: require()`);
@@ -112,14 +118,20 @@ describe('npm pack', () => {
     }
   });
 
-  test('seq2seq-wasm-models package.json: same version, the data\'s licence, no code', () => {
+  test('seq2seq-wasm-models package.json: same version, the data\'s licence, ESM with types for the manifest and the phonemizer', () => {
     const m = readJson(join(pkg.modelsDir, 'package.json'));
     assert.equal(m.name, 'seq2seq-wasm-models');
     assert.equal(m.version, readJson(join(pkg.packageDir, 'package.json')).version);
     assert.equal(m.license, 'BSD-2-Clause');
-    assert.match(readFileSync(join(pkg.modelsDir, 'data/LICENSE-CMUDICT'), 'utf8'), /Carnegie Mellon University/);
+    const notice = readFileSync(join(pkg.modelsDir, 'data/LICENSE-CMUDICT'), 'utf8');
+    assert.match(notice, /Carnegie Mellon University/);
+    assert.match(notice, /cmu-pronouncing-dictionary@3\.0\.0[\s\S]*ISC License/, 'the lexicon\'s source and its notice');
+    assert.equal(m.type, 'module');
     assert.equal(m.sideEffects, false);
     assert.equal(m.main, undefined);
+    assert.deepEqual(Object.keys(m.exports['.']), ['types', 'default']);
+    assert.deepEqual(Object.keys(m.exports['./g2p']), ['types', 'default']);
+    for (const target of [m.exports['.'], m.exports['./g2p']]) for (const f of Object.values(target)) assert.ok(existsSync(join(pkg.modelsDir, f)), f);
     for (const field of ['repository', 'homepage', 'bugs']) assert.equal(m[field], undefined, `no ${field}: there is no public repository`);
   });
 });
@@ -134,6 +146,7 @@ describe('the models manifest', () => {
       assert.equal(m.name, basename(m.file, '.safetensors'));
     }
     assert.deepEqual(readJson(join(pkg.modelsDir, 'manifest.json')), manifest, 'the installed manifest is the repository\'s');
+    assert.equal(readFileSync(join(MODELS_PACKAGE, 'manifest.js'), 'utf8'), manifestModule(), 'manifest.js is stale: node scripts/gen-manifest-module.mjs');
     assert.equal(manifest.testSet.words, 11994);
     assert.equal(manifest.testSet.sha256, createHash('sha256').update(readFileSync(join(MODELS_PACKAGE, 'data/cmudict-0.7b.test'))).digest('hex'));
   });
@@ -176,8 +189,12 @@ describe('imported as a user would', () => {
       assert.equal(path, join(pkg.modelsDir, sub));
       assert.ok(existsSync(path), sub);
     }
+    assert.equal(fileURLToPath(await pkg.resolve('seq2seq-wasm-models')), join(pkg.modelsDir, 'manifest.js'));
+    assert.equal(fileURLToPath(await pkg.resolve('seq2seq-wasm-models/g2p')), join(pkg.modelsDir, 'g2p/index.js'));
+    assert.deepEqual((await import(await pkg.resolve('seq2seq-wasm-models'))).default, manifest, 'the main entry is manifest.json');
     const hidden = ['seq2seq-wasm/wasm/src/core.js', 'seq2seq-wasm/wasm/dist/seq2seq_core.mjs', 'seq2seq-wasm/wasm/src/index.js',
-      `seq2seq-wasm/models/${shippedModels[0]}`, 'seq2seq-wasm-models/data/LICENSE-CMUDICT', 'seq2seq-wasm-models/README.md'];
+      `seq2seq-wasm/models/${shippedModels[0]}`, 'seq2seq-wasm-models/data/LICENSE-CMUDICT', 'seq2seq-wasm-models/README.md',
+      'seq2seq-wasm-models/g2p/lexicon-data.js', 'seq2seq-wasm-models/g2p/tokenize.js'];
     for (const specifier of hidden) {
       await assert.rejects(pkg.resolve(specifier).then((u) => import(u)), (e) => e.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED', specifier);
     }

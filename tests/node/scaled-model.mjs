@@ -1,8 +1,25 @@
-// A fixture model with some of its weights multiplied, for tests of models whose
-// finite weights overflow float arithmetic (tests/native/test_decode_errors.cpp
-// builds the same ones).
+// Fixture models edited on the fly: some of their weights multiplied, for tests
+// of models whose finite weights overflow float arithmetic
+// (tests/native/test_decode_errors.cpp builds the same ones), or their config
+// changed, for tests of what the loader refuses (tests/native/model_bytes.h).
 import { readFileSync } from 'node:fs';
 import { FIXTURES, join } from './helpers.mjs';
+
+/** The bytes of tests/fixtures/NAME.safetensors with its config passed through edit(config) (which changes it in place). */
+export function editedConfig(name, edit) {
+  const bytes = new Uint8Array(readFileSync(join(FIXTURES, `${name}.safetensors`)));
+  const headerLength = Number(new DataView(bytes.buffer).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headerLength)));
+  const config = JSON.parse(header.__metadata__.config);
+  edit(config);
+  header.__metadata__.config = JSON.stringify(config);
+  const text = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + text.length + bytes.length - 8 - headerLength);
+  new DataView(out.buffer).setBigUint64(0, BigInt(text.length), true);
+  out.set(text, 8);
+  out.set(bytes.subarray(8 + headerLength), 8 + text.length);
+  return out;
+}
 
 const FLOAT_MAX = 3.4e38;
 

@@ -188,8 +188,8 @@ describe('seq2seq score: what goes wrong', () => {
     const r = run(['--model', fixture, 'ABC', 'AA B', 'ABC', 'AA QQ', 'CAB', 'AA </s>', 'BAD', '']);
     assert.equal(r.status, 1);
     assert.deepEqual(r.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(0, 2)), [['ABC', 'AA B'], ['BAD', '']]);
-    assert.match(r.stderr, /^seq2seq: pair 2 'ABC\tAA QQ': input: target token 'QQ' is not in the model's target vocabulary$/m);
-    assert.match(r.stderr, /^seq2seq: pair 3 'CAB\tAA <\/s>': input: target token '<\/s>' at position 2 is a special token/m);
+    assert.match(r.stderr, /^seq2seq: pair 2 'ABC' 'AA QQ': input: target token 'QQ' is not in the model's target vocabulary$/m);
+    assert.match(r.stderr, /^seq2seq: pair 3 'CAB' 'AA <\/s>': input: target token '<\/s>' at position 2 is a special token/m);
   });
 
   test('stdin lines are WORD<TAB>TARGET; one without a tab is an input error for that line', () => {

@@ -57,17 +57,34 @@ test('the compiled consumer runs against the package: the declared shapes are re
   }
 });
 
+test('the compiled phonemizer consumer runs: seq2seq-wasm-models and its g2p entry, typed as they are', async () => {
+  tsc(['-p', 'tsconfig.node.json', '--noEmit', 'false', '--outDir', 'out']);
+  const consumer = await import(pathToFileURL(join(consumerDir, 'out/g2p-consumer.js')).href);
+  const { createPhonemizer } = await import(await pkg.resolve('seq2seq-wasm-models/g2p'));
+  const text = 'Hello, world! It\'s 2026 and the colonel\'s Kubernetes cluster is down.';
+  const reference = await (await createPhonemizer()).phonemize(text);
+  const { result, viaModel, viaWorker, entry } = await consumer.phonemize(text, join(pkg.modelsDir, 'g2p-transformer.safetensors'));
+  assert.equal(entry.name, 'g2p-transformer');
+  for (const r of [result, viaModel, viaWorker]) assert.deepEqual(r, reference);
+  assert.equal(consumer.lines(result).length, reference.tokens.length);
+  assert.deepEqual(await consumer.misuse(), ['ˈkɝnəl', 'ə', 'UsageError', 'frozen']);
+});
+
 test('every runtime export is declared', async () => {
-  for (const [subpath, dts] of [['', 'index.d.ts'], ['/worker', 'worker-client.d.ts'], ['/worker-protocol', 'worker-protocol.d.ts']]) {
-    const names = Object.keys(await pkg.importPackage(subpath));
-    const text = readFileSync(join(pkg.packageDir, 'wasm/src', dts), 'utf8');
+  const entries = [['', 'wasm/src/index.d.ts'], ['/worker', 'wasm/src/worker-client.d.ts'], ['/worker-protocol', 'wasm/src/worker-protocol.d.ts']]
+    .map(([sub, dts]) => [`seq2seq-wasm${sub}`, join(pkg.packageDir, dts)]);
+  entries.push(['seq2seq-wasm-models/g2p', join(pkg.modelsDir, 'g2p/index.d.ts')]);
+  for (const [specifier, dts] of entries) {
+    const subpath = specifier;
+    const names = Object.keys(await import(await pkg.resolve(specifier)));
+    const text = readFileSync(dts, 'utf8');
     const declared = new Set([
       ...[...text.matchAll(/export declare (?:class|function|const) (\w+)/g)].map((m) => m[1]),
       ...[...text.matchAll(/^export \{([^}]*)\}/gm)].flatMap((m) => m[1].split(',').map((s) => s.trim()).filter(Boolean)),
     ]);
     assert.ok(names.length > 0);
-    for (const name of names) assert.ok(declared.has(name), `seq2seq-wasm${subpath}: ${name} is exported at run time but not declared in ${dts}`);
-    for (const name of declared) assert.ok(names.includes(name), `seq2seq-wasm${subpath}: ${name} is declared in ${dts} but not exported`);
+    for (const name of names) assert.ok(declared.has(name), `${subpath}: ${name} is exported at run time but not declared in ${dts}`);
+    for (const name of declared) assert.ok(names.includes(name), `${subpath}: ${name} is declared in ${dts} but not exported`);
   }
 });
 

@@ -324,6 +324,37 @@ describe('real workers through createDecoderWorker()', () => {
     await assert.rejects(decoder.step(), (e) => e.kind === 'Cancelled' && /terminated/.test(e.message));
   });
 
+  test('what cannot be sent to the worker (a function) is a UsageError naming it; a text too long is refused before it is posted', async () => {
+    const decoder = createDecoderWorker();
+    try {
+      await decoder.load(arBytes);
+      const word = wordsFor(ar.info)[0];
+      const usage = (message) => (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && message.test(e.message);
+      // Decoding options: the UsageError decode() gives in the page's thread, before anything is posted.
+      const strategy = () => 'beam';
+      await assert.rejects(decoder.start(word, { strategy }), usage(/^option strategy must be one of greedy, beam, sample, nar; got a function \(strategy\)$/));
+      await assert.rejects(decoder.decodeBatch([word], { onStep: () => {} }), usage(/^unknown decoding option 'onStep'/));
+      await assert.rejects(decoder.score(word, 'A', { temperature: () => 1 }), usage(/^option temperature must be a finite number; got a function/));
+      // Anything else the structured clone refuses: named by its place in the request.
+      await decoder.start(word);
+      await assert.rejects(decoder.run({ sliceMs: () => 8 }), usage(/^run: sliceMs is a function \(sliceMs\), which cannot be sent to the worker \(.+\)$/));
+      await assert.rejects(decoder.decodeBatch([word], {}, { sliceMs: Symbol('fast') }), usage(/^decodeBatch: sliceMs is a symbol, which cannot be sent to the worker/));
+      // A text over LIMITS.maxTextBytes: refused here, not copied to the worker.
+      const huge = Buffer.alloc(20_000_000, 'A').toString('latin1');
+      const t0 = performance.now();
+      const tooLong = (e) => e instanceof Seq2SeqError && e.kind === 'InputError' && /the longest accepted is 65536 bytes/.test(e.message);
+      await assert.rejects(decoder.start(huge), tooLong);
+      await assert.rejects(decoder.score(word, huge), tooLong);
+      await assert.rejects(decoder.inspect(huge), tooLong);
+      await assert.rejects(decoder.decodeBatch([word, huge]), (e) => tooLong(e) && e.message.startsWith('texts[1] "'));
+      assert.ok(performance.now() - t0 < 1000, `${(performance.now() - t0).toFixed(0)} ms`);
+      // The worker goes on.
+      assert.deepEqual(await decoder.decodeBatch([word]), [ar.decode(word, { attention: false })]);
+    } finally {
+      await decoder.terminate();
+    }
+  });
+
   test('a worker script that does not exist fails every request', async () => {
     const decoder = createDecoderWorker(pathToFileURL('/nonexistent/worker.js'));
     await assert.rejects(decoder.load(arBytes), (e) => e instanceof Seq2SeqError && e.kind === 'WorkerError');

@@ -27,6 +27,18 @@ expect() {  # expect CODE ARGS...: run the CLI, check its exit code
   fi
 }
 
+expect_io() {  # expect_io CODE STDIN STDOUT ARGS...: the same, reading STDIN and writing STDOUT (a path)
+  local want=$1 in=$2 out=$3 got=0
+  shift 3
+  "$cli" "$@" <"$in" >"$out" 2>"$log" || got=$?
+  runs=$((runs + 1))
+  if [[ $got != "$want" ]]; then
+    echo "FAIL (exit $got, expected $want): seq2seq $* <$in >$out"
+    cat "$log"
+    exit 1
+  fi
+}
+
 words=(PHONEME ABATING XYLOPHONE "O'NEIL" A)
 expect 0 info "$m/g2p-transformer.safetensors"
 expect 0 info "$f/ar_pre_sin_tied_relu_i8.safetensors"
@@ -56,4 +68,14 @@ expect 1 info "$root/does-not-exist.safetensors"
 expect 2 decode --model "$m/g2p-transformer.safetensors" --beam 0 PHONEME
 expect 2 decode --model "$m/g2p-cmlm.safetensors" --beam 3 PHONEME
 expect 2 decode --model "$m/g2p-transformer.safetensors" --top-p 1.5 --sample PHONEME
+# The CLI's input and output: a line longer than a text may be (not held; the
+# next line is read), a read that fails (stdin a directory), a write that fails.
+lines=$(mktemp)
+trap 'rm -f "$log" "$lines"' EXIT
+{ echo PHONEME; head -c 200000 /dev/zero | tr '\0' A; echo; printf 'ABATING\r\n\nXYLOPHONE'; } >"$lines"
+expect_io 1 "$lines" /dev/null decode --model "$m/g2p-transformer.safetensors"
+{ printf 'PHONEME\tF OW N IY M\n'; head -c 140000 /dev/zero | tr '\0' A; printf '\tF\nABATING\tAH B EY T IH NG\n'; } >"$lines"
+expect_io 1 "$lines" /dev/null score --model "$m/g2p-transformer.safetensors"
+expect_io 1 "$root/tests" /dev/null decode --model "$m/g2p-transformer.safetensors"
+expect_io 1 /dev/null /dev/full decode --model "$m/g2p-transformer.safetensors" "${words[@]}"
 echo "sanitized CLI: $runs runs, no report"

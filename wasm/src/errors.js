@@ -18,7 +18,24 @@ export function usageError(message) {
   return new Seq2SeqError(message, 'UsageError');
 }
 
+/** A name the caller gave (an option's key) in single quotes, or quote()'s form when long. */
+export const named = (s) => (s.length <= QUOTED ? `'${s}'` : quote(s));
+
 const article = (word) => (/^[aeiou]/i.test(word) ? `an ${word}` : `a ${word}`);
+
+const QUOTED = 40;   // characters of a string a message quotes
+
+/**
+ * A string as a message quotes it: in double quotes, whole when short; a long one
+ * cut after 40 characters (code points, so that no pair is split) and its length
+ * given: '"xxxx"… (50000000 characters)' (UTF-16 units, as String.length counts).
+ * The cost is bounded whatever the string's length: no message copies or scans
+ * more of a value than its first 80 units.
+ */
+export function quote(s) {
+  const head = Array.from(s.slice(0, 2 * QUOTED)).slice(0, QUOTED).join('');
+  return head.length < s.length ? `${JSON.stringify(head)}… (${s.length} characters)` : JSON.stringify(s);
+}
 
 /**
  * A value as a type error names it: 'the string "3"', 'the number 2.5', 'null',
@@ -29,21 +46,17 @@ export function describe(value) {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'undefined': return 'undefined';
-    case 'string': {
-      const chars = [...value];
-      return chars.length > 40 ? `the string ${JSON.stringify(chars.slice(0, 40).join(''))}… (${chars.length} characters)`
-        : `the string ${JSON.stringify(value)}`;
-    }
+    case 'string': return `the string ${quote(value)}`;
     case 'number': return `the number ${String(value)}`;
     case 'bigint': return `the bigint ${value}n`;
     case 'boolean': return `the boolean ${value}`;
     case 'symbol': return 'a symbol';
-    case 'function': return `a function${value.name ? ` (${value.name})` : ''}`;
+    case 'function': return `a function${typeof value.name === 'string' && value.name ? ` (${value.name.length > QUOTED ? quote(value.name) : value.name})` : ''}`;
     default: {
       if (Array.isArray(value)) return 'an array';
       const proto = Object.getPrototypeOf(value);
       const name = proto === null || proto === Object.prototype ? 'object' : proto.constructor?.name;
-      return name ? article(name) : 'an object';
+      return typeof name === 'string' && name && name.length <= QUOTED ? article(name) : 'an object';
     }
   }
 }

@@ -102,6 +102,29 @@ export type ResolvedDecodingOptions = Required<Omit<DecodingOptions, 'prefix'>> 
 /** The defaults (strategy undefined: it depends on the model). */
 export declare const DEFAULT_OPTIONS: Readonly<Required<Omit<DecodingOptions, 'strategy' | 'prefix'>> & { strategy: undefined; prefix: string }>;
 
+/**
+ * The engine's limits (src/model_limits.h, docs/model-format.md "Limits"): the largest model
+ * file (maxModelBytes, 1 GiB: a download stops there with a ModelError, whether or not a
+ * Content-Length is sent), the longest text, target or prefix (maxTextBytes bytes of UTF-8:
+ * a longer string is refused with an InputError, a prefix with a UsageError, before it is
+ * copied into the wasm heap), and the model file's other bounds.
+ */
+export declare const LIMITS: Readonly<{
+  maxModelBytes: number;
+  maxHeaderBytes: number;
+  maxJsonDepth: number;
+  maxTensors: number;
+  maxTensorRank: number;
+  maxWidth: number;
+  maxHeads: number;
+  maxFeedForward: number;
+  maxLayers: number;
+  maxRnnLayers: number;
+  maxPositions: number;
+  maxVocab: number;
+  maxTextBytes: number;
+}>;
+
 /** The kinds of Seq2SeqError: the C++ exception it came from, the JS layer's checks, or the worker client's own. */
 export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError';
 
@@ -110,11 +133,14 @@ export declare class Seq2SeqError extends Error {
   constructor(message: string, kind?: ErrorKind);
   readonly name: 'Seq2SeqError';
   /**
-   * ModelError: bad model file or a sha256 mismatch; InputError: unusable text; UsageError: an
-   * unknown option, a value of the wrong type (the message says what was given) or out of range, a
-   * bad argument, calls out of order or on a deleted object; NetworkError: the model's URL could
-   * not be fetched or answered with an HTTP error; WasmError: the engine's .wasm could not be
-   * fetched, compiled or instantiated (the message names the URL tried: set env.wasmUrl).
+   * ModelError: bad model file, one over a limit (LIMITS) or a sha256 mismatch; InputError:
+   * unusable text (one longer than LIMITS.maxTextBytes included); UsageError: an unknown option,
+   * a value of the wrong type (the message says what was given, a long string by its first 40
+   * characters and its length) or out of range, a bad argument, calls out of order or on a
+   * deleted object; NetworkError: the model's URL could not be fetched, answered with an HTTP
+   * error or broke off; WasmError: the engine's .wasm could not be fetched, compiled or
+   * instantiated (the message names the URL tried: set env.wasmUrl); OutOfMemory: the wasm heap
+   * (at most 1 GB) could not hold what a call needed; the module works on after it.
    */
   readonly kind: ErrorKind;
   /** Node's error code (ENOENT, EISDIR, ...) when loadModel(path) could not read the file. */

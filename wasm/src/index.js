@@ -17,8 +17,10 @@ import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
 import { env } from './env.js';
 import { checkTexts, textError } from './batch.js';
 import { inspectTokens, targetText } from './target.js';
+import { checkText } from './text.js';
+import { LIMITS } from './limits.js';
 
-export { DEFAULT_OPTIONS, Seq2SeqError, env };
+export { DEFAULT_OPTIONS, LIMITS, Seq2SeqError, env };
 
 // C++ returns {error, kind} instead of throwing across the boundary. Option
 // names in its messages are given in the JS spelling (beam_size -> beamSize).
@@ -29,15 +31,22 @@ function check(value) {
   return value;
 }
 
-// Embind encodes a lone UTF-16 surrogate as some other character, and the C++
-// error would then name a character the user never typed: refuse it here.
-function wellFormed(text) {
-  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(text);
-  if (lone) {
-    throw new Seq2SeqError(`input: the text holds a lone UTF-16 surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}) at index ${lone.index}`, 'InputError');
+// engine(f): f(), a call into the engine. A C++ exception can still cross the
+// boundary, as a bare number, where no guard answers it: in a handle's
+// constructor, or with the heap so full that the guard's own reply cannot be
+// made. The guards catch everything, and the C++ outside them only allocates,
+// so such a number is always a failed allocation: an OutOfMemory, after which
+// the engine works on. call(f): engine(f), then check() of what it returned.
+function engine(f) {
+  try {
+    return f();
+  } catch (e) {
+    if (typeof e === 'number') throw new Seq2SeqError('out of memory', 'OutOfMemory');
+    throw e;
   }
-  return text;
 }
+
+const call = (f) => check(engine(f));
 
 const registry = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry((handle) => { if (!handle.isDeleted()) handle.delete(); })
@@ -82,10 +91,10 @@ export class Model {
 
   constructor(token, core, bytes, compute) {
     if (token !== CREATE) throw usageError('use loadModel(source) to create a Model');
-    const handle = new core.ModelHandle();
+    const handle = call(() => new core.ModelHandle());
     try {
-      check(handle.load(bytes, compute));
-      this.#info = Object.freeze(check(handle.info()));
+      call(() => handle.load(bytes, compute));
+      this.#info = Object.freeze(call(() => handle.info()));
     } catch (e) {
       handle.delete();
       throw e;
@@ -107,7 +116,7 @@ export class Model {
 
   tokenize(text) {
     if (typeof text !== 'string') throw usageError(`tokenize(text) needs a string; got ${describe(text)}`);
-    return check(this.#live().tokenize(wellFormed(text)));
+    return call(() => this.#live().tokenize(checkText(text)));
   }
 
   createSession(options = {}) { return new Session(this, options); }
@@ -145,7 +154,8 @@ export class Model {
    */
   inspect(text, tokens = []) {
     if (typeof text !== 'string') throw usageError(`inspect(text, tokens) needs a string; got ${describe(text)}`);
-    return check(this.#live().inspect(wellFormed(text), inspectTokens(tokens, 'inspect(text, tokens)')));
+    const ids = inspectTokens(tokens, 'inspect(text, tokens)');
+    return call(() => this.#live().inspect(checkText(text), typeof ids === 'string' ? checkText(ids, 'the target') : ids));
   }
 
   /**
@@ -183,10 +193,10 @@ export class Session {
 
   constructor(model, options = {}) {
     if (!(model instanceof Model)) throw usageError(`new Session(model, options) needs a Model from loadModel(); got ${describe(model)}`);
-    const handle = new (model._core().SessionHandle)(model._handle());
+    const handle = call(() => new (model._core().SessionHandle)(model._handle()));
     try {
       this.#options = normalizeOptions(options, model.autoregressive);
-      check(handle.configure(this.#options));
+      call(() => handle.configure(this.#options));
     } catch (e) {
       handle.delete();
       throw e;
@@ -213,20 +223,20 @@ export class Session {
   /** New options take effect at the next start(). */
   setOptions(options) {
     const o = normalizeOptions({ ...this.#options, ...options }, this.#autoregressive);
-    check(this.#live().configure(o));
+    call(() => this.#live().configure(o));
     this.#options = o;
   }
 
   start(text) {
     if (typeof text !== 'string') throw usageError(`start(text) needs a string; got ${describe(text)}`);
-    check(this.#live().start(wellFormed(text)));
+    call(() => this.#live().start(checkText(text)));
   }
 
   /** One decoder pass; returns the step's snapshot. */
-  step() { return check(this.#live().step()); }
+  step() { return call(() => this.#live().step()); }
 
   /** Steps to the end; returns the n-best results, best first. */
-  run() { return check(this.#live().run()); }
+  run() { return call(() => this.#live().run()); }
 
   decode(text) {
     this.start(text);
@@ -237,7 +247,7 @@ export class Session {
   score(text, target) {
     if (typeof text !== 'string') throw usageError(`score(text, target) needs a string; got ${describe(text)}`);
     const t = targetText(target, 'score(text, target)');
-    return check(this.#live().score(wellFormed(text), wellFormed(t)));
+    return call(() => this.#live().score(checkText(text), checkText(t, 'the target')));
   }
 
   delete() {
@@ -256,11 +266,11 @@ class BatchDecoder {
   #handle;
 
   constructor(model, options = {}) {
-    const handle = new (model._core().SessionHandle)(model._handle());
+    const handle = call(() => new (model._core().SessionHandle)(model._handle()));
     try {
       const o = normalizeOptions(options, model.autoregressive);
-      check(handle.configure(o));
-      check(handle.configure({ ...o, attention: false, topCandidates: 0 }));
+      call(() => handle.configure(o));
+      call(() => handle.configure({ ...o, attention: false, topCandidates: 0 }));
     } catch (e) {
       handle.delete();
       throw e;
@@ -276,19 +286,20 @@ class BatchDecoder {
 
   // One C++ call over texts[from, to); a failure names its text.
   #call(method, texts, from, to) {
-    // Embind would pass a lone surrogate as another character: the first such
-    // text is refused here, after what C++ finds wrong before it.
+    // The conversion would pass a lone surrogate as another character: the first
+    // such text is refused here, after what C++ finds wrong before it. (Texts too
+    // long to convert were refused by checkTexts, before any was converted.)
     let end = from;
     let lone = null;
     while (end < to && !lone) {
       try {
-        wellFormed(texts[end]);
+        checkText(texts[end]);
         end += 1;
       } catch (e) {
         lone = e;
       }
     }
-    const value = this.#handle[method](from === 0 && end === texts.length ? texts : texts.slice(from, end));
+    const value = engine(() => this.#handle[method](from === 0 && end === texts.length ? texts : texts.slice(from, end)));
     try {
       check(value);
     } catch (e) {

@@ -3,8 +3,9 @@
 // bytes themselves; checked against a SHA-256 if one is given. Also the load
 // options' checks. No Emscripten in here: the worker client uses it on the
 // page's thread, where the engine is never loaded.
-import { Seq2SeqError, describe, usageError } from './errors.js';
+import { Seq2SeqError, describe, named, usageError } from './errors.js';
 import { isNode } from './env.js';
+import { LIMITS } from './limits.js';
 
 export { isNode };   // core.js takes it from here
 
@@ -29,11 +30,11 @@ export function loadOptions(options, call = 'loadModel') {
     throw usageError(`${call}(source, options): options must be an object; got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
-    if (!LOAD_OPTIONS.includes(key)) throw usageError(`${call}: unknown option '${key}' (known: ${LOAD_OPTIONS.join(', ')})`);
+    if (!LOAD_OPTIONS.includes(key)) throw usageError(`${call}: unknown option ${named(key)} (known: ${LOAD_OPTIONS.join(', ')})`);
   }
   const { compute = 'auto', onProgress, cache = false, sha256 } = options;
   if (!COMPUTES.includes(compute)) {
-    throw usageError(`${call}: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? `'${compute}'` : String(compute)}`);
+    throw usageError(`${call}: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? named(compute) : describe(compute)}`);
   }
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw usageError(`${call}: onProgress must be a function; got ${describe(onProgress)}`);
@@ -61,6 +62,15 @@ function badSource(source) {
   return usageError(`a model source must be a URL, a path (Node), a Response, a Blob, an ArrayBuffer or a typed array; got ${describe(source)}`);
 }
 
+// A URL or path in a message: a data: URL can be megabytes long.
+const shown = (where) => (where.length <= 200 ? where : `${where.slice(0, 200)}… (${where.length} characters)`);
+// A system error's message, which quotes the path again.
+const why = (e) => (String(e?.message).length <= 300 ? String(e?.message) : e.code ?? `${String(e.message).slice(0, 300)}…`);
+
+// Refused by size: the engine's limit (LIMITS.maxModelBytes), the C++ loader's
+// words. readModel()'s maxBytes is that limit; a test may pass a smaller one.
+const tooLarge = (what, size, maxBytes, how = '') => new Seq2SeqError(`model file: ${what} has ${size} bytes${how}, more than the largest model accepted (${maxBytes} bytes)`, 'ModelError');
+
 /** A string source as a URL (relative ones against the page), or null for a Node path. */
 function urlOf(source) {
   if (source instanceof URL) return source;
@@ -78,7 +88,7 @@ function urlOf(source) {
  * a bad file is never cached), drop() deletes a cache entry that did not.
  * onProgress({loaded, total}) sees the download; its last call has loaded === total.
  */
-export async function readModel(source, { onProgress, cache = false, sha256 } = {}, { skipCache = false } = {}) {
+export async function readModel(source, { onProgress, cache = false, sha256 } = {}, { skipCache = false, maxBytes = LIMITS.maxModelBytes } = {}) {
   const report = progressReporter(onProgress);
   const done = async (bytes, what, extra = {}) => {
     report.end(bytes.length);
@@ -87,13 +97,16 @@ export async function readModel(source, { onProgress, cache = false, sha256 } = 
   };
   const direct = bytesOf(source);
   if (direct) return done(direct, 'bytes');
-  if (isBlob(source)) return done(new Uint8Array(await source.arrayBuffer()), 'Blob');
-  if (isResponse(source)) return done(await readResponse(source, source.url || 'a Response', report), source.url || 'Response');
+  if (isBlob(source)) {
+    if (source.size > maxBytes) throw tooLarge('the Blob', source.size, maxBytes);
+    return done(new Uint8Array(await source.arrayBuffer()), 'Blob');
+  }
+  if (isResponse(source)) return done(await readResponse(source, shown(source.url || 'a Response'), report, maxBytes), source.url || 'Response');
   if (typeof source !== 'string' && !(source instanceof URL)) throw badSource(source);
 
   const url = urlOf(source);
-  if (isNode && (!url || url.protocol === 'file:')) return done(await readModelFile(url ?? source), String(source));
-  if (!url) throw usageError(`cannot resolve the model URL '${source}': there is no page to resolve it against; pass an absolute URL`);
+  if (isNode && (!url || url.protocol === 'file:')) return done(await readModelFile(url ?? source, maxBytes), String(source));
+  if (!url) throw usageError(`cannot resolve the model URL ${named(source)}: there is no page to resolve it against; pass an absolute URL`);
   const href = url.href;
   const store = cache && url.protocol.startsWith('http') ? await openCache(cache) : null;
   if (store && !skipCache) {
@@ -103,7 +116,7 @@ export async function readModel(source, { onProgress, cache = false, sha256 } = 
       return { bytes: hit, fromCache: true, keep: async () => {}, drop: () => store.delete(href).catch(() => {}) };
     }
   }
-  const bytes = await download(href, report);
+  const bytes = await download(href, report, maxBytes);
   return done(bytes, href, {
     keep: store ? () => store.put(href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } })).catch(() => {}) : async () => {},
   });
@@ -156,54 +169,76 @@ function reason(e) {
   return `${e?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
 }
 
-async function download(href, report) {
+async function download(href, report, maxBytes) {
   let response;
   try {
     response = await fetch(href);
   } catch (e) {
-    throw Object.assign(new Seq2SeqError(`cannot fetch the model from ${href}: ${reason(e)}; check the URL: the server may be down `
+    throw Object.assign(new Seq2SeqError(`cannot fetch the model from ${shown(href)}: ${reason(e)}; check the URL: the server may be down `
       + 'or unreachable, or (from another origin) not send CORS headers', 'NetworkError'), { cause: e });
   }
-  return readResponse(response, href, report);
+  return readResponse(response, shown(href), report, maxBytes);
 }
 
-async function readResponse(response, what, report) {
+// The body is read into a buffer that grows as bytes arrive (doubling, so that
+// the copies add up to less than the model), up to the Content-Length when one
+// is sent: an honest one gives a buffer of exactly its size, a lying one no
+// more memory than the bytes that came. Past `maxBytes` the download stops,
+// whatever the Content-Length said; a Content-Length over it is refused before
+// a byte is read.
+const FIRST_BUFFER = 64 * 1024;
+const LARGEST_FIRST_BUFFER = 16 * 1024 * 1024;
+
+async function readResponse(response, what, report, maxBytes) {
   if (!response.ok) {
-    const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    const status = `HTTP ${response.status}${response.statusText ? ` ${shown(response.statusText)}` : ''}`;
     throw new Seq2SeqError(`cannot load the model from ${what}: ${status}; ${HINT_URL}`, 'NetworkError');
   }
   if (response.bodyUsed) throw usageError(`the Response for ${what} has already been read: pass a fresh one (or response.clone())`);
   // Content-Length counts the bytes sent: with a Content-Encoding that is not what the body yields.
   const encoding = response.headers.get('content-encoding');
-  const length = Number.parseInt(response.headers.get('content-length') ?? '', 10);
-  const total = Number.isSafeInteger(length) && length >= 0 && (!encoding || encoding === 'identity') ? length : undefined;
+  const declared = response.headers.get('content-length') ?? '';
+  const length = /^\d+$/.test(declared.trim()) ? Number(declared.trim()) : NaN;
+  const total = Number.isSafeInteger(length) && (!encoding || encoding === 'identity') ? length : undefined;
+  if (total !== undefined && total > maxBytes) {
+    response.body?.cancel().catch(() => {});
+    throw tooLarge(what, total, maxBytes, ' by its Content-Length');
+  }
+  if (!response.body) return new Uint8Array(0);   // a Response made without a body (new Response(null)) has none
+  const reader = response.body.getReader();
+  let buffer = new Uint8Array(Math.min(total ?? FIRST_BUFFER, LARGEST_FIRST_BUFFER));
   let loaded = 0;
+  const stop = (error) => {
+    reader.cancel().catch(() => {});
+    return error;
+  };
   try {
-    if (!response.body) return new Uint8Array(await response.arrayBuffer());
-    const reader = response.body.getReader();
-    // One buffer when the size is known (no second copy), chunks otherwise.
-    let buffer = total !== undefined ? new Uint8Array(total) : null;
-    const chunks = [];
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (buffer && loaded + value.length <= buffer.length) buffer.set(value, loaded);
-      else {
-        if (buffer) chunks.push(buffer.subarray(0, loaded));
-        buffer = null;
-        chunks.push(value);
+      // A stream made by hand can give anything; Uint8Array.set would read a string as zeros.
+      if (!ArrayBuffer.isView(value)) {
+        throw stop(new Seq2SeqError(`model file: the body of ${what} gave ${describe(value)} after ${loaded} bytes, where a body gives bytes `
+          + '(a ReadableStream of a Response must give Uint8Array chunks)', 'ModelError'));
       }
-      loaded += value.length;
+      const chunk = value instanceof Uint8Array ? value : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+      const needed = loaded + chunk.length;
+      if (needed > maxBytes) {
+        throw stop(new Seq2SeqError(`model file: ${what} sent more than the largest model accepted (${maxBytes} bytes): `
+          + `the download was stopped after ${loaded} bytes`, 'ModelError'));
+      }
+      if (needed > buffer.length) {
+        let size = Math.max(needed, 2 * buffer.length);
+        if (total !== undefined && needed <= total) size = Math.min(size, total);
+        const grown = new Uint8Array(Math.min(size, maxBytes));
+        grown.set(buffer.subarray(0, loaded));
+        buffer = grown;
+      }
+      buffer.set(chunk, loaded);
+      loaded = needed;
       report.step(loaded, total !== undefined && loaded <= total ? total : undefined);
     }
-    if (buffer) return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
-    const bytes = new Uint8Array(loaded);
-    let at = 0;
-    for (const c of chunks) {
-      bytes.set(c, at);
-      at += c.length;
-    }
-    return bytes;
+    return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
   } catch (e) {
     if (e instanceof Seq2SeqError) throw e;
     throw Object.assign(new Seq2SeqError(`the download of the model from ${what} broke off after ${loaded} bytes: ${reason(e)}; try again`, 'NetworkError'), { cause: e });
@@ -232,21 +267,22 @@ async function checkSha256(bytes, expected, what) {
 // file is read, so that a directory is a ModelError rather than Node's EISDIR, and
 // a device or pipe (/dev/zero) is refused rather than read until memory runs out.
 // The error keeps Node's code (ENOENT, EISDIR) for callers that test it.
-async function readModelFile(path) {
+async function readModelFile(path, maxBytes) {
   const { readFile, stat } = await nodeImport('node:fs/promises');
-  const name = path instanceof URL ? decodeURIComponent(path.pathname) : path;
+  const name = shown(path instanceof URL ? decodeURIComponent(path.pathname) : path);
   const fail = (message, code) => Object.assign(new Seq2SeqError(`model file: ${message}`, 'ModelError'), code ? { code } : {});
   let stats;
   try {
     stats = await stat(path);
   } catch (e) {
-    throw fail(`cannot open '${name}': ${e.message}`, e.code);
+    throw fail(`cannot open '${name}': ${why(e)}`, e.code);
   }
   if (stats.isDirectory()) throw fail(`'${name}' is a directory, not a model file`, 'EISDIR');
   if (!stats.isFile()) throw fail(`'${name}' is not a regular file (a device, a pipe or a socket)`);
+  if (stats.size > maxBytes) throw tooLarge(`'${name}'`, stats.size, maxBytes);
   try {
     return new Uint8Array(await readFile(path));
   } catch (e) {
-    throw fail(`cannot read '${name}': ${e.message}`, e.code);
+    throw fail(`cannot read '${name}': ${why(e)}`, e.code);
   }
 }

@@ -14,11 +14,13 @@
 // This module does not load the WebAssembly itself: the worker does, from the
 // URL given here (createDecoderWorker({ wasmUrl }), else env.wasmUrl if set),
 // else from the .wasm next to the worker's script.
-import { Seq2SeqError, describe, usageError } from './errors.js';
+import { Seq2SeqError, describe, named, usageError } from './errors.js';
 import { checkWasmUrl, env, isNode, resolveWasmUrl } from './env.js';
 import { loadOptions, readModel } from './model-source.js';
 import { checkTexts } from './batch.js';
 import { inspectTokens, targetText } from './target.js';
+import { checkText } from './text.js';
+import { normalizeOptions } from './options.js';
 
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
@@ -76,6 +78,29 @@ async function spawn(target) {
   return endpoint(worker, true, target === undefined ? "(seq2seq-wasm/worker-script, next to seq2seq-wasm/worker's module)" : String(target));
 }
 
+// The first value in `value` that a structured clone refuses (a function, a
+// symbol) with its path ('options.strategy'), or null.
+function uncloneable(value, path, seen = new Set()) {
+  if (typeof value === 'function' || typeof value === 'symbol') return { path, value };
+  if (value === null || typeof value !== 'object' || seen.has(value) || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return null;
+  seen.add(value);
+  for (const key of Object.keys(value)) {
+    const found = uncloneable(value[key], Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, seen);
+    if (found) return found;
+  }
+  return null;
+}
+
+// A request that postMessage cannot send (an option is a function, say): a
+// UsageError naming the request and the value, not the DataCloneError.
+function cloneError(message, e) {
+  const { id, type, ...fields } = message;
+  let found = null;
+  for (const [key, value] of Object.entries(fields)) found ??= uncloneable(value, key);
+  const what = found ? `${found.path} is ${describe(found.value)}, which` : 'an argument';
+  return Object.assign(usageError(`${type}: ${what} cannot be sent to the worker (${e?.message ?? String(e)})`), { cause: e });
+}
+
 function rebuildError(data) {
   const message = data?.message ?? 'the worker failed';
   // A TypeError in the worker is a bad argument that got past the checks here.
@@ -109,7 +134,7 @@ function workerTarget(target) {
     throw usageError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { workerUrl, wasmUrl }; got ${describe(target)}`);
   }
   for (const key of Object.keys(target)) {
-    if (key !== 'workerUrl' && key !== 'wasmUrl') throw usageError(`createDecoderWorker: unknown option '${key}' (known: workerUrl, wasmUrl)`);
+    if (key !== 'workerUrl' && key !== 'wasmUrl') throw usageError(`createDecoderWorker: unknown option ${named(key)} (known: workerUrl, wasmUrl)`);
   }
   const { workerUrl, wasmUrl } = target;
   if (!(workerUrl === undefined || typeof workerUrl === 'string' || workerUrl instanceof URL)) {
@@ -117,6 +142,14 @@ function workerTarget(target) {
   }
   checkWasmUrl(wasmUrl, 'createDecoderWorker: wasmUrl');
   return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl) };
+}
+
+// Decoding options checked here as the worker will check them (names and types;
+// the ranges are the engine's), so that a mistake is the same UsageError as in
+// the page's thread, before anything is posted; the options are sent as given.
+function checkedOptions(options) {
+  normalizeOptions(options, true);
+  return options;
 }
 
 export class DecoderWorker {
@@ -190,7 +223,7 @@ export class DecoderWorker {
       } catch (e) {
         this.#pending.delete(id);
         this.#idle();
-        reject(e);
+        reject(e?.name === 'DataCloneError' ? cloneError(message, e) : e);
       }
     });
   }
@@ -211,8 +244,12 @@ export class DecoderWorker {
 
   /** Starts decoding `text` with `options` (defaults for what is missing). */
   start(text, options = {}) {
-    if (typeof text !== 'string') return Promise.reject(usageError(`start(text, options) needs a string; got ${describe(text)}`));
-    return this.#request({ type: 'start', text, options });
+    try {
+      if (typeof text !== 'string') throw usageError(`start(text, options) needs a string; got ${describe(text)}`);
+      return this.#request({ type: 'start', text: checkText(text), options: checkedOptions(options) });
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** One decoder pass; resolves to its snapshot. */
@@ -250,6 +287,11 @@ export class DecoderWorker {
     if (onProgress !== undefined && typeof onProgress !== 'function') {
       return Promise.reject(usageError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`));
     }
+    try {
+      checkedOptions(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
     return this.#request(message, { onProgress });
@@ -262,7 +304,8 @@ export class DecoderWorker {
   score(text, target, options = {}) {
     try {
       if (typeof text !== 'string') throw usageError(`score(text, target, options) needs a string; got ${describe(text)}`);
-      return this.#request({ type: 'score', text, target: targetText(target, 'score(text, target, options)'), options });
+      const t = checkText(targetText(target, 'score(text, target, options)'), 'the target');
+      return this.#request({ type: 'score', text: checkText(text), target: t, options: checkedOptions(options) });
     } catch (e) {
       return Promise.reject(e);
     }
@@ -276,7 +319,8 @@ export class DecoderWorker {
   inspect(text, tokens = []) {
     try {
       if (typeof text !== 'string') throw usageError(`inspect(text, tokens) needs a string; got ${describe(text)}`);
-      return this.#request({ type: 'inspect', text, tokens: inspectTokens(tokens, 'inspect(text, tokens)') });
+      const ids = inspectTokens(tokens, 'inspect(text, tokens)');
+      return this.#request({ type: 'inspect', text: checkText(text), tokens: typeof ids === 'string' ? checkText(ids, 'the target') : ids });
     } catch (e) {
       return Promise.reject(e);
     }

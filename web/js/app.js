@@ -9,7 +9,6 @@ import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { WordList } from './wordlist.js';
-import { Tour } from './tour.js';
 import { LaneTabs } from './lane-tabs.js';
 
 const $ = (id) => document.getElementById(id);
@@ -379,8 +378,8 @@ class App {
     for (const b of document.querySelectorAll('[data-lang]')) b.addEventListener('click', () => this.switchLang(b.dataset.lang));
     document.addEventListener('keydown', (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
-      // The word-list view has no steps: arrows and Space scroll its tables and page there.
-      if (this.wordlist?.state.view === 'list') return;
+      // The word-list and text views have no steps: arrows and Space scroll their tables and page there.
+      if (this.wordlist && this.wordlist.state.view !== 'lanes') return;
       const t = e.target;
       const tag = t?.tagName;
       const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || t?.isContentEditable;
@@ -405,7 +404,17 @@ class App {
     this.showSource();
     this.renderAll();
     this.wordlist?.relabel();
+    this.textView?.relabel();
     this.saveUrl();
+  }
+
+  /** The text view (text-view.js) is loaded the first time it is shown. */
+  async viewShown(view) {
+    if (view === 'text' && !this.textView) {
+      const { TextView } = await import('./text-view.js');
+      this.textView ??= new TextView(this);
+    }
+    this.textView?.show(view === 'text');
   }
 
   /** The static text (index.html), the language buttons and the footer, in the current language. */
@@ -474,7 +483,19 @@ async function main() {
   app.setWord(word, { keepStep: true, fromAddress: true });
   // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
   app.wordlist.init(location.search, location.hash);
-  app.tour = new Tour(app, st.tour);
+  // The tour's module (and its panel) arrive when it is opened, by its button or by an
+  // address with tour=N: a first visit does not pay for them.
+  const startTour = async (stop) => {
+    const { Tour } = await import('./tour.js');
+    app.tour ??= new Tour(app);
+    app.tour.open(stop);
+  };
+  if (st.tour != null) {
+    const { Tour } = await import('./tour.js');
+    app.tour = new Tour(app, st.tour);
+  } else {
+    $('tour-start').addEventListener('click', () => startTour(1), { once: true });
+  }
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 

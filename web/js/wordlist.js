@@ -27,6 +27,9 @@ import { t } from './i18n.js';
 const $ = (id) => document.getElementById(id);
 
 export const SOURCES = ['test', 'sample', 'paste'];
+// The page's views: the lanes (one word), this list, and the text view (text-view.js,
+// which holds its own part of the address).
+const VIEWS = ['lanes', 'list', 'text'];
 const MAX_N = 2000;
 const MAX_PASTE_CHARS = 20000;
 // A large seeded random sample by default: the test split's first words are
@@ -42,7 +45,7 @@ export function decodeList(search, hash = '') {
     return v != null && v !== '' && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : d;
   };
   return {
-    view: q.get('view') === 'list' ? 'list' : 'lanes',
+    view: VIEWS.includes(q.get('view')) ? q.get('view') : 'lanes',
     n: int(q.get('n'), 1, MAX_N, DEFAULTS.n),
     src: SOURCES.includes(q.get('src')) ? q.get('src') : DEFAULTS.src,
     seed: int(q.get('seed'), 0, 2 ** 31 - 1, DEFAULTS.seed),
@@ -145,7 +148,9 @@ export class WordList {
   }
 
   /** The list's part of the address: {query, hash} (encodeList). */
-  address() { return encodeList(this.state); }
+  address() {
+    return this.state.view === 'text' ? this.app.textView?.address() ?? { query: '&view=text', hash: location.hash } : encodeList(this.state);
+  }
 
   /** The lanes the list runs: every lane but compare, in the page's order. */
   lanes() {
@@ -164,11 +169,12 @@ export class WordList {
   }
 
   applyView() {
-    const list = this.state.view === 'list';
-    for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = list;
-    this.el.hidden = !list;
-    for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === this.state.view));
-    document.querySelector('.skip').setAttribute('href', list ? '#wordlist' : '#lanes');
+    const { view } = this.state;
+    for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = view !== 'lanes';
+    this.el.hidden = view !== 'list';
+    for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
+    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview' }[view]);
+    this.app.viewShown?.(view);
   }
 
   // ------------------------------------------------------------ the form

@@ -1,0 +1,152 @@
+// Type declarations for seq2seq-wasm-models/g2p (g2p/index.js): English text to phonemes.
+import type { DecodingOptions, LoadOptions, ModelInfo, ModelSource, Result } from 'seq2seq-wasm';
+import type { DecoderWorker } from 'seq2seq-wasm/worker';
+
+/** Where a token's phonemes come from. */
+export type PhonemeSource =
+  /** CMUdict (a possessive 's or s' of a word it has included). */
+  | 'lexicon'
+  /** The G2P model: a word CMUdict lacks. */
+  | 'model'
+  /** A number read as words (`spoken`), each word's pronunciation CMUdict's first. */
+  | 'number'
+  /** Punctuation or a symbol: no phonemes. */
+  | 'punctuation'
+  /** Nothing: characters the phonemizer cannot read (`error` says which). */
+  | 'none';
+
+/** One token of the text. */
+export interface PhonemeToken {
+  /** The token as written. */
+  text: string;
+  /** Where it is in the text (UTF-16 offsets, end exclusive). */
+  start: number;
+  end: number;
+  source: PhonemeSource;
+  /**
+   * ARPAbet phonemes (CMUdict's 39), with stress digits 0, 1, 2 on the vowels when
+   * `stressed`; a number's words one after the other. Empty for punctuation and 'none'.
+   */
+  phonemes: string[];
+  /**
+   * Whether `phonemes` carry stress: true for the lexicon's and numbers' words and for the
+   * stressed model's; false for words of the model without stress (their vowels have no
+   * digit: not unstressed, unknown), and for tokens without phonemes.
+   */
+  stressed: boolean;
+  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order; [] if none. */
+  alternatives: string[][];
+  /** `phonemes` in IPA (ARPABET_IPA), stress marks ˈ ˌ at the syllable's start; a number's words separated by spaces. */
+  ipa: string;
+  /** A number's words, as read: '2026' → 'twenty twenty-six'. */
+  spoken?: string;
+  /** Why a token has no phonemes: characters the phonemizer or the model cannot read. */
+  error?: { kind: 'InputError'; message: string };
+}
+
+/** What phonemize() resolves to. */
+export interface PhonemizeResult {
+  /** The text given. */
+  text: string;
+  tokens: PhonemeToken[];
+  /**
+   * The text in ARPAbet, each word in braces ({HH AH0 L OW1}, {W ER1 L D}!): punctuation kept,
+   * unreadable tokens left out. Without stress digits: stripStress() on each token's phonemes.
+   */
+  arpabet: string;
+  /** The text in IPA (həˈloʊ, ˈwɝld!): words separated by spaces, punctuation kept, unreadable tokens left out. */
+  ipa: string;
+}
+
+/** What decodes the words the lexicon lacks: a Model, or any object with its info and decodeBatch. */
+export interface BatchDecoder {
+  readonly info: Readonly<ModelInfo>;
+  decodeBatch(texts: readonly string[], options?: DecodingOptions): Result[][] | Promise<Result[][]>;
+}
+
+/** CMUdict: its words and pronunciations. */
+export interface Lexicon {
+  /** Where the data comes from: the npm package and version, and how many words and pronunciations. */
+  readonly source: Readonly<{ package: string; version: string; words: number; pronunciations: number }>;
+  /** Words in it. */
+  readonly size: number;
+  /** A word's pronunciations (ARPAbet with stress digits), CMUdict's first first; undefined if it lacks the word. Case is ignored. */
+  lookup(word: string): string[][] | undefined;
+  has(word: string): boolean;
+  /** Every word, lower case, sorted. */
+  words(): IterableIterator<string>;
+}
+
+/** Anything with a lookup like Lexicon's: a lexicon of your own. */
+export interface LexiconLike {
+  lookup(word: string): string[][] | undefined;
+  has?(word: string): boolean;
+}
+
+export interface PhonemizerOptions {
+  /**
+   * false (default): words the lexicon lacks go to g2p-transformer, whose output has no stress
+   * digits (those tokens say stressed: false). true: to g2p-transformer-stress, so that every
+   * word has stress; while the package has no such model, createPhonemizer rejects ('ModelError').
+   */
+  stress?: boolean;
+  /**
+   * The model for words the lexicon lacks: a Model (or BatchDecoder) to use, or where to load
+   * one from (anything loadModel takes). Default: the package's own file (MODEL_NAMES), next to
+   * this module. A model given as an object is not deleted by the phonemizer.
+   */
+  model?: BatchDecoder | ModelSource;
+  /** Decode in this worker (createDecoderWorker()): the phonemizer loads the model into it. */
+  worker?: DecoderWorker;
+  /** loadModel's options for a model the phonemizer loads (cache, sha256, onProgress, compute). */
+  loadOptions?: LoadOptions;
+  /** Decoding options; default: manifest.json's for the model (beam 5, average length normalisation). */
+  decoding?: DecodingOptions;
+  /** Another lexicon, or false for none (every word to the model); default: CMUdict (loadLexicon()). */
+  lexicon?: LexiconLike | false;
+}
+
+export interface Phonemizer {
+  /** Whether words the lexicon lacks get stress (the stressed model). */
+  readonly stress: boolean;
+  /** The decoding options used for the model. */
+  readonly decoding: Readonly<DecodingOptions>;
+  /** The lexicon; null with `lexicon: false`. */
+  readonly lexicon: Lexicon | LexiconLike | null;
+  /** The model's info. */
+  readonly modelInfo: Readonly<ModelInfo>;
+  readonly deleted: boolean;
+  /**
+   * The text's tokens with their phonemes, and the whole in ARPAbet and IPA. Rejects with a
+   * Seq2SeqError: 'UsageError' for a text that is no string or a deleted phonemizer,
+   * 'InputError' for a text of more than LIMITS.maxTextBytes bytes (UTF-8). Characters it cannot
+   * read are reported on their tokens (source 'none', error), not thrown.
+   */
+  phonemize(text: string): Promise<PhonemizeResult>;
+  /** Frees a model the phonemizer loaded itself. Idempotent. */
+  delete(): void;
+}
+
+/**
+ * A phonemizer: the lexicon (loaded now, once per page or process) and the model. Rejects with a
+ * Seq2SeqError: 'UsageError' for bad options; the engine's errors for a model that cannot be loaded.
+ */
+export declare function createPhonemizer(options?: PhonemizerOptions): Promise<Phonemizer>;
+
+/** The package's models for words the lexicon lacks. */
+export declare const MODEL_NAMES: Readonly<{ plain: 'g2p-transformer'; stressed: 'g2p-transformer-stress' }>;
+
+/** The lexicon: CMUdict, loaded on the first call (about 0.8 MB gzipped); the same object for every call. */
+export declare function loadLexicon(): Promise<Lexicon>;
+
+/**
+ * The ARPAbet→IPA table: every phone, and AH0 (ə) and ER0 (ɚ), whose unstressed IPA differs
+ * (AH1/AH2 ʌ, ER1/ER2 ɝ). A vowel without a digit reads as AH0 and ER0 do.
+ */
+export declare const ARPABET_IPA: Readonly<Record<string, string>>;
+
+/** One word's phones in IPA, stress marks ˈ ˌ at the stressed syllable's start. Throws a TypeError for a symbol that is no ARPAbet phone. */
+export declare function arpabetToIpa(phones: readonly string[]): string;
+
+/** Phones without their stress digits. */
+export declare function stripStress(phones: readonly string[]): string[];

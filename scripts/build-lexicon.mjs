@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// Writes models/g2p/lexicon-data.js, the phonemizer's lexicon: every word of
+// CMUdict as the npm package cmu-pronouncing-dictionary carries it (the newest
+// CMUdict on npm, crawled from CMU's cmusphinx/cmudict), with all its
+// pronunciations, stress digits kept, in the dictionary's order.
+//
+//   node scripts/build-lexicon.mjs            # write models/g2p/lexicon-data.js
+//   node scripts/build-lexicon.mjs --check    # fail if the committed file differs
+//
+// The file is a JavaScript module (a page, a worker, Node and bundlers all load
+// it with import(), nothing else), compact to be fetched: ~1.9 MB, ~0.77 MB gzipped.
+//   phones          the phone set, space-separated (AA0 … ZH)
+//   codes           one character per phone, in the same order: a pronunciation
+//                   is written as a run of codes, one per phone
+//   words           the words, lower case, one a line, sorted by UTF-16 code
+//                   units (as JavaScript compares strings): found by binary search
+//   pronunciations  line i: word i's pronunciations, space-separated
+// Words and pronunciations are kept apart because each column compresses
+// better alone (gzip: 0.77 MB against 0.92 MB as `word  PH ON ES` lines). The
+// words are not front-coded (0.11 MB less gzipped) because undoing that costs
+// more time when the lexicon loads than the download it saves (~0.3 s against
+// ~0.05 s to split the column, on a slow machine).
+// models/g2p/lexicon.js reads it.
+//
+// What is changed from the package's data: a variant's key `word(2)` becomes the
+// word's second pronunciation (in the order of the numbers), and the comments
+// 22 entries carry after `#` ("# place, danish") are dropped.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const LEXICON_PATH = join(root, 'models/g2p/lexicon-data.js');
+export const PACKAGE = 'cmu-pronouncing-dictionary';
+
+// Printable ASCII a JSON string holds as it is, but for the separators (space,
+// newline) and the characters JSON escapes (" and \).
+const CODE_CHARS = [...Array(95)].map((_, i) => String.fromCharCode(32 + i)).filter((c) => !' "\\'.includes(c)).join('');
+
+/** The package's version and dictionary ({ "word": "PH ON ES", "word(2)": … }). */
+export async function readPackage() {
+  const require = createRequire(join(root, 'package.json'));
+  const dir = dirname(require.resolve(`${PACKAGE}/package.json`));
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const { dictionary } = await import(pathToFileURL(join(dir, 'index.js')).href);
+  return { version, dictionary };
+}
+
+/**
+ * The dictionary as word → its pronunciations (strings, 'K ER1 N AH0 L'), in the
+ * order of their variant numbers (the plain key first), comments dropped.
+ */
+export function pronunciationsOf(dictionary) {
+  const byWord = new Map();
+  for (const [key, value] of Object.entries(dictionary)) {
+    const m = /^(.*)\((\d+)\)$/.exec(key);
+    const word = m ? m[1] : key;
+    const n = m ? Number(m[2]) : 1;
+    const pron = value.split('#')[0].trim().split(/\s+/).join(' ');
+    if (!byWord.has(word)) byWord.set(word, []);
+    byWord.get(word).push([n, pron]);
+  }
+  return new Map([...byWord].map(([w, list]) => [w, list.sort((a, b) => a[0] - b[0]).map(([, p]) => p)]));
+}
+
+/** The lexicon's data (the module's exports) for a map word → pronunciations. */
+export function encodeLexicon(byWord, source) {
+  const phones = [...new Set([...byWord.values()].flat().flatMap((p) => p.split(' ')))].sort();
+  if (phones.length > CODE_CHARS.length) throw new Error(`${phones.length} phones: more than ${CODE_CHARS.length} codes`);
+  const code = new Map(phones.map((p, i) => [p, CODE_CHARS[i]]));
+  const words = [...byWord.keys()].sort();
+  for (const w of words) if (/\s/.test(w) || !w || w !== w.toLowerCase()) throw new Error(`a word the format cannot hold: ${JSON.stringify(w)}`);
+  return {
+    source: { package: PACKAGE, version: source.version, words: words.length, pronunciations: words.reduce((a, w) => a + byWord.get(w).length, 0) },
+    phones: phones.join(' '),
+    codes: CODE_CHARS.slice(0, phones.length),
+    words: words.join('\n'),
+    pronunciations: words.map((w) => byWord.get(w).map((p) => p.split(' ').map((x) => code.get(x)).join('')).join(' ')).join('\n'),
+  };
+}
+
+/** The module's text. */
+export function moduleText(data) {
+  return `// The phonemizer's lexicon: CMUdict from the npm package ${data.source.package}@${data.source.version}
+// (CMU's notice: data/LICENSE-CMUDICT). Written by scripts/build-lexicon.mjs, which
+// says how it is laid out; do not edit: run the script.
+export const source = ${JSON.stringify(data.source)};
+export const phones = ${JSON.stringify(data.phones)};
+export const codes = ${JSON.stringify(data.codes)};
+export const words = ${JSON.stringify(data.words)};
+export const pronunciations = ${JSON.stringify(data.pronunciations)};
+`;
+}
+
+/** The lexicon's module text, from the installed package (`exclude`: words to leave out). */
+export async function buildLexicon({ exclude } = {}) {
+  const { version, dictionary } = await readPackage();
+  const byWord = pronunciationsOf(dictionary);
+  if (exclude) for (const w of exclude) byWord.delete(w);
+  return encodeLexicon(byWord, { version });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const text = moduleText(await buildLexicon());
+  if (process.argv.includes('--check')) {
+    let committed = '';
+    try { committed = readFileSync(LEXICON_PATH, 'utf8'); } catch {}
+    if (committed !== text) {
+      console.error('build-lexicon: models/g2p/lexicon-data.js differs from what the script writes; run node scripts/build-lexicon.mjs');
+      process.exit(1);
+    }
+    console.log('models/g2p/lexicon-data.js is up to date');
+  } else {
+    writeFileSync(LEXICON_PATH, text);
+    console.log(`models/g2p/lexicon-data.js: ${text.length} bytes`);
+  }
+}
