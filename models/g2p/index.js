@@ -54,8 +54,8 @@ function possessive(phones) {
 /**
  * A phonemizer: the lexicon, and a model for the words it lacks (loaded here,
  * in a worker, or given). Rejects with a Seq2SeqError: 'UsageError' for bad
- * options, the engine's errors for a model that cannot be loaded (with stress,
- * 'ModelError' while this package has no stressed model).
+ * options, the engine's errors for a model that cannot be loaded ('ModelError'
+ * for a package whose manifest lacks the model asked for).
  */
 export async function createPhonemizer(options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {

@@ -14,7 +14,11 @@ process per configuration with all words on stdin, and prints a Markdown table:
 
 WER: a word is wrong unless the output equals one of its reference
 pronunciations. PER: the edit distance to the closest reference, summed over
-words, over the summed length of those references. Time per word: the process's
+words, over the summed length of those references. A stressed model (stress
+digits in its target vocabulary) is scored twice: with stress, against the test
+words' CMUdict 0.7b pronunciations with their stress digits
+(prepare_data.stressed_test_references), and with the digits removed from its
+outputs, against the test split as every other model is. Time per word: the process's
 wall time (model load included, ~1% of it) over the word count. Standard library
 only: no PyTorch needed.
 
@@ -26,10 +30,12 @@ f32 first, as PyTorch computes.
 import argparse
 import json
 import os
+import struct
 import sys
 
 from .engine_cli import CMLM_LENGTH_SCORE_WEIGHT, ROOT, decode, find_binary, is_autoregressive
-from .metrics import load_references, score
+from .metrics import has_stress, load_references, score, score_stress_removed
+from .prepare_data import stressed_test_references
 
 TEST_SPLIT = os.path.join(ROOT, "models", "data", "cmudict-0.7b.test")
 
@@ -50,6 +56,31 @@ NAR_CONFIGS = [(f"Mask-Predict T={t}, {l} length candidate{'s' if l > 1 else ''}
     ("one pass at the fixed maximum length, cut at END", ["--nar", "--iterations", "1", "--fixed-length"]),
     ("Mask-Predict T=10 at the fixed maximum length, cut at END", ["--nar", "--iterations", "10", "--fixed-length"]),
 ]
+
+
+def model_file_config(path):
+    """The config of a model file (its safetensors header's metadata), without PyTorch."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        return json.loads(json.loads(f.read(n))["__metadata__"]["config"])
+
+
+def is_stressed(path):
+    """Whether a model file's outputs carry stress digits."""
+    return has_stress(model_file_config(path)["tgt_vocab"])
+
+
+def test_scores(hyps, refs, stressed_refs=None):
+    """WER and PER of outputs over the test split's words (``refs``: the split's own,
+    stress-free): {"wer", "per"}; a stressed model's (``stressed_refs``: the words'
+    pronunciations with stress) with stress as "wer"/"per" and with stress removed
+    from its outputs, against ``refs``, as "wer_stress_removed"/"per_stress_removed"."""
+    if stressed_refs is None:
+        wer, per = score(hyps, refs)
+        return {"wer": wer, "per": per}
+    wer, per = score(hyps, {w: stressed_refs[w] for w in refs})
+    wer_sr, per_sr = score_stress_removed(hyps, refs)
+    return {"wer": wer, "per": per, "wer_stress_removed": wer_sr, "per_stress_removed": per_sr}
 
 
 def repeats(hyps):
@@ -77,19 +108,27 @@ def main(argv=None):
     words = list(refs)
     configs = AR_CONFIGS if is_autoregressive(binary, args.model) else NAR_CONFIGS
     rows = []
+    stressed = is_stressed(args.model)
+    stressed_refs = stressed_test_references() if stressed else None
     for name, options in configs:
         hyps, seconds = decode(binary, args.model, words, options, compute=args.compute)
-        wer, per = score(hyps, refs)
-        rows.append({"decoding": name, "options": " ".join(options), "wer": round(wer, 2), "per": round(per, 2),
+        scores = {k: round(v, 2) for k, v in test_scores(hyps, refs, stressed_refs).items()}
+        rows.append({"decoding": name, "options": " ".join(options), **scores,
                      "ms_per_word": round(1000 * seconds / len(words), 3), "repeats": repeats(hyps)})
-        print(f"{name}: WER {wer:.2f}%  PER {per:.2f}%  {1000 * seconds / len(words):.2f} ms/word  "
-              f"{rows[-1]['repeats']} outputs with a repeated phoneme", file=sys.stderr)
+        print(f"{name}: WER {scores['wer']:.2f}%  PER {scores['per']:.2f}%  "
+              + (f"(stress removed: {scores['wer_stress_removed']:.2f}%, {scores['per_stress_removed']:.2f}%)  "
+                 if stressed else "")
+              + f"{1000 * seconds / len(words):.2f} ms/word  {rows[-1]['repeats']} outputs with a repeated phoneme",
+              file=sys.stderr)
 
+    removed = " | WER % stress removed | PER % stress removed" if stressed else ""
     print(f"| decoding ({os.path.basename(args.model)}, {len(words)} test words, C++ engine, --compute {args.compute}) "
-          "| WER % | PER % | ms/word | outputs with a phoneme twice in a row |")
-    print("| --- | --- | --- | --- | --- |")
+          f"| WER %{' with stress' if stressed else ''} | PER %{' with stress' if stressed else ''}{removed} "
+          "| ms/word | outputs with a phoneme twice in a row |")
+    print("| --- | --- | --- |" + (" --- | --- |" if stressed else "") + " --- | --- |")
     for r in rows:
-        print(f"| {r['decoding']} (`{r['options']}`) | {r['wer']:.2f} | {r['per']:.2f} | {r['ms_per_word']:.2f} "
+        extra = f" | {r['wer_stress_removed']:.2f} | {r['per_stress_removed']:.2f}" if stressed else ""
+        print(f"| {r['decoding']} (`{r['options']}`) | {r['wer']:.2f} | {r['per']:.2f}{extra} | {r['ms_per_word']:.2f} "
               f"| {r['repeats']} |")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

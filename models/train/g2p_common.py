@@ -15,6 +15,7 @@ from .metrics import edit_distance, score  # noqa: F401  (re-exported: the train
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
 DATA = os.path.join(WORK, "data")
+DATA_STRESS = os.path.join(WORK, "data-stress")  # prepare-data --stress: the same split, stress digits kept
 MODELS_DIR = os.path.abspath(os.path.join(HERE, ".."))
 
 
@@ -36,10 +37,12 @@ def load_tsv(path):
     return rows
 
 
-def load_vocab():
-    path = os.path.join(DATA, "vocab.json")
+def load_vocab(data=DATA):
+    path = os.path.join(data, "vocab.json")
     if not os.path.exists(path):
-        raise SystemExit(f"missing {path}: run /usr/bin/python3 -m models.train prepare-data first (see models/train/README.md)")
+        flag = " --stress" if data == DATA_STRESS else ""
+        raise SystemExit(f"missing {path}: run /usr/bin/python3 -m models.train prepare-data{flag} first "
+                         "(see models/train/README.md)")
     with open(path) as f:
         return json.load(f)
 

@@ -17,10 +17,12 @@ import torch
 import torch.nn.functional as F
 
 from . import trainer
-from .g2p_common import (DATA, MODELS_DIR, ar_beam, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
+from .g2p_common import (DATA, DATA_STRESS, MODELS_DIR, ar_beam, ar_greedy, average_state_dicts, epoch_files, load_tsv, log, pad_seqs,
                         refs_by_word, score)
 from .engine_cli import RECIPE_COMPUTE, decode, find_binary
 from .eval_engine import engine_options
+from .evaluate import TEST_SPLIT
+from .metrics import load_references, score_stress_removed
 from .export import export, load_model
 from .seq2seq_torch import build_model
 from . import parity_check
@@ -46,6 +48,19 @@ def add_recipe_args(ap, run_dir=None, name=None):
     ap.add_argument("--parity-words", type=int, default=300, help="dev words of the final PyTorch-vs-engine check")
     ap.add_argument("--limit-train", type=int, default=0, help="smoke tests only: use the first N training lines")
     ap.add_argument("--limit-eval", type=int, default=0, help="smoke tests only: evaluate on the first N dev/test words")
+    ap.add_argument("--stress", action="store_true",
+                    help="keep the stress digits: train and evaluate on models/train/work/data-stress/ "
+                         "(prepare-data --stress); finalize adds the WER/PER with stress removed")
+
+
+def data_dir(args):
+    """The data a run trains and is evaluated on: stress removed, or kept (--stress)."""
+    return DATA_STRESS if args.stress else DATA
+
+
+def data_description(args):
+    """What the model file's description says of its data."""
+    return f"CMUdict 0.7b, stress {'kept' if args.stress else 'removed'}"
 
 
 def already_finished(args):
@@ -58,14 +73,14 @@ def already_finished(args):
 
 
 def training_rows(args, path=None):
-    rows = load_tsv(path or os.path.join(DATA, "train.tsv"))
+    rows = load_tsv(path or os.path.join(data_dir(args), "train.tsv"))
     return rows[: args.limit_train] if args.limit_train else rows
 
 
 def eval_refs(args):
     """-> (dev refs, test refs, dev_small: the words of the per-epoch dev check)."""
-    dev = refs_by_word(load_tsv(os.path.join(DATA, "dev.tsv")))
-    test = refs_by_word(load_tsv(os.path.join(DATA, "test.tsv")))
+    dev = refs_by_word(load_tsv(os.path.join(data_dir(args), "dev.tsv")))
+    test = refs_by_word(load_tsv(os.path.join(data_dir(args), "test.tsv")))
     if args.limit_eval:
         dev = {w: dev[w] for w in sorted(dev)[: args.limit_eval]}
         test = {w: test[w] for w in sorted(test)[: args.limit_eval]}
@@ -166,7 +181,7 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
     if args.kd_targets:
         if args.limit_train and args.extra_train:
             raise SystemExit("--limit-train with --extra-train and --kd-targets: the targets' rows would not line up")
-        files = [os.path.join(DATA, "train.tsv")] + ([args.extra_train] if args.extra_train else [])
+        files = [os.path.join(data_dir(args), "train.tsv")] + ([args.extra_train] if args.extra_train else [])
         soft, kd_info = soft_targets.load(args.kd_targets, files, len(rows) if args.limit_train else None)
         for (_, t), (i, _) in zip(examples, soft):
             if len(i) != len(t) + 1:
@@ -291,6 +306,8 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
         "dev_wer": chosen_wer, "test_wer": twer, "test_per": tper,
         "test_words": len(test_refs), "finished": time.strftime("%Y-%m-%d %H:%M:%S"),
         "train_minutes": round(sum(h.get("minutes", 0) for h in _history(run_dir)), 1),
+        **({"train_cpu_minutes": round(sum(h["cpu_minutes"] for h in _history(run_dir)), 1)}
+           if all("cpu_minutes" in h for h in _history(run_dir)) else {}),
         "train_args": {k: _repo_relative(v) for k, v in vars(args).items()},
     })
     results.update(extra or {})
@@ -298,8 +315,12 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
     if os.path.exists(init):  # a warm-started run (trainer.warm_start): which file it started from
         with open(init, "rb") as f:
             results["warm_start"] = {"from": args.init_from, "sha256": hashlib.sha256(f.read()).hexdigest(),
-                                     "skipped": args.init_skip}
+                                     "skipped": args.init_skip,
+                                     **({"rows_by_name": True} if args.init_rows_by_name else {})}
     log(f"shipped {final} ({results['bytes']} bytes, {results['storage']}): test WER {twer:.2f} PER {tper:.2f}")
+    if args.stress and binary:
+        results["stress_removed"] = stress_removed_scores(binary, engine_opts, final, dev_refs, test_refs)
+        log(f"with stress removed: {results['stress_removed']}")
     if binary:
         results["parity"] = parity_check.run(final, args.parity_words, binary=binary)
     else:
@@ -308,6 +329,19 @@ def finalize(args, config, torch_evaluate, decoding, storage_tolerance=0.2, engi
         with open(p, "w") as f:
             json.dump(results, f, indent=1)
     return results
+
+
+def stress_removed_scores(binary, engine_opts, path, dev_refs, test_refs):
+    """A stressed model's dev and test WER/PER with the stress digits removed from its
+    outputs and references; on test against the standard test split, as the
+    stress-free models are scored."""
+    standard = load_references(TEST_SPLIT)
+    out = {}
+    for split, refs in (("dev", dev_refs), ("test", {w: standard[w] for w in test_refs})):
+        hyps = decode(binary, path, sorted(refs), engine_opts, compute=RECIPE_COMPUTE)[0]
+        wer, per = score_stress_removed(hyps, refs)
+        out[split] = {"wer": wer, "per": per}
+    return out
 
 
 def _repo_relative(value):

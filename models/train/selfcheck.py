@@ -20,6 +20,11 @@
    probabilities. The token-level distillation term of recipe.train_autoregressive,
    with a one-hot teacher, equals plain cross-entropy.
 6. soft_targets.compute resumed from its partial file equals an uninterrupted run.
+7. A warm start by target token name (--init-rows-by-name, a stressed model from a
+   stress-free file), Transformer and RNN: every AH0/AH1/AH2 row is AH's, the other
+   tensors are the file's, and the new model's logits for a prefix of stressed tokens
+   are the old model's for the same prefix without stress, column for column; a token
+   with no source row is refused. WER/PER with stress removed (metrics).
 """
 
 import os
@@ -432,6 +437,54 @@ def check_soft_targets_resume():
             assert all(torch.equal(x, y) for x, y in zip(whole, got)), "soft targets differ after a resume"
 
 
+def check_rows_by_name():
+    from . import trainer
+    from .metrics import score, score_stress_removed
+    old_vocab = TGT_VOCAB[:5] + ["AH", "B", "IY"]
+    new_vocab = TGT_VOCAB[:5] + ["AH0", "AH1", "AH2", "B", "IY0", "IY1", "IY2"]
+    old_ids = [old_vocab.index(t.rstrip("012")) for t in new_vocab]
+    worst = 0.0
+    for c_old in (cfg(arch="transformer", tgt_vocab=old_vocab), rnn_cfg("additive", attn_dim=6)):
+        c_old = {**c_old, "tgt_vocab": old_vocab}
+        c_new = {**c_old, "tgt_vocab": new_vocab}
+        old, new = build_model(c_old), build_model(c_new)
+        randomize(old, 21)
+        randomize(new, 22)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "old.safetensors")
+            export(old.eval(), c_old, path, "f32")
+            record = trainer.warm_start(new, path, "", d, new_vocab)
+            _, file_weights = load_model_file(path)
+            try:
+                trainer.warm_start(build_model(c_new), path, "", d, new_vocab + ["ZH1"])
+                raise AssertionError("a token without a source row was accepted")
+            except SystemExit as e:
+                assert "ZH1" in str(e), e
+        sd = new.state_dict()
+        assert record["rows_by_name"] and set(record["rows_by_name"]) <= set(trainer.TARGET_ROW_TENSORS)
+        for k, v in sd.items():
+            want = file_weights[k][old_ids] if k in record["rows_by_name"] else file_weights[k]
+            assert torch.equal(v, want), k
+        new.eval()
+        src = torch.tensor([[2, 5, 7, 3]])
+        prefix_new = torch.tensor([[2, 6, 8, 11, 9]])  # <s> AH1 B IY1 AH0
+        prefix_old = torch.tensor([[old_ids[i] for i in prefix_new[0].tolist()]])
+        with torch.no_grad():
+            if c_old["arch"] == "rnn":
+                lo, ln = old(src, prefix_old, torch.tensor([4]))[0], new(src, prefix_new, torch.tensor([4]))[0]
+            else:
+                pad = torch.zeros_like
+                lo = old(src, prefix_old, pad(src, dtype=torch.bool), pad(prefix_old, dtype=torch.bool))["logits"]
+                ln = new(src, prefix_new, pad(src, dtype=torch.bool), pad(prefix_new, dtype=torch.bool))["logits"]
+        worst = max(worst, _maxdiff(ln, lo[..., old_ids]))
+    assert worst < 1e-5, worst
+    hyps = {"A": ("AH1", "B"), "B": ("B", "IY0"), "C": ("IY1",)}
+    refs = {"A": [("AH0", "B"), ("AH1", "B")], "B": [("B", "IY1")], "C": [("IY",)]}
+    assert score(hyps, refs) == (200 / 3, 100 * 2 / 5)
+    assert score_stress_removed(hyps, refs) == (0.0, 0.0)
+    return worst
+
+
 def main(argv=None):
     if argv:
         raise SystemExit(f"{__name__} takes no arguments, not {argv}")
@@ -455,6 +508,8 @@ def main(argv=None):
     print(f"ensemble and distillation loss ok: max |diff| {d:.2e}")
     check_soft_targets_resume()
     print("soft targets resume ok")
+    d = check_rows_by_name()
+    print(f"warm start by target token name ok: max |diff| {d:.2e}; WER/PER with stress removed ok")
 
 
 if __name__ == "__main__":

@@ -61,10 +61,10 @@ def main(argv=None):
         return
 
     distill.run(args.teacher, args.distill_beam, args.distill_file, limit=args.limit_train)
-    vocab = load_vocab()
+    vocab = load_vocab(recipe.data_dir(args))
     codec = Codec(vocab)
     config = model_config(args, vocab, "cmlm", args.name,
-                          "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), non-autoregressive Mask-Predict "
+                          f"Grapheme-to-phoneme ({recipe.data_description(args)}), non-autoregressive Mask-Predict "
                           "CMLM distilled from g2p-transformer; input: an English word in upper case; output: "
                           "ARPAbet phonemes")
     config = normalize_config({**config, "length_offset": args.length_offset})

@@ -64,10 +64,10 @@ def main(argv=None):
     if recipe.already_finished(args):
         return
 
-    vocab = load_vocab()
+    vocab = load_vocab(recipe.data_dir(args))
     codec = Codec(vocab)
     config = model_config(args, vocab, args.name,
-                          "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), RNN encoder-decoder "
+                          f"Grapheme-to-phoneme ({recipe.data_description(args)}), RNN encoder-decoder "
                           f"(bidirectional GRU, GRU decoder, {score_name} attention); "
                           "input: an English word in upper case; output: ARPAbet phonemes")
     recipe.train_autoregressive(args, config, codec, lambda m, src, lengths, tin: m(src, tin, lengths)[0],

@@ -64,10 +64,10 @@ def main(argv=None):
     if recipe.already_finished(args):
         return
 
-    vocab = load_vocab()
+    vocab = load_vocab(recipe.data_dir(args))
     codec = Codec(vocab)
     config = model_config(args, vocab, "transformer", args.name,
-                          "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), autoregressive Transformer; "
+                          f"Grapheme-to-phoneme ({recipe.data_description(args)}), autoregressive Transformer; "
                           "input: an English word in upper case; output: ARPAbet phonemes")
     recipe.train_autoregressive(
         args, config, codec,

@@ -22,6 +22,7 @@ import torch
 
 from .g2p_common import epoch_files, log, lr_at, make_batches, save_atomic
 from .export import load_model_file
+from .metrics import without_stress
 from .seq2seq_torch import build_model
 
 
@@ -35,6 +36,14 @@ def cpu_has_bf16():
     except OSError:
         return False
     return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def cpu_seconds():
+    """CPU time of this process and of the children it waited for (the engine's dev
+    checks), all threads: what a run costs where other work shares the cores and wall
+    time says little."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def add_train_args(ap, **defaults):
@@ -64,19 +73,47 @@ def add_train_args(ap, **defaults):
                          "directory, its sha256 logged) instead of a random init")
     ap.add_argument("--init-skip", default="", metavar="PREFIX[,PREFIX]",
                     help="with --init-from: tensors whose names start with these stay randomly initialised")
+    ap.add_argument("--init-rows-by-name", action="store_true",
+                    help="with --init-from: the rows of the target vocabulary's tensors (its embedding, the output "
+                         "layer's weight and bias) come from the file's row of the same token, or of the token "
+                         "without its stress digits (AH0, AH1 and AH2 from AH): a stressed model warm-started from "
+                         "a stress-free one")
 
 
-def warm_start(model, path, skip, run_dir):
+# The tensors with one row (or entry) per target token, in every architecture's names.
+TARGET_ROW_TENSORS = ("tgt_embed.weight", "out_proj.weight", "out_proj.bias", "out.weight", "out.bias")
+
+
+def target_row_map(new_vocab, old_vocab):
+    """For each token of ``new_vocab``, the index in ``old_vocab`` of the token of the same
+    name, else of its name without stress digits (data_rules.json's)."""
+    index = {t: i for i, t in enumerate(old_vocab)}
+    rows = []
+    for t in new_vocab:
+        source = t if t in index else "".join(without_stress([t]))
+        if source not in index:
+            raise SystemExit(f"--init-rows-by-name: the warm-start file has neither {t} nor {source}")
+        rows.append(index[source])
+    return rows
+
+
+def warm_start(model, path, skip, run_dir, tgt_vocab=None):
     """Copy a model file's weights into ``model`` (a new run's), except tensors named by
     the ``skip`` prefixes. The file is copied to RUN_DIR/init.safetensors first, so
     that the run does not depend on a shipped file that its own final step replaces.
-    Returns what the run's state records about it."""
+    With ``tgt_vocab`` (--init-rows-by-name), the target-token tensors' rows are taken
+    by token name (target_row_map). Returns what the run's state records about it."""
     copy = os.path.join(run_dir, "init.safetensors")
     if os.path.abspath(path) != os.path.abspath(copy):
         shutil.copyfile(path, copy)
     with open(copy, "rb") as f:
         sha = hashlib.sha256(f.read()).hexdigest()
-    _, weights = load_model_file(copy)
+    file_config, weights = load_model_file(copy)
+    mapped = []
+    if tgt_vocab is not None:
+        rows = torch.tensor(target_row_map(tgt_vocab, file_config["tgt_vocab"]))
+        mapped = [k for k in TARGET_ROW_TENSORS if k in weights]
+        weights = {**weights, **{k: weights[k][rows] for k in mapped}}
     prefixes = [p for p in skip.split(",") if p]
     own = model.state_dict()
     kept = [k for k in own if not any(k.startswith(p) for p in prefixes)]
@@ -85,8 +122,9 @@ def warm_start(model, path, skip, run_dir):
             raise SystemExit(f"--init-from {path}: tensor {k} is missing or has another shape")
         own[k].copy_(weights[k])
     skipped = sorted(set(own) - set(kept))
-    log(f"warm start from {path} (sha256 {sha[:16]}…): {len(kept)} tensors copied, kept fresh: {skipped}")
-    return {"from": path, "sha256": sha, "skipped": skipped}
+    log(f"warm start from {path} (sha256 {sha[:16]}…): {len(kept)} tensors copied, kept fresh: {skipped}"
+        + (f"; rows by target token name: {mapped}" if mapped else ""))
+    return {"from": path, "sha256": sha, "skipped": skipped, **({"rows_by_name": mapped} if mapped else {})}
 
 
 def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batch_key=None):
@@ -119,7 +157,8 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
         log(f"new run in {run_dir}: {n_params} parameters, {len(examples)} examples, "
             f"{steps_per_epoch} steps/epoch x {args.epochs} epochs")
         if args.init_from:
-            state["init"] = warm_start(model, args.init_from, args.init_skip, run_dir)
+            state["init"] = warm_start(model, args.init_from, args.init_skip, run_dir,
+                                       config["tgt_vocab"] if args.init_rows_by_name else None)
 
     def checkpoint():
         save_atomic({"config": config, "model": model.state_dict(), "optimizer": opt.state_dict(),
@@ -132,6 +171,7 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
         model.train()
         t0, tot_loss, tot_tok, n_steps = time.time(), 0.0, 0, 0
         c0 = time.process_time()
+        cpu0 = cpu_seconds()
         while state["batch"] < len(batches):
             bi = state["batch"]
             rng = random.Random((args.seed * 1000 + ep) * 100003 + bi)
@@ -168,6 +208,7 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
         if eval_fn is not None:
             rec.update(eval_fn(model))
             model.train()
+        rec["cpu_minutes"] = (cpu_seconds() - cpu0) / 60
         state["history"].append(rec)
         log("epoch done: " + json.dumps(rec))
         save_atomic({"config": config, "model": model.state_dict(), "epoch": ep + 1},

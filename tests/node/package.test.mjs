@@ -20,6 +20,8 @@ const KB = 1024;
 const MB = 1024 * 1024;
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 const manifest = readJson(join(MODELS_PACKAGE, 'manifest.json'));
+// The stress digits of ARPAbet, as the training recipe writes them (models/train/data_rules.json).
+const STRESS = new RegExp(readJson(join(MODELS_PACKAGE, 'train/data_rules.json')).stress);
 const shippedModels = readdirSync(MODELS_PACKAGE).filter((f) => f.endsWith('.safetensors')).sort();
 
 function walk(dir) {
@@ -37,11 +39,11 @@ describe('npm pack', () => {
     assert.deepEqual(pkg.files, expected, 'the tarball tested is the same list');
   });
 
-  test('the models package carries the seven models, their manifest (JSON and module), the phonemizer, README and licence', () => {
+  test('the models package carries the eight models, their manifest (JSON and module), the phonemizer, README and licence', () => {
     const g2p = readdirSync(join(MODELS_PACKAGE, 'g2p')).filter((f) => /\.(js|d\.ts)$/.test(f)).map((f) => `g2p/${f}`);
     assert.ok(g2p.includes('g2p/lexicon-data.js') && g2p.includes('g2p/index.d.ts'));
     const expected = ['package.json', 'README.md', 'manifest.json', 'manifest.js', 'manifest.d.ts', 'data/LICENSE-CMUDICT', ...g2p, ...shippedModels].sort();
-    assert.equal(shippedModels.length, 7);
+    assert.equal(shippedModels.length, 8);
     assert.deepEqual(packFileList(MODELS_PACKAGE), expected);
     assert.deepEqual(pkg.modelFiles, expected, 'the tarball tested is the same list');
   });
@@ -157,8 +159,12 @@ describe('the models manifest', () => {
       assert.equal(m.autoregressive, model.info.autoregressive, m.file);
       if (m.architecture === 'rnn') assert.equal(m.attention, model.info.attentionScore, m.file);
       else assert.equal(m.attention, undefined, m.file);
-      for (const k of ['testWer', 'testPer']) assert.ok(m[k] > 0 && m[k] < 100 && Number.isFinite(m[k]), `${m.file}: ${k} ${m[k]}`);
+      // Stress digits in the target vocabulary are what `stress` says, and such a model is also scored without them.
+      assert.equal(m.stress, model.info.targetVocab.some((t) => STRESS.test(t)), `${m.file}: stress`);
+      const scores = m.stress ? ['testWer', 'testPer', 'testWerStressRemoved', 'testPerStressRemoved'] : ['testWer', 'testPer'];
+      for (const k of scores) assert.ok(m[k] > 0 && m[k] < 100 && Number.isFinite(m[k]), `${m.file}: ${k} ${m[k]}`);
       assert.ok(m.testPer < m.testWer, `${m.file}: PER below WER`);
+      if (m.stress) assert.ok(m.testWerStressRemoved < m.testWer, `${m.file}: fewer words wrong once stress is removed`);
       // The settings are decoding options the engine takes, and mean what the CLI flags mean.
       const words = ['PHONEME', 'KNIGHT', 'WEBASSEMBLY'];
       const js = words.map((w) => model.decode(w, m.decoding)[0]);

@@ -4,7 +4,6 @@
 // IPA, and bad input. The CMUdict pronunciations expected are read from the npm
 // package the lexicon is written from, not written here.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { MODELS_PACKAGE, installPackage } from './helpers.mjs';
@@ -326,17 +325,8 @@ describe('bad input', () => {
   });
 });
 
-// The stressed model (models/g2p-transformer-stress.safetensors) is trained apart;
-// these run once the package has it.
-const stressedFile = `${MODEL_NAMES.stressed}.safetensors`;
-const hasStressed = existsSync(join(MODELS_PACKAGE, stressedFile));
 describe('with stress', () => {
-  test('while the package has no stressed model, stress: true is a ModelError that says so', { skip: hasStressed && 'the package has the stressed model' }, async () => {
-    await assert.rejects(createPhonemizer({ stress: true }), (e) => e instanceof Seq2SeqError && e.kind === 'ModelError' && /no g2p-transformer-stress model/.test(e.message));
-  });
-
-  const skip = !hasStressed && `${stressedFile} is not in models/ yet (it is trained apart); these run once it is`;
-  test('words CMUdict lacks come from the stressed model, with stress digits and marks', { skip }, async () => {
+  test('words CMUdict lacks come from the stressed model, with stress digits and marks', async () => {
     const entry = manifest.models.find((m) => m.name === MODEL_NAMES.stressed);
     assert.ok(entry, 'manifest.json lists the stressed model');
     const stressedModel = await loadModel(join(pkg.modelsDir, entry.file));
