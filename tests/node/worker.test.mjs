@@ -362,6 +362,20 @@ describe('real workers through createDecoderWorker()', () => {
     await decoder.terminate();
   });
 
+  test('the worker script in a worker_threads worker that also has a Web Worker\'s self, as Bun\'s has: it listens on parentPort', async () => {
+    const worker = new Worker(new URL('./bun-like-worker.mjs', import.meta.url), { workerData: { script: workerScript } });
+    const decoder = createDecoderWorker(worker);
+    try {
+      const answered = decoder.load(arBytes).then((info) => info, (e) => e);
+      const late = new Promise((resolve) => { setTimeout(resolve, 20_000, 'no answer in 20 s'); });
+      const info = await Promise.race([answered, late]);
+      assert.deepEqual(info, plain(ar.info), 'the worker answered its first request');
+      await exerciseWorker(decoder, { modelUrl: pathToFileURL(AR).href });
+    } finally {
+      await decoder.terminate();
+    }
+  });
+
   test('the worker script in a browser-like module worker (no process; locateFile + fetch + instantiateStreaming)', async () => {
     const worker = new Worker(new URL('./browser-like-worker.mjs', import.meta.url), { workerData: { script: workerScript } });
     const decoder = createDecoderWorker(worker);
