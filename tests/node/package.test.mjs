@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -109,6 +110,10 @@ describe('npm pack', () => {
     assert.deepEqual(m.sideEffects, ['./wasm/src/worker.js']);
     assert.equal(m.exports['./worker-script'], m.sideEffects[0]);
     for (const field of ['repository', 'homepage', 'bugs']) assert.equal(m[field], undefined, `no ${field}: there is no public repository`);
+    // The WebAssembly is exported, so that a bundler's ?url import or require.resolve can feed env.wasmUrl.
+    const wasm = createRequire(join(pkg.project, 'package.json')).resolve('seq2seq-wasm/seq2seq_core.wasm');
+    assert.equal(wasm, join(pkg.packageDir, 'wasm/dist/seq2seq_core.wasm'));
+    assert.equal(readFileSync(wasm).subarray(0, 4).toString('latin1'), '\0asm');
     for (const [entry, target] of Object.entries(m.exports)) {
       if (typeof target === 'object') {
         assert.deepEqual(Object.keys(target), ['types', 'default'], `${entry}: types first`);
