@@ -59,6 +59,26 @@ void check_json_depth(const char* text, size_t size, const std::string& what) {
   }
 }
 
+namespace {
+
+// What a file that is not a model is, where its first bytes say: a web server's
+// page for a missing file (an SPA's or a dev server's fallback) arrives as HTML, an
+// API's error as JSON. Empty when they say nothing.
+std::string text_in_place_of_a_model(const uint8_t* data, size_t size) {
+  size_t i = 0;
+  if (size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF) i = 3;  // a UTF-8 byte order mark
+  while (i < size && i < 256 && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) ++i;
+  if (i >= size) return "";
+  const char* kind = data[i] == '<' ? "an HTML or XML document" : (data[i] == '{' || data[i] == '[') ? "JSON text" : nullptr;
+  if (kind == nullptr) return "";
+  size_t end = i;
+  while (end < size && end - i < 40 && data[end] != '\n' && data[end] != '\r') ++end;
+  return std::string(": it starts with ") + quote(std::string(reinterpret_cast<const char*>(data + i), end - i)) + ", " + kind +
+         ", not a model (a server's page or error in place of the file?)";
+}
+
+}  // namespace
+
 SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
   if (data == nullptr || size < 8) throw ModelError("too short to be a model (" + std::to_string(size) + " bytes)");
   if (size > limits::kMaxModelBytes)
@@ -66,9 +86,11 @@ SafetensorsFile parse_safetensors(const uint8_t* data, size_t size) {
                      std::to_string(limits::kMaxModelBytes) + " bytes)");
   uint64_t header_len = 0;
   for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | data[i];
-  if (header_len > size - 8)
+  if (header_len > size - 8) {
+    const std::string text = text_in_place_of_a_model(data, size);
     throw ModelError("header length " + std::to_string(header_len) + " runs past the end of the file (" +
-                     std::to_string(size) + " bytes): truncated or not a model file");
+                     std::to_string(size) + " bytes)" + (text.empty() ? ": truncated or not a model file" : text));
+  }
   if (header_len > limits::kMaxHeaderBytes)
     throw ModelError("header length " + std::to_string(header_len) + " is larger than the largest header accepted (" +
                      std::to_string(limits::kMaxHeaderBytes) + " bytes)");

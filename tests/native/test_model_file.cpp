@@ -38,6 +38,17 @@ TEST_CASE("malformed containers are rejected with a message naming the problem",
     bad[6] = 0x7f;
     CHECK_THAT(load_error(bad), Catch::Contains("runs past the end"));
   }
+  SECTION("a web page or a JSON error in place of the model says so") {
+    const auto bytes = [](const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); };
+    const std::string page = "<!DOCTYPE html>\n<html><head><title>My app</title></head><body>" + std::string(600, ' ') + "</body></html>\n";
+    CHECK_THAT(load_error(bytes(page)), Catch::Contains("runs past the end of the file (") &&
+                                            Catch::Contains("it starts with '<!DOCTYPE html>', an HTML or XML document, not a model"));
+    CHECK_THAT(load_error(bytes("\xEF\xBB\xBF  \n<html lang=\"en\">" + std::string(100, 'x'))), Catch::Contains("an HTML or XML document"));
+    CHECK_THAT(load_error(bytes("{\"error\": \"not found\", \"status\": 404}")),
+               Catch::Contains(R"(it starts with '{"error": "not found", "status": 404}', JSON text)"));
+    // Binary that is no model keeps the general message.
+    CHECK_THAT(load_error({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}), Catch::Contains("truncated or not a model file"));
+  }
   SECTION("header is not JSON / not an object") {
     CHECK_THAT(load_error(join("{not json", {})), Catch::Contains("not valid JSON"));
     CHECK_THAT(load_error(join("[1, 2, 3]", {})), Catch::Contains("not a JSON object"));

@@ -37,7 +37,9 @@ describe('bad model bytes', () => {
   const cases = [
     ['no bytes', new Uint8Array(0), /too short/],
     ['ten random bytes', new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), /header length .* runs past the end/],
-    ['JSON text', new TextEncoder().encode('{"__metadata__": {"format": "seq2seq-wasm"}}'), /model file/],
+    ['JSON text', new TextEncoder().encode('{"__metadata__": {"format": "seq2seq-wasm"}}'), /it starts with '\{"__metadata__": \{"format": "seq2seq-was', JSON text, not a model/],   // its first 40 characters
+    ['a web page (a server\'s fallback for a missing file)', new TextEncoder().encode(`<!doctype html>\n<html><body>${' '.repeat(500)}</body></html>`),
+      /runs past the end of the file \(\d+ bytes\): it starts with '<!doctype html>', an HTML or XML document, not a model \(a server's page or error in place of the file\?\)/],
     ['the first half of a model', arBytes.slice(0, arBytes.length >> 1), /outside|past|truncated/],
     ['a model with its last byte cut', arBytes.slice(0, arBytes.length - 1), /outside|past|truncated/],
     ['a model with a corrupted header', (() => { const b = arBytes.slice(); b.fill(0x20, 8, 40); return b; })(), /model file/],
