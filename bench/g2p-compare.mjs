@@ -227,6 +227,7 @@ for (const s of systems) {
 
 // The part of our install the phonemizer reads: the engine, g2p/ and its model.
 const phonemizerSize = installSize([pkg.packageDir, join(pkg.modelsDir, 'g2p')]) + statSync(join(pkg.modelsDir, 'g2p-transformer.safetensors')).size;
+const modelCount = readdirSync(pkg.modelsDir).filter((f) => f.endsWith('.safetensors')).length;
 
 // ---------------------------------------------------------------- the page
 const fmt = (x, d = 2) => (x == null ? '—' : x.toFixed(d));
@@ -282,7 +283,7 @@ ${rows.join('\n')}
   (ours: one \`phonemize\`, so one \`decodeBatch\` of one word, per call; the same words as
   texts of 50,000 characters, one batch each, take ${fmt(systems[0].batchMsPerWord, 3)} ms/word). **load**: the first call,
   model and lexicon included.
-- **installed**: the packages on disk: ours is the engine and the whole models package (seven
+- **installed**: the packages on disk: ours is the engine and the whole models package (${modelCount}
   models; the phonemizer needs the engine, \`g2p/\` and g2p-transformer, ${mb(phonemizerSize)}).
   phonemize with its dependencies (number-to-words, pinyin-pro).
 - Thrown: ${systems.map((s) => `${s.short} ${s.errors}`).join(', ')} of the test words (a throw counts as a wrong, empty output).
