@@ -104,6 +104,10 @@ export async function waitReady(page, previous = 0) {
   return page.evaluate(() => Number(document.body.dataset.ready));
 }
 
+/** Where a view's axe-and-layout test runs: each language once and each width once,
+ * English on the desktop and Chinese on the phone (the tour walks all four). */
+export const VIEW_CHECKS = [['en', [1400, 1000]], ['zh', [390, 844]]];
+
 export function artifact(name) {
   mkdirSync(artifacts, { recursive: true });
   return join(artifacts, name);

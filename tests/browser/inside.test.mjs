@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { moduleModel, releaseModels } from './expect.mjs';
-import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.id === 'g2p-transformer');
@@ -191,28 +191,26 @@ describe('inside this step', () => {
     await page.close();
   });
 
-  for (const lang of ['en', 'zh']) {
-    for (const [width, height] of [[1400, 1000], [390, 844]]) {
-      test(`axe and layout, ${lang} at ${width}×${height}`, async () => {
-        const { page, errors } = await openPage(served.context);
-        await page.setViewportSize({ width, height });
-        await page.goto(served.url(`?w=${WORD}&lane=greedy&t=3${lang === 'en' ? '' : `&lang=${lang}`}`));
-        await waitReady(page);
-        await openInside(page);
-        // Every kind of view once (en, desktop); the attention view, the densest, everywhere.
-        for (const sub of lang === 'en' && width > 500 ? ['self', 'embed', 'ffn', 'out'] : ['self', 'out']) {
-          await page.click(`details.inside [data-action="in-pick"][data-stack="decoder"][data-sub="${sub}"] >> nth=0`);
-          await page.addScriptTag({ path: axePath });
-          const bad = await page.evaluate(async () => (await window.axe.run(document.querySelector('details.inside'), { resultTypes: ['violations'] })).violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(' | ')}`));
-          assert.deepEqual(bad, [], sub);
-        }
-        if (width < 500) await assertFitsPhone(page);
-        await page.locator('details.inside').screenshot({ path: artifact(`inside-${lang}-${width}.png`) });
-        assert.deepEqual(errors, []);
-        await page.close();
-      });
-    }
+  for (const [lang, [width, height]] of VIEW_CHECKS) {
+    test(`axe and layout, ${lang} at ${width}×${height}`, async () => {
+      const { page, errors } = await openPage(served.context);
+      await page.setViewportSize({ width, height });
+      await page.goto(served.url(`?w=${WORD}&lane=greedy&t=3${lang === 'en' ? '' : `&lang=${lang}`}`));
+      await waitReady(page);
+      await openInside(page);
+      // Every kind of view once (en, desktop); the attention view, the densest, everywhere.
+      for (const sub of lang === 'en' && width > 500 ? ['self', 'embed', 'ffn', 'out'] : ['self', 'out']) {
+        await page.click(`details.inside [data-action="in-pick"][data-stack="decoder"][data-sub="${sub}"] >> nth=0`);
+        await page.addScriptTag({ path: axePath });
+        const bad = await page.evaluate(async () => (await window.axe.run(document.querySelector('details.inside'), { resultTypes: ['violations'] })).violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(' | ')}`));
+        assert.deepEqual(bad, [], sub);
+      }
+      if (width < 500) await assertFitsPhone(page);
+      await page.locator('details.inside').screenshot({ path: artifact(`inside-${lang}-${width}.png`) });
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
   }
 });
 

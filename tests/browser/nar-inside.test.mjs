@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { moduleModel, releaseModels } from './expect.mjs';
-import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 import en from '../../web/i18n/en.js';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
@@ -321,27 +321,25 @@ describe('each lane names its passes and its scores', () => {
 });
 
 describe('the inside of a non-autoregressive pass: axe and layout', () => {
-  for (const lang of ['en', 'zh']) {
-    for (const [width, height] of [[1400, 1000], [390, 844]]) {
-      test(`${lang} at ${width}×${height}`, async () => {
-        const { page, errors } = await openPage(served.context);
-        await page.setViewportSize({ width, height });
-        await page.goto(served.url(`?w=HOURGLASS&lane=mp:inside=dec-self-L2-h1-q3&t=2${lang === 'en' ? '' : `&lang=${lang}`}`));
-        await waitReady(page);
-        await page.waitForSelector('details.inside[open] .in-scores', { timeout: 20000 });
-        await page.click('.lane-mp details.sa[data-sa="dec"] > summary');
-        await page.addScriptTag({ path: axePath });
-        for (const sub of ['self', 'out']) {
-          await page.click(`details.inside [data-action="in-pick"][data-stack="decoder"][data-sub="${sub}"] >> nth=0`);
-          const bad = await page.evaluate(async () => (await window.axe.run(document.querySelector('.lane-mp'), { resultTypes: ['violations'] })).violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(' | ')}`));
-          assert.deepEqual(bad, [], sub);
-        }
-        if (width < 500) await assertFitsPhone(page);
-        await page.locator('.lane-mp details.inside').screenshot({ path: artifact(`nar-inside-${lang}-${width}.png`) });
-        assert.deepEqual(errors, []);
-        await page.close();
-      });
-    }
+  for (const [lang, [width, height]] of VIEW_CHECKS) {
+    test(`${lang} at ${width}×${height}`, async () => {
+      const { page, errors } = await openPage(served.context);
+      await page.setViewportSize({ width, height });
+      await page.goto(served.url(`?w=HOURGLASS&lane=mp:inside=dec-self-L2-h1-q3&t=2${lang === 'en' ? '' : `&lang=${lang}`}`));
+      await waitReady(page);
+      await page.waitForSelector('details.inside[open] .in-scores', { timeout: 20000 });
+      await page.click('.lane-mp details.sa[data-sa="dec"] > summary');
+      await page.addScriptTag({ path: axePath });
+      for (const sub of ['self', 'out']) {
+        await page.click(`details.inside [data-action="in-pick"][data-stack="decoder"][data-sub="${sub}"] >> nth=0`);
+        const bad = await page.evaluate(async () => (await window.axe.run(document.querySelector('.lane-mp'), { resultTypes: ['violations'] })).violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.slice(0, 2).map((n) => n.target.join(' ')).join(' | ')}`));
+        assert.deepEqual(bad, [], sub);
+      }
+      if (width < 500) await assertFitsPhone(page);
+      await page.locator('.lane-mp details.inside').screenshot({ path: artifact(`nar-inside-${lang}-${width}.png`) });
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
   }
 });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { makeLane, moduleOptions } from './lanes.mjs';
 import { installPackage } from '../node/helpers.mjs';
-import { artifact, assertFitsPhone, laneTabs, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { VIEW_CHECKS, artifact, assertFitsPhone, laneTabs, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
@@ -276,46 +276,44 @@ describe('accessibility and layout with the matrices open', () => {
   });
 
   const LANES = 'lane=greedy&lane=beam:beamSize=3&lane=nar&lane=mp';
-  for (const lang of ['en', 'zh']) {
-    for (const [width, height] of [[1400, 1000], [390, 844]]) {
-      test(`axe and a screenshot, ${lang} at ${width}×${height}`, async () => {
-        const { page, errors } = await openPage(served.context);
-        await page.setViewportSize({ width, height });
-        await page.goto(served.url(`/?w=PHONEME&${LANES}&t=3${lang === 'en' ? '' : `&lang=${lang}`}`));
-        await waitReady(page);
-        // On a phone the lanes show one at a time: each is opened, checked with its tab open.
-        const tabs = await laneTabs(page);
-        const regions = [];
-        await page.addScriptTag({ path: axePath });
-        for (const tab of tabs) {
-          if (tab) await page.click(`#${tab}`);
-          for (const s of await page.$$('.lane:not([hidden]) details.sa > summary')) await s.click();
-          for (const s of await page.$$('.lane:not([hidden]) details.sa details.twin > summary')) await s.click();
-          // Each matrix and table sits in a named, focusable region that scrolls sideways when it is wide.
-          regions.push(...await page.$$eval('.lane:not([hidden]) details.sa .table-scroll', (rs) => rs.map((r) => ({ tab: r.tabIndex, name: r.getAttribute('aria-label'), fits: r.getBoundingClientRect().right <= document.documentElement.clientWidth + 1 }))));
-          if (width < 500) await assertFitsPhone(page);
-          // The whole page, with the self-attention sections and all they hold open.
-          const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
-            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-            .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
-          assert.deepEqual(violations, []);
-        }
-        assert.equal(await page.locator('details.sa[open]').count(), 8);
-        assert.equal(await page.locator('details.sa table.sa-table').count(), 8);
-        assert.equal(regions.length, 16);
-        for (const r of regions) { assert.equal(r.tab, 0); assert.ok(r.name); assert.ok(r.fits, `a region overflows the page: ${r.name}`); }
-        if (tabs[0]) await page.click(`#${tabs[0]}`);
-        // Each matrix of the greedy lane, just under the sticky step bar.
-        for (const which of ['enc', 'dec']) {
-          await page.evaluate((w) => {
-            document.querySelector(`.lane-greedy details.sa[data-sa="${w}"]`).scrollIntoView({ block: 'start' });
-            window.scrollBy(0, -document.querySelector('.transport-bar').getBoundingClientRect().height - 8);
-          }, which);
-          await page.screenshot({ path: artifact(`self-attention-${lang}-${width}-${which}.png`) });
-        }
-        assert.deepEqual(errors, []);
-        await page.close();
-      });
-    }
+  for (const [lang, [width, height]] of VIEW_CHECKS) {
+    test(`axe and a screenshot, ${lang} at ${width}×${height}`, async () => {
+      const { page, errors } = await openPage(served.context);
+      await page.setViewportSize({ width, height });
+      await page.goto(served.url(`/?w=PHONEME&${LANES}&t=3${lang === 'en' ? '' : `&lang=${lang}`}`));
+      await waitReady(page);
+      // On a phone the lanes show one at a time: each is opened, checked with its tab open.
+      const tabs = await laneTabs(page);
+      const regions = [];
+      await page.addScriptTag({ path: axePath });
+      for (const tab of tabs) {
+        if (tab) await page.click(`#${tab}`);
+        for (const s of await page.$$('.lane:not([hidden]) details.sa > summary')) await s.click();
+        for (const s of await page.$$('.lane:not([hidden]) details.sa details.twin > summary')) await s.click();
+        // Each matrix and table sits in a named, focusable region that scrolls sideways when it is wide.
+        regions.push(...await page.$$eval('.lane:not([hidden]) details.sa .table-scroll', (rs) => rs.map((r) => ({ tab: r.tabIndex, name: r.getAttribute('aria-label'), fits: r.getBoundingClientRect().right <= document.documentElement.clientWidth + 1 }))));
+        if (width < 500) await assertFitsPhone(page);
+        // The whole page, with the self-attention sections and all they hold open.
+        const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`));
+        assert.deepEqual(violations, []);
+      }
+      assert.equal(await page.locator('details.sa[open]').count(), 8);
+      assert.equal(await page.locator('details.sa table.sa-table').count(), 8);
+      assert.equal(regions.length, 16);
+      for (const r of regions) { assert.equal(r.tab, 0); assert.ok(r.name); assert.ok(r.fits, `a region overflows the page: ${r.name}`); }
+      if (tabs[0]) await page.click(`#${tabs[0]}`);
+      // Each matrix of the greedy lane, just under the sticky step bar.
+      for (const which of ['enc', 'dec']) {
+        await page.evaluate((w) => {
+          document.querySelector(`.lane-greedy details.sa[data-sa="${w}"]`).scrollIntoView({ block: 'start' });
+          window.scrollBy(0, -document.querySelector('.transport-bar').getBoundingClientRect().height - 8);
+        }, which);
+        await page.screenshot({ path: artifact(`self-attention-${lang}-${width}-${which}.png`) });
+      }
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
   }
 });
