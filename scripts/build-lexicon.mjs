@@ -25,10 +25,11 @@
 // What is changed from the package's data: a variant's key `word(2)` becomes the
 // word's second pronunciation (in the order of the numbers), and the comments
 // 22 entries carry after `#` ("# place, danish") are dropped.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeOrCheck } from './write-generated.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const LEXICON_PATH = join(root, 'models/g2p/lexicon-data.js');
@@ -102,17 +103,5 @@ export async function buildLexicon({ exclude } = {}) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const text = moduleText(await buildLexicon());
-  if (process.argv.includes('--check')) {
-    let committed = '';
-    try { committed = readFileSync(LEXICON_PATH, 'utf8'); } catch {}
-    if (committed !== text) {
-      console.error('build-lexicon: models/g2p/lexicon-data.js differs from what the script writes; run node scripts/build-lexicon.mjs');
-      process.exit(1);
-    }
-    console.log('models/g2p/lexicon-data.js is up to date');
-  } else {
-    writeFileSync(LEXICON_PATH, text);
-    console.log(`models/g2p/lexicon-data.js: ${text.length} bytes`);
-  }
+  writeOrCheck(import.meta.url, LEXICON_PATH, moduleText(await buildLexicon()));
 }

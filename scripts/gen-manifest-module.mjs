@@ -7,9 +7,10 @@
 //
 //   node scripts/gen-manifest-module.mjs            # write models/manifest.js
 //   node scripts/gen-manifest-module.mjs --check    # fail if it is stale
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeOrCheck } from './write-generated.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const jsonPath = join(root, 'models/manifest.json');
@@ -29,17 +30,5 @@ export default freeze(${JSON.stringify(manifest, null, 2)});
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const text = manifestModule();
-  if (process.argv.includes('--check')) {
-    let old = '';
-    try { old = readFileSync(jsPath, 'utf8'); } catch {}
-    if (old !== text) {
-      console.error('gen-manifest-module: models/manifest.js is stale; run node scripts/gen-manifest-module.mjs');
-      process.exit(1);
-    }
-    console.log('models/manifest.js is up to date');
-  } else {
-    writeFileSync(jsPath, text);
-    console.log('models/manifest.js written');
-  }
+  writeOrCheck(import.meta.url, jsPath, manifestModule());
 }
