@@ -485,17 +485,9 @@ async function main() {
   app.wordlist.init(location.search, location.hash);
   // The tour's module (and its panel) arrive when it is opened, by its button or by an
   // address with tour=N: a first visit does not pay for them.
-  const startTour = async (stop) => {
-    const { Tour } = await import('./tour.js');
-    app.tour ??= new Tour(app);
-    app.tour.open(stop);
-  };
-  if (st.tour != null) {
-    const { Tour } = await import('./tour.js');
-    app.tour = new Tour(app, st.tour);
-  } else {
-    $('tour-start').addEventListener('click', () => startTour(1), { once: true });
-  }
+  const loadTour = (stop) => import('./tour.js').then(({ Tour }) => { app.tour = new Tour(app, stop); });
+  if (st.tour != null) await loadTour(st.tour);
+  else $('tour-start').addEventListener('click', () => loadTour(null).then(() => app.tour.open(1)), { once: true });
   globalThis.seq2seqBoot?.dispose();   // the lanes have taken boot.js's worker, if it was theirs
 }
 
