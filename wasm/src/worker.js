@@ -6,6 +6,7 @@
 import { createWorkerHandler } from './worker-protocol.js';
 
 const webWorker = typeof self === 'object' && self !== null && typeof self.postMessage === 'function' && typeof window === 'undefined';
+const answerOnSelf = () => createWorkerHandler((message, transfer) => self.postMessage(message, transfer));
 if (typeof process === 'object' && process?.versions?.node) {
   // Node, Bun and Deno. In a worker_threads worker (Node, Bun) the messages arrive
   // on parentPort, though Bun gives that worker a `self` with postMessage too; a
@@ -23,7 +24,7 @@ if (typeof process === 'object' && process?.versions?.node) {
       const fromPort = createWorkerHandler((message, transfer) => parentPort.postMessage(message, transfer));
       parentPort.on('message', (message) => { fromPort(message); });
     } else if (webWorker) {
-      handle = createWorkerHandler((message, transfer) => self.postMessage(message, transfer));
+      handle = answerOnSelf();
       for (const message of queued.splice(0)) handle(message);
     } else {
       throw new Error('seq2seq-wasm/worker-script must run in a worker, not on the main thread');
@@ -31,7 +32,7 @@ if (typeof process === 'object' && process?.versions?.node) {
   });
 } else if (webWorker) {
   // A dedicated Web Worker (a module worker, or a classic one made by a bundler).
-  const handle = createWorkerHandler((message, transfer) => self.postMessage(message, transfer));
+  const handle = answerOnSelf();
   self.onmessage = (event) => { handle(event.data); };
 } else {
   throw new Error('seq2seq-wasm/worker-script must run in a Web Worker or a Node worker_threads worker');
