@@ -20,8 +20,9 @@ const LANES = ['greedy', 'beam', 'sample', 'nar', 'mp', 'compare'];
 const served = servedSite();
 const query = (lang) => `/?w=${WORD}&t=2${LANES.map((l) => `&lane=${l}`).join('')}${lang ? `&lang=${lang}` : ''}`;
 
-// Names and symbols both languages write the same way: models, formats, tokens, formulas.
-const KEPT = new Set(['mask', 'predict', 'gnmt', 'begin', 'end', 'arpabet', 'ipa', 'cmudict', 'transformer', 'webassembly', 'web',
+// Names and symbols both languages write the same way: models, formats, tokens, formulas;
+// and the terms the course notes gloss in English inside Chinese sentences (query, key, value, Pre-LN).
+const KEPT = new Set(['query', 'key', 'value', 'pre', 'mask', 'predict', 'gnmt', 'begin', 'end', 'arpabet', 'ipa', 'cmudict', 'transformer', 'webassembly', 'web',
   'worker', 'seq2seq', 'wasm', 'npm', 'rnn', 'gru', 'softmax', 'tanh', 'log', 'exp', 'top', 'best', 'bsd', 'clause', 'carnegie',
   'mellon', 'university', 'code', 'bahdanau', 'g2p', 'cmlm', 'dot', 'multiplicative', 'additive', 'reduced', 'rank', 'none', 'logit']);
 // Every lower-case or capitalised English word of the English strings ("pass", "Beam"), not
