@@ -27,7 +27,7 @@ struct AttentionHeadArgs {
 // gets zero probabilities and a zero output (it cannot happen with the masks the
 // engine builds, but the kernel must not divide by zero if it does).
 void attention_head_scalar(const AttentionHeadArgs& a);
-void attention_head_simd(const AttentionHeadArgs& a);
+void attention_head_simd(const AttentionHeadArgs& a);  // the engine's kernel set's (kernel_set.h)
 
 // Which kernel the engine calls; the scalar one stays for tests and benchmarks.
 inline void attention_head(const AttentionHeadArgs& a) { attention_head_simd(a); }

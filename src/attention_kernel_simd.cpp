@@ -7,6 +7,9 @@
 // multiplies instead of n_k divides). Probabilities are only normalised when
 // the caller asks for them.
 //
+// One copy per instruction set natively (kernel_set.h), and so, as in
+// linear_kernel_simd.cpp, no out-of-line standard-library code.
+//
 // Vector width: 128 bits by default, because SSE, simd128 and NEON all have it
 // and SIMDe maps it 1:1. Where the compiler may use AVX2 and FMA (native x86
 // with -march=native) the same code is instantiated over 256-bit vectors,
@@ -17,12 +20,11 @@
 // The exponential is vectorised rather than left to std::exp: a scalar exp
 // loop made the whole kernel 1.1-1.3x slower in wasm and 1.2-1.6x slower
 // natively.
-#include "attention_kernel.h"
+#include "kernel_set.h"
 
 #include <simde/x86/sse2.h>
 #include <simde/x86/fma.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -40,8 +42,11 @@
 #endif
 
 namespace seq2seq {
+namespace SEQ2SEQ_KERNEL_NS {
 
 namespace {
+
+constexpr int min_int(int a, int b) { return a < b ? a : b; }
 
 // ---- 128-bit helpers, used by both widths for the final reductions ----------
 
@@ -193,7 +198,7 @@ float scores_row(const AttentionHeadArgs& a, const float* q, int lim, float* s) 
   // 1..7 keys left: blocks of 4, the last one padded by repeating its final key
   // (cheaper than a second code path; the extra scores are discarded).
   for (; j < lim; j += 4) {
-    const int r = std::min(4, lim - j);
+    const int r = min_int(4, lim - j);
     for (int t = 0; t < 4; ++t) k[t] = a.k + static_cast<std::ptrdiff_t>(j + std::min(t, r - 1)) * a.ldk;
     float sc[4];
     dot_keys<4>(q, k, a.dh, a.scale, sc);
@@ -278,8 +283,8 @@ void zero(float* p, int n) {
 
 }  // namespace
 
-void attention_head_simd(const AttentionHeadArgs& a) {
-  const int valid = a.n_k_valid >= 0 ? std::min(a.n_k_valid, a.n_k) : a.n_k;
+void attention_head(const AttentionHeadArgs& a) {
+  const int valid = a.n_k_valid >= 0 ? min_int(a.n_k_valid, a.n_k) : a.n_k;
   float* s = a.scratch;
   for (int i = 0; i < a.n_q; ++i) {
     const float* q = a.q + static_cast<std::ptrdiff_t>(i) * a.ldq;
@@ -289,8 +294,9 @@ void attention_head_simd(const AttentionHeadArgs& a) {
     // Both masks leave a prefix of the keys visible, so masked keys are never
     // scored at all; in 64 bits because i + causal_offset + 1 may overflow.
     long long lim64 = valid;
-    if (a.causal_offset >= 0) lim64 = std::min<long long>(lim64, static_cast<long long>(i) + a.causal_offset + 1);
-    const int lim = static_cast<int>(std::max<long long>(lim64, 0));
+    if (a.causal_offset >= 0 && static_cast<long long>(i) + a.causal_offset + 1 < lim64)
+      lim64 = static_cast<long long>(i) + a.causal_offset + 1;
+    const int lim = lim64 > 0 ? static_cast<int>(lim64) : 0;
 
     if (lim == 0) {
       zero(out, a.dh);
@@ -313,4 +319,5 @@ void attention_head_simd(const AttentionHeadArgs& a) {
   }
 }
 
+}  // namespace SEQ2SEQ_KERNEL_NS
 }  // namespace seq2seq

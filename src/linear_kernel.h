@@ -14,8 +14,9 @@
 //        rounding is that of x's int16 rounding (relative 2^-15 of a row's max).
 //
 // Written once over SIMDe's wasm simd128 API (linear_kernel_simd.cpp): native
-// simd128 in the browser, SSE4.1/AVX natively. linear_kernel_scalar.cpp is its
-// plain twin, summing in the same order, which the tests hold it to.
+// simd128 in the browser, SSE2, SSE4.1 or AVX2 natively, chosen at run time
+// (kernel_set.h). linear_kernel_scalar.cpp is its plain twin, summing in the
+// same order, which the tests hold every instruction set's copy to.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -66,7 +67,7 @@ struct LinearArgs {
   bool relu = false;
 };
 void linear_kernel_scalar(const Linear& w, const LinearArgs& a);
-void linear_kernel_simd(const Linear& w, const LinearArgs& a);
+void linear_kernel_simd(const Linear& w, const LinearArgs& a);  // the engine's kernel set's (kernel_set.h)
 
 // The int16 quantisation of one row of x for the I8 kernels, shared by both twins
 // so that they quantise alike: q[k] = nearbyint(x[k] * qmax / max|x|) for k < n,

@@ -1,6 +1,9 @@
 // linear_kernel.h's products over SIMDe's wasm simd128 API: the browser gets
-// simd128 as written, native x86 gets SSE4.1/AVX encodings of the same 128-bit
-// operations (i32x4.dot_i16x8_s is pmaddwd, i16x8.extend_*_i8x16_s is pmovsxbw).
+// simd128 as written, native x86 gets SSE2, SSE4.1 or AVX encodings of the same
+// 128-bit operations (i32x4.dot_i16x8_s is pmaddwd, i16x8.extend_*_i8x16_s is
+// pmovsxbw), one copy per instruction set (kernel_set.h). Nothing here calls the
+// standard library's out-of-line code: a copy compiled for AVX2 must not give the
+// linker an AVX2 instance of a function the rest of the program shares.
 //
 // A tile is MR rows of x (1..4) against NP panels of 8 outputs, with one
 // accumulator vector per (row, 4 outputs): each weight vector loaded is used
@@ -17,17 +20,17 @@
 #  include <simde/x86/avx2.h>
 #endif
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
-#include <vector>
 
-#include "linear_kernel.h"
+#include "kernel_set.h"
 
 namespace seq2seq {
+namespace SEQ2SEQ_KERNEL_NS {
 
 namespace {
+
+constexpr int min_int(int a, int b) { return a < b ? a : b; }
 
 using v128 = simde_v128_t;
 
@@ -53,7 +56,7 @@ inline void store_panel(const Linear& w, int p, v128 lo, v128 hi, bool relu, flo
     lo = simde_wasm_f32x4_pmax(lo, zero);
     hi = simde_wasm_f32x4_pmax(hi, zero);
   }
-  const int first = p * kPanelRows, valid = std::min(kPanelRows, w.n_out - first);
+  const int first = p * kPanelRows, valid = min_int(kPanelRows, w.n_out - first);
   if (valid == kPanelRows) {
     simde_wasm_v128_store(y + first, lo);
     simde_wasm_v128_store(y + first + 4, hi);
@@ -214,11 +217,11 @@ float quantize_row_simd(const float* x, int n, int in4, int16_t* q) {
   bool finite = true;
   for (float v : lanes) {  // f32x4.max propagates NaN, abs turns -inf into inf: both reach isfinite
     finite = finite && std::isfinite(v);
-    amax = std::max(amax, v);
+    amax = v > amax ? v : amax;
   }
   for (int k = n4; k < n; ++k) {
     finite = finite && std::isfinite(x[k]);
-    amax = std::max(amax, std::fabs(x[k]));
+    amax = std::fabs(x[k]) > amax ? std::fabs(x[k]) : amax;
   }
   if (!finite || amax == 0.0f) return quantize_row_int16(x, n, in4, q);  // the rare rows: the shared code
   const int qmax = int16_quant_max(in4);
@@ -262,34 +265,31 @@ void tile_rows(const Linear& w, int p0, int p1, int r0, const LinearArgs& a, con
 
 }  // namespace
 
-void linear_kernel_simd(const Linear& w, const LinearArgs& a) {
+void linear(const Linear& w, const LinearArgs& a, int16_t* q, float* s) {
   if (a.m <= 0) return;
-  std::vector<int16_t> q;
-  std::vector<float> s;
   if (w.type == WeightType::I8) {
     const int K4 = w.in4();
-    q.resize(static_cast<size_t>(a.m) * K4);
-    s.resize(static_cast<size_t>(a.m));
     for (int r = 0; r < a.m; ++r)
-      s[static_cast<size_t>(r)] = quantize_row_simd(a.x + static_cast<size_t>(r) * a.ldx, w.n_in, K4, q.data() + static_cast<size_t>(r) * K4);
+      s[r] = quantize_row_simd(a.x + static_cast<size_t>(r) * a.ldx, w.n_in, K4, q + static_cast<size_t>(r) * K4);
   }
   // Rows in tiles of 4, 3 and 2 (a lone row only when m is 1: it has the fewest
   // accumulators), against blocks of panels small enough to stay in L1.
   const int P = w.panels();
   for (int p0 = 0; p0 < P; p0 += kPanelBlock) {
-    const int p1 = std::min(P, p0 + kPanelBlock);
+    const int p1 = min_int(P, p0 + kPanelBlock);
     for (int r = 0; r < a.m;) {
       const int left = a.m - r;
-      const int mr = left == 5 ? 3 : std::min(left, 4);
+      const int mr = left == 5 ? 3 : min_int(left, 4);
       switch (mr) {
-        case 4: tile_rows<4>(w, p0, p1, r, a, q.data(), s.data()); break;
-        case 3: tile_rows<3>(w, p0, p1, r, a, q.data(), s.data()); break;
-        case 2: tile_rows<2>(w, p0, p1, r, a, q.data(), s.data()); break;
-        default: tile_rows<1>(w, p0, p1, r, a, q.data(), s.data()); break;
+        case 4: tile_rows<4>(w, p0, p1, r, a, q, s); break;
+        case 3: tile_rows<3>(w, p0, p1, r, a, q, s); break;
+        case 2: tile_rows<2>(w, p0, p1, r, a, q, s); break;
+        default: tile_rows<1>(w, p0, p1, r, a, q, s); break;
       }
       r += mr;
     }
   }
 }
 
+}  // namespace SEQ2SEQ_KERNEL_NS
 }  // namespace seq2seq

@@ -47,6 +47,7 @@ std::shared_ptr<const Model> Model::from_file(const std::string& path, Compute c
 }
 
 std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size, Compute compute) {
+  kernel_isa();  // a SEQ2SEQ_ISA that cannot run fails here, before any decode
   const SafetensorsFile file = parse_safetensors(data, size);
   auto meta = [&](const char* key) -> const std::string& {
     auto it = file.metadata.find(key);

@@ -20,6 +20,13 @@ namespace seq2seq {
 class Network;
 struct ModelAccess;
 
+// The instruction set the engine's SIMD kernels use in this process: natively
+// the best of "avx2", "sse4.1" and "sse2" that this CPU runs (a portable x86-64
+// build carries all three), or the one the environment variable SEQ2SEQ_ISA
+// names; "simd128" in WebAssembly. Loading a model checks it: a SEQ2SEQ_ISA this
+// build or CPU cannot run is a UsageError naming the ones it can.
+std::string kernel_isa();
+
 class Model {
  public:
   // Both throw ModelError for anything wrong with the bytes; the buffer is not

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "kernel_set.h"
 #include "model.h"
 #include "model_limits.h"
 #include "session.h"
@@ -103,6 +104,13 @@ int info(const std::string& path) {
   std::cout << "parameters:      " << model->parameter_count() << '\n'
             << "file size:       " << model->file_bytes() << " bytes (" << model->storage() << " storage, "
             << model->compute() << " compute)\n";
+  std::cout << "kernels:         " << seq2seq::kernel_isa();
+  if (seq2seq::carried_kernel_sets().size() > 1) {
+    std::cout << " (of";
+    for (const seq2seq::KernelSet* k : seq2seq::carried_kernel_sets()) std::cout << ' ' << k->isa;
+    std::cout << "; SEQ2SEQ_ISA picks one)";
+  }
+  std::cout << '\n';
   print_vocab("source vocabulary", model->source_vocab());
   print_vocab("target vocabulary", model->target_vocab());
   return 0;

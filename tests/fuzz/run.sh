@@ -24,8 +24,8 @@ targets=("$@")
 # defaults to the same 256, catches any single allocation over it.)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16:allocator_release_to_os_interval_ms=500}
 mkdir -p "$build/fuzz-findings"
-for t in "${targets[@]}"; do
-  corpus="$build/fuzz-corpus/$t"
+run_target() {
+  local t=$1 corpus="$build/fuzz-corpus/$1" log="$build/fuzz-findings/$1.log" status=0
   mkdir -p "$corpus"
   if [[ ${SEQ2SEQ_FUZZ_CORPUS:-seeds} == all ]]; then
     cp -n "$here/corpus/$t"/* "$corpus/"
@@ -35,12 +35,23 @@ for t in "${targets[@]}"; do
   # The raw-bytes loader also starts from the smaller real models (the larger
   # ones only slow each execution down; the framed target covers them).
   [[ $t == load_bytes ]] && find "$here/../fixtures" -name '*.safetensors' -size -100k -exec cp -n {} "$corpus/" \;
-  echo "-- fuzz_$t for ${seconds} s"
-  log="$build/fuzz-findings/$t.log"
-  status=0
   "$build/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=256 -timeout=2 -print_final_stats=1 \
     -dict="$here/safetensors.dict" -artifact_prefix="$build/fuzz-findings/$t-" "$corpus" >"$log" 2>&1 || status=$?
-  # The progress lines are many; the start, the end and any report are what matter.
-  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$log" | tail -n 40
-  ((status == 0)) || { echo "fuzz_$t failed (exit $status): input and log in $build/fuzz-findings/"; exit 1; }
+  echo "$status" >"$build/fuzz-findings/$t.status"
+}
+# As many targets at a time as there are cores (each runs on one).
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n || true; done
+  echo "-- fuzz_$t for ${seconds} s"
+  run_target "$t" &
 done
+wait
+failed=0
+for t in "${targets[@]}"; do
+  echo "-- fuzz_$t"
+  # The progress lines are many; the start, the end and any report are what matter.
+  grep -v -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse)' "$build/fuzz-findings/$t.log" | tail -n 40
+  status=$(cat "$build/fuzz-findings/$t.status")
+  ((status == 0)) || { echo "fuzz_$t failed (exit $status): input and log in $build/fuzz-findings/"; failed=1; }
+done
+exit $failed

@@ -1,10 +1,12 @@
-// The attention kernels: the SIMD kernel is held to the scalar one over many
+// The attention kernels: each instruction set's SIMD copy (kernel_sets.h) is held
+// to the scalar one over many
 // random shapes, and the scalar one is held to a naive double-precision
 // softmax attention written here, so the reference is not only checked against
 // itself.
 #include <catch2/catch.hpp>
 
 #include "attention_kernel.h"
+#include "kernel_sets.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +19,8 @@
 using seq2seq::AttentionHeadArgs;
 using seq2seq::attention_head_scalar;
 using seq2seq::attention_head_simd;
+using seq2seq::testing::all_attention_kernels;
+using seq2seq::testing::simd_attention_kernels;
 
 namespace {
 
@@ -191,17 +195,21 @@ void as_expected(const Problem& p, const Result& r, std::vector<double>& out, st
   }
 }
 
+// Every instruction set's copy against the scalar twin.
 void check_simd_against_scalar(const Problem& p) {
   INFO(p.describe());
   const Result scalar = run(p, attention_head_scalar);
-  const Result simd = run(p, attention_head_simd);
   std::vector<double> out, probs;
   as_expected(p, scalar, out, probs);
-  const Errors e = compare(p, simd, out, probs);
-  CHECK(e.out <= 1e-5);
-  CHECK(e.probs <= 1e-5);
-  CHECK(e.padding_intact);
-  CHECK(e.finite);
+  for (const auto& kernel : simd_attention_kernels()) {
+    INFO(kernel.isa);
+    const Result simd = run(p, kernel.run);
+    const Errors e = compare(p, simd, out, probs);
+    CHECK(e.out <= 1e-5);
+    CHECK(e.probs <= 1e-5);
+    CHECK(e.padding_intact);
+    CHECK(e.finite);
+  }
 }
 
 void check_against_naive(const Problem& p, void (*kernel)(const AttentionHeadArgs&), double tol) {
@@ -263,7 +271,13 @@ TEST_CASE("attention scalar reference matches naive double softmax attention", "
 
 TEST_CASE("attention SIMD matches naive double softmax attention", "[attention]") {
   Rng rng(54321);
-  for (int c = 0; c < 200; ++c) check_against_naive(random_problem(rng), attention_head_simd, 1e-5);
+  for (int c = 0; c < 200; ++c) {
+    const Problem p = random_problem(rng);
+    for (const auto& kernel : simd_attention_kernels()) {
+      INFO(kernel.isa);
+      check_against_naive(p, kernel.run, 1e-5);
+    }
+  }
 }
 
 TEST_CASE("attention on a hand-computed case", "[attention]") {
@@ -272,7 +286,9 @@ TEST_CASE("attention on a hand-computed case", "[attention]") {
   const std::vector<float> q = {1.0f, 0.0f};
   const std::vector<float> k = {0.0f, 5.0f, ln3, -2.0f};
   const std::vector<float> v = {4.0f, -8.0f, 8.0f, 4.0f};
-  for (auto kernel : {attention_head_scalar, attention_head_simd}) {
+  for (const auto& named : all_attention_kernels()) {
+    const auto kernel = named.run;
+    INFO(named.isa);
     float out[2], probs[2], scratch[2];
     AttentionHeadArgs a;
     a.q = q.data(); a.ldq = 2; a.k = k.data(); a.ldk = 2; a.v = v.data(); a.ldv = 2;
@@ -289,7 +305,9 @@ TEST_CASE("attention on a hand-computed case", "[attention]") {
 TEST_CASE("attention masked keys get probability exactly zero and are never read", "[attention]") {
   Rng rng(3);
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  for (auto kernel : {attention_head_scalar, attention_head_simd}) {
+  for (const auto& named : all_attention_kernels()) {
+    const auto kernel = named.run;
+    INFO(named.isa);
     for (int n_k_valid : {1, 2, 5, 17, 40}) {
       for (int causal : {-1, 0, 3}) {
         Problem p;
@@ -330,7 +348,9 @@ TEST_CASE("attention masked keys get probability exactly zero and are never read
 
 TEST_CASE("attention rows with every key masked give zero probabilities and zero output", "[attention]") {
   Rng rng(4);
-  for (auto kernel : {attention_head_scalar, attention_head_simd}) {
+  for (const auto& named : all_attention_kernels()) {
+    const auto kernel = named.run;
+    INFO(named.isa);
     for (int dh : {1, 4, 7, 64}) {
       for (int n_k : {0, 1, 9}) {
         Problem p;
@@ -351,7 +371,9 @@ TEST_CASE("attention rows with every key masked give zero probabilities and zero
 
 TEST_CASE("attention with huge logits neither overflows nor produces NaN", "[attention]") {
   Rng rng(5);
-  for (auto kernel : {attention_head_scalar, attention_head_simd}) {
+  for (const auto& named : all_attention_kernels()) {
+    const auto kernel = named.run;
+    INFO(named.isa);
     // Integer inputs up to 1e3 with dh <= 16: every score is an integer below
     // 2^24, so exact in float whatever the summation order, and the result can
     // be compared with the double reference even though scores reach ~1e7 and
@@ -432,7 +454,10 @@ TEST_CASE("attention softmax exponential is accurate to 1e-6 relative", "[attent
   for (float& x : xs) x = rng.uniform(-80.0f, 0.0f);
   for (int t = 0; t < 2000; ++t) xs[t] = rng.uniform(-1.0f, 0.0f);
   CHECK(max_exp_relative_error(attention_head_scalar, xs) <= 1e-6);
-  CHECK(max_exp_relative_error(attention_head_simd, xs) <= 1e-6);
+  for (const auto& kernel : simd_attention_kernels()) {
+    INFO(kernel.isa);
+    CHECK(max_exp_relative_error(kernel.run, xs) <= 1e-6);
+  }
 }
 
 // Every float in [-80, 0]: about 1.1e9 values, so hidden; run with

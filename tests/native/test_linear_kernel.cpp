@@ -1,5 +1,5 @@
-// The linear-layer kernels: SIMD against the scalar twin, and both against a
-// double-precision reference, for f32 and int8 weights, over every remainder of
+// The linear-layer kernels: each instruction set's SIMD copy (kernel_sets.h)
+// against the scalar twin, and all against a double-precision reference, for f32 and int8 weights, over every remainder of
 // rows (panels of 8, groups of 4 columns) and of x rows (tiles of 1-4, 1-4 panels).
 #include <cmath>
 #include <limits>
@@ -8,9 +8,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "kernel_sets.h"
 #include "linear_kernel.h"
 
 using namespace seq2seq;
+using seq2seq::testing::all_linear_kernels;
+using seq2seq::testing::simd_linear_kernels;
 
 namespace {
 
@@ -39,40 +42,43 @@ void check_case(const Case& c, WeightType type, std::mt19937& rng) {
   }
   const Linear w = type == WeightType::I8 ? pack_linear_i8(wq.data(), scale.data(), c.out, c.in, bias.data())
                                           : pack_linear_f32(wf.data(), c.out, c.in, bias.data());
-  std::vector<float> ys(static_cast<size_t>(c.m) * ldy, -7.0f), yv(ys);
+  std::vector<float> ys(static_cast<size_t>(c.m) * ldy, -7.0f);
   LinearArgs a;
   a.x = x.data(); a.m = c.m; a.ldx = ldx; a.ldy = ldy; a.relu = c.relu;
   a.y = ys.data();
   linear_kernel_scalar(w, a);
-  a.y = yv.data();
-  linear_kernel_simd(w, a);
-  for (int r = 0; r < c.m; ++r) {
-    const float* xr = x.data() + static_cast<size_t>(r) * ldx;
-    double amax = 0;
-    for (int k = 0; k < c.in; ++k) amax = std::max(amax, std::fabs(static_cast<double>(xr[k])));
-    for (int o = 0; o < ldy; ++o) {
-      const size_t at = static_cast<size_t>(r) * ldy + o;
-      INFO("out " << c.out << " in " << c.in << " m " << c.m << " relu " << c.relu << " int8 " << (type == WeightType::I8)
-                  << " row " << r << " output " << o);
-      if (o >= c.out) {  // the padding between rows of y is not written
-        CHECK(ys[at] == -7.0f);
-        CHECK(yv[at] == -7.0f);
-        continue;
+  for (const auto& kernel : simd_linear_kernels()) {
+    std::vector<float> yv(ys.size(), -7.0f);
+    a.y = yv.data();
+    kernel.run(w, a);
+    for (int r = 0; r < c.m; ++r) {
+      const float* xr = x.data() + static_cast<size_t>(r) * ldx;
+      double amax = 0;
+      for (int k = 0; k < c.in; ++k) amax = std::max(amax, std::fabs(static_cast<double>(xr[k])));
+      for (int o = 0; o < ldy; ++o) {
+        const size_t at = static_cast<size_t>(r) * ldy + o;
+        INFO(kernel.isa << ": out " << c.out << " in " << c.in << " m " << c.m << " relu " << c.relu << " int8 "
+                        << (type == WeightType::I8) << " row " << r << " output " << o);
+        if (o >= c.out) {  // the padding between rows of y is not written
+          CHECK(ys[at] == -7.0f);
+          CHECK(yv[at] == -7.0f);
+          continue;
+        }
+        double ref = bias[static_cast<size_t>(o)], abs_w = 0;
+        for (int k = 0; k < c.in; ++k) {
+          const double p = static_cast<double>(wf[static_cast<size_t>(o) * c.in + k]) * xr[k];
+          ref += p;
+          abs_w += std::fabs(static_cast<double>(wf[static_cast<size_t>(o) * c.in + k]));
+        }
+        if (c.relu) ref = std::max(ref, 0.0);
+        // f32 rounding, plus for int8 each x value's rounding to a step of amax/qmax (half a step at most).
+        double tol = 1e-5 * (1 + std::sqrt(static_cast<double>(c.in))) * (1 + std::fabs(ref));
+        if (type == WeightType::I8) tol += abs_w * 0.5 * amax / int16_quant_max(w.in4());
+        CHECK(std::fabs(ys[at] - ref) <= tol);
+        CHECK(std::fabs(yv[at] - ref) <= tol);
+        // The twins quantise alike and add in the same order, unfused: the same bits.
+        CHECK(yv[at] == ys[at]);
       }
-      double ref = bias[static_cast<size_t>(o)], abs_w = 0;
-      for (int k = 0; k < c.in; ++k) {
-        const double p = static_cast<double>(wf[static_cast<size_t>(o) * c.in + k]) * xr[k];
-        ref += p;
-        abs_w += std::fabs(static_cast<double>(wf[static_cast<size_t>(o) * c.in + k]));
-      }
-      if (c.relu) ref = std::max(ref, 0.0);
-      // f32 rounding, plus for int8 each x value's rounding to a step of amax/qmax (half a step at most).
-      double tol = 1e-5 * (1 + std::sqrt(static_cast<double>(c.in))) * (1 + std::fabs(ref));
-      if (type == WeightType::I8) tol += abs_w * 0.5 * amax / int16_quant_max(w.in4());
-      CHECK(std::fabs(ys[at] - ref) <= tol);
-      CHECK(std::fabs(yv[at] - ref) <= tol);
-      // The twins quantise alike and add in the same order, unfused: the same bits.
-      CHECK(yv[at] == ys[at]);
     }
   }
 }
@@ -101,11 +107,12 @@ TEST_CASE("linear kernel: a non-finite row of x gives non-finite outputs, other 
   std::vector<int8_t> q(w.size(), 50);
   x[static_cast<size_t>(in) + 4] = std::numeric_limits<float>::infinity();
   for (const Linear& l : {pack_linear_f32(w.data(), out, in, nullptr), pack_linear_i8(q.data(), scale.data(), out, in, nullptr)}) {
-    for (auto kernel : {linear_kernel_scalar, linear_kernel_simd}) {
+    for (const auto& kernel : all_linear_kernels()) {
+      INFO(kernel.isa);
       std::vector<float> y(static_cast<size_t>(m) * out);
       LinearArgs a;
       a.x = x.data(); a.m = m; a.ldx = in; a.y = y.data(); a.ldy = out; a.relu = true;
-      kernel(l, a);
+      kernel.run(l, a);
       for (int o = 0; o < out; ++o) {
         CHECK(y[static_cast<size_t>(o)] == Approx(5.0f));
         CHECK_FALSE(std::isfinite(y[static_cast<size_t>(out + o)]));

@@ -203,6 +203,31 @@ test('the CLI never aborts: a directory as the model is an error with exit 1', (
   assert.match(r.stderr, /^seq2seq: /);
 });
 
+test('info names the kernels in use; SEQ2SEQ_ISA picks one the build carries, anything else is an error (exit 2)', () => {
+  const runWith = (isa) => {
+    const r = spawnSync(cliPath(), ['info', AR], { encoding: 'utf8', env: { ...process.env, SEQ2SEQ_ISA: isa } });
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const plain = runWith('');
+  assert.equal(plain.status, 0, plain.stderr);
+  const m = /^kernels: +(\S+)(?: \(of ([^;]+); SEQ2SEQ_ISA picks one\))?$/m.exec(plain.stdout);
+  assert.ok(m, plain.stdout);
+  const carried = m[2] ? m[2].split(' ') : [m[1]];
+  assert.ok(carried.includes(m[1]), `${m[1]} among ${carried}`);
+  for (const isa of carried) {
+    const r = runWith(isa);
+    if (r.status === 0) assert.match(r.stdout, new RegExp(`^kernels: +${isa.replace('.', '\\.')}( |$)`, 'm'));
+    else {
+      assert.equal(r.status, 2, r.stderr);
+      assert.ok(r.stderr.startsWith(`seq2seq: SEQ2SEQ_ISA=${isa}: this CPU cannot run it; it runs `), r.stderr);
+    }
+  }
+  const bad = runWith('avx9000');
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr.trim(), `seq2seq: SEQ2SEQ_ISA=avx9000 is not an instruction set this build carries (${carried.join(', ')})`);
+  assert.equal(bad.stdout, '');
+});
+
 describe('long values are quoted by their start and their size', () => {
   test('a flag\'s value, an unknown flag, a word without a target', () => {
     const long = 'x'.repeat(100_000);
