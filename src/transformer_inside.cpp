@@ -119,7 +119,7 @@ StepInside Transformer::inspect(const std::vector<int>& source, const std::vecto
     return s;
   };
   auto self_attention_branch = [&](const SelfAttentionWeights& w, bool causal) {
-    return [&w, causal, this, L, H](const RowMatrix& in, RowMatrix& delta, SublayerInside& s) {
+    return [&w, causal, L, H](const RowMatrix& in, RowMatrix& delta, SublayerInside& s) {
       RowMatrix qkv, ctx;
       linear(in, w.qkv, qkv);
       s.attention = attention_inside(qkv.leftCols(L), qkv.middleCols(L, L), qkv.rightCols(L), H, causal, ctx);

@@ -242,8 +242,27 @@ describe('load failures in Chromium (import map page)', { timeout: 120000 }, () 
       await decoder.start(word);
       r.decoded = await decoder.run();
       await decoder.terminate();
+      // Workers that cannot start: the script missing, an import of it missing, a script that never answers.
+      const startFails = async (target) => {
+        const t0 = performance.now();
+        const w = createDecoderWorker(target);
+        const error = await caught(() => w.load(good));
+        await w.terminate();
+        return { ...error, ms: performance.now() - t0 };
+      };
+      const moduleUrl = (code) => URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+      r.noScript = await startFails({ workerUrl: '/nowhere/worker.js' });
+      r.noImport = await startFails({ workerUrl: moduleUrl(`import '${location.origin}/nowhere/protocol.js';`) });
+      r.silent = await startFails({ workerUrl: moduleUrl('setInterval(() => {}, 1000);'), startTimeout: 500 });
       return r;
     }, { good, word: WORD });
+    assert.equal(out.noScript?.kind, 'WorkerError', JSON.stringify(out.noScript));
+    assert.match(out.noScript.message, /^decoder worker: the worker script http:\/\/127\.0\.0\.1:\d+\/nowhere\/worker\.js failed to start: it answers HTTP 404 Not Found; pass createDecoderWorker\(\{ workerUrl \}\)/);
+    assert.equal(out.noImport?.kind, 'WorkerError', JSON.stringify(out.noImport));
+    assert.match(out.noImport.message, /^decoder worker: the worker script blob:.* failed to start: it loads, so a module it imports failed to load/);
+    assert.equal(out.silent?.kind, 'WorkerError', JSON.stringify(out.silent));
+    assert.match(out.silent.message, /^the decoder worker did not answer within 500 ms of starting: the worker script blob:/);
+    assert.ok(out.silent.ms >= 450 && out.silent.ms < 5000, `${out.silent.ms} ms`);
     for (const key of ['missingWasm', 'missingWasmAgain']) {
       assert.equal(out[key]?.kind, 'WasmError', JSON.stringify(out[key]));
       assert.ok(out[key].isSeq2SeqError);
@@ -254,7 +273,7 @@ describe('load failures in Chromium (import map page)', { timeout: 120000 }, () 
     assert.equal(out.missingModel?.kind, 'NetworkError', JSON.stringify(out.missingModel));
     assert.match(out.missingModel.message, /missing\.safetensors: HTTP 404 Not Found/);
     assert.deepEqual(out.decoded, reference);
-    assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+    assert.deepEqual(errors.filter((e) => !/404|\/nowhere\//.test(e)), []);
     await page.close();
   });
 

@@ -179,7 +179,7 @@ describe('wrong option types are UsageErrors that name what was given', () => {
     assert.throws(() => { env.wasmUrl = 5; }, kind('UsageError', /env\.wasmUrl must be a string or a URL; got the number 5/));
     assert.throws(() => createDecoderWorker({ wasmUrl: true }), kind('UsageError', /wasmUrl must be a string or a URL; got the boolean true/));
     assert.throws(() => createDecoderWorker({ workerUrl: 3 }), kind('UsageError', /workerUrl must be a string or a URL; got the number 3/));
-    assert.throws(() => createDecoderWorker({ wasmURL: WASM }), kind('UsageError', /unknown option 'wasmURL' \(known: workerUrl, wasmUrl\)/));
+    assert.throws(() => createDecoderWorker({ wasmURL: WASM }), kind('UsageError', /unknown option 'wasmURL' \(known: workerUrl, wasmUrl, startTimeout\)/));
     assert.throws(() => createDecoderWorker(42), kind('UsageError', /target must be .*; got the number 42/));
   });
 });

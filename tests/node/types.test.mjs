@@ -35,6 +35,10 @@ test('tsc --noEmit --strict: a Node consumer without DOM or @types/node (NodeNex
   tsc(['--noEmit', '--strict', '-p', 'tsconfig.node.json']);
 });
 
+test('tsc --noEmit --strict: moduleResolution node10, which reads no exports map (typesVersions)', () => {
+  tsc(['--noEmit', '--strict', '-p', 'tsconfig.node10.json']);
+});
+
 test('the compiled consumer runs against the package: the declared shapes are real', async (t) => {
   tsc(['-p', 'tsconfig.node.json', '--noEmit', 'false', '--outDir', 'out']);
   const consumer = await import(pathToFileURL(join(consumerDir, 'out/consumer.js')).href);

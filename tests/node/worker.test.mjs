@@ -4,7 +4,9 @@
 // as a browser module worker (browser code paths: locateFile, fetch,
 // instantiateStreaming, MessageChannel yields).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -167,7 +169,7 @@ describe('protocol handler, in-process', () => {
   test('errors come back as {name, message, kind} and leave the state as it was', async () => {
     const h = harness();
     const err = async (msg) => (await h.request(msg)).message.error;
-    assert.deepEqual(await err({ type: 'frobnicate' }), { name: 'Seq2SeqError', message: 'unknown request "frobnicate" (known: load, start, step, run, decodeBatch, score, inspect, cancel)', kind: 'UsageError' });
+    assert.deepEqual(await err({ type: 'frobnicate' }), { name: 'Seq2SeqError', message: 'unknown request "frobnicate" (known: hello, load, start, step, run, decodeBatch, score, inspect, cancel)', kind: 'UsageError' });
     assert.equal((await err({ type: 'step' })).message, 'step() before load(): load a model first');
     assert.equal((await err({ type: 'start', text: 'ABC' })).message, 'start() before load(): load a model first');
     assert.equal((await err({ type: 'load', source: new Uint8Array(3) })).kind, 'ModelError');
@@ -360,6 +362,39 @@ describe('real workers through createDecoderWorker()', () => {
     await assert.rejects(decoder.load(arBytes), (e) => e instanceof Seq2SeqError && e.kind === 'WorkerError');
     await assert.rejects(decoder.step(), (e) => e.kind === 'WorkerError');
     await decoder.terminate();
+  });
+
+  test('start-up: a worker whose import is missing fails at once, naming it; one that never answers fails at its startTimeout', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seq2seq-worker-'));
+    try {
+      const broken = join(dir, 'broken-worker.mjs');
+      writeFileSync(broken, "import './missing-protocol.js';\n");
+      let decoder = createDecoderWorker(pathToFileURL(broken));
+      let t0 = performance.now();
+      await assert.rejects(decoder.load(arBytes), (e) => e instanceof ClientSeq2SeqError && e.kind === 'WorkerError' && /missing-protocol\.js/.test(e.message));
+      assert.ok(performance.now() - t0 < 10_000, `${(performance.now() - t0).toFixed(0)} ms`);
+      await decoder.terminate();
+      // A script that loads and stays alive but is not the decoder: no answer to the handshake.
+      const silent = join(dir, 'silent-worker.mjs');
+      writeFileSync(silent, 'setInterval(() => {}, 1000);\n');
+      decoder = createDecoderWorker({ workerUrl: pathToFileURL(silent), startTimeout: 300 });
+      t0 = performance.now();
+      await assert.rejects(decoder.load(arBytes), (e) => e.kind === 'WorkerError'
+        && /^the decoder worker did not answer within 300 ms of starting: the worker script file:.*silent-worker\.mjs /.test(e.message));
+      const waited = performance.now() - t0;
+      assert.ok(waited >= 250 && waited < 5_000, `${waited.toFixed(0)} ms`);
+      await assert.rejects(decoder.step(), (e) => e.kind === 'WorkerError');
+      await decoder.terminate();
+      // The real script answers well inside a short timeout, and decodes.
+      decoder = createDecoderWorker({ workerUrl: workerScript, startTimeout: 10_000 });
+      assert.equal((await decoder.load(arBytes)).name, ar.info.name);
+      await decoder.terminate();
+      for (const bad of [0, -1, Infinity, NaN, '100', 2 ** 31]) {
+        assert.throws(() => createDecoderWorker({ startTimeout: bad }), (e) => e.kind === 'UsageError' && /startTimeout must be a number of milliseconds/.test(e.message));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the worker script in a worker_threads worker that also has a Web Worker\'s self, as Bun\'s has: it listens on parentPort', async () => {

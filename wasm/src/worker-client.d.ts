@@ -88,20 +88,26 @@ export declare class DecoderWorker {
   terminate(): Promise<void>;
 }
 
-/** Where the worker's script and the engine's .wasm are served, for bundlers that do not emit them. */
+/** Where the worker's script and the engine's .wasm are served, for bundlers that do not emit them, and how long it may take to start. */
 export interface DecoderWorkerOptions {
   /** The URL (or, in Node, path) of 'seq2seq-wasm/worker-script' or your bundle of it. Default: the package's. */
-  workerUrl?: string | URLLike;
+  workerUrl?: string | URLLike | undefined;
   /**
    * The URL (or, in Node, path) of seq2seq_core.wasm for the worker's engine; relative URLs are
    * resolved against the page. Default: env.wasmUrl if set, else the .wasm next to the worker script.
    */
-  wasmUrl?: string | URLLike;
+  wasmUrl?: string | URLLike | undefined;
+  /**
+   * Milliseconds the worker has to answer its start-up handshake (its script and imports loaded;
+   * the wasm comes with the first load). Default 30000. Past it, every request rejects with a
+   * WorkerError, as it does at once when the script or one of its imports fails to load.
+   */
+  startTimeout?: number | undefined;
 }
 
 /**
  * A decoder in a worker. `target`: nothing (this package's worker script), the
  * URL (or, in Node, path) of 'seq2seq-wasm/worker-script', a worker you made, or
- * { workerUrl, wasmUrl }. Wrong types or unknown option names throw a UsageError.
+ * { workerUrl, wasmUrl, startTimeout }. Wrong types or unknown option names throw a UsageError.
  */
 export declare function createDecoderWorker(target?: string | URLLike | WorkerLike | DecoderWorkerOptions): DecoderWorker;

@@ -2,7 +2,7 @@
 // (worker.js, protocol in worker-protocol.js).
 //
 //   import { createDecoderWorker } from 'seq2seq-wasm/worker';
-//   const decoder = createDecoderWorker();            // or (urlOfWorkerScript), (aWorker), or ({ workerUrl, wasmUrl })
+//   const decoder = createDecoderWorker();            // or (urlOfWorkerScript), (aWorker), or ({ workerUrl, wasmUrl, startTimeout })
 //   const info = await decoder.load('/models/g2p-transformer.safetensors', { onProgress, cache, sha256 });   // URL, path (Node), Response, Blob or bytes
 //   await decoder.start('PHONEME', { strategy: 'beam', beamSize: 5 });
 //   const snapshot = await decoder.step();            // one decoder pass
@@ -28,7 +28,7 @@ export { Seq2SeqError, env };
 
 // A uniform face over a Web Worker, a Node worker_threads Worker, or anything
 // with postMessage and message events (a MessagePort, a SharedWorker's port).
-function endpoint(worker, owned, scriptUrl) {
+function endpoint(worker, owned, script) {
   const nodeStyle = typeof worker.on === 'function';
   return {
     worker,
@@ -44,8 +44,8 @@ function endpoint(worker, owned, scriptUrl) {
         worker.addEventListener('message', (e) => onMessage(e.data));
         worker.addEventListener('error', (e) => {
           e.preventDefault?.();
-          onError(e.error ?? new Error(e.message || `the worker script ${scriptUrl ?? ''} failed to start (it may not exist, or not be a module); `
-            + 'pass createDecoderWorker({ workerUrl }) the URL where seq2seq-wasm/worker-script (or your bundle of it) is served'));
+          if (e.error) onError(e.error);
+          else startFailure(script, e.message).then(onError);
         });
         worker.addEventListener('messageerror', () => onError(new Error('a message from the worker could not be read')));
         worker.start?.();   // a MessagePort needs starting when listened to with addEventListener
@@ -60,12 +60,37 @@ function endpoint(worker, owned, scriptUrl) {
   };
 }
 
+// A browser says only that a worker failed to start, not why: the script's own
+// URL, fetched again, tells a missing or mistyped script from one whose
+// imports failed. `script`: {url} where known, {described} for the default.
+async function startFailure(script, detail) {
+  const advice = 'pass createDecoderWorker({ workerUrl }) the URL where seq2seq-wasm/worker-script (or your bundle of it) is served';
+  if (detail) return new Error(`the worker script ${script?.url ?? script?.described ?? ''} failed: ${detail}`);
+  if (!script?.url || typeof fetch !== 'function') {
+    return new Error(`the worker script ${script?.described ?? ''} failed to start (it may not exist, or not be a module); ${advice}`);
+  }
+  let why;
+  try {
+    const r = await fetch(script.url, { cache: 'no-store' });
+    const type = r.headers.get('content-type') ?? '';
+    why = !r.ok ? `it answers HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}; ${advice}`
+      : !/javascript|ecmascript/i.test(type) ? `it is served as ${type ? `'${type}'` : 'no type'}, not JavaScript; ${advice}`
+        : 'it loads, so a module it imports failed to load (missing, or not JavaScript): serve the files it imports next to it, or bundle them into it';
+  } catch (e) {
+    why = `it cannot be fetched (${e?.message ?? e}); ${advice}`;
+  }
+  return new Error(`the worker script ${script.url} failed to start: ${why}`);
+}
+
 async function spawn(target) {
   if (target && typeof target === 'object' && typeof target.postMessage === 'function') return endpoint(target, false);
   if (isNode) {
     const specifier = 'node:worker_threads';
     const { Worker } = await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
-    const where = target === undefined ? new URL('./worker.js', import.meta.url)
+    // Not new URL('./worker.js', import.meta.url) spelt out: bundlers would take it for
+    // a second worker and emit a dead copy of the script; they never run this path.
+    const here = import.meta.url;
+    const where = target === undefined ? new URL('./worker.js', here)
       : target instanceof URL ? target : /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? new URL(target) : target;
     return endpoint(new Worker(where), true);
   }
@@ -75,7 +100,9 @@ async function spawn(target) {
     ? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' })
     : new Worker(target, { type: 'module' });
   // Not new URL('./worker.js', import.meta.url) again: bundlers would emit a second copy of the script.
-  return endpoint(worker, true, target === undefined ? "(seq2seq-wasm/worker-script, next to seq2seq-wasm/worker's module)" : String(target));
+  const base = typeof document === 'object' && document?.baseURI ? document.baseURI : globalThis.location?.href;
+  return endpoint(worker, true, target === undefined ? { described: "(seq2seq-wasm/worker-script, next to seq2seq-wasm/worker's module)" }
+    : { url: new URL(String(target), base).href });
 }
 
 // The first value in `value` that a structured clone refuses (a function, a
@@ -125,23 +152,32 @@ async function portableSource(source, onProgress) {
   return { source: bytes, transfer: [bytes.buffer], read: true };
 }
 
+// How long a new worker has to answer the start-up handshake: its script and
+// imports loaded (the engine's wasm comes later, with the first load).
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+const WORKER_OPTIONS = ['workerUrl', 'wasmUrl', 'startTimeout'];
+
 // createDecoderWorker(target): nothing, the worker script's URL (or Node path),
-// a worker, or { workerUrl, wasmUrl }.
+// a worker, or { workerUrl, wasmUrl, startTimeout }.
 function workerTarget(target) {
-  if (target === undefined || typeof target === 'string' || target instanceof URL) return { script: target, wasmUrl: undefined };
-  if (target !== null && typeof target === 'object' && typeof target.postMessage === 'function') return { script: target, wasmUrl: undefined };
+  const plain = { wasmUrl: undefined, startTimeout: DEFAULT_START_TIMEOUT_MS };
+  if (target === undefined || typeof target === 'string' || target instanceof URL) return { ...plain, script: target };
+  if (target !== null && typeof target === 'object' && typeof target.postMessage === 'function') return { ...plain, script: target };
   if (target === null || typeof target !== 'object' || Array.isArray(target)) {
-    throw usageError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { workerUrl, wasmUrl }; got ${describe(target)}`);
+    throw usageError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { ${WORKER_OPTIONS.join(', ')} }; got ${describe(target)}`);
   }
   for (const key of Object.keys(target)) {
-    if (key !== 'workerUrl' && key !== 'wasmUrl') throw usageError(`createDecoderWorker: unknown option ${named(key)} (known: workerUrl, wasmUrl)`);
+    if (!WORKER_OPTIONS.includes(key)) throw usageError(`createDecoderWorker: unknown option ${named(key)} (known: ${WORKER_OPTIONS.join(', ')})`);
   }
-  const { workerUrl, wasmUrl } = target;
+  const { workerUrl, wasmUrl, startTimeout = DEFAULT_START_TIMEOUT_MS } = target;
   if (!(workerUrl === undefined || typeof workerUrl === 'string' || workerUrl instanceof URL)) {
     throw usageError(`createDecoderWorker: workerUrl must be a string or a URL; got ${describe(workerUrl)}`);
   }
+  if (!(typeof startTimeout === 'number' && startTimeout > 0 && startTimeout <= 2 ** 31 - 1)) {
+    throw usageError(`createDecoderWorker: startTimeout must be a number of milliseconds in (0, 2147483647]; got ${describe(startTimeout)}`);
+  }
   checkWasmUrl(wasmUrl, 'createDecoderWorker: wasmUrl');
-  return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl) };
+  return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl), startTimeout };
 }
 
 // Decoding options checked here as the worker will check them (names and types;
@@ -153,21 +189,45 @@ function checkedOptions(options) {
 }
 
 export class DecoderWorker {
-  #endpoint;
+  #spawned;              // the worker, started
+  #endpoint;             // the worker, once it has answered the handshake
   #pending = new Map();   // id -> {resolve, reject, onProgress}
   #nextId = 1;
   #failure = null;        // once set, every request fails with it
   #wasmUrl;               // createDecoderWorker({ wasmUrl }), resolved
 
   constructor(target) {
-    const { script, wasmUrl } = workerTarget(target);
+    const { script, wasmUrl, startTimeout } = workerTarget(target);
     this.#wasmUrl = wasmUrl;
-    this.#endpoint = spawn(script).then((ep) => {
+    this.#spawned = spawn(script);
+    this.#endpoint = this.#spawned.then((ep) => {
       ep.listen((m) => this.#receive(m), (e) => this.#fail(e), (code) => this.#exited(code));
-      ep.hold(this.#pending.size > 0);
-      return ep;
+      return this.#handshake(ep, startTimeout, script);
     });
     this.#endpoint.catch((e) => this.#fail(e));
+  }
+
+  // Every request waits for the worker's answer to a 'hello': a worker that
+  // cannot start (its script or an import missing, a script that is not this
+  // package's) becomes a WorkerError, by its error event or at the timeout,
+  // never a request left waiting for ever.
+  #handshake(ep, timeoutMs, script) {
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending.delete(id);
+        if (ep.owned) ep.terminate();   // of no use now, and a Node process would wait on it
+        const what = script === undefined ? "seq2seq-wasm's worker script" : typeof script === 'object' && !(script instanceof URL) ? 'the worker given'
+          : `the worker script ${String(script)}`;
+        reject(new Seq2SeqError(`the decoder worker did not answer within ${timeoutMs} ms of starting: ${what} is still loading, `
+          + 'or is not seq2seq-wasm/worker-script (or a bundle of it); createDecoderWorker({ startTimeout }) allows more time', 'WorkerError'));
+      }, timeoutMs);
+      // Any answer, even an error from an older script that does not know 'hello', shows it runs.
+      const settle = (done) => (value) => { clearTimeout(timer); done(value); };
+      this.#pending.set(id, { resolve: settle(() => resolve(ep)), reject: settle(reject), handshake: true });
+      ep.hold(true);
+      ep.post({ type: 'hello', id });
+    });
   }
 
   #receive(message) {
@@ -189,7 +249,7 @@ export class DecoderWorker {
       return;
     }
     this.#pending.delete(message.id);
-    if (message.ok) entry.resolve(message.value); else entry.reject(rebuildError(message.error));
+    if (message.ok || entry.handshake) entry.resolve(message.value); else entry.reject(rebuildError(message.error));
     this.#idle();
   }
 
@@ -335,7 +395,8 @@ export class DecoderWorker {
   /** Stops the worker; requests still pending reject. */
   async terminate() {
     if (!this.#failure) this.#fail(new Seq2SeqError('the decoder worker was terminated', 'Cancelled'));
-    const ep = await this.#endpoint.catch(() => null);
+    // The worker as started: one that never answered the handshake is stopped too.
+    const ep = await this.#spawned.catch(() => null);
     await ep?.terminate();
   }
 }
@@ -343,9 +404,11 @@ export class DecoderWorker {
 /**
  * A decoder in a worker. `target`: nothing (this package's worker script), the
  * URL of the worker script (seq2seq-wasm/worker-script), a Worker you made, or
- * { workerUrl, wasmUrl }: where the worker script and the engine's .wasm are
- * served, for bundlers that do not emit them (wasmUrl defaults to env.wasmUrl,
- * if set, else the .wasm next to the worker script).
+ * { workerUrl, wasmUrl, startTimeout }: where the worker script and the engine's
+ * .wasm are served, for bundlers that do not emit them (wasmUrl defaults to
+ * env.wasmUrl, if set, else the .wasm next to the worker script), and how many
+ * milliseconds the worker has to start (30,000) before every request fails with
+ * a WorkerError.
  */
 export function createDecoderWorker(target) {
   return new DecoderWorker(target);

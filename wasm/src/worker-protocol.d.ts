@@ -1,11 +1,13 @@
 // Type declarations for seq2seq-wasm/worker-protocol (wasm/src/worker-protocol.js):
 // the decoder worker's message handler, for building a worker of your own.
-import type { BlobLike, DecodingOptions, ErrorKind, ForcedScore, LoadOptions, LoadProgress, ModelInfo, ModelSource, Model, Result, Snapshot } from './index.js';
+import type { BlobLike, DecodingOptions, ErrorKind, ForcedScore, LoadOptions, LoadProgress, ModelInfo, ModelSource, Model, Result, Snapshot, StepInside } from './index.js';
 
 export declare const PROTOCOL_VERSION: 1;
 
 /** Requests the handler understands; replies repeat the id. */
 export type WorkerRequest =
+  /** The client's start-up handshake: answered at once with {protocol: PROTOCOL_VERSION}. */
+  | { id: number; type: 'hello' }
   | {
     id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView | BlobLike;
     /** compute, cache, sha256 (onProgress cannot cross: ask for progress instead). */
@@ -21,12 +23,14 @@ export type WorkerRequest =
   | { id: number; type: 'decodeBatch'; texts: string[]; options?: DecodingOptions; progress?: boolean; sliceMs?: number }
   /** Model.score with the loaded model; the session of start/step/run is left as it was. */
   | { id: number; type: 'score'; text: string; target: string | string[]; options?: DecodingOptions }
+  /** Model.inspect with the loaded model: tokens as ids or a space-separated string; its typed arrays come transferred. */
+  | { id: number; type: 'inspect'; text: string; tokens?: number[] | string }
   /** Without `request`, stops every run and batch in progress or queued; with it, that request only. */
   | { id: number; type: 'cancel'; request?: number };
 
 /** What the handler posts. */
 export type WorkerReply =
-  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | ForcedScore | { cancelled: boolean } }
+  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | ForcedScore | StepInside | { cancelled: boolean } | { protocol: 1 } }
   | { id: number; ok: false; error: { name: string; message: string; kind?: ErrorKind } }
   | { id: number; progress: Snapshot | LoadProgress | { done: number; total: number } };
 

@@ -6,6 +6,8 @@
 //   onmessage = (e) => handle(e.data);
 //
 // Requests carry an id the replies repeat:
+//   {id, type: 'hello'}                    -> value: {protocol: PROTOCOL_VERSION}, at once: the client's start-up
+//                                             handshake (worker-client.js), which every other request waits for
 //   {id, type: 'load', source, options, progress, wasmUrl}
 //                                          -> value: ModelInfo  (source: URL/path string, ArrayBuffer, typed array or Blob;
 //                                             options: {compute, cache, sha256}; with progress, {id, progress: {loaded, total}}
@@ -25,7 +27,7 @@
 //                                             only that one, or that load (which then fails, the model unchanged)
 // Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
 //
-// Requests are handled one at a time, in order, except cancel, which acts at
+// Requests are handled one at a time, in order, except hello and cancel, which act at
 // once: a run or batch in progress (or queued) stops at its next step or slice
 // boundary and fails with kind 'Cancelled'; the session stays where it stopped.
 // A run steps for sliceMs (default 8 ms) at a time and then yields to the event
@@ -38,7 +40,7 @@ import { env } from './env.js';
 import { checkTexts } from './batch.js';
 
 export const PROTOCOL_VERSION = 1;
-const REQUEST_TYPES = new Set(['load', 'start', 'step', 'run', 'decodeBatch', 'score', 'inspect', 'cancel']);
+const REQUEST_TYPES = new Set(['hello', 'load', 'start', 'step', 'run', 'decodeBatch', 'score', 'inspect', 'cancel']);
 
 // A macrotask turn: setImmediate in Node (after pending I/O, so messages from
 // the parent get in), a MessageChannel in browsers (setTimeout is clamped to
@@ -273,6 +275,10 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     const type = message && typeof message === 'object' ? message.type : undefined;
     if (!REQUEST_TYPES.has(type)) {
       fail(id, usageError(`unknown request ${JSON.stringify(type)} (known: ${[...REQUEST_TYPES].join(', ')})`));
+      return Promise.resolve();
+    }
+    if (type === 'hello') {
+      reply(id, { protocol: PROTOCOL_VERSION });
       return Promise.resolve();
     }
     if (type === 'cancel') {
