@@ -56,10 +56,12 @@ emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENC
 cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
-part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples (node --test)"
+part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples, Bun and Deno (node --test)"
 # (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs; the
-# CMUdict package: the phonemizer's lexicon tests.)
-[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -d node_modules/cmu-pronouncing-dictionary ]] \
+# CMUdict package: the phonemizer's lexicon tests; bun and deno: the runtimes
+# the README's Node examples and the worker also run in, tests/node/runtimes.test.mjs.)
+[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -x node_modules/.bin/bun \
+   && -x node_modules/.bin/deno && -d node_modules/cmu-pronouncing-dictionary ]] \
   || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 # Two files at a time: most of them wait on a child process or a worker, and the
