@@ -72,6 +72,9 @@ std::string names(const std::vector<const KernelSet*>& sets) {
 }
 
 const KernelSet& choose() {
+#if defined(__EMSCRIPTEN__)
+  return kBase;  // one set, and no environment to name another in a browser
+#endif
   const char* forced = std::getenv("SEQ2SEQ_ISA");
   const auto& runnable = runnable_kernel_sets();
   if (forced == nullptr || *forced == '\0') return *runnable.front();

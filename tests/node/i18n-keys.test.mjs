@@ -80,16 +80,16 @@ test('every key the page names exists, and every key is named', () => {
   assert.deepEqual(unused, [], 'keys no source names');
 });
 
-test('t fills placeholders, answers in the language set, and falls back to English', () => {
+test('t fills placeholders, answers in the language set (loaded when first set), and falls back to English', async () => {
   try {
     assert.equal(t('transport.status', { t: 3, max: 7 }), 'step 3 of 7');
-    assert.equal(setLang('zh'), 'zh');
+    assert.equal(await setLang('zh'), 'zh');
     assert.equal(t('transport.status', { t: 3, max: 7 }), zh['transport.status'].replace('{t}', '3').replace('{max}', '7'));
     assert.notEqual(t('transport.status', { t: 3, max: 7 }), 'step 3 of 7');
-    assert.equal(setLang('fr'), 'en');
+    assert.equal(await setLang('fr'), 'en');
     assert.equal(t('lane.greedy'), 'Greedy');
   } finally {
-    setLang('en');
+    await setLang('en');
   }
 });
 

@@ -45,7 +45,8 @@ function endpoint(worker, owned, script) {
         worker.addEventListener('error', (e) => {
           e.preventDefault?.();
           if (e.error) onError(e.error);
-          else startFailure(script, e.message).then(onError);
+          // Loaded only when a worker fails to start.
+          else import('./worker-start-failure.js').then(({ startFailure }) => startFailure(script, e.message)).then(onError);
         });
         worker.addEventListener('messageerror', () => onError(new Error('a message from the worker could not be read')));
         worker.start?.();   // a MessagePort needs starting when listened to with addEventListener
@@ -58,28 +59,6 @@ function endpoint(worker, owned, script) {
     },
     terminate() { return worker.terminate?.(); },
   };
-}
-
-// A browser says only that a worker failed to start, not why: the script's own
-// URL, fetched again, tells a missing or mistyped script from one whose
-// imports failed. `script`: {url} where known, {described} for the default.
-async function startFailure(script, detail) {
-  const advice = 'pass createDecoderWorker({ workerUrl }) the URL where seq2seq-wasm/worker-script (or your bundle of it) is served';
-  if (detail) return new Error(`the worker script ${script?.url ?? script?.described ?? ''} failed: ${detail}`);
-  if (!script?.url || typeof fetch !== 'function') {
-    return new Error(`the worker script ${script?.described ?? ''} failed to start (it may not exist, or not be a module); ${advice}`);
-  }
-  let why;
-  try {
-    const r = await fetch(script.url, { cache: 'no-store' });
-    const type = r.headers.get('content-type') ?? '';
-    why = !r.ok ? `it answers HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}; ${advice}`
-      : !/javascript|ecmascript/i.test(type) ? `it is served as ${type ? `'${type}'` : 'no type'}, not JavaScript; ${advice}`
-        : 'it loads, so a module it imports failed to load (missing, or not JavaScript): serve the files it imports next to it, or bundle them into it';
-  } catch (e) {
-    why = `it cannot be fetched (${e?.message ?? e}); ${advice}`;
-  }
-  return new Error(`the worker script ${script.url} failed to start: ${why}`);
 }
 
 async function spawn(target) {

@@ -391,9 +391,9 @@ class App {
   }
 
   /** Redraws every word of the page in language `l`, and keeps it in the address. */
-  switchLang(l) {
+  async switchLang(l) {
     if (l === lang()) return;
-    setLang(l);
+    await setLang(l);
     this.relabel();
     // Messages already on the page were written in the old language: the address notes
     // are read again, and lanes that failed decode again for their message.
@@ -445,7 +445,7 @@ class App {
 async function main() {
   performance.mark('app-main');
   // The language first: every word drawn from here on is in it.
-  setLang(decodeState(location.search).lang);
+  await setLang(decodeState(location.search).lang);
   applyStatic();
   let models;
   try {
