@@ -11,7 +11,8 @@
 //   --json FILE  also write the per-round times, medians, ratios and agreement
 //
 // Needs build/native/seq2seq (or $SEQ2SEQ_CLI), wasm/dist (scripts/build-wasm.sh),
-// `npm ci` (onnxruntime-node/-web are devDependencies), and /usr/bin/python3 with
+// onnxruntime-node/-web (bench/runtimes/package.json: installed there on the first
+// run, not with the repository's devDependencies), and /usr/bin/python3 with
 // torch for PyTorch and for exporting the ONNX graphs (bench/export_onnx.py, from
 // models/g2p-transformer.safetensors into build/bench-onnx/, redone when the model
 // or the exporter changes). Without torch the PyTorch column is skipped, and so
@@ -42,17 +43,27 @@
 // token for token, on every word, else exit 1; beam 5 and PyTorch agreement and
 // score differences are reported (ours computes int8-stored weights in int8 by
 // default, onnxruntime and PyTorch the dequantized weights in f32).
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import * as ortNode from 'onnxruntime-node';
-import * as ortWeb from 'onnxruntime-web';
 import { ROOT, cliPath, runCli } from '../tests/node/helpers.mjs';
 import { testWords } from './words.mjs';
 import { DEFAULT_OPTIONS, loadModel } from '../wasm/src/index.js';
+
+// The other runtimes: devDependencies of this benchmark only, installed on demand.
+const runtimesDir = join(ROOT, 'bench/runtimes');
+if (!existsSync(join(runtimesDir, 'node_modules/onnxruntime-node')) || !existsSync(join(runtimesDir, 'node_modules/onnxruntime-web'))) {
+  console.error('installing bench/runtimes (onnxruntime-node, onnxruntime-web)…');
+  execFileSync('npm', ['install', '--prefix', runtimesDir, '--no-audit', '--no-fund'], { stdio: 'inherit', env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' } });
+}
+const runtimesRequire = createRequire(join(runtimesDir, 'package.json'));
+const ortNode = await import(pathToFileURL(runtimesRequire.resolve('onnxruntime-node')).href);
+const ortWeb = await import(pathToFileURL(runtimesRequire.resolve('onnxruntime-web')).href);
 
 const { values: opt } = parseArgs({ options: { words: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' } } });
 const N = Number(opt.words);

@@ -19,7 +19,7 @@ done
 scripts/install-deps.sh
 if [[ ! -d node_modules ]]; then
   echo "== npm ci"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 fi
 echo "== wasm"
 scripts/build-wasm.sh

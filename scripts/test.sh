@@ -62,14 +62,14 @@ part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity wi
 # the README's Node examples and the worker also run in, tests/node/runtimes.test.mjs.)
 [[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -x node_modules/.bin/bun \
    && -x node_modules/.bin/deno && -d node_modules/cmu-pronouncing-dictionary ]] \
-  || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+  || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 # Two files at a time: most of them wait on a child process or a worker, and the
 # shared scratch install is built once under a lock (tests/node/helpers.mjs).
 SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
 
 part "the page: build the site, browser tests (Debian's Chromium, headless)"
-[[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+[[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 node scripts/build-web.mjs
 # Two files at a time, as the Node tests: each waits mostly on its page's decoder
