@@ -56,13 +56,16 @@ emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENC
 cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
-part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples, Bun and Deno (node --test)"
+part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples, Node 18, Bun and Deno (node --test)"
 # (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs; the
 # CMUdict package: the phonemizer's lexicon tests; bun and deno: the runtimes
-# the README's Node examples and the worker also run in, tests/node/runtimes.test.mjs.)
+# the README's Node examples and the worker also run in, with Node 18,
+# tests/node/runtimes.test.mjs.)
 [[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -x node_modules/.bin/bun \
    && -x node_modules/.bin/deno && -d node_modules/cmu-pronouncing-dictionary ]] \
   || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+# Node at the package's lower bound, in a folder of its own so that its node shadows nothing.
+[[ -x tests/runtimes/node_modules/node18/bin/node ]] || npm ci --prefix tests/runtimes --no-audit --no-fund
 scripts/build-wasm.sh
 # Two files at a time: most of them wait on a child process or a worker, and the
 # shared scratch install is built once under a lock (tests/node/helpers.mjs).

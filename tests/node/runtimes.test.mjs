@@ -1,5 +1,6 @@
-// Bun and Deno (devDependencies, their npm packages' binaries) run what the
-// README promises Node users, from the installed tarballs: every Node example of
+// Node at the package's lower bound (18.20, tests/runtimes), Bun and Deno
+// (devDependencies, their npm packages' binaries) run what the README promises
+// Node users, from the installed tarballs: every Node example of
 // both READMEs prints what its `// →` comments say, and the decoder worker
 // (createDecoderWorker(): a worker_threads worker in Bun, a module Web Worker in
 // Deno) loads a model, decodes and stops.
@@ -16,6 +17,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = installPackage();
 
 const RUNTIMES = {
+  // The lower bound of "engines" (>= 18; import.meta.resolve, which the examples use, from 18.19).
+  node18: { bin: join(ROOT, 'tests/runtimes/node_modules/node18/bin/node'), args: (file) => [file] },
   bun: { bin: join(ROOT, 'node_modules/.bin/bun'), args: (file) => ['run', file] },
   // -A: the examples read the models from node_modules and the worker spawns.
   deno: { bin: join(ROOT, 'node_modules/.bin/deno'), args: (file) => ['run', '-A', '--quiet', file] },
@@ -42,8 +45,8 @@ function run(runtime, name, code) {
 
 for (const runtime of Object.keys(RUNTIMES)) {
   describe(runtime, () => {
-    test('installed (a devDependency of the repository)', () => {
-      assert.ok(existsSync(RUNTIMES[runtime].bin), `${RUNTIMES[runtime].bin}: run npm ci`);
+    test('installed (a devDependency of the repository, or of tests/runtimes)', () => {
+      assert.ok(existsSync(RUNTIMES[runtime].bin), `${RUNTIMES[runtime].bin}: run npm ci (and npm ci --prefix tests/runtimes)`);
       const r = spawnSync(RUNTIMES[runtime].bin, ['--version'], { encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
     });
@@ -76,3 +79,16 @@ for (const runtime of Object.keys(RUNTIMES)) {
     }
   });
 }
+
+test('require() from CommonJS: ERR_REQUIRE_ESM on Node 18, the module from Node 20.19 (as the README says)', () => {
+  const file = join(pkg.project, 'runtime-require.cjs');
+  writeFileSync(file, "const { loadModel, LIMITS } = require('seq2seq-wasm');\nconsole.log(typeof loadModel, typeof LIMITS);\n");
+  const old = spawnSync(RUNTIMES.node18.bin, [file], { cwd: pkg.project, encoding: 'utf8' });
+  assert.notEqual(old.status, 0);
+  assert.match(old.stderr, /ERR_REQUIRE_ESM/);
+  const [major, minor] = process.versions.node.split('.').map(Number);
+  assert.ok(major > 20 || (major === 20 && minor >= 19), `this test runs on Node ${process.versions.node}`);
+  const now = spawnSync(process.execPath, [file], { cwd: pkg.project, encoding: 'utf8' });
+  assert.equal(now.status, 0, now.stderr);
+  assert.equal(now.stdout.trim(), 'function object');
+});
