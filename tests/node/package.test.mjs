@@ -114,6 +114,9 @@ describe('npm pack', () => {
     const wasm = createRequire(join(pkg.project, 'package.json')).resolve('seq2seq-wasm/seq2seq_core.wasm');
     assert.equal(wasm, join(pkg.packageDir, 'wasm/dist/seq2seq_core.wasm'));
     assert.equal(readFileSync(wasm).subarray(0, 4).toString('latin1'), '\0asm');
+    // typesVersions: each typed subpath's declarations, for tools that read no exports map (node10).
+    const typedSubpaths = Object.entries(m.exports).filter(([entry, target]) => entry !== '.' && typeof target === 'object');
+    assert.deepEqual(m.typesVersions, { '*': Object.fromEntries(typedSubpaths.map(([entry, target]) => [entry.slice(2), [target.types]])) });
     for (const [entry, target] of Object.entries(m.exports)) {
       if (typeof target === 'object') {
         assert.deepEqual(Object.keys(target), ['types', 'default'], `${entry}: types first`);
@@ -133,7 +136,9 @@ describe('npm pack', () => {
     assert.match(notice, /cmu-pronouncing-dictionary@3\.0\.0[\s\S]*ISC License/, 'the lexicon\'s source and its notice');
     assert.equal(m.type, 'module');
     assert.equal(m.sideEffects, false);
-    assert.equal(m.main, undefined);
+    // main, types and typesVersions: the same entry points for tools that read no exports map (node10).
+    assert.deepEqual([m.main, m.types], [m.exports['.'].default, m.exports['.'].types]);
+    assert.deepEqual(m.typesVersions, { '*': { g2p: [m.exports['./g2p'].types] } });
     assert.deepEqual(Object.keys(m.exports['.']), ['types', 'default']);
     assert.deepEqual(Object.keys(m.exports['./g2p']), ['types', 'default']);
     for (const target of [m.exports['.'], m.exports['./g2p']]) for (const f of Object.values(target)) assert.ok(existsSync(join(pkg.modelsDir, f)), f);
