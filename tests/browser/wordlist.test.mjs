@@ -372,7 +372,8 @@ for (const lang of ['en', 'zh']) {
     const other = lang === 'en' ? 'zh' : 'en';
     const rows = (await summary(page)).length;
     await page.click(`#lang-${other}`);
-    assert.equal(await page.textContent('#wl-title'), (other === 'en' ? en : zh)['list.heading']);
+    // Chinese strings load on first use: the page is relabelled once they are in.
+    await page.waitForFunction((text) => document.getElementById('wl-title').textContent === text, (other === 'en' ? en : zh)['list.heading'], { timeout: 10000 });
     assert.equal((await summary(page)).length, rows);
     await page.waitForFunction(() => location.search.includes('view=list&n=20&src=test'));
     assert.deepEqual(errors, []);
