@@ -11,6 +11,15 @@ jobs=$(nproc)
 
 # Each part says how long it took, so that the whole run's time (CI keeps it under 20
 # minutes on 2 cores) can be read part by part.
+# The named test files of DIR, then the rest: the longest first, so that files run
+# two at a time finish together rather than one alone at the end.
+longest_first() {
+  local dir=$1 f
+  shift
+  printf '%s\n' "$@"
+  for f in "$dir"/*.test.mjs; do [[ " $* " == *" $f "* ]] || echo "$f"; done
+}
+
 part_start=$SECONDS
 part() {
   ((SECONDS > part_start)) && echo "   (took $((SECONDS - part_start)) s)"
@@ -69,7 +78,9 @@ part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity wi
 scripts/build-wasm.sh
 # Two files at a time: most of them wait on a child process or a worker, and the
 # shared scratch install is built once under a lock (tests/node/helpers.mjs).
-SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
+mapfile -t node_tests < <(longest_first tests/node tests/node/leak.test.mjs tests/node/parity.test.mjs \
+  tests/node/runtimes.test.mjs tests/node/decode-batch.test.mjs)
+SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 "${node_tests[@]}"
 
 part "the page: build the site, browser tests (Debian's Chromium, headless)"
 [[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
@@ -77,5 +88,8 @@ scripts/build-wasm.sh
 node scripts/build-web.mjs
 # Two files at a time, as the Node tests: each waits mostly on its page's decoder
 # worker, and two Chromiums keep both cores busy.
-node --test --test-concurrency=2 tests/browser/
+mapfile -t browser_tests < <(longest_first tests/browser tests/browser/tour.test.mjs tests/browser/inside.test.mjs \
+  tests/browser/page.test.mjs tests/browser/first-screen.test.mjs tests/browser/self-attention.test.mjs \
+  tests/browser/compare.test.mjs tests/browser/wordlist.test.mjs tests/browser/nar-length.test.mjs)
+node --test --test-concurrency=2 "${browser_tests[@]}"
 part "all passed in $SECONDS s"

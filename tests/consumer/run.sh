@@ -7,7 +7,7 @@
 #    find_package(seq2seq CONFIG REQUIRED): only the installed public headers,
 #    libseq2seq.a and the package config, no source tree and no Eigen;
 # 2. builds the same program with the source tree added by add_subdirectory (as
-#    FetchContent does), the library compiled anew with the default, portable flags;
+#    FetchContent does), the library compiled anew with the default, portable flags (unoptimised);
 # 3. runs both on shipped models and holds each output line (word, output, score)
 #    to the installed CLI's for the same model and word.
 set -euo pipefail
@@ -45,7 +45,10 @@ echo "each of the $headers installed headers compiles on its own"
 
 cmake -S "$root/tests/consumer" -B "$work/package" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/package" -j"$jobs" >/dev/null
-cmake -S "$root/tests/consumer" -B "$work/subdirectory" -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_SOURCE_DIR="$root" >/dev/null
+# Unoptimised (-O0, no debug info): what this variant checks is that the source tree
+# builds and links inside another project; the optimised library is BUILD_DIR's.
+cmake -S "$root/tests/consumer" -B "$work/subdirectory" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
+  -DSEQ2SEQ_SOURCE_DIR="$root" >/dev/null
 cmake --build "$work/subdirectory" -j"$jobs" --target consumer >/dev/null
 
 cli=$prefix/bin/seq2seq
