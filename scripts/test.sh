@@ -78,9 +78,7 @@ part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity wi
 scripts/build-wasm.sh
 # Two files at a time: most of them wait on a child process or a worker, and the
 # shared scratch install is built once under a lock (tests/node/helpers.mjs).
-mapfile -t node_tests < <(longest_first tests/node tests/node/leak.test.mjs tests/node/parity.test.mjs \
-  tests/node/runtimes.test.mjs tests/node/decode-batch.test.mjs)
-SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 "${node_tests[@]}"
+SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
 
 part "the page: build the site, browser tests (Debian's Chromium, headless)"
 [[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
