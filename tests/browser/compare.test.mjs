@@ -194,7 +194,8 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
     const twin = page.locator('.lane-compare .score-panel details.twin summary').first();
     await twin.focus();
     await page.keyboard.press('Enter');
-    assert.equal(await page.locator('.lane-compare .score-panel details.twin').first().evaluate((d) => d.open), true);
+    // Under load the toggle can land a frame later.
+    await page.waitForFunction(() => document.querySelector('.lane-compare .score-panel details.twin')?.open === true, null, { timeout: 5000 });
     // ← steps back, and the compare lane's maps lose their last row.
     const rows = await page.locator('.lane-compare svg.heatmap .hm-row').count();
     await page.locator('h1').click();

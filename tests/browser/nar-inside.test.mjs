@@ -151,7 +151,8 @@ describe('inside a Mask-Predict iteration', () => {
     close(chosen, dr.probs[p], 2e-3, 'the grid\'s confidence');
 
     // Reload: the step, the draft (by its length) and the inside come back as they were.
-    await page.waitForFunction((L) => location.search.includes(`draft=${L}`) && location.search.includes('inside=dec-out'), dr.length);
+    // The address is written after the click: wait for the picked position in it too.
+    await page.waitForFunction((L) => location.search.includes(`draft=${L}`) && /inside=dec-out[^,&]*-q\d+/.test(location.search), dr.length);
     const before = await page.evaluate(() => location.search);
     await page.reload();
     await waitReady(page);
