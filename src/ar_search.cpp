@@ -158,16 +158,33 @@ std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, in
   return chosen;
 }
 
-Snapshot ArSearch::step() {
+std::vector<int> ArSearch::next_tokens() const {
   if (done_) throw UsageError("the decode has finished: start a new one");
-  const int t = static_cast<int>(live_.front().tokens.size());  // index of the token chosen now
   std::vector<int> fed;
   for (const auto& h : live_) fed.push_back(h.tokens.empty() ? sp_.bos : h.tokens.back());
+  return fed;
+}
+
+Snapshot ArSearch::step() {
+  const std::vector<int> fed = next_tokens();
   RowMatrix lp;
   CrossAndSelfAttention attn;
-  std::vector<Candidate> pruned, chosen;
   try {
     scorer_.score(fed, lp, opt_.attention ? &attn : nullptr);
+  } catch (...) {
+    done_ = true;  // the scorer's cache is in no state to go on from: this decode is over
+    throw;
+  }
+  return advance(lp, attn);
+}
+
+Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& attn) {
+  if (done_) throw UsageError("the decode has finished: start a new one");
+  const int t = static_cast<int>(live_.front().tokens.size());  // index of the token chosen now
+  std::vector<Candidate> pruned, chosen;
+  try {
+    if (lp.rows() != static_cast<long>(live_.size()) || lp.cols() != scorer_.vocab_size())
+      throw UsageError("advance: scores of the wrong shape for the live hypotheses");
     for (long row = 0; row < lp.rows(); ++row) require_finite_scores(lp.row(row).data(), lp.cols(), position_name(t));
     chosen = opt_.strategy == Strategy::Sample ? select_sample(lp, t) : select_beam(lp, t, pruned);
   } catch (...) {

@@ -39,6 +39,12 @@ class ArSearch {
   }
   // One decoder call; throws UsageError once done.
   Snapshot step();
+  // step() in two halves, for a caller that scores several searches' hypotheses
+  // in one pass (batch_decode.cpp): the tokens to feed the live hypotheses, then
+  // the step given their log-probabilities [live x V] (and attention, if asked).
+  // A failure in between leaves the search unusable: the caller drops it.
+  std::vector<int> next_tokens() const;
+  Snapshot advance(const RowMatrix& logprobs, const CrossAndSelfAttention& attention);
   // The n-best finished hypotheses, best first (valid once done).
   std::vector<Result> results() const;
 

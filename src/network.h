@@ -17,6 +17,14 @@ class Network {
   virtual int64_t parameter_count() const = 0;
   // Autoregressive scoring of one source; `capacity`: decoder positions to reserve.
   virtual std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const = 0;
+  // One scorer per source, as step_scorer gives them; an architecture may encode
+  // the sources in one pass (the Transformer).
+  virtual std::vector<std::unique_ptr<StepScorer>> step_scorers(const std::vector<std::vector<int>>& sources,
+                                                                const std::vector<int>& capacities) const {
+    std::vector<std::unique_ptr<StepScorer>> out;
+    for (size_t i = 0; i < sources.size(); ++i) out.push_back(step_scorer(sources[i], capacities[i]));
+    return out;
+  }
   // Non-autoregressive scoring of one source (CMLM only).
   virtual std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const = 0;
   // Every intermediate of one decoder pass over `target` (the decoder's input ids,

@@ -48,6 +48,16 @@ struct CrossAndSelfAttention : HeadMaps {
   HeadMaps self;
 };
 
+class StepScorer;
+
+// One source's share of a pass over several sources (score_together): the tokens
+// fed to its hypotheses, and their log-probabilities back [n x V].
+struct StepRequest {
+  StepScorer* scorer = nullptr;
+  std::vector<int> tokens;
+  RowMatrix logprobs;
+};
+
 // Autoregressive scoring of the hypotheses of one source. It starts with one
 // hypothesis that has been fed nothing.
 class StepScorer {
@@ -63,11 +73,35 @@ class StepScorer {
   virtual void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) = 0;
   // Hypothesis i continues old hypothesis parents[i] (parents may repeat).
   virtual void reorder(const std::vector<int>& parents) = 0;
+  // Scorers that can share one decoder pass (a Transformer's, over several
+  // sources) name the same non-null group; score_group() then scores requests
+  // whose scorers are all of this one's group, each as score() would alone
+  // (no attention). Others are scored one by one.
+  virtual const void* group() const { return nullptr; }
+  virtual void score_group(const std::vector<StepRequest*>& requests) {
+    for (StepRequest* r : requests) r->scorer->score(r->tokens, r->logprobs, nullptr);
+  }
   // The encoder's self-attention over this source, maps [source length x source
   // length]; no maps for a model without one (the RNN). Worked out when asked
   // (another encoder pass), so that decoding without attention keeps none.
   virtual HeadMaps encoder_attention() { return {}; }
 };
+
+// Every request scored: those of one group in one pass, the rest one by one.
+inline void score_together(std::vector<StepRequest>& requests) {
+  std::vector<bool> taken(requests.size(), false);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (taken[i]) continue;
+    std::vector<StepRequest*> group{&requests[i]};
+    if (const void* g = requests[i].scorer->group())
+      for (size_t j = i + 1; j < requests.size(); ++j)
+        if (!taken[j] && requests[j].scorer->group() == g) {
+          group.push_back(&requests[j]);
+          taken[j] = true;
+        }
+    requests[i].scorer->score_group(group);
+  }
+}
 
 // Non-autoregressive scoring of whole drafts for one source.
 class ParallelScorer {

@@ -5,6 +5,7 @@
 //   s.start("PHONEME");
 //   while (!s.done()) draw(s.step());   // or: auto nbest = s.run();
 #pragma once
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,12 @@ class ArSearch;
 class NarSearch;
 class StepScorer;
 class ParallelScorer;
+
+// One source's outcome in Session::run_batch: its n-best, or what decoding it threw.
+struct BatchResult {
+  std::vector<Result> results;  // best first; empty when error is set
+  std::exception_ptr error;     // an InputError or ModelError for this source; null if none
+};
 
 class Session {
  public:
@@ -43,6 +50,15 @@ class Session {
   Snapshot step();
   // Steps to the end and returns the n-best, best first.
   std::vector<Result> run();
+  // start(source) + run() for every source, in order, with the words stepped
+  // together: up to `window` sources are in flight at once, and each decoder
+  // pass scores the live hypotheses of all of them (an autoregressive
+  // Transformer: one matrix product per layer over all their rows; the sources
+  // encoded together too). The results are those of decoding each alone. A
+  // source that fails gets its error and the others go on; the decode in
+  // progress, if any, is left as it was.
+  std::vector<BatchResult> run_batch(const std::vector<std::string>& sources, int window = kBatchWindow) const;
+  static constexpr int kBatchWindow = 32;
   // The max output length in effect for the current source.
   int max_length() const { return max_len_; }
   const std::vector<int>& source_ids() const { return source_; }

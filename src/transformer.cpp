@@ -294,72 +294,101 @@ DecoderCache Transformer::start_cache(const EncoderOutput& enc, int src_index, i
 
 void Transformer::decode_step(DecoderCache& c, const std::vector<int>& tokens, RowMatrix& logits,
                               StepAttention* attn) const {
-  if (static_cast<int>(tokens.size()) != c.n_hyps)
-    throw UsageError("decode_step: " + std::to_string(tokens.size()) + " tokens for " + std::to_string(c.n_hyps) + " hypotheses");
-  if (c.length >= c.capacity)
-    throw UsageError("decode_step: the cache is full (" + std::to_string(c.capacity) + " positions)");
+  decode_steps({{&c, &tokens, &logits, attn}});
+}
+
+void Transformer::decode_steps(const std::vector<CacheStep>& steps) const {
   const int Vt = static_cast<int>(cfg_.tgt_vocab.size());
-  for (int id : tokens)
-    if (id < 0 || id >= Vt) throw InputError("token id " + std::to_string(id) + " is outside the target vocabulary");
-  const int n = c.n_hyps, t = c.length, L = cfg_.d_model, H = cfg_.n_heads, dh = cfg_.head_dim();
-  if (attn) {
-    attn->layers = cfg_.dec_layers;
-    attn->heads = H;
-    attn->self.assign(static_cast<size_t>(cfg_.dec_layers * H), RowMatrix(n, t + 1));
-    attn->cross.assign(static_cast<size_t>(cfg_.dec_layers * H), RowMatrix(n, c.src_len));
+  const int L = cfg_.d_model, H = cfg_.n_heads, dh = cfg_.head_dim();
+  // Rows [first[i], first[i] + n_i) of every product are cache i's hypotheses.
+  std::vector<Eigen::Index> first;
+  Eigen::Index rows = 0;
+  for (const CacheStep& s : steps) {
+    const DecoderCache& c = *s.cache;
+    if (static_cast<int>(s.tokens->size()) != c.n_hyps)
+      throw UsageError("decode_step: " + std::to_string(s.tokens->size()) + " tokens for " + std::to_string(c.n_hyps) + " hypotheses");
+    if (c.length >= c.capacity)
+      throw UsageError("decode_step: the cache is full (" + std::to_string(c.capacity) + " positions)");
+    for (int id : *s.tokens)
+      if (id < 0 || id >= Vt) throw InputError("token id " + std::to_string(id) + " is outside the target vocabulary");
+    if (s.attn) {
+      s.attn->layers = cfg_.dec_layers;
+      s.attn->heads = H;
+      s.attn->self.assign(static_cast<size_t>(cfg_.dec_layers * H), RowMatrix(c.n_hyps, c.length + 1));
+      s.attn->cross.assign(static_cast<size_t>(cfg_.dec_layers * H), RowMatrix(c.n_hyps, c.src_len));
+    }
+    first.push_back(rows);
+    rows += c.n_hyps;
   }
   const float scale = cfg_.scale_embedding ? std::sqrt(static_cast<float>(L)) : 1.0f;
-  RowMatrix x(n, L);
-  for (int i = 0; i < n; ++i) x.row(i) = tgt_embed_.row(tokens[static_cast<size_t>(i)]) * scale + tgt_pos_.row(t);
+  RowMatrix x(rows, L);
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (int j = 0; j < steps[i].cache->n_hyps; ++j)
+      x.row(first[i] + j) = tgt_embed_.row((*steps[i].tokens)[static_cast<size_t>(j)]) * scale + tgt_pos_.row(steps[i].cache->length);
 
   std::vector<float> scratch;
   for (int l = 0; l < cfg_.dec_layers; ++l) {
     const DecoderLayer& layer = dec_[static_cast<size_t>(l)];
-    RowMatrix& cache = c.self_kv[static_cast<size_t>(l)];
     residual(x, layer.ln1, [&](const RowMatrix& in, RowMatrix& out) {
-      RowMatrix qkv, ctx(n, L);
+      RowMatrix qkv, ctx(rows, L);
       linear(in, layer.self_attn.qkv, qkv);
-      for (int i = 0; i < n; ++i) {
-        const Eigen::Index row = static_cast<Eigen::Index>(i) * c.capacity;
-        cache.row(row + t) = qkv.row(i).segment(L, 2 * L);
-        const float* kbase = cache.data() + static_cast<size_t>(row) * 2 * L;
+      for (size_t s = 0; s < steps.size(); ++s) {
+        DecoderCache& c = *steps[s].cache;
+        RowMatrix& cache = c.self_kv[static_cast<size_t>(l)];
+        const int t = c.length;
         scratch.resize(static_cast<size_t>(t + 1));
         AttentionHeadArgs a;
         a.ldq = 3 * L; a.ldk = 2 * L; a.ldv = 2 * L; a.ldo = L;
         a.n_q = 1; a.n_k = t + 1; a.dh = dh;
         a.scale = 1.0f / std::sqrt(static_cast<float>(dh));
         a.scratch = scratch.data();
-        for (int h = 0; h < H; ++h) {
-          a.q = qkv.data() + static_cast<size_t>(i) * 3 * L + h * dh;
-          a.k = kbase + h * dh;
-          a.v = kbase + L + h * dh;
-          a.out = ctx.data() + static_cast<size_t>(i) * L + h * dh;
-          if (attn) {  // this hypothesis's row of the head's [n x t+1] matrix
-            RowMatrix& m = attn->self[static_cast<size_t>(l * H + h)];
-            a.probs = m.data() + static_cast<size_t>(i) * m.cols();
-            a.ldp = static_cast<int>(m.cols());
+        for (int i = 0; i < c.n_hyps; ++i) {
+          const Eigen::Index r = first[s] + i;  // this hypothesis's row of the products
+          const Eigen::Index row = static_cast<Eigen::Index>(i) * c.capacity;
+          cache.row(row + t) = qkv.row(r).segment(L, 2 * L);
+          const float* kbase = cache.data() + static_cast<size_t>(row) * 2 * L;
+          for (int h = 0; h < H; ++h) {
+            a.q = qkv.data() + static_cast<size_t>(r) * 3 * L + h * dh;
+            a.k = kbase + h * dh;
+            a.v = kbase + L + h * dh;
+            a.out = ctx.data() + static_cast<size_t>(r) * L + h * dh;
+            if (steps[s].attn) {  // this hypothesis's row of the head's [n x t+1] matrix
+              RowMatrix& m = steps[s].attn->self[static_cast<size_t>(l * H + h)];
+              a.probs = m.data() + static_cast<size_t>(i) * m.cols();
+              a.ldp = static_cast<int>(m.cols());
+            }
+            attention_head(a);
           }
-          attention_head(a);
         }
       }
       linear(ctx, layer.self_attn.out, out);
     });
     residual(x, layer.ln2, [&](const RowMatrix& in, RowMatrix& out) {
-      RowMatrix q, ctx(n, L);
+      RowMatrix q, ctx(rows, L);
       linear(in, layer.cross_attn.q, q);
-      const RowMatrix& kv = c.cross_kv[static_cast<size_t>(l)];
-      // All hypotheses share the source: one kernel call per head covers them all.
-      HeadSinks sinks;
-      if (attn) sinks = {&attn->cross, static_cast<size_t>(l * H)};
-      multi_head(q.data(), L, kv.data(), 2 * L, kv.data() + L, 2 * L, ctx.data(), L, n, c.src_len, c.src_len, -1, H, dh,
-                 sinks, scratch);
+      for (size_t s = 0; s < steps.size(); ++s) {
+        const DecoderCache& c = *steps[s].cache;
+        const RowMatrix& kv = c.cross_kv[static_cast<size_t>(l)];
+        // A cache's hypotheses share its source: one kernel call per head covers them all.
+        HeadSinks sinks;
+        if (steps[s].attn) sinks = {&steps[s].attn->cross, static_cast<size_t>(l * H)};
+        const size_t at = static_cast<size_t>(first[s]) * L;
+        multi_head(q.data() + at, L, kv.data(), 2 * L, kv.data() + L, 2 * L, ctx.data() + at, L, c.n_hyps, c.src_len,
+                   c.src_len, -1, H, dh, sinks, scratch);
+      }
       linear(ctx, layer.cross_attn.out, out);
     });
     residual(x, layer.ln3, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
   }
   final_norm(x, dec_final_);
-  output_logits(x, logits);
-  c.length = t + 1;
+  if (steps.size() == 1) {
+    output_logits(x, *steps[0].logits);
+  } else {
+    RowMatrix all;
+    output_logits(x, all);
+    for (size_t s = 0; s < steps.size(); ++s) *steps[s].logits = all.middleRows(first[s], steps[s].cache->n_hyps);
+  }
+  for (const CacheStep& s : steps) s.cache->length += 1;
 }
 
 void Transformer::reorder_cache(DecoderCache& c, const std::vector<int>& parents) const {
@@ -395,8 +424,10 @@ HeadMaps encoder_attention_of(const Transformer& m, const std::vector<int>& sour
 
 class TransformerStepScorer final : public StepScorer {
  public:
-  TransformerStepScorer(const Transformer& m, const std::vector<int>& source, int capacity)
-      : m_(m), source_(source), enc_(m.encode({source})), cache_(m.start_cache(enc_, 0, 1, capacity)) {}
+  // Source `index` of `enc`, which may hold several (encoded in one pass).
+  TransformerStepScorer(const Transformer& m, const std::vector<int>& source, const EncoderOutput& enc, int index,
+                        int capacity)
+      : m_(m), source_(source), cache_(m.start_cache(enc, index, 1, capacity)) {}
 
   int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()); }
   int source_length() const override { return cache_.src_len; }
@@ -419,10 +450,19 @@ class TransformerStepScorer final : public StepScorer {
   void reorder(const std::vector<int>& parents) override { m_.reorder_cache(cache_, parents); }
   HeadMaps encoder_attention() override { return encoder_attention_of(m_, source_); }
 
+  // Every step scorer of this model is of this class: one pass steps them all.
+  const void* group() const override { return &m_; }
+  void score_group(const std::vector<StepRequest*>& requests) override {
+    std::vector<Transformer::CacheStep> steps;
+    for (StepRequest* r : requests)
+      steps.push_back({&static_cast<TransformerStepScorer*>(r->scorer)->cache_, &r->tokens, &r->logprobs, nullptr});
+    m_.decode_steps(steps);
+    for (StepRequest* r : requests) log_softmax_rows(r->logprobs);
+  }
+
  private:
   const Transformer& m_;
   std::vector<int> source_;
-  EncoderOutput enc_;
   DecoderCache cache_;
 };
 
@@ -483,7 +523,16 @@ class TransformerParallelScorer final : public ParallelScorer {
 }  // namespace
 
 std::unique_ptr<StepScorer> Transformer::step_scorer(const std::vector<int>& source, int capacity) const {
-  return std::make_unique<TransformerStepScorer>(*this, source, capacity);
+  return std::make_unique<TransformerStepScorer>(*this, source, encode({source}), 0, capacity);
+}
+
+std::vector<std::unique_ptr<StepScorer>> Transformer::step_scorers(const std::vector<std::vector<int>>& sources,
+                                                                   const std::vector<int>& capacities) const {
+  const EncoderOutput enc = encode(sources);  // one pass, padded to the longest
+  std::vector<std::unique_ptr<StepScorer>> out;
+  for (size_t i = 0; i < sources.size(); ++i)
+    out.push_back(std::make_unique<TransformerStepScorer>(*this, sources[i], enc, static_cast<int>(i), capacities[i]));
+  return out;
 }
 
 std::unique_ptr<ParallelScorer> Transformer::parallel_scorer(const std::vector<int>& source) const {

@@ -8,7 +8,8 @@
 //   length_logits() the CMLM length head
 //   decode_step()   one autoregressive step for n hypotheses of one source, with
 //                   a self-attention K/V cache in DecoderCache; reorder_cache()
-//                   gathers the cache by parent index for beam search.
+//                   gathers the cache by parent index for beam search;
+//                   decode_steps() steps several sources' caches in one pass.
 //   inspect()       one pass with every intermediate kept (transformer_inside.cpp),
 //                   for showing it; decoding never calls it.
 //
@@ -72,6 +73,8 @@ class Transformer final : public Network {
   int64_t parameter_count() const override { return n_params_; }
   // The scorer adapters (end of transformer.cpp); this Transformer must outlive them.
   std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
+  std::vector<std::unique_ptr<StepScorer>> step_scorers(const std::vector<std::vector<int>>& sources,
+                                                        const std::vector<int>& capacities) const override;
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
 
   EncoderOutput encode(const std::vector<std::vector<int>>& sources, AttentionMaps* self_attn = nullptr) const;
@@ -91,6 +94,17 @@ class Transformer final : public Network {
   // Feeds tokens[i] to hypothesis i at position cache.length; logits [n_hyps x Vt].
   void decode_step(DecoderCache& cache, const std::vector<int>& tokens, RowMatrix& logits,
                    StepAttention* attn = nullptr) const;
+  // decode_step for several caches (several sources, each at its own position) in
+  // one pass: every linear layer is one product over all their hypotheses' rows,
+  // attention stays per cache. Each cache's logits are those decode_step gives it
+  // alone, bit for bit (the kernels compute each row on its own).
+  struct CacheStep {
+    DecoderCache* cache;
+    const std::vector<int>* tokens;
+    RowMatrix* logits;
+    StepAttention* attn;
+  };
+  void decode_steps(const std::vector<CacheStep>& steps) const;
   // Hypothesis i of the new cache continues old hypothesis parents[i].
   void reorder_cache(DecoderCache& cache, const std::vector<int>& parents) const;
 

@@ -305,14 +305,27 @@ class SessionHandle {
       return val::undefined();
     });
   }
-  // Decodes every text of the array with this one session: one call across the
-  // boundary for the whole list, one n-best list per text. Stops at the first
-  // text that fails: {error, kind, index}.
-  val decodeBatch(const val& texts) {
-    return over(texts, [this](Session& s, const std::string& text) {
-      s.start(text);
-      return results(s.run(), model_->target_vocab());
+  // Decodes every text of the array with this one session, the words stepped
+  // together (Session::run_batch): one call across the boundary for the whole
+  // list, one n-best list per text. The first text that fails fails the call:
+  // {error, kind, index}. `window`: the most texts in flight (0: the default).
+  val decodeBatch(const val& texts, int window) {
+    const size_t n = texts["length"].as<size_t>();
+    size_t at = n;  // the first text that failed; n: none
+    val out = guarded([&] {
+      std::vector<std::string> list;
+      for (at = 0; at < n; ++at) list.push_back(text_of(texts[at]));
+      at = n;
+      const std::vector<BatchResult> decoded = require().run_batch(list, window > 0 ? window : Session::kBatchWindow);
+      val values = val::array();
+      for (at = 0; at < n; ++at) {
+        if (decoded[at].error) std::rethrow_exception(decoded[at].error);
+        values.set(at, results(decoded[at].results, model_->target_vocab()));
+      }
+      return values;
     });
+    if (at < n) out.set("index", at);
+    return out;
   }
   bool done() const { return session_ && session_->done(); }
   bool started() const { return session_ && session_->started(); }

@@ -315,6 +315,16 @@ class Batch {
   // stdin a directory) is no end of input: it throws StreamError naming the line.
   template <typename TooLong, typename F>
   void lines(uint64_t cap, TooLong&& too_long, F&& f) {
+    each_line(cap, [&](const std::string& where, const std::string& shown, const std::string* line, uint64_t bytes) {
+      run(where, shown, [&] { line ? f(*line) : too_long(bytes); });
+    });
+  }
+
+  // lines() for a caller that runs the lines itself (later, several at once):
+  // item(where, shown, line, bytes) per non-blank line, with line null for one
+  // of `bytes` bytes, longer than `cap`.
+  template <typename Item>
+  void each_line(uint64_t cap, Item&& item) {
     std::vector<char> buf(static_cast<size_t>(cap) + 3);  // the line, a '\r', and one byte more to tell it is longer
     std::istream& in = std::cin;
     for (long number = 1;; ++number) {
@@ -331,15 +341,15 @@ class Batch {
         in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
         if (in.bad()) throw read_failed();
         const uint64_t rest = static_cast<uint64_t>(in.gcount()) - (in.eof() ? 0 : 1);
-        run(where, seq2seq::quote(std::string(buf.data(), static_cast<size_t>(kept)), kept + rest), [&] { too_long(kept + rest); });
+        item(where, seq2seq::quote(std::string(buf.data(), static_cast<size_t>(kept)), kept + rest), nullptr, kept + rest);
         if (in.eof()) return;
         continue;
       }
       std::string line(buf.data(), static_cast<size_t>(got - (in.eof() ? 0 : 1)));
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (line.find_first_not_of(" \t") == std::string::npos) continue;
-      if (line.size() > cap) run(where, seq2seq::quote(line), [&] { too_long(line.size()); });
-      else run(where, seq2seq::quote(line), [&] { f(line); });
+      if (line.size() > cap) item(where, seq2seq::quote(line), nullptr, line.size());
+      else item(where, seq2seq::quote(line), &line, line.size());
       if (in.eof()) return;
     }
   }
@@ -386,6 +396,9 @@ TracedPass traced_pass(const seq2seq::Snapshot& s, const std::vector<seq2seq::Hy
   return {h->tokens, "insideHypothesis", h->id};
 }
 
+// Words read from stdin and decoded together at most this many at a time.
+constexpr size_t kDecodeChunk = 256;
+
 int decode(const std::vector<std::string>& args) {
   Command cmd = parse_command("decode", args);
   if (cmd.trace_inside && !cmd.trace)
@@ -424,13 +437,58 @@ int decode(const std::vector<std::string>& args) {
     for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
   };
   Batch batch;
-  for (size_t i = 0; i < cmd.words.size(); ++i) {
-    const std::string& word = cmd.words[i];
-    batch.run("word " + std::to_string(i + 1), seq2seq::quote(word), [&] { decode_one(word); });
+  if (cmd.trace) {
+    for (size_t i = 0; i < cmd.words.size(); ++i) {
+      const std::string& word = cmd.words[i];
+      batch.run("word " + std::to_string(i + 1), seq2seq::quote(word), [&] { decode_one(word); });
+    }
+    if (cmd.words.empty())
+      batch.lines(seq2seq::limits::kMaxTextBytes, [](uint64_t bytes) { seq2seq::check_text_length(bytes, "the text"); }, decode_one);
+    return batch.status();
   }
+  // Without --trace the words are decoded together (Session::run_batch), a
+  // pending list at a time, and printed in input order as each would be alone.
+  struct Pending {
+    std::string where, shown, word;
+    uint64_t too_long = 0;  // bytes of a line not held; 0 for a word
+  };
+  std::vector<Pending> pending;
+  auto flush = [&] {
+    std::vector<Pending> list;
+    list.swap(pending);  // taken whole: a write that fails mid-list is not retried
+    std::vector<std::string> words;
+    for (const Pending& p : list)
+      if (!p.too_long) words.push_back(p.word);
+    const std::vector<seq2seq::BatchResult> out = session.run_batch(words);
+    size_t k = 0;
+    for (const Pending& p : list) {
+      if (p.too_long) {
+        batch.run(p.where, p.shown, [&] { seq2seq::check_text_length(p.too_long, "the text"); });
+        continue;
+      }
+      const seq2seq::BatchResult& r = out[k++];
+      batch.run(p.where, p.shown, [&] {
+        if (r.error) std::rethrow_exception(r.error);
+        for (const auto& x : r.results) std::cout << p.word << '\t' << x.text << '\t' << x.score << '\n';
+      });
+    }
+  };
+  for (size_t i = 0; i < cmd.words.size(); ++i) pending.push_back({"word " + std::to_string(i + 1), seq2seq::quote(cmd.words[i]), cmd.words[i]});
   if (cmd.words.empty()) {
-    batch.lines(seq2seq::limits::kMaxTextBytes, [](uint64_t bytes) { seq2seq::check_text_length(bytes, "the text"); }, decode_one);
+    try {
+      batch.each_line(seq2seq::limits::kMaxTextBytes, [&](const std::string& where, const std::string& shown, const std::string* line, uint64_t bytes) {
+        pending.push_back({where, shown, line ? *line : std::string(), line ? 0 : bytes});
+        // A full list goes now, and so does whatever has arrived when the input
+        // pauses (nothing more buffered): a program that writes a word and waits
+        // for its phonemes gets them.
+        if (pending.size() >= kDecodeChunk || std::cin.rdbuf()->in_avail() <= 0) flush();
+      });
+    } catch (...) {
+      flush();  // the lines read before a failed read are still decoded and printed
+      throw;
+    }
   }
+  flush();
   return batch.status();
 }
 

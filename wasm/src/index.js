@@ -281,11 +281,14 @@ class BatchDecoder {
   /** Throws the error of the first text start() would refuse; decodes nothing. */
   check(texts) { this.#call('checkBatch', texts, 0, texts.length); }
 
-  /** The n-best lists of texts[from, to). */
-  decode(texts, from, to) { return this.#call('decodeBatch', texts, from, to); }
+  /**
+   * The n-best lists of texts[from, to), the texts stepped together at most
+   * `window` at a time (0: the engine's default; bench/ measures others).
+   */
+  decode(texts, from, to, window = 0) { return this.#call('decodeBatch', texts, from, to, window); }
 
   // One C++ call over texts[from, to); a failure names its text.
-  #call(method, texts, from, to) {
+  #call(method, texts, from, to, ...extra) {
     // The conversion would pass a lone surrogate as another character: the first
     // such text is refused here, after what C++ finds wrong before it. (Texts too
     // long to convert were refused by checkTexts, before any was converted.)
@@ -299,7 +302,7 @@ class BatchDecoder {
         lone = e;
       }
     }
-    const value = engine(() => this.#handle[method](from === 0 && end === texts.length ? texts : texts.slice(from, end)));
+    const value = engine(() => this.#handle[method](from === 0 && end === texts.length ? texts : texts.slice(from, end), ...extra));
     try {
       check(value);
     } catch (e) {

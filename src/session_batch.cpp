@@ -1,0 +1,141 @@
+// Session::run_batch: many sources decoded with the words stepped together.
+//
+// A window of sources is in flight; each round feeds every live hypothesis of
+// every source in flight through one scorer pass (score_together, scorer.h),
+// then each source's search takes its step on its own rows. A source that
+// finishes leaves the window and the next ones are encoded together to take its
+// place, so that the passes stay full until the list runs out. Search is the
+// same ArSearch as a single decode's, and the model computes every row on its
+// own, so the results are those of decoding each source alone.
+#include <algorithm>
+
+#include "ar_search.h"
+#include "errors.h"
+#include "model_access.h"
+#include "network.h"
+#include "session.h"
+
+namespace seq2seq {
+
+namespace {
+
+struct InFlight {
+  size_t index = 0;
+  std::unique_ptr<StepScorer> scorer;
+  std::unique_ptr<ArSearch> search;
+};
+
+}  // namespace
+
+std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sources, int window) const {
+  if (window < 1) throw UsageError("run_batch: the window must hold at least one source");
+  std::vector<BatchResult> out(sources.size());
+  auto fail = [&](size_t i) { out[i].error = std::current_exception(); };
+
+  if (!model_->config().autoregressive()) {  // non-autoregressive: one source at a time
+    Session one(model_, opt_);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      try {
+        one.start(sources[i]);
+        out[i].results = one.run();
+      } catch (const Error&) {
+        fail(i);
+      }
+    }
+    return out;
+  }
+
+  const Network& net = ModelAccess::network(*model_);
+  const SpecialIds& sp = model_->config().tgt_specials;
+  std::vector<InFlight> flight;
+  size_t next = 0;
+  while (next < sources.size() || !flight.empty()) {
+    // Refill the window: the next sources that tokenize, encoded in one pass.
+    std::vector<size_t> index;
+    std::vector<std::vector<int>> ids, prefixes;
+    std::vector<int> caps;
+    while (flight.size() + index.size() < static_cast<size_t>(window) && next < sources.size()) {
+      const size_t i = next++;
+      try {
+        std::vector<int> source = model_->tokenize(sources[i]);
+        const int cap = max_length_for(source);
+        prefixes.push_back(parse_target_tokens(opt_.prefix, model_->target_vocab()));
+        ids.push_back(std::move(source));
+        caps.push_back(cap);
+        index.push_back(i);
+      } catch (const Error&) {
+        fail(i);
+      }
+    }
+    if (!index.empty()) {
+      std::vector<std::unique_ptr<StepScorer>> scorers;
+      try {
+        scorers = net.step_scorers(ids, caps);
+      } catch (const Error&) {  // whose source it was: each alone
+        scorers.clear();
+        for (size_t k = 0; k < index.size(); ++k) {
+          try {
+            scorers.push_back(net.step_scorer(ids[k], caps[k]));
+          } catch (const Error&) {
+            fail(index[k]);
+            scorers.push_back(nullptr);
+          }
+        }
+      }
+      for (size_t k = 0; k < index.size(); ++k) {
+        if (!scorers[k]) continue;
+        try {
+          InFlight f;
+          f.index = index[k];
+          f.search = std::make_unique<ArSearch>(*scorers[k], sp, opt_, prefixes[k], caps[k]);
+          f.search->results_only();
+          f.scorer = std::move(scorers[k]);
+          flight.push_back(std::move(f));
+        } catch (const Error&) {
+          fail(index[k]);
+        }
+      }
+    }
+    if (flight.empty()) continue;
+
+    // One pass over every live hypothesis in flight, then each search's step.
+    std::vector<StepRequest> requests(flight.size());
+    for (size_t k = 0; k < flight.size(); ++k) {
+      requests[k].scorer = flight[k].scorer.get();
+      requests[k].tokens = flight[k].search->next_tokens();
+    }
+    std::vector<bool> over(flight.size(), false);
+    try {
+      score_together(requests);
+    } catch (const Error&) {  // the pass checks its input before it computes: nothing in it can go on
+      for (size_t k = 0; k < flight.size(); ++k) fail(flight[k].index);
+      flight.clear();
+      continue;
+    }
+    const CrossAndSelfAttention no_attention;
+    for (size_t k = 0; k < flight.size(); ++k) {
+      try {
+        ArSearch& search = *flight[k].search;
+        search.advance(requests[k].logprobs, no_attention);
+        if (search.done()) {
+          out[flight[k].index].results = search.results();
+          fill_text(out[flight[k].index].results);
+          over[k] = true;
+        }
+      } catch (const Error&) {
+        fail(flight[k].index);
+        over[k] = true;
+      }
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < flight.size(); ++k)
+      if (!over[k]) {
+        if (kept != k) flight[kept] = std::move(flight[k]);
+        ++kept;
+      }
+    flight.resize(kept);
+  }
+  return out;
+}
+
+}  // namespace seq2seq
