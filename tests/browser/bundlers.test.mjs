@@ -14,13 +14,14 @@
 //     @rollup/plugin-url (Rollup, like esbuild, leaves new URL(...) alone);
 //   - a plain page with an import map, served from the project directory;
 //   - the Vite dev server.
-// The builds run at once, through the bundlers' JS APIs, unminified; each
-// bundler's test reports its build time. The results must equal Node's, and
-// the webpack, Parcel and Vite builds hold one .wasm and one worker script (no
-// dead copies). Then, on the import map page, what goes wrong:
-// a wrong wasm URL is a WasmError (not Emscripten's abort) and the load can be
-// retried, a missing model a NetworkError, in-thread and in the worker; and the
-// Cache API: a second load makes no request, a damaged entry is replaced.
+// The results must equal Node's, and the webpack, Parcel and Vite builds hold
+// one .wasm and one worker script (no dead copies). The builds run at once,
+// through the bundlers' JS APIs, unminified, while the tests that need none go
+// first: on the import map page, what goes wrong (a wrong wasm URL is a
+// WasmError, not Emscripten's abort, and the load can be retried; a missing
+// model a NetworkError; in-thread and in the worker) and the Cache API (a
+// second load makes no request, a damaged entry is replaced). Each bundler's
+// test reports its build's time.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -66,13 +67,14 @@ let server;
 let browser;
 let vite;
 let reference;
-const buildMs = {};
+// The builds, by name, started in before() and awaited by their tests: they run
+// while the tests that need none do. Each resolves to its time in ms.
+const built = {};
 
-// Times a build, by name, for its test to report.
-async function timed(name, build) {
+function timed(name, build) {
   const t0 = performance.now();
-  await build();
-  buildMs[name] = Math.round(performance.now() - t0);
+  built[name] = build().then(() => Math.round(performance.now() - t0));
+  built[name].catch(() => {});   // reported by the build's test
 }
 
 before(async () => {
@@ -84,7 +86,6 @@ before(async () => {
   mkdirSync(join(project, 'public'));
   copyFileSync(MODEL, join(project, 'public/g2p-transformer.safetensors'));
   write(join(project, 'common.js'), COMMON);
-  const builds = [];
 
   // (a) Vite: the .wasm and the worker are found through new URL(..., import.meta.url); the model through ?url.
   write(join(project, 'vite/index.html'), html('vite', '<script type="module" src="./main.js"></script>'));
@@ -92,24 +93,24 @@ before(async () => {
 import modelUrl from '../public/g2p-transformer.safetensors?url';
 expose({ modelUrl });
 `);
-  builds.push(timed('vite', () => viteBuild(project, join(project, 'vite/index.html'), join(project, 'vite-dist'))));
+  timed('vite', () => viteBuild(project, join(project, 'vite/index.html'), join(project, 'vite-dist')));
 
   // (b) esbuild: one bundle for the page, one for the worker script; the .wasm copied under a name of our own.
   write(join(project, 'esbuild/index.html'), html('esbuild', '<script type="module" src="out/main.js"></script>'));
   write(join(project, 'esbuild/main.js'), "import { expose } from '../common.js';\nexpose();\n");
   mkdirSync(join(project, 'esbuild/static'));
   copyFileSync(join(project, 'node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm'), join(project, 'esbuild/static/engine.wasm'));
-  builds.push(timed('esbuild', () => Promise.all([
+  timed('esbuild', () => Promise.all([
     esbuildBundle(project, join(project, 'esbuild/main.js'), join(project, 'esbuild/out/main.js')),
     esbuildBundle(project, 'seq2seq-wasm/worker-script', join(project, 'esbuild/out/decoder-worker.js')),
-  ])));
+  ]));
 
   // (c) webpack: new URL(..., import.meta.url) for the model too, a bare or relative specifier alike.
   write(join(project, 'webpack/index.html'), html('webpack', '<script src="dist/main.js"></script>'));
   write(join(project, 'webpack/main.js'), `import { expose } from '../common.js';
 expose({ modelUrl: new URL('../public/g2p-transformer.safetensors', import.meta.url).href });
 `);
-  builds.push(timed('webpack', () => webpackBuild(project, './webpack/main.js', join(project, 'webpack/dist'))));
+  timed('webpack', () => webpackBuild(project, './webpack/main.js', join(project, 'webpack/dist')));
 
   // (d) Parcel: the page is the entry; the model's URL imported with url:.
   write(join(project, 'parcel/index.html'), html('parcel', '<script type="module" src="./main.js"></script>'));
@@ -117,7 +118,7 @@ expose({ modelUrl: new URL('../public/g2p-transformer.safetensors', import.meta.
 import modelUrl from 'url:../public/g2p-transformer.safetensors';
 expose({ modelUrl });
 `);
-  builds.push(timed('parcel', () => parcelBuild(project, join(project, 'parcel/index.html'), join(project, 'parcel/dist'))));
+  timed('parcel', () => parcelBuild(project, join(project, 'parcel/index.html'), join(project, 'parcel/dist')));
 
   // (e) Rollup: the worker script a second entry, out/worker.js; plugin-url copies the files whose URLs are imported.
   write(join(project, 'rollup/index.html'), html('rollup', '<script type="module" src="out/main.js"></script>'));
@@ -128,11 +129,11 @@ import { expose } from '../common.js';
 env.wasmUrl = wasmUrl;
 expose({ modelUrl });
 `);
-  builds.push(timed('rollup', async () => {
+  timed('rollup', async () => {
     const { default: url } = await import('@rollup/plugin-url');
     await rollupBuild(project, [join(project, 'rollup/main.js'), 'seq2seq-wasm/worker-script'], join(project, 'rollup/out'),
       [url({ include: [/\.safetensors$/, /\.wasm$/], limit: 0, publicPath: 'out/' })]);
-  }));
+  });
 
   // (f) no bundler: an import map, the project directory served as it is.
   write(join(project, 'importmap/index.html'), html('import map', `${IMPORT_MAP}
@@ -145,7 +146,6 @@ expose({ modelUrl });
   vite = await createServer({ ...viteOptions(project), server: { port: 0, host: '127.0.0.1' }, optimizeDeps: { entries: ['vite/index.html'] } });
   await vite.listen();
   browser = await launch();
-  await Promise.all(builds);
 
   const { loadModel } = await pkg.importPackage();
   const model = await loadModel(MODEL);
@@ -154,6 +154,7 @@ expose({ modelUrl });
 });
 
 after(async () => {
+  await Promise.allSettled(Object.values(built));
   await browser?.close();
   await vite?.close();
   await server?.close();
@@ -204,82 +205,6 @@ function assertDecoded(out) {
   assert.deepEqual(out.progress.at(-1), { loaded: MODEL_BYTES, total: MODEL_BYTES });
   for (let i = 1; i < out.progress.length; i++) assert.ok(out.progress[i].loaded >= out.progress[i - 1].loaded, 'loaded only grows');
 }
-
-describe('bundlers in Chromium: a model decoded on the page and in the worker', { timeout: 180000 }, () => {
-  test('Vite build: the .wasm and the worker emitted by Vite, the model imported with ?url', async (t) => {
-    t.diagnostic(`vite built in ${buildMs.vite} ms`);
-    assert.deepEqual(emitted(join(project, 'vite-dist')), { wasm: 1, workerScripts: 1 });
-    const { page, errors } = await open(`${server.base}/vite-dist/vite/index.html`);
-    assertDecoded(await decodeBoth(page));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('webpack 5 with no configuration: the .wasm, the worker and the model emitted through new URL(..., import.meta.url)', async (t) => {
-    t.diagnostic(`webpack built in ${buildMs.webpack} ms`);
-    assert.deepEqual(emitted(join(project, 'webpack/dist')), { wasm: 1, workerScripts: 1 });
-    const { page, errors } = await open(`${server.base}/webpack/index.html`);
-    assertDecoded(await decodeBoth(page));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('Parcel 2 with package exports on: the .wasm and the worker emitted, the model imported with url:', async (t) => {
-    t.diagnostic(`parcel built in ${buildMs.parcel} ms`);
-    assert.deepEqual(emitted(join(project, 'parcel/dist')), { wasm: 1, workerScripts: 1 });
-    const { page, errors } = await open(`${server.base}/parcel/dist/index.html`);
-    assertDecoded(await decodeBoth(page));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('Rollup 4 with node-resolve: the worker script a second entry, the .wasm\'s and the model\'s URLs imported', async (t) => {
-    t.diagnostic(`rollup built in ${buildMs.rollup} ms`);
-    const { page, errors } = await open(`${server.base}/rollup/index.html`);
-    assertDecoded(await decodeBoth(page, { worker: { workerUrl: 'out/worker.js' } }));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('esbuild bundle: without env.wasmUrl a WasmError says what to set; with it and workerUrl, both decode', async (t) => {
-    t.diagnostic(`esbuild built in ${buildMs.esbuild} ms`);
-    const { page, errors } = await open(`${server.base}/esbuild/index.html`);
-    const modelUrl = '../public/g2p-transformer.safetensors';
-    // esbuild leaves new URL('../dist/seq2seq_core.wasm', import.meta.url) pointing next to its bundle, where nothing is.
-    const missing = await page.evaluate((url) => seq2seq.caught(() => seq2seq.loadModel(url)), modelUrl);
-    assert.equal(missing?.kind, 'WasmError', JSON.stringify(missing));
-    assert.match(missing.message, /cannot load the engine's WebAssembly from http:\/\/127\.0\.0\.1:\d+\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404 Not Found\. Set env\.wasmUrl/);
-    // Nor is the package's worker script next to the bundle.
-    const noWorker = await page.evaluate((url) => seq2seq.caught(() => seq2seq.createDecoderWorker().load(url)), modelUrl);
-    assert.equal(noWorker?.kind, 'WorkerError', JSON.stringify(noWorker));
-    assert.match(noWorker.message, /workerUrl/);
-    // The worker bundle alone still looks for the .wasm next to itself.
-    const workerWasm = await page.evaluate((url) => seq2seq.caught(async () => {
-      const decoder = seq2seq.createDecoderWorker({ workerUrl: 'out/decoder-worker.js' });
-      try { await decoder.load(url); } finally { await decoder.terminate(); }
-    }), modelUrl);
-    assert.equal(workerWasm?.kind, 'WasmError', JSON.stringify(workerWasm));
-    assert.match(workerWasm.message, /\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404/);
-    // The page points both at its copies: env.wasmUrl serves the page and, passed on, the worker.
-    assertDecoded(await decodeBoth(page, { modelUrl, wasmUrl: 'static/engine.wasm', worker: { workerUrl: 'out/decoder-worker.js' } }));
-    assert.deepEqual(errors.filter((e) => !/\/esbuild\/(dist\/seq2seq_core\.wasm|out\/worker\.js)|404/.test(e)), [], 'only the three misses');
-    await page.close();
-  });
-
-  test('a plain page with an import map, served from the project directory', async () => {
-    const { page, errors } = await open(`${server.base}/importmap/index.html`);
-    assertDecoded(await decodeBoth(page, { modelUrl: '/public/g2p-transformer.safetensors' }));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('the Vite dev server', async () => {
-    const { page, errors } = await open(new URL('vite/index.html', vite.resolvedUrls.local[0]).href);
-    assertDecoded(await decodeBoth(page));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-});
 
 describe('load failures in Chromium (import map page)', { timeout: 120000 }, () => {
   const good = '/public/g2p-transformer.safetensors';
@@ -428,6 +353,82 @@ describe('load failures in Chromium (import map page)', { timeout: 120000 }, () 
     assert.equal(requests() - before, 1, 'the cached copy did not match: downloaded again');
     assert.equal(wrong.entryBytes, null, 'a file that failed its check is not cached');
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('bundlers in Chromium: a model decoded on the page and in the worker', { timeout: 180000 }, () => {
+  test('a plain page with an import map, served from the project directory', async () => {
+    const { page, errors } = await open(`${server.base}/importmap/index.html`);
+    assertDecoded(await decodeBoth(page, { modelUrl: '/public/g2p-transformer.safetensors' }));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the Vite dev server', async () => {
+    const { page, errors } = await open(new URL('vite/index.html', vite.resolvedUrls.local[0]).href);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Vite build: the .wasm and the worker emitted by Vite, the model imported with ?url', async (t) => {
+    t.diagnostic(`vite built in ${await built.vite} ms`);
+    assert.deepEqual(emitted(join(project, 'vite-dist')), { wasm: 1, workerScripts: 1 });
+    const { page, errors } = await open(`${server.base}/vite-dist/vite/index.html`);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('webpack 5 with no configuration: the .wasm, the worker and the model emitted through new URL(..., import.meta.url)', async (t) => {
+    t.diagnostic(`webpack built in ${await built.webpack} ms`);
+    assert.deepEqual(emitted(join(project, 'webpack/dist')), { wasm: 1, workerScripts: 1 });
+    const { page, errors } = await open(`${server.base}/webpack/index.html`);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Parcel 2 with package exports on: the .wasm and the worker emitted, the model imported with url:', async (t) => {
+    t.diagnostic(`parcel built in ${await built.parcel} ms`);
+    assert.deepEqual(emitted(join(project, 'parcel/dist')), { wasm: 1, workerScripts: 1 });
+    const { page, errors } = await open(`${server.base}/parcel/dist/index.html`);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Rollup 4 with node-resolve: the worker script a second entry, the .wasm\'s and the model\'s URLs imported', async (t) => {
+    t.diagnostic(`rollup built in ${await built.rollup} ms`);
+    const { page, errors } = await open(`${server.base}/rollup/index.html`);
+    assertDecoded(await decodeBoth(page, { worker: { workerUrl: 'out/worker.js' } }));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('esbuild bundle: without env.wasmUrl a WasmError says what to set; with it and workerUrl, both decode', async (t) => {
+    t.diagnostic(`esbuild built in ${await built.esbuild} ms`);
+    const { page, errors } = await open(`${server.base}/esbuild/index.html`);
+    const modelUrl = '../public/g2p-transformer.safetensors';
+    // esbuild leaves new URL('../dist/seq2seq_core.wasm', import.meta.url) pointing next to its bundle, where nothing is.
+    const missing = await page.evaluate((url) => seq2seq.caught(() => seq2seq.loadModel(url)), modelUrl);
+    assert.equal(missing?.kind, 'WasmError', JSON.stringify(missing));
+    assert.match(missing.message, /cannot load the engine's WebAssembly from http:\/\/127\.0\.0\.1:\d+\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404 Not Found\. Set env\.wasmUrl/);
+    // Nor is the package's worker script next to the bundle.
+    const noWorker = await page.evaluate((url) => seq2seq.caught(() => seq2seq.createDecoderWorker().load(url)), modelUrl);
+    assert.equal(noWorker?.kind, 'WorkerError', JSON.stringify(noWorker));
+    assert.match(noWorker.message, /workerUrl/);
+    // The worker bundle alone still looks for the .wasm next to itself.
+    const workerWasm = await page.evaluate((url) => seq2seq.caught(async () => {
+      const decoder = seq2seq.createDecoderWorker({ workerUrl: 'out/decoder-worker.js' });
+      try { await decoder.load(url); } finally { await decoder.terminate(); }
+    }), modelUrl);
+    assert.equal(workerWasm?.kind, 'WasmError', JSON.stringify(workerWasm));
+    assert.match(workerWasm.message, /\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404/);
+    // The page points both at its copies: env.wasmUrl serves the page and, passed on, the worker.
+    assertDecoded(await decodeBoth(page, { modelUrl, wasmUrl: 'static/engine.wasm', worker: { workerUrl: 'out/decoder-worker.js' } }));
+    assert.deepEqual(errors.filter((e) => !/\/esbuild\/(dist\/seq2seq_core\.wasm|out\/worker\.js)|404/.test(e)), [], 'only the three misses');
     await page.close();
   });
 });
