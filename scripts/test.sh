@@ -66,11 +66,13 @@ cmake --build build/wasm -j"$jobs"
 ctest --test-dir build/wasm --output-on-failure
 
 part "npm packages (seq2seq-wasm, seq2seq-wasm-models): pack, install, parity with the native CLI, errors, worker, leaks, types, README examples, Node 18, Bun and Deno (node --test)"
-# (vite and esbuild: the bundler tests of tests/browser/bundlers.test.mjs; the
+# (vite, esbuild, webpack, parcel, rollup: the bundler tests of tests/browser/bundlers.test.mjs
+# and the README's recipes, tests/browser/readme.test.mjs; the
 # CMUdict package: the phonemizer's lexicon tests; bun and deno: the runtimes
 # the README's Node examples and the worker also run in, with Node 18,
 # tests/node/runtimes.test.mjs.)
-[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -x node_modules/.bin/bun \
+[[ -x node_modules/.bin/tsc && -x node_modules/.bin/vite && -x node_modules/.bin/esbuild && -x node_modules/.bin/webpack \
+   && -x node_modules/.bin/parcel && -x node_modules/.bin/rollup && -d node_modules/@rollup/plugin-url && -x node_modules/.bin/bun \
    && -x node_modules/.bin/deno && -d node_modules/cmu-pronouncing-dictionary ]] \
   || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 # Node at the package's lower bound, in a folder of its own so that its node shadows nothing.

@@ -1,24 +1,36 @@
 // The packed package in Chromium as apps use it: installed offline into a
-// scratch project, then built or served four ways, each page loading a model
+// scratch project, then built or served seven ways, each page loading a model
 // and decoding a word on its own thread and through the decoder worker:
 //   - a Vite build (vite build, served statically), the model imported with ?url;
 //   - an esbuild bundle (esbuild copies neither the .wasm nor the worker script:
 //     the page sets env.wasmUrl and createDecoderWorker({ workerUrl }) to copies);
+//   - a webpack 5 build with no configuration: webpack follows
+//     new URL(..., import.meta.url) to the .wasm, the worker script and the model;
+//   - a Parcel 2 build of the page, which needs package.json's
+//     "@parcel/resolver-default": { "packageExports": true } to resolve
+//     seq2seq-wasm/worker, the model imported with url:;
+//   - a Rollup 4 build with node-resolve, the worker script as a second entry
+//     (passed as workerUrl), the .wasm's and the model's URLs imported through
+//     @rollup/plugin-url (Rollup, like esbuild, leaves new URL(...) alone);
 //   - a plain page with an import map, served from the project directory;
 //   - the Vite dev server.
-// The results must equal Node's. Then, on the import map page, what goes wrong:
-// a wrong wasm URL is a WasmError (not Emscripten's abort) and the load can be
-// retried, a missing model a NetworkError, in-thread and in the worker; and the
-// Cache API: a second load makes no request, a damaged entry is replaced.
+// The results must equal Node's, and the webpack, Parcel and Vite builds hold
+// one .wasm and one worker script (no dead copies). The builds run at once,
+// through the bundlers' JS APIs, unminified, while the tests that need none go
+// first: on the import map page, what goes wrong (a wrong wasm URL is a
+// WasmError, not Emscripten's abort, and the load can be retried; a missing
+// model a NetworkError; in-thread and in the worker) and the Cache API (a
+// second load makes no request, a damaged entry is replaced). Each bundler's
+// test reports its build's time.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { installPackage, serveFiles } from '../node/helpers.mjs';
-import { esbuildBundle, viteBuild, viteOptions, write } from './bundle.mjs';
+import { esbuildBundle, parcelBuild, rollupBuild, viteBuild, viteOptions, webpackBuild, write } from './bundle.mjs';
 import { launch, openPage, root } from './helpers.mjs';
 
 const MODEL = join(root, 'models/g2p-transformer.safetensors');
@@ -55,12 +67,22 @@ let server;
 let browser;
 let vite;
 let reference;
+// The builds, by name, started in before() and awaited by their tests: they run
+// while the tests that need none do. Each resolves to its time in ms.
+const built = {};
+
+function timed(name, build) {
+  const t0 = performance.now();
+  built[name] = build().then(() => Math.round(performance.now() - t0));
+  built[name].catch(() => {});   // reported by the build's test
+}
 
 before(async () => {
   const pkg = installPackage();
   project = mkdtempSync(join(tmpdir(), 'seq2seq-bundlers-'));
-  write(join(project, 'package.json'), JSON.stringify({ name: 'bundler-user', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', pkg.tarball], { cwd: project, stdio: 'pipe' });
+  // With its lockfile, as npm leaves it: Parcel takes the folder of the nearest one for its project root.
+  write(join(project, 'package.json'), JSON.stringify({ name: 'bundler-user', private: true, type: 'module', '@parcel/resolver-default': { packageExports: true } }));
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', pkg.tarball], { cwd: project, stdio: 'pipe' });
   mkdirSync(join(project, 'public'));
   copyFileSync(MODEL, join(project, 'public/g2p-transformer.safetensors'));
   write(join(project, 'common.js'), COMMON);
@@ -71,24 +93,57 @@ before(async () => {
 import modelUrl from '../public/g2p-transformer.safetensors?url';
 expose({ modelUrl });
 `);
-  await viteBuild(project, join(project, 'vite/index.html'), join(project, 'vite-dist'));
+  timed('vite', () => viteBuild(project, join(project, 'vite/index.html'), join(project, 'vite-dist')));
 
   // (b) esbuild: one bundle for the page, one for the worker script; the .wasm copied under a name of our own.
   write(join(project, 'esbuild/index.html'), html('esbuild', '<script type="module" src="out/main.js"></script>'));
   write(join(project, 'esbuild/main.js'), "import { expose } from '../common.js';\nexpose();\n");
-  await esbuildBundle(project, join(project, 'esbuild/main.js'), join(project, 'esbuild/out/main.js'));
-  await esbuildBundle(project, 'seq2seq-wasm/worker-script', join(project, 'esbuild/out/decoder-worker.js'));
   mkdirSync(join(project, 'esbuild/static'));
   copyFileSync(join(project, 'node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm'), join(project, 'esbuild/static/engine.wasm'));
+  timed('esbuild', () => Promise.all([
+    esbuildBundle(project, join(project, 'esbuild/main.js'), join(project, 'esbuild/out/main.js')),
+    esbuildBundle(project, 'seq2seq-wasm/worker-script', join(project, 'esbuild/out/decoder-worker.js')),
+  ]));
 
-  // (c) no bundler: an import map, the project directory served as it is.
+  // (c) webpack: new URL(..., import.meta.url) for the model too, a bare or relative specifier alike.
+  write(join(project, 'webpack/index.html'), html('webpack', '<script src="dist/main.js"></script>'));
+  write(join(project, 'webpack/main.js'), `import { expose } from '../common.js';
+expose({ modelUrl: new URL('../public/g2p-transformer.safetensors', import.meta.url).href });
+`);
+  timed('webpack', () => webpackBuild(project, './webpack/main.js', join(project, 'webpack/dist')));
+
+  // (d) Parcel: the page is the entry; the model's URL imported with url:.
+  write(join(project, 'parcel/index.html'), html('parcel', '<script type="module" src="./main.js"></script>'));
+  write(join(project, 'parcel/main.js'), `import { expose } from '../common.js';
+import modelUrl from 'url:../public/g2p-transformer.safetensors';
+expose({ modelUrl });
+`);
+  timed('parcel', () => parcelBuild(project, join(project, 'parcel/index.html'), join(project, 'parcel/dist')));
+
+  // (e) Rollup: the worker script a second entry, out/worker.js; plugin-url copies the files whose URLs are imported.
+  write(join(project, 'rollup/index.html'), html('rollup', '<script type="module" src="out/main.js"></script>'));
+  write(join(project, 'rollup/main.js'), `import { env } from 'seq2seq-wasm';
+import wasmUrl from 'seq2seq-wasm/seq2seq_core.wasm';
+import modelUrl from '../public/g2p-transformer.safetensors';
+import { expose } from '../common.js';
+env.wasmUrl = wasmUrl;
+expose({ modelUrl });
+`);
+  timed('rollup', async () => {
+    const { default: url } = await import('@rollup/plugin-url');
+    await rollupBuild(project, [join(project, 'rollup/main.js'), 'seq2seq-wasm/worker-script'], join(project, 'rollup/out'),
+      [url({ include: [/\.safetensors$/, /\.wasm$/], limit: 0, publicPath: 'out/' })]);
+  });
+
+  // (f) no bundler: an import map, the project directory served as it is.
   write(join(project, 'importmap/index.html'), html('import map', `${IMPORT_MAP}
 <script type="module">import { expose } from '/common.js'; expose();</script>`));
 
   server = await serveFiles({}, { dir: project });
-  // (d) the Vite dev server on the same sources.
+  // (g) the Vite dev server on the same sources.
   const { createServer } = await import('vite');
-  vite = await createServer({ ...viteOptions(project), server: { port: 0, host: '127.0.0.1' } });
+  // Its dependency scan limited to its page: the other pages' imports are their bundlers' to resolve.
+  vite = await createServer({ ...viteOptions(project), server: { port: 0, host: '127.0.0.1' }, optimizeDeps: { entries: ['vite/index.html'] } });
   await vite.listen();
   browser = await launch();
 
@@ -99,6 +154,7 @@ expose({ modelUrl });
 });
 
 after(async () => {
+  await Promise.allSettled(Object.values(built));
   await browser?.close();
   await vite?.close();
   await server?.close();
@@ -132,6 +188,16 @@ function decodeBoth(page, { modelUrl, worker, wasmUrl } = {}) {
   }, { modelUrl, worker, wasmUrl, word: WORD });
 }
 
+// The engine's .wasm files and worker scripts a build emitted (below `dir`): one each,
+// where the bundler follows new URL(..., import.meta.url), and no dead copies.
+function emitted(dir) {
+  const files = readdirSync(dir, { recursive: true }).map(String);
+  return {
+    wasm: files.filter((f) => f.endsWith('.wasm')).length,
+    workerScripts: files.filter((f) => f.endsWith('.js') && readFileSync(join(dir, f), 'utf8').includes('worker-script must run in a Web Worker')).length,
+  };
+}
+
 function assertDecoded(out) {
   assert.deepEqual(out.inThread, reference, 'in-thread decode equals Node\'s');
   assert.deepEqual(out.worker, reference, 'worker decode equals Node\'s');
@@ -139,53 +205,6 @@ function assertDecoded(out) {
   assert.deepEqual(out.progress.at(-1), { loaded: MODEL_BYTES, total: MODEL_BYTES });
   for (let i = 1; i < out.progress.length; i++) assert.ok(out.progress[i].loaded >= out.progress[i - 1].loaded, 'loaded only grows');
 }
-
-describe('bundlers in Chromium: a model decoded on the page and in the worker', { timeout: 180000 }, () => {
-  test('Vite build: the .wasm and the worker emitted by Vite, the model imported with ?url', async () => {
-    const { page, errors } = await open(`${server.base}/vite-dist/vite/index.html`);
-    assertDecoded(await decodeBoth(page));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('esbuild bundle: without env.wasmUrl a WasmError says what to set; with it and workerUrl, both decode', async () => {
-    const { page, errors } = await open(`${server.base}/esbuild/index.html`);
-    const modelUrl = '../public/g2p-transformer.safetensors';
-    // esbuild leaves new URL('../dist/seq2seq_core.wasm', import.meta.url) pointing next to its bundle, where nothing is.
-    const missing = await page.evaluate((url) => seq2seq.caught(() => seq2seq.loadModel(url)), modelUrl);
-    assert.equal(missing?.kind, 'WasmError', JSON.stringify(missing));
-    assert.match(missing.message, /cannot load the engine's WebAssembly from http:\/\/127\.0\.0\.1:\d+\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404 Not Found\. Set env\.wasmUrl/);
-    // Nor is the package's worker script next to the bundle.
-    const noWorker = await page.evaluate((url) => seq2seq.caught(() => seq2seq.createDecoderWorker().load(url)), modelUrl);
-    assert.equal(noWorker?.kind, 'WorkerError', JSON.stringify(noWorker));
-    assert.match(noWorker.message, /workerUrl/);
-    // The worker bundle alone still looks for the .wasm next to itself.
-    const workerWasm = await page.evaluate((url) => seq2seq.caught(async () => {
-      const decoder = seq2seq.createDecoderWorker({ workerUrl: 'out/decoder-worker.js' });
-      try { await decoder.load(url); } finally { await decoder.terminate(); }
-    }), modelUrl);
-    assert.equal(workerWasm?.kind, 'WasmError', JSON.stringify(workerWasm));
-    assert.match(workerWasm.message, /\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404/);
-    // The page points both at its copies: env.wasmUrl serves the page and, passed on, the worker.
-    assertDecoded(await decodeBoth(page, { modelUrl, wasmUrl: 'static/engine.wasm', worker: { workerUrl: 'out/decoder-worker.js' } }));
-    assert.deepEqual(errors.filter((e) => !/\/esbuild\/(dist\/seq2seq_core\.wasm|out\/worker\.js)|404/.test(e)), [], 'only the three misses');
-    await page.close();
-  });
-
-  test('a plain page with an import map, served from the project directory', async () => {
-    const { page, errors } = await open(`${server.base}/importmap/index.html`);
-    assertDecoded(await decodeBoth(page, { modelUrl: '/public/g2p-transformer.safetensors' }));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-
-  test('the Vite dev server', async () => {
-    const { page, errors } = await open(new URL('vite/index.html', vite.resolvedUrls.local[0]).href);
-    assertDecoded(await decodeBoth(page));
-    assert.deepEqual(errors, []);
-    await page.close();
-  });
-});
 
 describe('load failures in Chromium (import map page)', { timeout: 120000 }, () => {
   const good = '/public/g2p-transformer.safetensors';
@@ -334,6 +353,82 @@ describe('load failures in Chromium (import map page)', { timeout: 120000 }, () 
     assert.equal(requests() - before, 1, 'the cached copy did not match: downloaded again');
     assert.equal(wrong.entryBytes, null, 'a file that failed its check is not cached');
     assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('bundlers in Chromium: a model decoded on the page and in the worker', { timeout: 180000 }, () => {
+  test('a plain page with an import map, served from the project directory', async () => {
+    const { page, errors } = await open(`${server.base}/importmap/index.html`);
+    assertDecoded(await decodeBoth(page, { modelUrl: '/public/g2p-transformer.safetensors' }));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the Vite dev server', async () => {
+    const { page, errors } = await open(new URL('vite/index.html', vite.resolvedUrls.local[0]).href);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Vite build: the .wasm and the worker emitted by Vite, the model imported with ?url', async (t) => {
+    t.diagnostic(`vite built in ${await built.vite} ms`);
+    assert.deepEqual(emitted(join(project, 'vite-dist')), { wasm: 1, workerScripts: 1 });
+    const { page, errors } = await open(`${server.base}/vite-dist/vite/index.html`);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('webpack 5 with no configuration: the .wasm, the worker and the model emitted through new URL(..., import.meta.url)', async (t) => {
+    t.diagnostic(`webpack built in ${await built.webpack} ms`);
+    assert.deepEqual(emitted(join(project, 'webpack/dist')), { wasm: 1, workerScripts: 1 });
+    const { page, errors } = await open(`${server.base}/webpack/index.html`);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Parcel 2 with package exports on: the .wasm and the worker emitted, the model imported with url:', async (t) => {
+    t.diagnostic(`parcel built in ${await built.parcel} ms`);
+    assert.deepEqual(emitted(join(project, 'parcel/dist')), { wasm: 1, workerScripts: 1 });
+    const { page, errors } = await open(`${server.base}/parcel/dist/index.html`);
+    assertDecoded(await decodeBoth(page));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Rollup 4 with node-resolve: the worker script a second entry, the .wasm\'s and the model\'s URLs imported', async (t) => {
+    t.diagnostic(`rollup built in ${await built.rollup} ms`);
+    const { page, errors } = await open(`${server.base}/rollup/index.html`);
+    assertDecoded(await decodeBoth(page, { worker: { workerUrl: 'out/worker.js' } }));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('esbuild bundle: without env.wasmUrl a WasmError says what to set; with it and workerUrl, both decode', async (t) => {
+    t.diagnostic(`esbuild built in ${await built.esbuild} ms`);
+    const { page, errors } = await open(`${server.base}/esbuild/index.html`);
+    const modelUrl = '../public/g2p-transformer.safetensors';
+    // esbuild leaves new URL('../dist/seq2seq_core.wasm', import.meta.url) pointing next to its bundle, where nothing is.
+    const missing = await page.evaluate((url) => seq2seq.caught(() => seq2seq.loadModel(url)), modelUrl);
+    assert.equal(missing?.kind, 'WasmError', JSON.stringify(missing));
+    assert.match(missing.message, /cannot load the engine's WebAssembly from http:\/\/127\.0\.0\.1:\d+\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404 Not Found\. Set env\.wasmUrl/);
+    // Nor is the package's worker script next to the bundle.
+    const noWorker = await page.evaluate((url) => seq2seq.caught(() => seq2seq.createDecoderWorker().load(url)), modelUrl);
+    assert.equal(noWorker?.kind, 'WorkerError', JSON.stringify(noWorker));
+    assert.match(noWorker.message, /workerUrl/);
+    // The worker bundle alone still looks for the .wasm next to itself.
+    const workerWasm = await page.evaluate((url) => seq2seq.caught(async () => {
+      const decoder = seq2seq.createDecoderWorker({ workerUrl: 'out/decoder-worker.js' });
+      try { await decoder.load(url); } finally { await decoder.terminate(); }
+    }), modelUrl);
+    assert.equal(workerWasm?.kind, 'WasmError', JSON.stringify(workerWasm));
+    assert.match(workerWasm.message, /\/esbuild\/dist\/seq2seq_core\.wasm: HTTP 404/);
+    // The page points both at its copies: env.wasmUrl serves the page and, passed on, the worker.
+    assertDecoded(await decodeBoth(page, { modelUrl, wasmUrl: 'static/engine.wasm', worker: { workerUrl: 'out/decoder-worker.js' } }));
+    assert.deepEqual(errors.filter((e) => !/\/esbuild\/(dist\/seq2seq_core\.wasm|out\/worker\.js)|404/.test(e)), [], 'only the three misses');
     await page.close();
   });
 });

@@ -7,7 +7,9 @@
 // In a block, a comment `// → TEXT` says what the example prints (in Node: on
 // stdout; in a browser: on the console or in the page); the tests wait for TEXT.
 // A comment `// $ COMMAND` is a shell command that builds the example; the
-// tests run it in the example's folder.
+// tests run it in the example's folder, but for `npm install --save-dev NAMES`:
+// there the named packages, which must be devDependencies of the repository,
+// are linked from its node_modules (no registry is reached).
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { MODELS_PACKAGE, ROOT } from './helpers.mjs';
@@ -27,9 +29,14 @@ export const KINDS = {
   // (the repository's Vite) and opened in Chromium.
   'js vite': { run: 'vite' },
   // A page's main.js in a folder of the scratch project whose `// $` commands
-  // (`npx esbuild`: the repository's esbuild) build the out/main.js the page
-  // loads; opened in Chromium.
-  'js esbuild': { run: 'esbuild' },
+  // build it (the bundler installed from the repository's devDependencies and
+  // run with npx); then the page is opened in Chromium. `script`: the built
+  // file a page in that folder loads; or, for a bundler that builds from the
+  // page, `page`: the built page, from an index.html that loads ./main.js.
+  'js esbuild': { run: 'build', script: 'out/main.js' },
+  'js webpack': { run: 'build', script: 'dist/main.js' },
+  'js parcel': { run: 'build', page: 'dist/index.html' },
+  'js rollup': { run: 'build', script: 'out/main.js' },
   // A model card's metadata, in Hugging Face's YAML shape: parsed and held to
   // manifest.json by tests/node/model-cards.test.mjs.
   'yaml model-card': { run: 'card' },

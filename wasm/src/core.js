@@ -54,7 +54,7 @@ async function startCore(url) {
 function wasmError(url, problem, cause) {
   return Object.assign(new Seq2SeqError(`cannot load the engine's WebAssembly from ${url}: ${problem}. `
     + "Set env.wasmUrl (import { env } from 'seq2seq-wasm') to where seq2seq_core.wasm is served before the first loadModel() "
-    + '(a bundler that does not copy the file, such as esbuild, needs this: copy node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm '
+    + '(a bundler that does not copy the file, such as esbuild or Rollup, needs this: copy node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm '
     + 'to your assets), or pass createDecoderWorker({ wasmUrl })', 'WasmError'), cause ? { cause } : {});
 }
 

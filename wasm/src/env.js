@@ -7,7 +7,7 @@
 //
 // Unset (undefined), the engine loads the seq2seq_core.wasm next to the
 // package's own modules: new URL('../dist/seq2seq_core.wasm', import.meta.url),
-// which Vite, webpack 5 and Parcel follow and emit. esbuild and a copied module
+// which Vite, webpack 5 and Parcel follow and emit. esbuild, Rollup and a copied module
 // do not: there the page points env.wasmUrl at the file it serves.
 import { describe, usageError } from './errors.js';
 

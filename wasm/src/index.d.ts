@@ -736,7 +736,7 @@ export interface Env {
    * The URL (or, in Node, path) of seq2seq_core.wasm; a relative URL is resolved against the
    * page. undefined (the default): the .wasm next to the package's modules, found with
    * new URL('../dist/seq2seq_core.wasm', import.meta.url), which Vite, webpack 5 and Parcel
-   * follow and emit. Set it where the bundler does not copy the file (esbuild), before the
+   * follow and emit. Set it where the bundler does not copy the file (esbuild, Rollup), before the
    * first loadModel(): once the engine has loaded from one URL, setting another throws a
    * UsageError. createDecoderWorker() passes it on to its worker.
    */
