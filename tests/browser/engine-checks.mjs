@@ -134,16 +134,22 @@ export function engineChecks(title, launch, { cacheLostOnReload = false } = {}) 
   }
 
   describe(`${title}: the README's examples, the page, the tour and the word list`, { timeout: 300000 }, () => {
+    let launching;
     before(async () => {
+      launching = launch();
+      launching.catch(() => {});   // awaited below, where a failure to start is reported
+      siteServer = await startServer();
+      // Synchronous (it hashes both packages' files): the browser starts meanwhile.
       pkg = installPackage();
       // scripts/serve.mjs wants an index.html; the README tests write their own.
       writeFileSync(join(pkg.project, 'index.html'), '', { flag: 'a' });
       writeFileSync(join(pkg.project, 'favicon.ico'), '', { flag: 'a' });
-      [siteServer, projectServer, engine] = await Promise.all([startServer(), startServer(pkg.project), launch()]);
+      projectServer = await startServer(pkg.project);
+      engine = await launching;
       console.log(`${engine.name} ${engine.version}`);
     });
     after(async () => {
-      await engine?.close();
+      await (await launching?.catch(() => null))?.close();
       await siteServer?.stop();
       await projectServer?.stop();
       await releaseModels();

@@ -37,7 +37,10 @@ function engine(name, impl) {
 }
 
 export async function firefox() {
-  const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, protocol: 'webDriverBiDi', headless: true });
+  // A start-up deadline that outlasts the synchronous set-up a test file may run while the
+  // browser starts (engine-checks.mjs: installPackage()), whose timer would fire first.
+  const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, protocol: 'webDriverBiDi', headless: true,
+    timeout: 180000 });
   const page = (await browser.pages())[0] ?? await browser.newPage();
   await page.setViewport(SIZE);
   let errors = [];
@@ -72,7 +75,9 @@ async function startXvfb() {
   proc.stderr.on('data', (d) => { log += d; });
   const display = await new Promise((res, rej) => {
     let out = '';
-    const timer = setTimeout(() => rej(new Error(`Xvfb did not start: ${log}`)), 10000);
+    // The rejection waits one more turn of the event loop: after synchronous set-up that
+    // blocked it past the deadline, the display number is already waiting to be read.
+    const timer = setTimeout(() => setImmediate(() => rej(new Error(`Xvfb did not start: ${log}`))), 10000);
     proc.stdio[3].on('data', (d) => {
       out += d;
       if (out.includes('\n')) { clearTimeout(timer); res(`:${out.trim()}`); }
@@ -104,7 +109,16 @@ export async function webkit() {
   const s = (path) => `/session/${session.sessionId}${path}`;
   let session;
   try {
-    await poll(() => call('GET', '/status').then((st) => st.ready), null, null, `WebKitWebDriver (${log})`, 10000);
+    // It answers /status once it listens (slow to start on a loaded machine).
+    const deadline = Date.now() + 30000;
+    for (;;) {
+      const status = await call('GET', '/status').catch((e) => ({ ready: false, why: e.message }));
+      if (status.ready) break;
+      if (Date.now() > deadline || driver.exitCode !== null) {
+        throw new Error(`WebKitWebDriver did not start (exit ${driver.exitCode}, ${status.why}): ${log}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
     session = await call('POST', '/session', { capabilities: { alwaysMatch: { browserName: 'MiniBrowser',
       'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] } } } });
     await call('POST', s('/timeouts'), { script: 120000, pageLoad: 60000 });
@@ -126,10 +140,10 @@ export async function webkit() {
     version: `${session.capabilities.browserName} ${session.capabilities.browserVersion}`,
     open: (url) => call('POST', s('/url'), { url }),
     async evaluate(fn, arg) {
-      // The function's own exception comes back as a value, so that its message is not WebDriver's.
+      // The function's own exception comes back as a value, with its message (WebKit's stack has none).
       const script = `const done = arguments[arguments.length - 1];
         Promise.resolve().then(() => (${fn.toString()})(arguments[0]))
-          .then((value) => done({ value: value === undefined ? null : value }), (e) => done({ error: String(e?.stack ?? e) }));`;
+          .then((value) => done({ value: value === undefined ? null : value }), (e) => done({ error: String(e) + '\\n' + (e?.stack ?? '') }));`;
       const got = await call('POST', s('/execute/async'), { script, args: [arg ?? null] });
       if (got?.error) throw new Error(`in the page: ${got.error}`);
       return got?.value;
