@@ -9,7 +9,8 @@
 //   - the tour: every stop opens, says its words and outlines its element in view,
 //     and its lanes decode as the module does;
 //   - the word list: outputs, ✓/✗ and WER over the first test words;
-//   - the README's cached load: a second visit at the same address reads the Cache API.
+//   - the README's cached load: a second visit at the same address reads the Cache API
+//     (not in WebKit under WebDriver, whose test says why).
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
