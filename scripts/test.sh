@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
-scripts/install-deps.sh
+# The browser engines besides Chromium install in the background, beside the build;
+# the page's browser tests wait for them.
+scripts/install-deps.sh --engines
 export NODE_PATH=/usr/share/nodejs   # Debian's emcc finds its Node modules here
 jobs=$(nproc)
 
@@ -82,13 +84,15 @@ scripts/build-wasm.sh
 # shared scratch install is built once under a lock (tests/node/helpers.mjs).
 SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
 
-part "the page: build the site, browser tests (Debian's Chromium, headless)"
-[[ -d node_modules/playwright-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
+part "the page: build the site, browser tests (Debian's Chromium, headless; a subset in Firefox ESR and WebKitGTK)"
+[[ -d node_modules/playwright-core && -d node_modules/puppeteer-core ]] || PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund
 scripts/build-wasm.sh
 node scripts/build-web.mjs
+scripts/install-deps.sh --wait-engines
 # Two files at a time, as the Node tests: each waits mostly on its page's decoder
-# worker, and two Chromiums keep both cores busy.
+# worker, and two browsers keep both cores busy.
 mapfile -t browser_tests < <(longest_first tests/browser tests/browser/tour.test.mjs tests/browser/inside.test.mjs \
+  tests/browser/webkit.test.mjs tests/browser/firefox.test.mjs \
   tests/browser/page.test.mjs tests/browser/first-screen.test.mjs tests/browser/self-attention.test.mjs \
   tests/browser/compare.test.mjs tests/browser/wordlist.test.mjs tests/browser/nar-length.test.mjs)
 node --test --test-concurrency=2 "${browser_tests[@]}"

@@ -1,5 +1,6 @@
 // Shared by the browser tests: build-free server start/stop on a free port and
-// Debian's Chromium through playwright-core (which never downloads a browser).
+// Debian's Chromium through playwright-core (which never downloads a browser). Firefox
+// and WebKit, for the checks every engine runs: engines.mjs.
 import { after, before } from 'node:test';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';

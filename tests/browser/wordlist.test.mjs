@@ -15,26 +15,12 @@ import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { cliPath, installPackage } from '../node/helpers.mjs';
 import { artifact, assertFitsPhone, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
+import { SPLIT, firstWords } from './test-split.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.id === 'g2p-transformer');
 const CMLM = models.find((m) => m.id === 'g2p-cmlm');
-
-// The test split as models/train/metrics.py reads it: words in the file's order, stress removed.
-const SPLIT = (() => {
-  const refs = new Map();
-  for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
-    const parts = line.trim().split(/\s+/);
-    if (parts.length < 2) continue;
-    const p = parts.slice(1).map((x) => x.replace(/\d/g, '')).join(' ');
-    const list = refs.get(parts[0]) ?? [];
-    if (!list.includes(p)) list.push(p);
-    refs.set(parts[0], list);
-  }
-  return refs;
-})();
-const firstWords = (n) => [...SPLIT.keys()].slice(0, n);
 
 /** WER and PER (%) of outputs[i] for words[i], by models/train/metrics.py: the metrics the models are evaluated with. */
 function werPer(words, outputs) {
