@@ -57,7 +57,7 @@ build/fuzz/seq2seq_checked_tests "$sanitized_tests"
 tests/sanitize/cli.sh build/fuzz/seq2seq
 # A short smoke run per target in CI (the corpora are committed; long runs are
 # tests/fuzz/README.md's business).
-tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-10}"
+tests/fuzz/run.sh build/fuzz "${SEQ2SEQ_FUZZ_SECONDS:-5}"
 CXX=clang++ cmake -S . -B build/tsan -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_NATIVE_ARCH=ON -DSEQ2SEQ_SANITIZE=thread >/dev/null
 cmake --build build/tsan -j"$jobs" --target seq2seq_thread_tests
 TSAN_OPTIONS=halt_on_error=1 build/tsan/seq2seq_thread_tests
