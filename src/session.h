@@ -56,9 +56,11 @@ class Session {
   // Transformer: one matrix product per layer over all their rows; the sources
   // encoded together too). The results are those of decoding each alone. A
   // source that fails gets its error and the others go on; the decode in
-  // progress, if any, is left as it was.
-  std::vector<BatchResult> run_batch(const std::vector<std::string>& sources, int window = kBatchWindow) const;
-  static constexpr int kBatchWindow = 32;
+  // progress, if any, is left as it was. `window` 0: as many sources as give
+  // about kBatchRows hypotheses (beam_size each for beam search, else one);
+  // more rows than that measured no faster (docs/performance.md).
+  std::vector<BatchResult> run_batch(const std::vector<std::string>& sources, int window = 0) const;
+  static constexpr int kBatchRows = 32;
   // The max output length in effect for the current source.
   int max_length() const { return max_len_; }
   const std::vector<int>& source_ids() const { return source_; }

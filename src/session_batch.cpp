@@ -4,7 +4,8 @@
 // every source in flight through one scorer pass (score_together, scorer.h),
 // then each source's search takes its step on its own rows. A source that
 // finishes leaves the window and the next ones are encoded together to take its
-// place, so that the passes stay full until the list runs out. Search is the
+// place, so that the passes stay full until the list runs out. The sources are
+// taken shortest first (the results go back in the caller's order). Search is the
 // same ArSearch as a single decode's, and the model computes every row on its
 // own, so the results are those of decoding each source alone.
 #include <algorithm>
@@ -28,7 +29,8 @@ struct InFlight {
 }  // namespace
 
 std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sources, int window) const {
-  if (window < 1) throw UsageError("run_batch: the window must hold at least one source");
+  if (window < 0) throw UsageError("run_batch: the window must hold at least one source (0: the default)");
+  if (window == 0) window = std::max(1, kBatchRows / (opt_.strategy == Strategy::Beam ? opt_.beam_size : 1));
   std::vector<BatchResult> out(sources.size());
   auto fail = [&](size_t i) { out[i].error = std::current_exception(); };
 
@@ -47,25 +49,39 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
 
   const Network& net = ModelAccess::network(*model_);
   const SpecialIds& sp = model_->config().tgt_specials;
+  // Every source tokenized first (its errors are its own), then taken shortest
+  // first: the sources in flight together are of about one length, so that the
+  // encoder pads little and they finish at about the same step.
+  struct Ready {
+    size_t index;
+    std::vector<int> ids, prefix;
+    int cap;
+  };
+  std::vector<Ready> ready;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    try {
+      std::vector<int> source = model_->tokenize(sources[i]);
+      const int cap = max_length_for(source);
+      ready.push_back({i, std::move(source), parse_target_tokens(opt_.prefix, model_->target_vocab()), cap});
+    } catch (const Error&) {
+      fail(i);
+    }
+  }
+  std::stable_sort(ready.begin(), ready.end(), [](const Ready& a, const Ready& b) { return a.ids.size() < b.ids.size(); });
+
   std::vector<InFlight> flight;
   size_t next = 0;
-  while (next < sources.size() || !flight.empty()) {
-    // Refill the window: the next sources that tokenize, encoded in one pass.
+  while (next < ready.size() || !flight.empty()) {
+    // Refill the window: the next sources, encoded in one pass.
     std::vector<size_t> index;
     std::vector<std::vector<int>> ids, prefixes;
     std::vector<int> caps;
-    while (flight.size() + index.size() < static_cast<size_t>(window) && next < sources.size()) {
-      const size_t i = next++;
-      try {
-        std::vector<int> source = model_->tokenize(sources[i]);
-        const int cap = max_length_for(source);
-        prefixes.push_back(parse_target_tokens(opt_.prefix, model_->target_vocab()));
-        ids.push_back(std::move(source));
-        caps.push_back(cap);
-        index.push_back(i);
-      } catch (const Error&) {
-        fail(i);
-      }
+    while (flight.size() + index.size() < static_cast<size_t>(window) && next < ready.size()) {
+      Ready& r = ready[next++];
+      index.push_back(r.index);
+      ids.push_back(std::move(r.ids));
+      prefixes.push_back(std::move(r.prefix));
+      caps.push_back(r.cap);
     }
     if (!index.empty()) {
       std::vector<std::unique_ptr<StepScorer>> scorers;

@@ -316,7 +316,7 @@ class SessionHandle {
       std::vector<std::string> list;
       for (at = 0; at < n; ++at) list.push_back(text_of(texts[at]));
       at = n;
-      const std::vector<BatchResult> decoded = require().run_batch(list, window > 0 ? window : Session::kBatchWindow);
+      const std::vector<BatchResult> decoded = require().run_batch(list, window);
       val values = val::array();
       for (at = 0; at < n; ++at) {
         if (decoded[at].error) std::rethrow_exception(decoded[at].error);
