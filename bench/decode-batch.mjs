@@ -18,6 +18,9 @@
 //
 //   in-process: loop  = words.map((w) => model.decode(w, options))
 //               batch = model.decodeBatch(words, options)
+//   in-process, window 1:
+//               loop  = the batch with one source in flight at a time (each word
+//                       stepped alone inside the same single engine call)
 //   worker:     loop  = for each word, await decoder.start(w, options), then await decoder.run()
 //               batch = await decoder.decodeBatch(words, options, { onProgress })
 //
@@ -58,6 +61,19 @@ const STRATEGIES = [['greedy', { strategy: 'greedy' }], ['beam 5', { strategy: '
 const FACES = {
   'in-process': {
     loop: async (o) => words.map((w) => model.decode(w, o)),
+    batch: async (o) => model.decodeBatch(words, o),
+  },
+  // The words stepped together alone: the same engine call with one source in
+  // flight at a time against its default window (Session::run_batch).
+  'in-process, window 1': {
+    loop: async (o) => {
+      const one = model._batchDecoder(o);
+      try {
+        return one.decode(words, 0, words.length, 1);
+      } finally {
+        one.delete();
+      }
+    },
     batch: async (o) => model.decodeBatch(words, o),
   },
   worker: {
