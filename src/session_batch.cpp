@@ -54,15 +54,25 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
   // encoder pads little and they finish at about the same step.
   struct Ready {
     size_t index;
-    std::vector<int> ids, prefix;
+    std::vector<int> ids;
     int cap;
   };
+  // The forced prefix is the options', the same for every source: parsed once,
+  // and a bad one is every source's error, as start() gives it each.
+  std::vector<int> prefix;
+  std::exception_ptr bad_prefix;
+  try {
+    prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
+  } catch (const Error&) {
+    bad_prefix = std::current_exception();
+  }
   std::vector<Ready> ready;
   for (size_t i = 0; i < sources.size(); ++i) {
     try {
       std::vector<int> source = model_->tokenize(sources[i]);
       const int cap = max_length_for(source);
-      ready.push_back({i, std::move(source), parse_target_tokens(opt_.prefix, model_->target_vocab()), cap});
+      if (bad_prefix) std::rethrow_exception(bad_prefix);
+      ready.push_back({i, std::move(source), cap});
     } catch (const Error&) {
       fail(i);
     }
@@ -74,13 +84,12 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
   while (next < ready.size() || !flight.empty()) {
     // Refill the window: the next sources, encoded in one pass.
     std::vector<size_t> index;
-    std::vector<std::vector<int>> ids, prefixes;
+    std::vector<std::vector<int>> ids;
     std::vector<int> caps;
     while (flight.size() + index.size() < static_cast<size_t>(window) && next < ready.size()) {
       Ready& r = ready[next++];
       index.push_back(r.index);
       ids.push_back(std::move(r.ids));
-      prefixes.push_back(std::move(r.prefix));
       caps.push_back(r.cap);
     }
     if (!index.empty()) {
@@ -103,7 +112,7 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
         try {
           InFlight f;
           f.index = index[k];
-          f.search = std::make_unique<ArSearch>(*scorers[k], sp, opt_, prefixes[k], caps[k]);
+          f.search = std::make_unique<ArSearch>(*scorers[k], sp, opt_, prefix, caps[k]);
           f.search->results_only();
           f.scorer = std::move(scorers[k]);
           flight.push_back(std::move(f));
