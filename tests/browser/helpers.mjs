@@ -99,9 +99,10 @@ export async function openPage(context, url) {
   return { page, errors };
 }
 
-/** Waits until every lane has decoded the current word (body[data-ready] grows). */
-export async function waitReady(page, previous = 0) {
-  await page.waitForFunction((p) => Number(document.body.dataset.ready ?? 0) > p && window.seq2seqPage?.lanes.every((l) => !l.busy), previous, { timeout: 20000 });
+/** Waits until every lane has decoded the current word (body[data-ready] grows).
+ * A load over an emulated slow network (bench/page-load.mjs) needs a longer timeout. */
+export async function waitReady(page, previous = 0, timeout = 20000) {
+  await page.waitForFunction((p) => Number(document.body.dataset.ready ?? 0) > p && window.seq2seqPage?.lanes.every((l) => !l.busy), previous, { timeout });
   return page.evaluate(() => Number(document.body.dataset.ready));
 }
 

@@ -6,6 +6,7 @@
 //   ... load, wait until ready ...
 //   const { bytes, responses } = await net.total();
 //   const tl = await timeline(page);   // marks and resources on the page's clock
+//   transferredBy(tl, tl.firstResult)  // bytes of the responses complete by then
 
 /**
  * Every response the page and its dedicated workers receive (Playwright
@@ -45,13 +46,19 @@ export function recordNetwork(page) {
  * The page's Performance API timeline, with its workers' resource entries
  * moved onto the page's clock (ms since navigation start): navigation, first
  * contentful paint, the page's marks (web/js/app.js, engine.js, lane.js) and
- * the body[data-*] times the page records for its first results.
+ * the body[data-*] times the page records for its first results. resources
+ * holds the document itself too (where: 'page'), and each entry's bytes is its
+ * transferSize: the encoded body + 300 for the headers (Chromium's fixed figure;
+ * the page is not shown the real ones), 300 for a revalidation (304), 0 from
+ * the cache. Chromium lists a dedicated worker's module scripts on the page
+ * that started it, the worker's fetch() calls on the worker.
  */
 export async function timeline(page) {
   const pageSide = await page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0];
     const res = (e) => ({ name: e.name, start: e.fetchStart, end: e.responseEnd, bytes: e.transferSize });
     return {
+      document: nav ? res(nav) : null,
       origin: performance.timeOrigin,
       html: nav ? nav.responseEnd : null,
       domContentLoaded: nav ? nav.domContentLoadedEventEnd : null,
@@ -62,7 +69,8 @@ export async function timeline(page) {
       allLanes: Number(document.body.dataset.allLanesMs) || null,
     };
   });
-  const resources = [...pageSide.resources.map((r) => ({ ...r, where: 'page' }))];
+  const { document: doc, ...rest } = pageSide;
+  const resources = [doc, ...rest.resources].filter(Boolean).map((r) => ({ ...r, where: 'page' }));
   for (const w of page.workers()) {
     const side = await w.evaluate(() => ({
       origin: performance.timeOrigin,
@@ -72,5 +80,12 @@ export async function timeline(page) {
     const shift = side.origin - pageSide.origin;
     for (const r of side.resources) resources.push({ ...r, start: r.start + shift, end: r.end + shift, where: 'worker' });
   }
-  return { ...pageSide, resources };
+  return { ...rest, resources };
+}
+
+/** Bytes (transferSize, as in timeline()) of the responses that had fully
+ * arrived by `ms` on the page's clock; null when `ms` is unknown. */
+export function transferredBy(tl, ms) {
+  if (ms == null) return null;
+  return tl.resources.filter((r) => r.end > 0 && r.end <= ms).reduce((a, r) => a + r.bytes, 0);
 }
