@@ -69,10 +69,11 @@ std::shared_ptr<const Model> Model::from_buffer(const uint8_t* data, size_t size
   }
   m->file_bytes_ = size;
   for (const auto& kv : file.tensors) {
-    if (kv.second.dtype == DType::I8) m->storage_ = "int8";
+    if (kv.second.dtype == DType::U8) m->storage_ = "int4";
+    if (kv.second.dtype == DType::I8 && m->storage_ != "int4") m->storage_ = "int8";
     if (kv.second.dtype == DType::F16 && m->storage_ == "f32") m->storage_ = "f16";
   }
-  m->compute_ = m->storage_ == "int8" && compute == Compute::Auto ? "int8" : "f32";
+  m->compute_ = (m->storage_ == "int8" || m->storage_ == "int4") && compute == Compute::Auto ? "int8" : "f32";
   return m;
 }
 

@@ -47,10 +47,11 @@ class Model {
   int ensemble_size() const { return ensemble_size_; }
   int64_t parameter_count() const;
   size_t file_bytes() const { return file_bytes_; }
-  // How the weights are stored: "f32", "f16" or "int8" (the narrowest dtype in the file;
-  // int8 files keep biases and norms in f32); an ensemble's members' if they agree, else "mixed".
+  // How the weights are stored: "f32", "f16", "int8" or "int4" (the narrowest dtype in the
+  // file; quantized files keep biases and norms in f32); an ensemble's members' if they
+  // agree, else "mixed".
   const std::string& storage() const { return storage_; }
-  // What the linear layers multiply in: "int8" (int8 storage, auto compute), "f32", or an
+  // What the linear layers multiply in: "int8" (int8 or int4 storage, auto compute), "f32", or an
   // ensemble's "mixed".
   const std::string& compute() const { return compute_; }
 

@@ -64,7 +64,7 @@ Rnn::Rnn(const ModelConfig& config, const SafetensorsFile& file, Compute compute
   }
   out_ = w.linear("out", Vt, 2 * H + D);
   w.check_all_used();
-  for (const auto& kv : file.tensors) n_params_ += kv.second.numel();
+  n_params_ = WeightLoader::parameter_count(file);
 }
 
 void Rnn::gru_update(const Gru& g, const Eigen::Ref<const RowMatrix>& x_proj, RowMatrix& h) {

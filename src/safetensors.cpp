@@ -22,7 +22,8 @@ DType parse_dtype(const nlohmann::json& j, const std::string& name) {
   if (s == "F32") return DType::F32;
   if (s == "F16") return DType::F16;
   if (s == "I8") return DType::I8;
-  throw ModelError("tensor " + quote(name) + ": unsupported dtype " + quote(s) + " (F32, F16 or I8 expected)");
+  if (s == "U8") return DType::U8;
+  throw ModelError("tensor " + quote(name) + ": unsupported dtype " + quote(s) + " (F32, F16, I8 or U8 expected)");
 }
 
 uint64_t as_u64(const nlohmann::json& j, const std::string& what) {
@@ -188,7 +189,9 @@ float half_to_float(uint16_t h) {
 }
 
 std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
-  if (t.dtype == DType::I8) throw ModelError("tensor " + quote(name) + " is stored as I8, which only 2-D weights with a " + quote(name + ".scale") + " may be");
+  if (t.dtype == DType::I8 || t.dtype == DType::U8)
+    throw ModelError("tensor " + quote(name) + " is stored as " + (t.dtype == DType::I8 ? "I8" : "U8") + ", which only 2-D weights with a " +
+                     quote(name + ".scale") + " may be");
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);
   if (t.dtype == DType::F32) {
@@ -219,12 +222,18 @@ std::vector<float> dequantize_i8(const int8_t* q, const float* scale, size_t row
   return out;
 }
 
-std::vector<float> dequantize_i8(const TensorView& q, const std::vector<float>& scale, const std::string& name) {
-  if (q.dtype != DType::I8 || q.shape.size() != 2 || static_cast<int64_t>(scale.size()) != q.shape[0])
-    throw ModelError("tensor " + quote(name) + ": I8 storage needs a 2-D tensor and one scale per row");
-  check_i8_scales(scale, name + ".scale");
-  return dequantize_i8(reinterpret_cast<const int8_t*>(q.data), scale.data(), static_cast<size_t>(q.shape[0]),
-                       static_cast<size_t>(q.shape[1]));
+std::vector<int8_t> widen_int4(const TensorView& q, const uint8_t* multiplier, size_t rows, size_t cols, size_t groups) {
+  const size_t width = multiplier ? cols / groups : cols;
+  std::vector<int8_t> out(rows * cols);
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* row = q.data + r * (cols / 2);
+    for (size_t c = 0; c < cols; ++c) {
+      const int nibble = (row[c / 2] >> (4 * (c % 2))) & 0xf;
+      const int m = multiplier ? multiplier[r * groups + c / width] : 1;
+      out[r * cols + c] = static_cast<int8_t>((nibble >= 8 ? nibble - 16 : nibble) * m);
+    }
+  }
+  return out;
 }
 
 }  // namespace seq2seq

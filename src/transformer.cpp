@@ -99,7 +99,7 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file,
     src_pos_ = sinusoidal_positions(cfg_.max_pos, L);
     tgt_pos_ = src_pos_;
   }
-  for (const auto& kv : file.tensors) n_params_ += kv.second.numel();
+  n_params_ = WeightLoader::parameter_count(file);
 }
 
 void Transformer::check_ids(const std::vector<int>& ids, int vocab, const char* what) const {

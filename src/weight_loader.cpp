@@ -21,24 +21,57 @@ const TensorView& WeightLoader::find(const std::string& name, const std::vector<
   return it->second;
 }
 
-std::vector<float> WeightLoader::i8_scales(const std::string& name, int64_t rows) {
+WeightLoader::Raw WeightLoader::quantized(const std::string& name, int64_t rows, int64_t cols) {
+  const bool int4 = file_.tensors.at(name).dtype == DType::U8;
+  const char* dtype = int4 ? "U8" : "I8";
+  if (int4 && cols % 2 != 0)
+    throw ModelError("tensor " + quote(name) + " is stored as U8 (two 4-bit values a byte), which needs an even number of columns, not " +
+                     std::to_string(cols));
+  const TensorView& t = find(name, {rows, int4 ? cols / 2 : cols});
   const std::string scale_name = name + ".scale";
   auto s = file_.tensors.find(scale_name);
-  if (s == file_.tensors.end()) throw ModelError("tensor " + quote(name) + " is stored as I8 but " + quote(scale_name) + " is missing");
+  if (s == file_.tensors.end()) throw ModelError("tensor " + quote(name) + " is stored as " + dtype + " but " + quote(scale_name) + " is missing");
   if (s->second.shape != std::vector<int64_t>{rows})
     throw ModelError("tensor " + quote(scale_name) + " has shape " + shape_str(s->second.shape) + ", expected [" +
                      std::to_string(rows) + "]");
   used_.insert(scale_name);
-  std::vector<float> scale = tensor_to_f32(s->second, scale_name);
-  check_i8_scales(scale, scale_name);
-  return scale;
+  Raw r;
+  r.scale = tensor_to_f32(s->second, scale_name);
+  check_i8_scales(r.scale, scale_name);
+  const size_t n = static_cast<size_t>(rows) * static_cast<size_t>(cols);
+  if (!int4) {
+    r.i8.assign(reinterpret_cast<const int8_t*>(t.data), reinterpret_cast<const int8_t*>(t.data) + n);
+    return r;
+  }
+  // A 4-bit weight's group multipliers (optional): [rows, groups], 0..15.
+  const std::string mult_name = name + ".multiplier";
+  auto m = file_.tensors.find(mult_name);
+  const uint8_t* mult = nullptr;
+  size_t groups = 1;
+  if (m != file_.tensors.end()) {
+    const auto& shape = m->second.shape;
+    if (m->second.dtype != DType::U8 || shape.size() != 2 || shape[0] != rows || shape[1] < 1 || cols % shape[1] != 0)
+      throw ModelError("tensor " + quote(mult_name) + " must be U8 of shape [" + std::to_string(rows) + ", groups] with groups dividing " +
+                       std::to_string(cols) + ", not " + (m->second.dtype == DType::U8 ? "U8 " : "another dtype ") + shape_str(shape));
+    used_.insert(mult_name);
+    mult = m->second.data;
+    groups = static_cast<size_t>(shape[1]);
+    for (size_t i = 0; i < m->second.nbytes; ++i)
+      if (mult[i] > 15)
+        throw ModelError("tensor " + quote(mult_name) + " holds " + std::to_string(mult[i]) + " at index " + std::to_string(i) +
+                         " (multipliers are 0..15, so that each product fits in int8)");
+  }
+  r.i8 = widen_int4(t, mult, static_cast<size_t>(rows), static_cast<size_t>(cols), groups);
+  return r;
 }
 
 std::vector<float> WeightLoader::take(const std::string& name, const std::vector<int64_t>& shape) {
-  const TensorView& t = find(name, shape);
-  if (t.dtype != DType::I8) return tensor_to_f32(t, name);
-  if (shape.size() != 2) throw ModelError("tensor " + quote(name) + " is stored as I8, which only 2-D weights may be");
-  return dequantize_i8(t, i8_scales(name, shape[0]), name);
+  auto it = file_.tensors.find(name);
+  if (it == file_.tensors.end() || (it->second.dtype != DType::I8 && it->second.dtype != DType::U8)) return tensor_to_f32(find(name, shape), name);
+  if (shape.size() != 2)
+    throw ModelError("tensor " + quote(name) + " is stored as " + (it->second.dtype == DType::I8 ? "I8" : "U8") + ", which only 2-D weights may be");
+  const Raw w = quantized(name, shape[0], shape[1]);
+  return dequantize_i8(w.i8.data(), w.scale.data(), static_cast<size_t>(shape[0]), static_cast<size_t>(shape[1]));
 }
 
 RowMatrix WeightLoader::matrix(const std::string& name, int rows, int cols) {
@@ -52,17 +85,14 @@ RowVector WeightLoader::vector(const std::string& name, int n) {
 }
 
 WeightLoader::Raw WeightLoader::take_raw(const std::string& name, int rows, int cols) {
-  Raw r;
   auto it = file_.tensors.find(name);
-  if (compute_ == Compute::F32 || it == file_.tensors.end() || it->second.dtype != DType::I8) {
+  if (compute_ == Compute::F32 || it == file_.tensors.end() || (it->second.dtype != DType::I8 && it->second.dtype != DType::U8)) {
+    Raw r;
     r.f32 = take(name, {rows, cols});
     return r;
   }
-  // Kept as stored: the int8 bytes and their checked scales, never widened.
-  const TensorView& t = find(name, {rows, cols});
-  r.scale = i8_scales(name, rows);
-  r.i8.assign(reinterpret_cast<const int8_t*>(t.data), reinterpret_cast<const int8_t*>(t.data) + static_cast<size_t>(rows) * cols);
-  return r;
+  // Kept as int8 with its checked scales, never widened (a 4-bit weight is an int8 one exactly).
+  return quantized(name, rows, cols);
 }
 
 Linear WeightLoader::pack(std::vector<Raw> parts, const std::vector<float>& bias, int out_each, int in) {
@@ -121,6 +151,21 @@ LayerNormParams WeightLoader::layer_norm(const std::string& prefix, int n) {
 void WeightLoader::check_all_used() const {
   for (const auto& kv : file_.tensors)
     if (!used_.count(kv.first)) throw ModelError("unexpected tensor " + quote(kv.first) + " (not part of this architecture)");
+}
+
+int64_t WeightLoader::parameter_count(const SafetensorsFile& file) {
+  int64_t n = 0;
+  for (const auto& kv : file.tensors) {
+    const std::string& name = kv.first;
+    bool companion = false;
+    for (const std::string suffix : {".scale", ".multiplier"}) {
+      if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      auto w = file.tensors.find(name.substr(0, name.size() - suffix.size()));
+      companion = companion || (w != file.tensors.end() && (w->second.dtype == DType::I8 || w->second.dtype == DType::U8));
+    }
+    if (!companion) n += kv.second.numel() * (kv.second.dtype == DType::U8 ? 2 : 1);
+  }
+  return n;
 }
 
 }  // namespace seq2seq

@@ -1,8 +1,8 @@
 // Takes tensors out of a parsed model file by name and expected shape, and
 // remembers which were taken so that a tensor nobody asked for is reported (an
 // exporter typo must not leave a weight silently unused). Linear layers come out
-// packed for the kernels (linear_kernel.h): int8-stored weights stay int8 unless
-// f32 compute is asked for.
+// packed for the kernels (linear_kernel.h): int8- and int4-stored weights are
+// multiplied as int8 unless f32 compute is asked for.
 #pragma once
 #include <set>
 #include <string>
@@ -33,9 +33,13 @@ class WeightLoader {
   LayerNormParams layer_norm(const std::string& prefix, int n);
   // Throws ModelError naming the first tensor that was never taken.
   void check_all_used() const;
+  // The model's parameters: every weight's values (two a byte for 4-bit storage),
+  // not the scales and multipliers that quantized storage adds.
+  static int64_t parameter_count(const SafetensorsFile& file);
 
  private:
-  // A 2-D weight as stored: int8 with scales (when they are to be kept), else f32.
+  // A 2-D weight as the kernels take it: int8 with per-row scales (quantized
+  // storage under int8 compute), else f32.
   struct Raw {
     std::vector<float> f32;
     std::vector<int8_t> i8;
@@ -43,8 +47,10 @@ class WeightLoader {
   };
   // The tensor, checked for presence and shape, and marked as used.
   const TensorView& find(const std::string& name, const std::vector<int64_t>& shape);
-  // An I8 tensor's per-row scales (`name`.scale), checked finite and >= 0, marked as used.
-  std::vector<float> i8_scales(const std::string& name, int64_t rows);
+  // A quantized weight (I8, or U8: 4-bit with optional group multipliers) [rows, cols]
+  // as int8 with its per-row scales (`name`.scale, checked finite and >= 0); the
+  // tensors it came from checked for their shapes and values and marked as used.
+  Raw quantized(const std::string& name, int64_t rows, int64_t cols);
   std::vector<float> take(const std::string& name, const std::vector<int64_t>& shape);
   Raw take_raw(const std::string& name, int rows, int cols);
   Linear pack(std::vector<Raw> parts, const std::vector<float>& bias, int out_each, int in);

@@ -1,11 +1,11 @@
 """Write and read seq2seq-wasm model files (docs/model-format.md).
 
-    export(model, config_dict, path, dtype="f32"|"f16"|"i8", i8_levels=127)
+    export(model, config_dict, path, dtype="f32"|"f16"|"i8"|"q4", i8_levels=127, q4_group=32)
     config, state_dict = load_model_file(path)
 
 CLI (a training checkpoint written by train_*.py -> model file):
 
-    /usr/bin/python3 -m models.train export CHECKPOINT.pt|MODEL.safetensors OUT.safetensors [--f16 | --i8 [--i8-levels N]]
+    /usr/bin/python3 -m models.train export CHECKPOINT.pt|MODEL.safetensors OUT.safetensors [--f16 | --i8 [--i8-levels N] | --q4 [--q4-group G]]
 
 The safetensors container is written here by hand (no safetensors package):
 u64 LE header length, JSON header (tensor entries + ``__metadata__`` of strings,
@@ -25,9 +25,14 @@ from .seq2seq_torch import CONFIG_DEFAULTS, OPTIONAL_CONFIG_KEYS, build_model, n
 FORMAT = "seq2seq-wasm"
 FORMAT_VERSION = "1"
 # "i8": 2-D weights as int8 with per-row f32 scales (name + ".scale"), everything else f32
-_DT = {"f32": ("F32", np.dtype("<f4")), "f16": ("F16", np.dtype("<f2")), "i8": ("F32", np.dtype("<f4"))}
-_NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I8": np.dtype("i1")}
+# "q4": 2-D weights as 4-bit integers, two a byte (U8), with per-row f32 scales and
+# multipliers per group of columns (name + ".multiplier", U8 [rows, cols / group]),
+# everything else f32
+_DT = {"f32": ("F32", np.dtype("<f4")), "f16": ("F16", np.dtype("<f2")), "i8": ("F32", np.dtype("<f4")),
+       "q4": ("F32", np.dtype("<f4"))}
+_NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I8": np.dtype("i1"), "U8": np.dtype("u1")}
 SCALE_SUFFIX = ".scale"
+MULTIPLIER_SUFFIX = ".multiplier"
 
 
 def quantize_rows(a, levels=127):
@@ -43,6 +48,47 @@ def quantize_rows(a, levels=127):
     safe = np.where(scale > 0, scale, 1).astype(np.float64)
     q = np.clip(np.rint(a / safe[:, None]), -levels, levels).astype(np.int8)
     return q, scale
+
+
+def quantize_int4(a, group=32):
+    """float64 [R, C] -> (uint8 [R, C / 2], float32 scales [R], uint8 multipliers [R, C / group]):
+    4-bit values q in -7..7, two a byte (the even column in the low nibble, each a
+    two's-complement nibble), a scale s per row and a multiplier m in 0..15 per group of
+    ``group`` columns; the stored weight is float32(q * m) * s. So q * m is an int8
+    value (|q * m| <= 105) and the engine multiplies the weight in int8 exactly as
+    stored. s = max|row| / 105, m = the least that covers the group's largest value
+    (ceil(max|group| / (7 s))), q = round(w / (m s)): each group gets a step of m * s
+    for its own range, within one s of the step max|group| / 7 that a scale of its own
+    would give."""
+    R, C = a.shape
+    if not (isinstance(group, int) and group >= 2 and group % 2 == 0 and C % group == 0):
+        raise ValueError(f"int4 group must be an even integer dividing the {C} columns, not {group!r}")
+    scale = (np.abs(a).max(axis=1) / 105.0).astype(np.float32)
+    s = scale.astype(np.float64)
+    safe = np.where(s > 0, s, 1)[:, None, None]
+    g = a.reshape(R, C // group, group)
+    m = np.clip(np.ceil(np.abs(g).max(axis=2, keepdims=True) / (7 * safe) - 1e-9), 0, 15)
+    m = np.where(s[:, None, None] > 0, m, 0)
+    q = np.where(m > 0, np.clip(np.rint(g / (np.where(m > 0, m, 1) * safe)), -7, 7), 0).astype(np.int8).reshape(R, C)
+    nib = (q & 0xF).astype(np.uint8)
+    return (nib[:, 0::2] | (nib[:, 1::2] << 4)).astype(np.uint8), scale, m[:, :, 0].astype(np.uint8)
+
+
+def unpack_q4(packed):
+    """uint8 [R, C / 2] -> int8 [R, C] (two's-complement nibbles, the low one first)."""
+    lo = (packed & 0xF).astype(np.int8)
+    hi = (packed >> 4).astype(np.int8)
+    q = np.empty((packed.shape[0], packed.shape[1] * 2), dtype=np.int8)
+    q[:, 0::2], q[:, 1::2] = lo, hi
+    return np.where(q >= 8, q - 16, q).astype(np.int8)
+
+
+def widen_int4(packed, multiplier=None):
+    """A U8 weight and its multipliers [R, G] (or None: all 1) -> int8 [R, C]: q * m."""
+    q = unpack_q4(packed).astype(np.int16)
+    if multiplier is not None:
+        q = q * np.repeat(multiplier.astype(np.int16), q.shape[1] // multiplier.shape[1], axis=1)
+    return q.astype(np.int8)
 
 
 def dequantize_rows(q, scale):
@@ -116,9 +162,10 @@ def expected_rnn_tensor_names(cfg):
     return shapes
 
 
-def write_safetensors(path, tensors, metadata, dtype="f32", i8_levels=127):
+def write_safetensors(path, tensors, metadata, dtype="f32", i8_levels=127, q4_group=32):
     """tensors: dict name -> array-like (float); metadata: dict of str -> str;
-    i8_levels: with dtype "i8", the quantization levels each side of 0 (quantize_rows)."""
+    i8_levels: with dtype "i8", the quantization levels each side of 0 (quantize_rows);
+    q4_group: with dtype "q4", the columns a multiplier covers (quantize_int4)."""
     st_dtype, np_dtype = _DT[dtype]
     header = {"__metadata__": {k: str(v) for k, v in metadata.items()}}
     blobs, offset = [], 0
@@ -129,6 +176,9 @@ def write_safetensors(path, tensors, metadata, dtype="f32", i8_levels=127):
         if dtype == "i8" and a64.ndim == 2:
             q, scale = quantize_rows(a64, i8_levels)
             parts = [(name, "I8", q), (name + SCALE_SUFFIX, "F32", scale)]
+        elif dtype == "q4" and a64.ndim == 2:
+            q, scale, mult = quantize_int4(a64, q4_group)
+            parts = [(name, "U8", q), (name + SCALE_SUFFIX, "F32", scale), (name + MULTIPLIER_SUFFIX, "U8", mult)]
         else:
             parts = [(name, st_dtype, a64.astype(np_dtype))]
         for pname, pdt, a in parts:
@@ -152,7 +202,7 @@ def write_safetensors(path, tensors, metadata, dtype="f32", i8_levels=127):
 
 def read_safetensors(path):
     """-> (metadata dict, {name: float32 torch tensor}, {name: dtype string}).
-    I8 tensors come back dequantized with their scales (which are not listed)."""
+    I8 and U8 (4-bit) tensors come back dequantized with their scales (which are not listed)."""
     with open(path, "rb") as f:
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])
@@ -165,24 +215,30 @@ def read_safetensors(path):
         raw[name] = np.frombuffer(body[b:en], dtype=_NP_OF[e["dtype"]]).reshape(e["shape"])
         dtypes[name] = e["dtype"]
     tensors = {}
+    quantized = ("I8", "U8")
+    companion = lambda n: any(n.endswith(x) and dtypes.get(n[: -len(x)]) in quantized  # noqa: E731
+                              for x in (SCALE_SUFFIX, MULTIPLIER_SUFFIX))
     for name, a in raw.items():
-        if dtypes[name] == "I8":
-            tensors[name] = dequantize_rows(a, raw[name + SCALE_SUFFIX])
-        elif not (name.endswith(SCALE_SUFFIX) and dtypes.get(name[: -len(SCALE_SUFFIX)]) == "I8"):
+        if companion(name):
+            continue
+        if dtypes[name] in quantized:
+            q = a if dtypes[name] == "I8" else widen_int4(a, raw.get(name + MULTIPLIER_SUFFIX))
+            tensors[name] = dequantize_rows(q, raw[name + SCALE_SUFFIX])
+        else:
             tensors[name] = torch.from_numpy(a.astype(np.float32))
     dtypes = {k: v for k, v in dtypes.items() if k in tensors}
     return meta, tensors, dtypes
 
 
-def export(model, config_dict, path, dtype="f32", i8_levels=127):
+def export(model, config_dict, path, dtype="f32", i8_levels=127, q4_group=32):
     """Write ``model`` (its state_dict) with ``config_dict`` to ``path`` (``i8_levels``:
-    see quantize_rows).
+    see quantize_rows; ``q4_group``: quantize_int4).
 
     Checks that the tensor names and shapes are exactly those of the spec.
     Returns the normalized config.
     """
     if dtype not in _DT:
-        raise ValueError("dtype must be 'f32', 'f16' or 'i8'")
+        raise ValueError("dtype must be 'f32', 'f16', 'i8' or 'q4'")
     cfg = normalize_config(config_dict)
     sd = model.state_dict() if hasattr(model, "state_dict") else dict(model)
     want = expected_tensor_names(cfg)
@@ -198,7 +254,7 @@ def export(model, config_dict, path, dtype="f32", i8_levels=127):
     written = {k: v for k, v in cfg.items() if not (k in OPTIONAL_CONFIG_KEYS and v == CONFIG_DEFAULTS[k])}
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION,
             "config": json.dumps(written, ensure_ascii=False, separators=(",", ":"))}
-    write_safetensors(path, {k: sd[k] for k in want}, meta, dtype, i8_levels)
+    write_safetensors(path, {k: sd[k] for k in want}, meta, dtype, i8_levels, q4_group)
     return cfg
 
 
@@ -225,12 +281,14 @@ def load_model(path):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint", help="checkpoint .pt with keys 'config' and 'model' (or 'avg_model'), or a model "
-                    "file .safetensors to store again (an int8 one is read dequantized)")
+                    "file .safetensors to store again (an int8 or 4-bit one is read dequantized)")
     ap.add_argument("out", help="output .safetensors")
     ap.add_argument("--f16", action="store_true", help="store weights as float16")
     ap.add_argument("--i8", action="store_true", help="store 2-D weights as int8 with per-row scales")
     ap.add_argument("--i8-levels", type=int, default=127,
                     help="with --i8: quantization levels each side of 0 (fewer: a file that gzips smaller)")
+    ap.add_argument("--q4", action="store_true", help="store 2-D weights as 4-bit integers with per-row scales and per-group multipliers")
+    ap.add_argument("--q4-group", type=int, default=32, help="with --q4: the columns each multiplier covers")
     ap.add_argument("--key", default=None, help="state-dict key inside the checkpoint (default: avg_model if present, else model)")
     a = ap.parse_args(argv)
     torch.set_num_threads(2)
@@ -242,7 +300,7 @@ def main(argv=None):
         config, state = ck["config"], ck[key]
     model = build_model(config)
     model.load_state_dict(state)
-    export(model, config, a.out, "i8" if a.i8 else "f16" if a.f16 else "f32", a.i8_levels)
+    export(model, config, a.out, "q4" if a.q4 else "i8" if a.i8 else "f16" if a.f16 else "f32", a.i8_levels, a.q4_group)
     print(f"wrote {a.out} ({os.path.getsize(a.out)} bytes) from {key}")
 
 

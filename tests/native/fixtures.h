@@ -44,7 +44,7 @@ inline const std::vector<std::string>& fixture_names() {
   static const std::vector<std::string> names = {
       "ar_post_sin_tied_relu", "ar_pre_learned_untied_gelu", "ar_post_learned_tied_gelu_noscale",
       "cmlm_pre_sin_tied_relu", "cmlm_post_learned_untied_gelu", "cmlm_pre_sin_tied_relu_offset",
-      "ar_pre_sin_tied_relu_f16", "ar_pre_sin_tied_relu_i8"};
+      "ar_pre_sin_tied_relu_f16", "ar_pre_sin_tied_relu_i8", "cmlm_pre_sin_tied_relu_q4"};
   return names;
 }
 

@@ -253,6 +253,102 @@ TEST_CASE("int8 weights need their per-row scales, sane ones", "[model_file][int
   }
 }
 
+TEST_CASE("4-bit weights: two a byte, a scale per row, a multiplier per group", "[model_file][int4]") {
+  const Parts good = split(read_bytes(fixture_path("cmlm_pre_sin_tied_relu_q4.safetensors")));
+  const std::string w = "encoder.layers.0.ffn.fc2.weight";  // [d_model, d_ff] = [32, 64], stored [32, 32]
+  REQUIRE(good.header[w]["dtype"] == "U8");
+  REQUIRE(good.header[w]["shape"] == json({32, 32}));
+  REQUIRE(good.header[w + ".scale"]["shape"] == json({32}));
+  REQUIRE(good.header[w + ".multiplier"]["shape"] == json({32, 2}));
+  REQUIRE(load_error(join(good)).empty());
+  const size_t q_at = good.header[w]["data_offsets"][0].get<size_t>();
+  const size_t m_at = good.header[w + ".multiplier"]["data_offsets"][0].get<size_t>();
+  // A tensor given `shape` and `bytes` new bytes at the end of the data (zeros past what it held).
+  auto restore = [](Parts& p, const std::string& name, const json& shape, size_t bytes) {
+    const size_t from = p.header[name]["data_offsets"][0].get<size_t>(), had = p.header[name]["data_offsets"][1].get<size_t>() - from;
+    const size_t at = p.data.size();
+    p.data.resize(at + bytes, 0);
+    std::memcpy(p.data.data() + at, p.data.data() + from, std::min(had, bytes));
+    p.header[name]["shape"] = shape;
+    p.header[name]["data_offsets"] = {at, at + bytes};
+  };
+  SECTION("what the engine loads") {
+    const auto bytes = join(good);
+    const auto model = Model::from_buffer(bytes.data(), bytes.size());
+    CHECK(model->storage() == "int4");
+    CHECK(model->compute() == "int8");
+    // Parameters as PyTorch counts them: two a byte, no scales or multipliers.
+    const auto f32 = Model::from_file(fixture_path("cmlm_pre_sin_tied_relu.safetensors"));
+    CHECK(model->parameter_count() == f32->parameter_count());
+  }
+  SECTION("each nibble is a two's-complement value times its group's multiplier") {
+    // Row 0's first byte 0x8F: column 0 is 15 - 16 = -1, column 1 is 8 - 16 = -8;
+    // the row's two groups (columns 0-31, 32-63) get multipliers 15 and 3.
+    Parts p = good;
+    p.data[q_at] = 0x8F;
+    p.data[q_at + 16] = 0x07;  // column 32: 7
+    p.data[m_at] = 15;
+    p.data[m_at + 1] = 3;
+    const auto bytes = join(p);
+    const SafetensorsFile file = parse_safetensors(bytes.data(), bytes.size());
+    const auto q = widen_int4(file.tensors.at(w), file.tensors.at(w + ".multiplier").data, 32, 64, 2);
+    CHECK(int{q[0]} == -15);
+    CHECK(int{q[1]} == -120);
+    CHECK(int{q[32]} == 21);
+    CHECK(widen_int4(file.tensors.at(w), nullptr, 32, 64, 1)[1] == -8);  // no multipliers: 1
+    CHECK(load_error(bytes).empty());
+  }
+  SECTION("multipliers are optional: none is 1 everywhere") {
+    Parts p = good;
+    p.header.erase(w + ".multiplier");
+    CHECK(load_error(join(p)).empty());
+  }
+  SECTION("a multiplier over 15 could leave int8") {
+    Parts p = good;
+    p.data[m_at + 5] = 16;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + w + ".multiplier' holds 16 at index 5 (multipliers are 0..15"));
+  }
+  SECTION("multipliers that do not divide the row into groups, or are not U8") {
+    for (auto shape : {json({32, 3}), json({32, 0}), json({32}), json({16, 2}), json({32, 2, 1})}) {
+      Parts p = good;
+      int64_t n = 1;
+      for (const auto& d : shape) n *= d.get<int64_t>();
+      restore(p, w + ".multiplier", shape, static_cast<size_t>(n));
+      INFO(shape.dump());
+      CHECK_THAT(load_error(join(p)), Catch::Contains("'" + w + ".multiplier' must be U8 of shape [32, groups] with groups dividing 64"));
+    }
+    Parts p = good;
+    p.header[w + ".multiplier"]["dtype"] = "I8";
+    CHECK_THAT(load_error(join(p)), Catch::Contains("must be U8"));
+  }
+  SECTION("the stored shape is the weight's with half the columns") {
+    Parts p = good;
+    restore(p, w, {32, 64}, 32 * 64);
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + w + "' has shape [32, 64], expected [32, 32]"));
+  }
+  SECTION("a missing or bad scale") {
+    Parts p = good;
+    p.header.erase(w + ".scale");
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + w + "' is stored as U8 but '" + w + ".scale' is missing"));
+    p = good;
+    const float minus = -1.0f;
+    std::memcpy(p.data.data() + p.header[w + ".scale"]["data_offsets"][0].get<size_t>() + 4 * 5, &minus, 4);
+    CHECK_THAT(load_error(join(p)), Catch::Contains("holds -1.000000 at row 5 (scales must be finite and >= 0)"));
+  }
+  SECTION("4-bit where no scale can go, and multipliers without a 4-bit weight") {
+    Parts p = good;
+    const std::string b = "encoder.layers.0.ffn.fc1.bias";  // [64] f32 -> claimed as 64 bytes
+    p.header[b]["dtype"] = "U8";
+    p.header[b]["data_offsets"][1] = p.header[b]["data_offsets"][0].get<size_t>() + 64;
+    CHECK_THAT(load_error(join(p)), Catch::Contains("'" + b + "' is stored as U8, which only 2-D weights may be"));
+    Parts i8 = split(read_bytes(fixture_path("ar_pre_sin_tied_relu_i8.safetensors")));
+    const size_t at = i8.data.size();
+    i8.data.resize(at + 64, 1);
+    i8.header["encoder.layers.0.ffn.fc1.weight.multiplier"] = {{"dtype", "U8"}, {"shape", {64, 1}}, {"data_offsets", {at, at + 64}}};
+    CHECK_THAT(load_error(join(i8)), Catch::Contains("unexpected tensor 'encoder.layers.0.ffn.fc1.weight.multiplier'"));
+  }
+}
+
 TEST_CASE("no byte sequence crashes the loader", "[model_file][fuzz]") {
   const auto& good = valid_file();
   std::mt19937 rng(1234);

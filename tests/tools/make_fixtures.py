@@ -9,7 +9,7 @@ the length log-probabilities; for rnn the logits and the attention
 probabilities; for every model the forced scores of three targets; for
 transformer and cmlm models a whole greedy or Mask-Predict decode and its
 self-attention). References are computed in float64 from the
-stored (f32, f16-rounded or int8-dequantized) weights, on a PADDED batch of three sources and
+stored (f32, f16-rounded, int8- or 4-bit-dequantized) weights, on a PADDED batch of three sources and
 targets of different lengths, so masking is exercised. Deterministic.
 """
 
@@ -62,6 +62,9 @@ FIXTURES = {
                                        "activation": "relu", "scale_embedding": True, "length_offset": 5}, "f32"),
     "ar_pre_sin_tied_relu_i8": ({"arch": "transformer", "norm": "pre", "pos": "sinusoidal", "tie_output": True,
                                  "activation": "relu", "scale_embedding": True}, "i8"),
+    # 4-bit weights with a scale per 32 columns (every width here is a multiple of 32)
+    "cmlm_pre_sin_tied_relu_q4": ({"arch": "cmlm", "norm": "pre", "pos": "sinusoidal", "tie_output": True,
+                                   "activation": "relu", "scale_embedding": True}, "q4"),
 }
 
 SRC_LENS = [7, 4, 9]
@@ -245,7 +248,7 @@ def mask_predict_fixture(ref, cfg, source):
 
 def stored_reference(model, cfg, name, dtype):
     """Export the model as tests/fixtures/NAME.safetensors, then reload the stored weights
-    (f16-rounded, int8-dequantized) as a float64 reference: -> (path, its config, reference)."""
+    (f16-rounded, int8- or 4-bit-dequantized) as a float64 reference: -> (path, its config, reference)."""
     path = os.path.join(OUT_DIR, name + ".safetensors")
     export(model, cfg, path, dtype)
     cfg_loaded, sd = load_model_file(path)
