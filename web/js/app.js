@@ -1,6 +1,6 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
 import { lookup } from './dict.js';
-import { engineKind } from './engine.js';
+import { engineKind, firstResultDrawn } from './engine.js';
 import { createLane } from './lane-registry.js';
 import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
@@ -241,6 +241,7 @@ class App {
     lane.render(this.t);
     // The time to first result (bench/page-load.mjs reads it): a result is on the page.
     if (!document.body.dataset.firstLaneMs && !lane.error) document.body.dataset.firstLaneMs = String(Math.round(performance.now()));
+    firstResultDrawn();   // the other lanes' models may download now (engine.js)
     this.renderTransport();
     if (this.lanes.every((l) => !l.busy)) {
       if (!this.follow) {

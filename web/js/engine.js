@@ -26,19 +26,41 @@ const pool = new Map();   // model URL -> { ready: Promise<{w, info}>, users, ta
 // after the other, in the order the lanes asked: on two busy cores the first
 // lane's result comes sooner that way.
 let loads = Promise.resolve();
+// And the lanes' other models are not even downloaded before a first result is
+// on the page (firstResultDrawn), so that on a slow link the first lane's model
+// has the bandwidth and the cores to itself. The first model's failure opens the
+// gate too, and so do 2 s after it has loaded, in case no lane draws it (one
+// removed while it loaded): a lane must never wait for a result that will not come.
+const GATE_FALLBACK_MS = 2000;
+let models = 0;
+let openGate;
+const firstResult = new Promise((resolve) => { openGate = resolve; });
 
-export async function openDecoder(url) {
+/** The page has drawn a lane's first result (or its error): the other models may load. */
+export function firstResultDrawn() {
+  openGate();
+}
+
+/**
+ * The decoder of the model at `url`, its worker shared by every caller.
+ * afterFirstResult: a lane's model, which waits for the first result unless it
+ * is the first model asked for (the word list and the text view, opened by the
+ * learner, do not wait).
+ */
+export async function openDecoder(url, { afterFirstResult = false } = {}) {
   let entry = pool.get(url);
   if (!entry) {
     entry = { users: 0, tail: Promise.resolve() };
     const turn = loads;
+    const gate = afterFirstResult && models > 0 ? firstResult : null;
+    const first = models++ === 0;
     // The first lane's worker may have been started by boot.js while the page
     // was still loading, its model already on the way.
     const early = globalThis.seq2seqBoot?.take(url);
     entry.ready = (async () => {
       // A worker of its own starts only when its turn comes: starting its code
       // beside the first load would take CPU from it.
-      if (!early) await turn;
+      if (!early) await Promise.all([turn, gate]);
       performance.mark(`spawn ${url.split('/').pop()}`);
       // The model downloads on the page while the worker's code loads (as in boot.js).
       const download = early ? null : fetch(url);
@@ -55,10 +77,12 @@ export async function openDecoder(url) {
           info = await w.load(response);   // the worker client reads it, or names the HTTP error
         }
         performance.mark(`loaded ${url.split('/').pop()}`);
+        if (first) setTimeout(openGate, GATE_FALLBACK_MS);
         return { w, info };
       } catch (e) {
         w?.terminate().catch(() => {});
         if (pool.get(url) === entry) pool.delete(url);
+        if (first) openGate();
         throw e;
       }
     })();
@@ -111,7 +135,7 @@ export async function openDecoder(url) {
 }
 
 /**
- * Opens a decoder for `url` into `slot` ({decoder, url}) unless the slot holds
+ * Opens a lane's decoder for `url` into `slot` ({decoder, url}) unless the slot holds
  * that model's already, ending the one it held. True when it opened one. A
  * failed open leaves the slot empty, so that the next call tries again.
  */
@@ -121,7 +145,7 @@ export async function openIfChanged(slot, url) {
   slot.decoder = null;
   slot.url = url;
   try {
-    slot.decoder = await openDecoder(url);
+    slot.decoder = await openDecoder(url, { afterFirstResult: true });
   } catch (e) {
     slot.url = null;
     throw e;
