@@ -3,12 +3,13 @@
 // and WebAssembly under Node) against onnxruntime-node, onnxruntime-web (wasm,
 // SIMD) and PyTorch eager, on the same words, one thread each, in one run.
 //
-//   node bench/compare-runtimes.mjs [--words N] [--rounds R] [--json FILE]
+//   node bench/compare-runtimes.mjs [--words N] [--rounds R] [--json FILE] [--batch B1,B2,...]
 //
 //   --words N    words of the CMUdict test split (models/data/cmudict-0.7b.test,
 //                first column, unique, spread evenly over the file) [1000]
 //   --rounds R   interleaved rounds; medians are over rounds [3]
 //   --json FILE  also write the per-round times, medians, ratios and agreement
+//   --batch LIST throughput instead of latency (below), at these batch sizes
 //
 // Needs build/native/seq2seq (or $SEQ2SEQ_CLI), wasm/dist (scripts/build-wasm.sh),
 // onnxruntime-node/-web (bench/runtimes/package.json: installed there on the first
@@ -25,6 +26,7 @@
 // bench/torch_decode.py) repeats src/ar_search.cpp's rules (length norm
 // "average", 2k candidates per row, EOS kept in the top k, stop when no live
 // hypothesis can beat the best finished one) so outputs can be compared.
+// bench/ort-search.mjs holds that search, for one word or several at once.
 //
 // Timing, per word: native = wall time of `seq2seq decode` with the words on
 // stdin minus the same command with no words (process start and model load);
@@ -43,6 +45,33 @@
 // token for token, on every word, else exit 1; beam 5 and PyTorch agreement and
 // score differences are reported (ours computes int8-stored weights in int8 by
 // default, onnxruntime and PyTorch the dequantized weights in f32).
+//
+// Throughput (--batch 1,8,32,128): words per second (N words over the wall time,
+// median over rounds) at each batch size B, g2p-transformer, greedy and beam 5,
+// ours against onnxruntime fed the same batches, one thread each:
+//   ours wasm         model.decodeBatch() over the words in calls of B (the
+//                     engine steps up to a window of them together:
+//                     Session::run_batch, src/session_batch.cpp)
+//   ours native       the CLI with all N words on stdin, once per round, so one
+//                     rate for every B (it decodes stdin in chunks of 256 words
+//                     with run_batch); start-up subtracted as above
+//   onnxruntime-node, onnxruntime-web
+//                     the batched graphs (export_onnx.py: *_batch.onnx), B words
+//                     a call: the encoder over the B sources padded to the
+//                     longest (a key padding mask, so padding changes no
+//                     result), then each decoder step over the live hypotheses
+//                     of all unfinished words of the call in one run, each row
+//                     reading its own word's cross-attention K/V; a word leaves
+//                     the call's steps when it finishes; the search rules per
+//                     word are the ones above.
+// Every in-process system runs one call of each B untimed first; each round runs
+// every system at every B, the system order rotating between rounds. Prints
+// words/s per batch size, system and strategy, and the ratios ours wasm /
+// onnxruntime-web and ours native / onnxruntime-node per batch size (medians of
+// per-round ratios; above 1: ours is faster). Checks against ours wasm at the
+// first batch size: ours wasm at every other B and ours native identical on every
+// word and strategy, onnxruntime greedy identical at every B (else exit 1), beam 5
+// agreement and score differences reported.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -52,6 +81,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ROOT, cliPath, runCli } from '../tests/node/helpers.mjs';
+import { searchBatch } from './ort-search.mjs';
 import { testWords } from './words.mjs';
 import { DEFAULT_OPTIONS, loadModel } from '../wasm/src/index.js';
 
@@ -65,9 +95,14 @@ const runtimesRequire = createRequire(join(runtimesDir, 'package.json'));
 const ortNode = await import(pathToFileURL(runtimesRequire.resolve('onnxruntime-node')).href);
 const ortWeb = await import(pathToFileURL(runtimesRequire.resolve('onnxruntime-web')).href);
 
-const { values: opt } = parseArgs({ options: { words: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' } } });
+const { values: opt } = parseArgs({ options: { words: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' }, batch: { type: 'string' } } });
 const N = Number(opt.words);
 const ROUNDS = Number(opt.rounds);
+const BATCHES = opt.batch?.split(',').map(Number);
+if (BATCHES?.some((b) => !Number.isInteger(b) || b < 1)) {
+  console.error(`--batch ${opt.batch}: batch sizes are whole numbers of at least 1, comma-separated (e.g. 1,8,32,128)`);
+  process.exit(2);
+}
 const WARMUP = 20;
 const AR = join(ROOT, 'models/g2p-transformer.safetensors');
 const CMLM = join(ROOT, 'models/g2p-cmlm.safetensors');
@@ -104,56 +139,9 @@ const STRATEGIES = {
 const AR_ONLY = ['greedy', 'beam 5'];
 
 // ---------------------------------------------------------------- search
-const NEVER = new Set([SP.pad, SP.unk, SP.bos, SP.mask]);  // tokens the engine never emits
-
-function logSoftmax(x) {
-  let m = -Infinity;
-  for (const v of x) m = Math.max(m, v);
-  let s = 0;
-  for (const v of x) s += Math.exp(v - m);
-  const lse = m + Math.log(s);
-  return Array.from(x, (v) => Math.fround(v - lse));  // the engine keeps log-probabilities as float
-}
-
-// One word, src/ar_search.cpp's greedy/beam search (length norm "average",
-// n-best 1, no prefix, min length 0). step(fed, t, origin) -> logits [k*V] for
-// the k live hypotheses, fed their last tokens, continuing past rows `origin`.
-async function search(step, greedy, beam = 5) {
-  const k = greedy ? 1 : beam;
-  const want = greedy ? 1 : 2 * beam;  // beam takes 2k per row so that finishing hypotheses do not shrink the beam
-  const V = VOCAB.length;
-  let live = [{ logprob: 0, tokens: [] }];
-  let origin = [0];
-  let best = null;
-  for (let t = 0; t < MAX_LEN; ++t) {
-    const logits = await step(live.map((h) => h.tokens.at(-1) ?? SP.bos), t, origin);
-    const pool = [];
-    live.forEach((h, row) => {
-      const lp = logSoftmax(logits.subarray(row * V, (row + 1) * V));
-      const allowed = t + 1 >= MAX_LEN ? [SP.eos] : [...lp.keys()].filter((v) => !NEVER.has(v));  // the last position can only end
-      allowed.sort((a, b) => lp[b] - lp[a] || a - b);
-      for (const v of allowed.slice(0, want)) pool.push({ logprob: h.logprob + lp[v], row, v });
-    });
-    pool.sort((a, b) => b.logprob - a.logprob || a.row - b.row || a.v - b.v);
-    const next = [];
-    origin = [];
-    pool.forEach((c, rank) => {
-      if (c.v === SP.eos ? rank >= k : next.length >= k) return;
-      const h = { logprob: c.logprob, tokens: [...live[c.row].tokens, c.v] };
-      if (c.v !== SP.eos) {
-        next.push(h);
-        origin.push(c.row);
-        return;
-      }
-      h.score = h.logprob / h.tokens.length;
-      if (!best || h.score > best.score || (h.score === best.score && h.logprob > best.logprob)) best = h;  // ties: the earlier
-    });
-    live = next;
-    // Done when nothing is live or no live hypothesis can still beat the best finished one.
-    if (!live.length || (best && Math.max(...live.map((h) => Math.min(h.logprob, 0) / MAX_LEN)) <= best.score)) break;
-  }
-  return { text: text(best.tokens.slice(0, -1)), score: best.score };
-}
+// bench/ort-search.mjs: src/ar_search.cpp's rules over one word or several stepped together.
+const SEARCH = { maxLen: MAX_LEN, specials: SP, vocabSize: VOCAB.length };
+const result = ({ tokens, score }) => ({ text: text(tokens.slice(0, -1)), score });
 
 // ---------------------------------------------------------------- systems
 const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -173,6 +161,11 @@ function onnxGraphs() {
   writeFileSync(stampFile, stamp);
   return dir;
 }
+
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 const timed = async (fn) => {
   const t0 = performance.now();
@@ -208,29 +201,75 @@ function wasmSystem() {
   };
 }
 
-async function ortSystem(name, ort, sessionOptions, dir) {
-  const enc = await ort.InferenceSession.create(join(dir, 'encoder.onnx'), sessionOptions);
-  const dec = await ort.InferenceSession.create(join(dir, 'decoder.onnx'), sessionOptions);
+// batched: the *_batch graphs, run(s, B, n) decoding the first n words in calls of B.
+async function ortSystem(name, ort, sessionOptions, dir, batched = false) {
+  const graph = (g) => ort.InferenceSession.create(join(dir, `${g}${batched ? '_batch' : ''}.onnx`), sessionOptions);
+  const enc = await graph('encoder');
+  const dec = await graph('decoder');
   const { decoderLayers, heads, dModel } = ar.info;
-  const empty = new ort.Tensor('float32', new Float32Array(0), [decoderLayers, 1, heads, 0, dModel / heads]);
+  const empty = (rows) => new ort.Tensor('float32', new Float32Array(0), [decoderLayers, rows, heads, 0, dModel / heads]);
   const ids = (a, dims = [a.length]) => new ort.Tensor('int64', BigInt64Array.from(a, BigInt), dims);
   async function decode(src, greedy) {
     const { cross_k, cross_v } = await enc.run({ src: ids(src, [1, src.length]) });
-    let past = { past_k: empty, past_v: empty };
-    return search(async (fed, t, origin) => {
+    let past = { past_k: empty(1), past_v: empty(1) };
+    const [best] = await searchBatch(async (fed, t, origin) => {
       const r = await dec.run({ tokens: ids(fed), position: ids([t], []), origin: ids(origin), ...past, cross_k, cross_v });
       past = { past_k: r.present_k, past_v: r.present_v };
       return r.logits.data;
-    }, greedy);
+    }, 1, { ...SEARCH, greedy });
+    return result(best);
+  }
+  // The words padded to the longest, the encoder run once over them, then each
+  // step over the live hypotheses of every unfinished word.
+  async function decodeTogether(sources, greedy) {
+    const B = sources.length;
+    const S = Math.max(...sources.map((x) => x.length));
+    const src = new BigInt64Array(B * S);  // padding: id 0, masked out
+    const pad = new Uint8Array(B * S).fill(1);
+    sources.forEach((x, i) => x.forEach((v, j) => {
+      src[i * S + j] = BigInt(v);
+      pad[i * S + j] = 0;
+    }));
+    const srcPad = new ort.Tensor('bool', pad, [B, S]);
+    const { cross_k, cross_v } = await enc.run({ src: new ort.Tensor('int64', src, [B, S]), src_pad: srcPad });
+    let past = { past_k: empty(B), past_v: empty(B) };
+    const best = await searchBatch(async (fed, t, origin, word) => {
+      const r = await dec.run({ tokens: ids(fed), position: ids([t], []), origin: ids(origin), word: ids(word), ...past, cross_k, cross_v, src_pad: srcPad });
+      past = { past_k: r.present_k, past_v: r.present_v };
+      return r.logits.data;
+    }, B, { ...SEARCH, greedy });
+    return best.map(result);
   }
   return {
     name,
     version: ort.env.versions?.web ?? ort.env.versions?.node ?? ort.env.versions?.common,
     strategies: AR_ONLY,
     warm: true,
-    run: (s, n) => timed(async () => {
+    batched,
+    run: batched
+      ? (s, B, n) => timed(async () => {
+        const out = [];
+        for (let i = 0; i < n; i += B) out.push(...await decodeTogether(SOURCES.slice(i, Math.min(i + B, n)), s === 'greedy'));
+        return out;
+      })
+      : (s, n) => timed(async () => {
+        const out = [];
+        for (const src of SOURCES.slice(0, n)) out.push(await decode(src, s === 'greedy'));
+        return out;
+      }),
+  };
+}
+
+// The npm module's decodeBatch over the first n words in calls of B.
+function wasmBatchSystem() {
+  return {
+    name: 'ours wasm',
+    strategies: AR_ONLY,
+    warm: true,
+    batched: true,
+    run: (s, B, n) => timed(() => {
       const out = [];
-      for (const src of SOURCES.slice(0, n)) out.push(await decode(src, s === 'greedy'));
+      for (let i = 0; i < n; i += B) out.push(...ar.decodeBatch(WORDS.slice(i, Math.min(i + B, n)), STRATEGIES[s].options).map((r) => r[0]));
       return out;
     }),
   };
@@ -251,25 +290,126 @@ function torchSystem() {
   };
 }
 
-const systems = [nativeSystem(), wasmSystem()];
-const graphs = onnxGraphs();
-if (graphs) {
-  // One thread: intra-op and inter-op pools of one; onnxruntime-web's wasm build is
-  // SIMD-only (env.wasm.simd is gone), and numThreads 1 keeps it off worker threads.
-  systems.push(await ortSystem('onnxruntime-node', ortNode, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' }, graphs));
-  Object.assign(ortWeb.env.wasm, { numThreads: 1, proxy: false });
-  systems.push(await ortSystem('onnxruntime-web', ortWeb, { executionProviders: ['wasm'] }, graphs));
-} else {
-  notes.push('onnxruntime skipped: no exported graphs in build/bench-onnx and no torch to export them (scripts/install-deps.sh --train)');
-}
-if (TORCH) systems.push(torchSystem());
-else notes.push(`PyTorch skipped: ${PY} cannot import torch (scripts/install-deps.sh --train installs it)`);
+// ---------------------------------------------------------------- throughput (--batch)
+// Words per second at each batch size: ours through decodeBatch in calls of B
+// words and the native CLI over the whole list (once per round), onnxruntime
+// through the batched graphs, B words a call. Greedy and beam 5.
+async function throughputMode(dir) {
+  const native = nativeSystem();
+  const systems = [native, wasmBatchSystem(), ...(dir ? await ortSystems(dir, true) : [])];
+  const ALL = 'whole list';  // the native CLI's batch: it decodes stdin in chunks of 256 words with run_batch
+  const batchesOf = (sys) => (sys === native ? [ALL] : BATCHES);
+  for (const sys of systems.filter((x) => x.warm)) for (const s of AR_ONLY) for (const B of BATCHES) await sys.run(s, B, Math.min(B, N));
+  const rate = {};     // system -> strategy -> batch -> words per second, one per round
+  const outputs = {};  // system -> strategy -> batch -> [{text, score}] (round 1)
+  for (let r = 0; r < ROUNDS; ++r) {
+    const order = systems.map((_, i) => systems[(i + r) % systems.length]);
+    process.stderr.write(`round ${r + 1}/${ROUNDS}: ${order.map((x) => x.name).join(', ')}\n`);
+    for (const sys of order) {
+      for (const s of AR_ONLY) {
+        for (const B of batchesOf(sys)) {
+          const { ms, out } = await (sys === native ? sys.run(s, N) : sys.run(s, B, N));
+          (((rate[sys.name] ??= {})[s] ??= {})[B] ??= []).push(N / (ms / 1000));
+          if (r === 0) ((outputs[sys.name] ??= {})[s] ??= {})[B] = out;
+        }
+      }
+    }
+  }
+  const loadEnd = loadavg()[0];
 
-// ---------------------------------------------------------------- rounds
+  const names = systems.map((x) => x.name);
+  const med = (sys, s, B) => (rate[sys]?.[s]?.[B] ? median(rate[sys][s][B]) : undefined);
+  // Ratios from the same round, then the median over rounds.
+  const ratio = (a, sa, Ba, b, sb, Bb) => (rate[a]?.[sa]?.[Ba] && rate[b]?.[sb]?.[Bb] ? median(rate[a][sa][Ba].map((x, r) => x / rate[b][sb][Bb][r])) : undefined);
+  const ratios = AR_ONLY.flatMap((s) => BATCHES.map((B) => ({
+    strategy: s, batch: B,
+    wasmOverWeb: ratio('ours wasm', s, B, 'onnxruntime-web', s, B),
+    nativeOverNode: ratio('ours native', s, ALL, 'onnxruntime-node', s, B),
+  })));
+  const fmt = (x, d = 0) => (x === undefined ? '—' : x.toFixed(d));
+  console.log('');
+  console.log(`| words/s (median of ${ROUNDS}) | batch | ${names.map((n) => (n === native.name ? `${n} (${ALL})` : n)).join(' | ')} | ours wasm / onnxruntime-web | ours native / onnxruntime-node |`);
+  console.log(`| --- | ---: | ${names.map(() => '---:').join(' | ')} | ---: | ---: |`);
+  for (const x of ratios) {
+    const cells = names.map((n) => fmt(med(n, x.strategy, n === native.name ? ALL : x.batch)));
+    console.log(`| ${x.strategy} | ${x.batch} | ${cells.join(' | ')} | ${fmt(x.wasmOverWeb, 2)}x | ${fmt(x.nativeOverNode, 2)}x |`);
+  }
+
+  // Agreement with ours wasm at the first batch size.
+  const ref = (s) => outputs['ours wasm'][s][BATCHES[0]];
+  const agreement = [];
+  for (const sys of names) {
+    for (const s of AR_ONLY) {
+      for (const B of batchesOf(systems.find((x) => x.name === sys))) {
+        if (sys === 'ours wasm' && B === BATCHES[0]) continue;
+        const ours = ref(s);
+        const theirs = outputs[sys][s][B];
+        const differ = WORDS.map((w, i) => ({ w, ours: ours[i], theirs: theirs[i] })).filter((d) => d.ours.text !== d.theirs?.text);
+        const maxScoreDiff = Math.max(...WORDS.map((_, i) => (ours[i].text === theirs[i]?.text ? Math.abs(ours[i].score - theirs[i].score) : 0)));
+        const strict = sys.startsWith('ours') || s === 'greedy';
+        agreement.push({ system: sys, strategy: s, batch: B, mismatches: differ.length, maxScoreDiff, strict, failed: strict && differ.length > 0, examples: differ.slice(0, 10) });
+      }
+    }
+  }
+  console.log('');
+  console.log(`| outputs vs ours wasm at batch ${BATCHES[0]} | strategy | batch: words differing of ${N} | max score difference (same output) | required |`);
+  console.log('| --- | --- | --- | ---: | --- |');
+  for (const sys of names) {
+    for (const s of AR_ONLY) {
+      const rows = agreement.filter((a) => a.system === sys && a.strategy === s);
+      if (!rows.length) continue;
+      console.log(`| ${sys} | ${s} | ${rows.map((a) => `${a.batch}: ${a.mismatches}`).join(', ')} | ${Math.max(...rows.map((a) => a.maxScoreDiff)).toExponential(1)} | ${rows[0].strict ? 'identical' : 'reported'} |`);
+    }
+  }
+  for (const a of agreement.filter((x) => x.mismatches)) {
+    console.log(`\n${a.system}, ${a.strategy}, batch ${a.batch}: ${a.mismatches} word(s) differ${a.mismatches > a.examples.length ? ` (first ${a.examples.length})` : ''}:`);
+    for (const d of a.examples) console.log(`  ${d.w}: ours "${d.ours.text}" (${d.ours.score.toFixed(5)}), ${a.system} "${d.theirs?.text}" (${d.theirs?.score.toFixed(5)})`);
+  }
+
+  const startup = Object.entries(native.startup).map(([s, v]) => `${s} ${median(v).toFixed(0)} ms`).join(', ');
+  console.log('');
+  console.log(`native start-up subtracted (process + model load, median): ${startup}`);
+  console.log(`versions: ${systems.filter((x) => x.version).map((x) => `${x.name} ${x.version}`).join(', ')}; load average ${loadEnd.toFixed(2)} at end`);
+  for (const n of notes) console.log(`note: ${n}`);
+  if (opt.json) {
+    writeFileSync(opt.json, `${JSON.stringify({
+      cpu: cpus()[0]?.model, cores: cpus().length, node: process.versions.node, loadAverage: { start: loadStart, end: loadEnd },
+      words: N, rounds: ROUNDS, batches: BATCHES, wordsPerSecond: rate, ratios, agreement, notes,
+    }, null, 2)}\n`);
+  }
+  const failed = agreement.filter((a) => a.failed);
+  if (failed.length) {
+    console.error(`outputs differ where they must not: ${failed.map((a) => `${a.system} ${a.strategy} batch ${a.batch}`).join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+// One thread: intra-op and inter-op pools of one; onnxruntime-web's wasm build is
+// SIMD-only (env.wasm.simd is gone), and numThreads 1 keeps it off worker threads.
+Object.assign(ortWeb.env.wasm, { numThreads: 1, proxy: false });
+const ortSystems = async (dir, batched) => [
+  await ortSystem('onnxruntime-node', ortNode, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' }, dir, batched),
+  await ortSystem('onnxruntime-web', ortWeb, { executionProviders: ['wasm'] }, dir, batched),
+];
+const graphs = onnxGraphs();
+if (!graphs) notes.push('onnxruntime skipped: no exported graphs in build/bench-onnx and no torch to export them (scripts/install-deps.sh --train)');
+
 console.log(`compare-runtimes: ${N} words, ${ROUNDS} rounds; ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}; Node ${process.versions.node}; load average ${loadStart.toFixed(2)} at start`);
 // What ours computes in (the CLI's info line), against the f32 graphs the others run.
 const storage = runCli(['info', AR]).match(/\(([^)]*storage[^)]*)\)/)?.[1] ?? 'unknown';
 console.log(`ours: ${storage} (g2p-transformer); onnxruntime and PyTorch: f32, the dequantized weights`);
+
+if (BATCHES) {
+  await throughputMode(graphs);
+  process.exit();
+}
+
+const systems = [nativeSystem(), wasmSystem()];
+if (graphs) systems.push(...await ortSystems(graphs, false));
+if (TORCH) systems.push(torchSystem());
+else notes.push(`PyTorch skipped: ${PY} cannot import torch (scripts/install-deps.sh --train installs it)`);
+
+// ---------------------------------------------------------------- rounds
 for (const sys of systems.filter((x) => x.warm)) for (const s of sys.strategies) await sys.run(s, WARMUP);
 const times = {};    // system -> strategy -> ms per word, one per round
 const outputs = {};  // system -> strategy -> [{text, score}] (round 1)
@@ -287,10 +427,6 @@ for (let r = 0; r < ROUNDS; ++r) {
 const loadEnd = loadavg()[0];
 
 // ---------------------------------------------------------------- report
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const has = (sys, s) => times[sys]?.[s] !== undefined;
 const medians = Object.fromEntries(Object.entries(times).map(([sys, t]) => [sys, Object.fromEntries(Object.entries(t).map(([s, v]) => [s, median(v)]))]));
 

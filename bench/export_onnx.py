@@ -12,6 +12,20 @@ for bench/compare-runtimes.mjs, as two graphs with a decoder KV cache:
 One source per call (no padding, so no masks). The cache is gathered by origin
 inside the decoder graph, the beam reorder our engine does after each step.
 
+And a batched pair for the throughput mode (--batch), B sources padded together:
+
+    encoder_batch.onnx  src [B,S] int64, src_pad [B,S] bool (True = padding)
+                        -> memory [B,S,L], cross_k, cross_v [layers,B,H,S,dh]
+    decoder_batch.onnx  as decoder.onnx, plus word [k] int64 (the source of each
+                        row: its index in the encoder's batch) and src_pad;
+                        cross_k, cross_v [layers,B,H,S,dh]
+
+Padded keys are masked as the project's Attention masks them (-inf before the
+softmax, 0 after), in the encoder and in cross-attention, so padding cannot
+change a source's results; the decoder gathers each row's cross K/V and mask
+by word, so the rows of several sources, each with its own live hypotheses,
+run in one call.
+
     /usr/bin/python3 bench/export_onnx.py MODEL.safetensors OUT_DIR
 
 The model is read by the project's loader (models/train/export.py) and the
@@ -39,10 +53,17 @@ def split_heads(x, attn):
     return x.view(x.shape[0], x.shape[1], attn.n_heads, attn.dh).transpose(1, 2)
 
 
-def attend(attn, xq, k, v):
-    """The project's Attention.forward with K/V given ([B or 1,H,T,dh]; no mask)."""
+def attend(attn, xq, k, v, key_mask=None):
+    """The project's Attention.forward with K/V given ([B or 1,H,T,dh]); key_mask:
+    bool, True = masked, broadcastable to the scores [B,H,1,T] (at least one key
+    unmasked per row, so the project's all-masked guard is not needed)."""
     q = split_heads(attn.q_proj(xq), attn)
-    probs = torch.softmax(torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(attn.dh), dim=-1)
+    scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(attn.dh)
+    if key_mask is not None:
+        scores = scores.masked_fill(key_mask, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+    if key_mask is not None:
+        probs = probs.masked_fill(key_mask, 0.0)
     ctx = torch.matmul(probs, v).transpose(1, 2).reshape(xq.shape[0], xq.shape[1], attn.d_model)
     return attn.o_proj(ctx)
 
@@ -52,10 +73,11 @@ class Encoder(nn.Module):
         super().__init__()
         self.m = model
 
-    def forward(self, src):
+    def forward(self, src, src_pad=None):
         x = self.m.embed_src(src)
+        key_mask = None if src_pad is None else src_pad[:, None, None, :]
         for layer in self.m.encoder.layers:
-            x, _ = layer(x, None)
+            x, _ = layer(x, key_mask)
         if self.m.encoder.final_ln is not None:
             x = self.m.encoder.final_ln(x)
         # Cross-attention K/V do not change while decoding: computed once per word.
@@ -73,7 +95,7 @@ class DecoderStep(nn.Module):
         cfg = model.config
         self.register_buffer("pos_table", model._positions(cfg["max_pos"], model.tgt_pos, "cpu", torch.float32).detach())
 
-    def layer(self, layer, y, pk, pv, ck, cv):
+    def layer(self, layer, y, pk, pv, ck, cv, cross_mask=None):
         """DecoderLayer.forward for one new position, self-attention over the cache."""
         sa = layer.self_attn
 
@@ -85,27 +107,36 @@ class DecoderStep(nn.Module):
         if layer.pre:
             a, k, v = self_attention(layer.ln1(y))
             y = y + a
-            y = y + attend(layer.cross_attn, layer.ln2(y), ck, cv)
+            y = y + attend(layer.cross_attn, layer.ln2(y), ck, cv, cross_mask)
             y = y + layer.ffn(layer.ln3(y))
         else:
             a, k, v = self_attention(y)
             y = layer.ln1(y + a)
-            y = layer.ln2(y + attend(layer.cross_attn, y, ck, cv))
+            y = layer.ln2(y + attend(layer.cross_attn, y, ck, cv, cross_mask))
             y = layer.ln3(y + layer.ffn(y))
         return y, k, v
 
-    def forward(self, tokens, position, origin, past_k, past_v, cross_k, cross_v):
+    def forward(self, tokens, position, origin, past_k, past_v, cross_k, cross_v, cross_mask=None):
         m = self.m
         y = m.tgt_embed(tokens[:, None]) * m.emb_scale + self.pos_table[position]
         past_k, past_v = past_k.index_select(1, origin), past_v.index_select(1, origin)
         ks, vs = [], []
         for i, layer in enumerate(m.decoder.layers):
-            y, k, v = self.layer(layer, y, past_k[i], past_v[i], cross_k[i], cross_v[i])
+            y, k, v = self.layer(layer, y, past_k[i], past_v[i], cross_k[i], cross_v[i], cross_mask)
             ks.append(k)
             vs.append(v)
         if m.decoder.final_ln is not None:
             y = m.decoder.final_ln(y)
         return m.out_proj(y, m.tgt_embed.weight)[:, 0], torch.stack(ks), torch.stack(vs)
+
+
+class BatchDecoderStep(DecoderStep):
+    """DecoderStep over the rows of several sources: row r continues source word[r]."""
+
+    def forward(self, tokens, position, origin, word, past_k, past_v, cross_k, cross_v, src_pad):
+        cross_mask = src_pad.index_select(0, word)[:, None, None, :]
+        return super().forward(tokens, position, origin, past_k, past_v,
+                               cross_k.index_select(1, word), cross_v.index_select(1, word), cross_mask)
 
 
 def load(path):
@@ -114,6 +145,16 @@ def load(path):
     if model.config["arch"] != "transformer":
         raise SystemExit(f"{path}: arch {model.config['arch']!r}; the KV-cache graphs are for autoregressive Transformers")
     return Encoder(model).eval(), DecoderStep(model).eval(), model.config
+
+
+def padded(sources):
+    """-> src [B,S] (padded with 0), src_pad [B,S] (True = padding)."""
+    lengths = torch.tensor([len(s) for s in sources])
+    src_pad = torch.arange(int(lengths.max()))[None] >= lengths[:, None]
+    src = torch.zeros(src_pad.shape, dtype=torch.long)
+    for i, s in enumerate(sources):
+        src[i, :len(s)] = s
+    return src, src_pad
 
 
 def empty_cache(cfg, k=1):
@@ -133,6 +174,24 @@ def check(model, enc, dec, src, tgt):
         err = (logits[0] - full[t]).abs().max().item()
         if err > 1e-4:
             raise SystemExit(f"KV-cache step {t} differs from the full decode by {err}")
+
+
+@torch.no_grad()
+def check_batch(model, enc, dec, sources, tgt):
+    """Padded together, each source's cached steps give the logits of its own full
+    decode (no padding): rows of both sources in every call, two hypotheses each
+    for the longer one, fed the same tokens."""
+    src, src_pad = padded(sources)
+    _, ck, cv = enc(src, src_pad)
+    word = torch.tensor([0, 0, 1])
+    pk = pv = empty_cache(model.config, 3)
+    for t in range(len(tgt)):
+        logits, pk, pv = dec(tgt[t].repeat(3), torch.tensor(t), torch.arange(3), word, pk, pv, ck, cv, src_pad)
+        for row, w in enumerate(word.tolist()):
+            full = model.decode(tgt[None], *model.encode(sources[w][None])[:2])[0][0]
+            err = (logits[row] - full[t]).abs().max().item()
+            if err > 1e-4:
+                raise SystemExit(f"batched KV-cache step {t}, source {w} differs from its own full decode by {err}")
 
 
 @torch.no_grad()
@@ -160,7 +219,27 @@ def main(argv=None):
                       dynamic_axes={"tokens": {0: "k"}, "origin": {0: "k"}, "past_k": {1: "k_past", 3: "t"},
                                     "past_v": {1: "k_past", 3: "t"}, "cross_k": {3: "S"}, "cross_v": {3: "S"},
                                     "logits": {0: "k"}, "present_k": cache_axes, "present_v": cache_axes})
-    print(f"export_onnx: {model_path} -> {out_dir}/encoder.onnx, decoder.onnx (opset {OPSET})")
+
+    # The batched pair: B=2 sources of different lengths (S=5), k=3 rows, k'=4 past rows, t=2.
+    bdec = BatchDecoderStep(enc.m).eval()
+    sources = [src, torch.tensor([cfg["src_vocab"].index(c) for c in "CAT"])]
+    check_batch(enc.m, enc, bdec, sources, torch.tensor([2, 20, 7, 25, 29]))
+    bsrc, bpad = padded(sources)
+    _, bck, bcv = enc(bsrc, bpad)
+    torch.onnx.export(enc, (bsrc, bpad), os.path.join(out_dir, "encoder_batch.onnx"), opset_version=OPSET,
+                      input_names=["src", "src_pad"], output_names=["memory", "cross_k", "cross_v"],
+                      dynamic_axes={"src": {0: "B", 1: "S"}, "src_pad": {0: "B", 1: "S"}, "memory": {0: "B", 1: "S"},
+                                    "cross_k": {1: "B", 3: "S"}, "cross_v": {1: "B", 3: "S"}})
+    bpast = torch.randn(cfg["dec_layers"], 4, h, t, cfg["d_model"] // h)
+    bargs = (args[0], args[1], torch.tensor([0, 3, 1]), torch.tensor([0, 1, 1]), bpast, bpast.clone(), bck, bcv, bpad)
+    torch.onnx.export(bdec, bargs, os.path.join(out_dir, "decoder_batch.onnx"), opset_version=OPSET,
+                      input_names=["tokens", "position", "origin", "word", "past_k", "past_v", "cross_k", "cross_v", "src_pad"],
+                      output_names=["logits", "present_k", "present_v"],
+                      dynamic_axes={"tokens": {0: "k"}, "origin": {0: "k"}, "word": {0: "k"},
+                                    "past_k": {1: "k_past", 3: "t"}, "past_v": {1: "k_past", 3: "t"},
+                                    "cross_k": {1: "B", 3: "S"}, "cross_v": {1: "B", 3: "S"}, "src_pad": {0: "B", 1: "S"},
+                                    "logits": {0: "k"}, "present_k": cache_axes, "present_v": cache_axes})
+    print(f"export_onnx: {model_path} -> {out_dir}/encoder.onnx, decoder.onnx, encoder_batch.onnx, decoder_batch.onnx (opset {OPSET})")
 
 
 if __name__ == "__main__":
