@@ -24,15 +24,15 @@ export default freeze({
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), autoregressive Transformer; input: an English word in upper case; output: ARPAbet phonemes",
       "stress": false,
       "file": "g2p-transformer.safetensors",
-      "bytes": 2272216,
-      "sha256": "92f0ef332f7cca87732a369f07eca8575f850773e03bff1d0b1499e8f5ee398a",
-      "testWer": 22.79,
-      "testPer": 5.4,
+      "bytes": 2227064,
+      "sha256": "fc190f95d01940608c9ef868bdf75dd105e87e4edb796a77945b0599f9cd05b2",
+      "testWer": 22.8,
+      "testPer": 5.41,
       "testWerByLength": [
         {
           "letters": "1-5",
           "words": 2267,
-          "wer": 18.39
+          "wer": 18.44
         },
         {
           "letters": "6-7",

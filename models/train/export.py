@@ -27,9 +27,9 @@ FORMAT_VERSION = "1"
 # "i8": 2-D weights as int8 with per-row f32 scales (name + ".scale"), everything else f32
 # "q4": 2-D weights as 4-bit integers, two a byte (U8), with per-row f32 scales and
 # multipliers per group of columns (name + ".multiplier", U8 [rows, cols / group]),
-# everything else f32
+# everything else (biases, norms) f16: at 4 bits a weight they would be a twentieth of the file
 _DT = {"f32": ("F32", np.dtype("<f4")), "f16": ("F16", np.dtype("<f2")), "i8": ("F32", np.dtype("<f4")),
-       "q4": ("F32", np.dtype("<f4"))}
+       "q4": ("F16", np.dtype("<f2"))}
 _NP_OF = {"F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "I8": np.dtype("i1"), "U8": np.dtype("u1")}
 SCALE_SUFFIX = ".scale"
 MULTIPLIER_SUFFIX = ".multiplier"
