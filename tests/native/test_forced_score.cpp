@@ -112,7 +112,7 @@ TEST_CASE("forced per-token log-probabilities match PyTorch's teacher forcing", 
         const auto fx = load_json(fixture_path(name + ".json"));
         const auto model = Model::from_file(fixture_path(name + ".safetensors"), compute);
         // The int8 kernels' activation rounding, as in test_transformer_parity.cpp.
-        const double tol = model->compute() == "int8" ? 1e-3 : fx["tolerance"].get<double>();
+        const double tol = model->compute() == "int8" ? kInt8ComputeTol : fx["tolerance"].get<double>();
         const bool ar = model->config().autoregressive();
         DecodingOptions o = options(ar ? Strategy::Greedy : Strategy::Nar, LengthNorm::None);
         o.length_score_weight = 0.5f;

@@ -17,10 +17,7 @@ using namespace seq2seq_test;
 
 namespace {
 
-// As in test_transformer_parity.cpp: int8 compute rounds every activation row to
-// int16, which moves attention against PyTorch's f32 numbers by up to this much.
-constexpr double kInt8ComputeTol = 1e-3;
-
+// int8 compute: kInt8ComputeTol (fixtures.h).
 double tolerance_for(const nlohmann::json& fx, const Model& m) {
   const double tol = fx["tolerance"].get<double>();
   return m.compute() == "int8" ? std::max(tol, kInt8ComputeTol) : tol;

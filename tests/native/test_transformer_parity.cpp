@@ -36,10 +36,6 @@ struct Parity {
   std::vector<std::vector<int>> sources, targets;
 };
 
-// The int8 kernels quantise every activation row to int16 (linear_kernel.h); on top
-// of the fixture's own tolerance that rounding, carried through the stack, moves
-// logits and attention by up to this much against PyTorch's f32 numbers.
-constexpr double kInt8ComputeTol = 1e-3;
 
 // The fixture under f32 compute (PyTorch's arithmetic: the parity the fixtures
 // assert), or under the default compute, which differs for int8 files only.

@@ -120,7 +120,7 @@ for (const [path, model] of models) {
       const text = runCli(['info', path]);
       const info = model.info;
       assert.match(text, new RegExp(`parameters:\\s+${info.parameters}\\n`));
-      assert.match(text, new RegExp(`file size:\\s+${info.fileBytes} bytes \\(${info.storage} storage, ${info.storage === 'int8' ? 'int8' : 'f32'} compute\\)`));
+      assert.match(text, new RegExp(`file size:\\s+${info.fileBytes} bytes \\(${info.storage} storage, ${['int8', 'int4'].includes(info.storage) ? 'int8' : 'f32'} compute\\)`));
       assert.match(text, new RegExp(`architecture:\\s+${info.arch} `));
       assert.ok(text.includes(`target vocabulary (${info.targetVocab.length}): ${info.targetVocab.join(' ')}\n`));
       assert.ok(text.includes(`source vocabulary (${info.sourceVocab.length}): ${info.sourceVocab.join(' ')}\n`));
