@@ -111,7 +111,7 @@ async function oneLoad(url, { record = false, profile = PROFILES.unthrottled } =
     }
     const net = record ? recordNetwork(page) : null;
     const cpu0 = chromiumCpuMs();
-    await page.goto(url);
+    await page.goto(url, { waitUntil: 'commit', timeout: profile.timeout });
     await waitReady(page, 0, profile.timeout);
     const cpu = cpu0 == null ? null : chromiumCpuMs() - cpu0;
     const tl = await timeline(page);
