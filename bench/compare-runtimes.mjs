@@ -173,6 +173,20 @@ const timed = async (fn) => {
   return { ms: performance.now() - t0, out };
 };
 
+// The lines both modes end with, and --json's file: the run's conditions and `results`.
+function footer(startupTimes, systems, loadEnd, notes, results) {
+  const startup = Object.entries(startupTimes).map(([s, v]) => `${s} ${median(v).toFixed(0)} ms`).join(', ');
+  console.log('');
+  console.log(`native start-up subtracted (process + model load, median): ${startup}`);
+  console.log(`versions: ${systems.filter((x) => x.version).map((x) => `${x.name} ${x.version}`).join(', ')}; load average ${loadEnd.toFixed(2)} at end`);
+  for (const n of notes) console.log(`note: ${n}`);
+  if (!opt.json) return;
+  writeFileSync(opt.json, `${JSON.stringify({
+    cpu: cpus()[0]?.model, cores: cpus().length, node: process.versions.node, loadAverage: { start: loadStart, end: loadEnd },
+    words: N, rounds: ROUNDS, ...results, notes,
+  }, null, 2)}\n`);
+}
+
 function nativeSystem() {
   const startup = {};
   return {
@@ -366,17 +380,7 @@ async function throughputMode(dir) {
     for (const d of a.examples) console.log(`  ${d.w}: ours "${d.ours.text}" (${d.ours.score.toFixed(5)}), ${a.system} "${d.theirs?.text}" (${d.theirs?.score.toFixed(5)})`);
   }
 
-  const startup = Object.entries(native.startup).map(([s, v]) => `${s} ${median(v).toFixed(0)} ms`).join(', ');
-  console.log('');
-  console.log(`native start-up subtracted (process + model load, median): ${startup}`);
-  console.log(`versions: ${systems.filter((x) => x.version).map((x) => `${x.name} ${x.version}`).join(', ')}; load average ${loadEnd.toFixed(2)} at end`);
-  for (const n of notes) console.log(`note: ${n}`);
-  if (opt.json) {
-    writeFileSync(opt.json, `${JSON.stringify({
-      cpu: cpus()[0]?.model, cores: cpus().length, node: process.versions.node, loadAverage: { start: loadStart, end: loadEnd },
-      words: N, rounds: ROUNDS, batches: BATCHES, wordsPerSecond: rate, ratios, agreement, notes,
-    }, null, 2)}\n`);
-  }
+  footer(native.startup, systems, loadEnd, notes, { batches: BATCHES, wordsPerSecond: rate, ratios, agreement });
   const failed = agreement.filter((a) => a.failed);
   if (failed.length) {
     console.error(`outputs differ where they must not: ${failed.map((a) => `${a.system} ${a.strategy} batch ${a.batch}`).join(', ')}`);
@@ -475,19 +479,7 @@ for (const a of agreement.filter((x) => x.mismatches)) {
   for (const d of a.examples) console.log(`  ${d.w}: ours "${d.ours.text}" (${d.ours.score.toFixed(5)}), ${a.system} "${d.theirs?.text}" (${d.theirs?.score.toFixed(5)})`);
 }
 
-const startup = Object.entries(systems[0].startup).map(([s, v]) => `${s} ${median(v).toFixed(0)} ms`).join(', ');
-console.log('');
-console.log(`native start-up subtracted (process + model load, median): ${startup}`);
-console.log(`versions: ${systems.filter((x) => x.version).map((x) => `${x.name} ${x.version}`).join(', ')}; load average ${loadEnd.toFixed(2)} at end`);
-for (const n of notes) console.log(`note: ${n}`);
-
-if (opt.json) {
-  writeFileSync(opt.json, `${JSON.stringify({
-    cpu: cpus()[0]?.model, cores: cpus().length, node: process.versions.node, loadAverage: { start: loadStart, end: loadEnd },
-    words: N, rounds: ROUNDS, msPerWord: times, medians, ratios: RATIOS.map(({ what, value, target }) => ({ what, value, target })),
-    agreement, notes,
-  }, null, 2)}\n`);
-}
+footer(systems[0].startup, systems, loadEnd, notes, { msPerWord: times, medians, ratios: RATIOS.map(({ what, value, target }) => ({ what, value, target })), agreement });
 const failed = agreement.filter((a) => a.failed);
 if (failed.length) {
   console.error(`outputs differ where they must not: ${failed.map((a) => `${a.system} ${a.strategy}`).join(', ')}`);
