@@ -71,9 +71,16 @@ test('a link to the compare lane downloads the RNN models it compares, and nothi
   if (!compare.length) return;
   const files = compare.map((id) => models.find((m) => m.id === id).file);
   const word = models.find((m) => m.id === compare[0]).examples[0];
-  const { downloaded, used } = await firstVisit(`/?w=${word}&lane=compare`);
+  const { downloaded, used, tl } = await firstVisit(`/?w=${word}&lane=compare`);
   assert.deepEqual([...used].sort(), [...files].sort());
   assert.deepEqual([...downloaded].sort(), [...files].sort());
+  // The compare lane's result needs all of its models: each loads as soon as the one
+  // before it has, not after the first-result gate's fallback (2 s after the first).
+  const names = files.map((f) => f.split('/').pop());
+  for (let i = 1; i < names.length; i++) {
+    const gap = tl.marks[`spawn ${names[i]}`] - tl.marks[`loaded ${names[i - 1]}`];
+    assert.ok(gap < 1000, `${names[i]} started ${Math.round(gap)} ms after ${names[i - 1]} had loaded`);
+  }
 });
 
 test('a link to lanes on other models downloads exactly those models', async () => {

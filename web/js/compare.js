@@ -49,7 +49,7 @@ export class CompareLane extends Lane {
     p.model = m;   // at once: the panels are drawn while they decode
     try {
       if (m) {
-        if (await openIfChanged(p, new URL(m.file, document.baseURI).href)) {
+        if (await openIfChanged(p, new URL(m.file, document.baseURI).href, this)) {
           if (gen !== this.gen) return;
           p.info = p.decoder.info;
         }

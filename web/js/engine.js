@@ -33,6 +33,7 @@ let loads = Promise.resolve();
 // removed while it loaded): a lane must never wait for a result that will not come.
 const GATE_FALLBACK_MS = 2000;
 let models = 0;
+let firstOwner = null;   // the lane that asked for the first model
 let openGate;
 const firstResult = new Promise((resolve) => { openGate = resolve; });
 
@@ -43,16 +44,18 @@ export function firstResultDrawn() {
 
 /**
  * The decoder of the model at `url`, its worker shared by every caller.
- * afterFirstResult: a lane's model, which waits for the first result unless it
- * is the first model asked for (the word list and the text view, opened by the
- * learner, do not wait).
+ * afterFirstResult: a lane's model, which waits for the first result unless the
+ * lane (`owner`) is the one that asked for the first model: the compare lane's
+ * result needs all of its models. The word list and the text view, opened by the
+ * learner, do not wait.
  */
-export async function openDecoder(url, { afterFirstResult = false } = {}) {
+export async function openDecoder(url, { afterFirstResult = false, owner = null } = {}) {
   let entry = pool.get(url);
   if (!entry) {
     entry = { users: 0, tail: Promise.resolve() };
     const turn = loads;
-    const gate = afterFirstResult && models > 0 ? firstResult : null;
+    if (models === 0) firstOwner = owner;
+    const gate = afterFirstResult && models > 0 && (owner === null || owner !== firstOwner) ? firstResult : null;
     const first = models++ === 0;
     // The first lane's worker may have been started by boot.js while the page
     // was still loading, its model already on the way.
@@ -137,15 +140,16 @@ export async function openDecoder(url, { afterFirstResult = false } = {}) {
 /**
  * Opens a lane's decoder for `url` into `slot` ({decoder, url}) unless the slot holds
  * that model's already, ending the one it held. True when it opened one. A
- * failed open leaves the slot empty, so that the next call tries again.
+ * failed open leaves the slot empty, so that the next call tries again. `owner`:
+ * the lane (openDecoder's first-result gate).
  */
-export async function openIfChanged(slot, url) {
+export async function openIfChanged(slot, url, owner) {
   if (slot.url === url) return false;
   slot.decoder?.terminate();
   slot.decoder = null;
   slot.url = url;
   try {
-    slot.decoder = await openDecoder(url, { afterFirstResult: true });
+    slot.decoder = await openDecoder(url, { afterFirstResult: true, owner });
   } catch (e) {
     slot.url = null;
     throw e;

@@ -87,7 +87,7 @@ export class Lane {
     try {
       const m = this.model;
       if (!m) throw new Error(t(this.kind.ar ? 'lane.noArModel' : 'lane.noNarModel'));
-      if (await openIfChanged(this.slot, new URL(m.file, document.baseURI).href)) {
+      if (await openIfChanged(this.slot, new URL(m.file, document.baseURI).href, this)) {
         performance.mark(`${this.id}-open`);
         if (gen !== this.gen) return;
       }
