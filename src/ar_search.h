@@ -40,7 +40,7 @@ class ArSearch {
   // One decoder call; throws UsageError once done.
   Snapshot step();
   // step() in two halves, for a caller that scores several searches' hypotheses
-  // in one pass (batch_decode.cpp): the tokens to feed the live hypotheses, then
+  // in one pass (session_batch.cpp): the tokens to feed the live hypotheses, then
   // the step given their log-probabilities [live x V] (and attention, if asked).
   // A failure in between leaves the search unusable: the caller drops it.
   std::vector<int> next_tokens() const;

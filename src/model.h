@@ -48,7 +48,7 @@ class Model {
   int64_t parameter_count() const;
   size_t file_bytes() const { return file_bytes_; }
   // How the weights are stored: "f32", "f16", "int8" or "int4" (the narrowest dtype in the
-  // file; quantized files keep biases and norms in f32); an ensemble's members' if they
+  // file; quantized files keep biases and norms wider); an ensemble's members' if they
   // agree, else "mixed".
   const std::string& storage() const { return storage_; }
   // What the linear layers multiply in: "int8" (int8 or int4 storage, auto compute), "f32", or an

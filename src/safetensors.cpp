@@ -16,13 +16,13 @@ namespace {
 
 size_t dtype_size(DType d) { return d == DType::F32 ? 4 : d == DType::F16 ? 2 : 1; }
 
+constexpr DType kDTypes[] = {DType::F32, DType::F16, DType::I8, DType::U8};
+
 DType parse_dtype(const nlohmann::json& j, const std::string& name) {
   if (!j.is_string()) throw ModelError("tensor " + quote(name) + ": dtype is not a string");
   const auto s = j.get<std::string>();
-  if (s == "F32") return DType::F32;
-  if (s == "F16") return DType::F16;
-  if (s == "I8") return DType::I8;
-  if (s == "U8") return DType::U8;
+  for (DType d : kDTypes)
+    if (s == dtype_name(d)) return d;
   throw ModelError("tensor " + quote(name) + ": unsupported dtype " + quote(s) + " (F32, F16, I8 or U8 expected)");
 }
 
@@ -33,6 +33,16 @@ uint64_t as_u64(const nlohmann::json& j, const std::string& what) {
 }
 
 }  // namespace
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::F32: return "F32";
+    case DType::F16: return "F16";
+    case DType::I8: return "I8";
+    case DType::U8: return "U8";
+  }
+  return "?";
+}
 
 int64_t TensorView::numel() const {
   int64_t n = 1;
@@ -189,8 +199,8 @@ float half_to_float(uint16_t h) {
 }
 
 std::vector<float> tensor_to_f32(const TensorView& t, const std::string& name) {
-  if (t.dtype == DType::I8 || t.dtype == DType::U8)
-    throw ModelError("tensor " + quote(name) + " is stored as " + (t.dtype == DType::I8 ? "I8" : "U8") + ", which only 2-D weights with a " +
+  if (is_quantized(t.dtype))
+    throw ModelError("tensor " + quote(name) + " is stored as " + dtype_name(t.dtype) + ", which only 2-D weights with a " +
                      quote(name + ".scale") + " may be");
   const size_t n = static_cast<size_t>(t.numel());
   std::vector<float> out(n);

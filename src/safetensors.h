@@ -14,8 +14,13 @@ namespace seq2seq {
 // I8: a 2-D weight stored as int8 with a per-row scale in the tensor "<name>.scale";
 // U8: a 2-D weight stored as 4-bit integers, two a byte, with its per-row scale and
 // optionally a multiplier per group of columns ("<name>.multiplier")
-// (docs/model-format.md, "Quantized storage"); WeightLoader pairs them.
+// (docs/model-format.md, "int8 storage" and "4-bit storage"); WeightLoader pairs them.
 enum class DType { F32, F16, I8, U8 };
+
+// The dtypes of quantized weights, which only 2-D weights with their scales may have.
+inline bool is_quantized(DType d) { return d == DType::I8 || d == DType::U8; }
+// The dtype as a file's header spells it ("F32", "F16", "I8", "U8").
+const char* dtype_name(DType d);
 
 struct TensorView {
   DType dtype = DType::F32;

@@ -22,15 +22,15 @@ const TensorView& WeightLoader::find(const std::string& name, const std::vector<
 }
 
 WeightLoader::Raw WeightLoader::quantized(const std::string& name, int64_t rows, int64_t cols) {
-  const bool int4 = file_.tensors.at(name).dtype == DType::U8;
-  const char* dtype = int4 ? "U8" : "I8";
+  const DType stored = file_.tensors.at(name).dtype;
+  const bool int4 = stored == DType::U8;
   if (int4 && cols % 2 != 0)
     throw ModelError("tensor " + quote(name) + " is stored as U8 (two 4-bit values a byte), which needs an even number of columns, not " +
                      std::to_string(cols));
   const TensorView& t = find(name, {rows, int4 ? cols / 2 : cols});
   const std::string scale_name = name + ".scale";
   auto s = file_.tensors.find(scale_name);
-  if (s == file_.tensors.end()) throw ModelError("tensor " + quote(name) + " is stored as " + dtype + " but " + quote(scale_name) + " is missing");
+  if (s == file_.tensors.end()) throw ModelError("tensor " + quote(name) + " is stored as " + dtype_name(stored) + " but " + quote(scale_name) + " is missing");
   if (s->second.shape != std::vector<int64_t>{rows})
     throw ModelError("tensor " + quote(scale_name) + " has shape " + shape_str(s->second.shape) + ", expected [" +
                      std::to_string(rows) + "]");
@@ -52,7 +52,7 @@ WeightLoader::Raw WeightLoader::quantized(const std::string& name, int64_t rows,
     const auto& shape = m->second.shape;
     if (m->second.dtype != DType::U8 || shape.size() != 2 || shape[0] != rows || shape[1] < 1 || cols % shape[1] != 0)
       throw ModelError("tensor " + quote(mult_name) + " must be U8 of shape [" + std::to_string(rows) + ", groups] with groups dividing " +
-                       std::to_string(cols) + ", not " + (m->second.dtype == DType::U8 ? "U8 " : "another dtype ") + shape_str(shape));
+                       std::to_string(cols) + ", not " + dtype_name(m->second.dtype) + " " + shape_str(shape));
     used_.insert(mult_name);
     mult = m->second.data;
     groups = static_cast<size_t>(shape[1]);
@@ -67,9 +67,9 @@ WeightLoader::Raw WeightLoader::quantized(const std::string& name, int64_t rows,
 
 std::vector<float> WeightLoader::take(const std::string& name, const std::vector<int64_t>& shape) {
   auto it = file_.tensors.find(name);
-  if (it == file_.tensors.end() || (it->second.dtype != DType::I8 && it->second.dtype != DType::U8)) return tensor_to_f32(find(name, shape), name);
+  if (it == file_.tensors.end() || !is_quantized(it->second.dtype)) return tensor_to_f32(find(name, shape), name);
   if (shape.size() != 2)
-    throw ModelError("tensor " + quote(name) + " is stored as " + (it->second.dtype == DType::I8 ? "I8" : "U8") + ", which only 2-D weights may be");
+    throw ModelError("tensor " + quote(name) + " is stored as " + dtype_name(it->second.dtype) + ", which only 2-D weights may be");
   const Raw w = quantized(name, shape[0], shape[1]);
   return dequantize_i8(w.i8.data(), w.scale.data(), static_cast<size_t>(shape[0]), static_cast<size_t>(shape[1]));
 }
@@ -86,7 +86,7 @@ RowVector WeightLoader::vector(const std::string& name, int n) {
 
 WeightLoader::Raw WeightLoader::take_raw(const std::string& name, int rows, int cols) {
   auto it = file_.tensors.find(name);
-  if (compute_ == Compute::F32 || it == file_.tensors.end() || (it->second.dtype != DType::I8 && it->second.dtype != DType::U8)) {
+  if (compute_ == Compute::F32 || it == file_.tensors.end() || !is_quantized(it->second.dtype)) {
     Raw r;
     r.f32 = take(name, {rows, cols});
     return r;
@@ -161,7 +161,7 @@ int64_t WeightLoader::parameter_count(const SafetensorsFile& file) {
     for (const std::string suffix : {".scale", ".multiplier"}) {
       if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
       auto w = file.tensors.find(name.substr(0, name.size() - suffix.size()));
-      companion = companion || (w != file.tensors.end() && (w->second.dtype == DType::I8 || w->second.dtype == DType::U8));
+      companion = companion || (w != file.tensors.end() && is_quantized(w->second.dtype));
     }
     if (!companion) n += kv.second.numel() * (kv.second.dtype == DType::U8 ? 2 : 1);
   }

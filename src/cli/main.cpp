@@ -437,13 +437,15 @@ int decode(const std::vector<std::string>& args) {
     for (const auto& r : session.run()) std::cout << word << '\t' << r.text << '\t' << r.score << '\n';
   };
   Batch batch;
+  // A stdin line longer than any text the engine takes: its error, as the engine words it.
+  const auto refuse_long = [](uint64_t bytes) { seq2seq::check_text_length(bytes, "the text"); };
   if (cmd.trace) {
     for (size_t i = 0; i < cmd.words.size(); ++i) {
       const std::string& word = cmd.words[i];
       batch.run("word " + std::to_string(i + 1), seq2seq::quote(word), [&] { decode_one(word); });
     }
     if (cmd.words.empty())
-      batch.lines(seq2seq::limits::kMaxTextBytes, [](uint64_t bytes) { seq2seq::check_text_length(bytes, "the text"); }, decode_one);
+      batch.lines(seq2seq::limits::kMaxTextBytes, refuse_long, decode_one);
     return batch.status();
   }
   // Without --trace the words are decoded together (Session::run_batch), a
@@ -463,7 +465,7 @@ int decode(const std::vector<std::string>& args) {
     size_t k = 0;
     for (const Pending& p : list) {
       if (p.too_long) {
-        batch.run(p.where, p.shown, [&] { seq2seq::check_text_length(p.too_long, "the text"); });
+        batch.run(p.where, p.shown, [&] { refuse_long(p.too_long); });
         continue;
       }
       const seq2seq::BatchResult& r = out[k++];

@@ -176,7 +176,7 @@ export interface ModelInfoBase {
   maxTargetLength: number;
   parameters: number;
   fileBytes: number;
-  /** How the weights are stored in the file: the narrowest dtype in it (quantized files keep biases and norms in f32). */
+  /** How the weights are stored in the file: the narrowest dtype in it (quantized files keep biases and norms wider). */
   storage: 'f32' | 'f16' | 'int8' | 'int4';
   /** What the linear layers multiply in: 'int8' for int8 or int4 storage under `compute: 'auto'`, else 'f32'. */
   compute: 'int8' | 'f32';
