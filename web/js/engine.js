@@ -54,9 +54,9 @@ export async function openDecoder(url, { afterFirstResult = false, owner = null 
   if (!entry) {
     entry = { users: 0, tail: Promise.resolve() };
     const turn = loads;
-    if (models === 0) firstOwner = owner;
-    const gate = afterFirstResult && models > 0 && (owner === null || owner !== firstOwner) ? firstResult : null;
     const first = models++ === 0;
+    if (first) firstOwner = owner;
+    const gate = afterFirstResult && !first && (owner === null || owner !== firstOwner) ? firstResult : null;
     // The first lane's worker may have been started by boot.js while the page
     // was still loading, its model already on the way.
     const early = globalThis.seq2seqBoot?.take(url);
