@@ -93,7 +93,28 @@ export async function openPage(context, url) {
   const errors = [];
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') errors.push(`${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message} ${(e.stack ?? "").split("\n").slice(1, 4).join(" | ")}`));
-  page.on('requestfailed', (r) => errors.push(`requestfailed: ${r.url()} ${r.failure()?.errorText}`));
+  // A goto or reload while the last page still downloads (its wasm, a model) makes Chromium
+  // abort those requests: that is the test leaving the page, not the page failing. The page
+  // never aborts a request itself, so an abort counts unless it came while the main frame
+  // was being navigated (from its navigation request to its commit: the document being left
+  // still asks until then, and its requests fail before the commit is reported) or hit a
+  // request of a document already left (its worker's, stopped after the commit).
+  let leaving = false;
+  let documents = 0;
+  const madeIn = new WeakMap();
+  page.on('request', (r) => {
+    if (r.isNavigationRequest() && r.frame() === page.mainFrame()) leaving = true;
+    madeIn.set(r, documents);
+  });
+  page.on('framenavigated', (f) => {
+    // Only a navigation that sent a request commits a new document; a changed hash does not.
+    if (f === page.mainFrame() && leaving) { leaving = false; documents += 1; }
+  });
+  page.on('requestfailed', (r) => {
+    const text = r.failure()?.errorText;
+    if (text === 'net::ERR_ABORTED' && (leaving || madeIn.get(r) < documents)) return;
+    errors.push(`requestfailed: ${r.url()} ${text}`);
+  });
   page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   if (url) await page.goto(url);
   return { page, errors };

@@ -92,3 +92,37 @@ test('a link to lanes on other models downloads exactly those models', async () 
   assert.deepEqual(used, [other.file]);
   assert.deepEqual(downloaded, [other.file]);
 });
+
+test('the tests\' error record: leaving a page mid-download is no failure, an abort by the page itself is', async () => {
+  // openPage() forgives requests Chromium aborts because the test navigated away; it must
+  // forgive nothing else. The network is slowed so that each page is left with its wasm and
+  // model still on the wire.
+  const browser = await launch();
+  try {
+    const { page, errors } = await openPage(browser.context);
+    const cdp = await browser.context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 50, downloadThroughput: 200_000, uploadThroughput: 200_000 });
+    const left = [];
+    page.on('requestfailed', (r) => left.push(r.url()));
+    await page.goto(server.url);
+    await page.waitForRequest((r) => r.url().endsWith('.safetensors'));
+    await page.reload({ waitUntil: 'commit' });
+    await page.waitForRequest((r) => r.url().endsWith('.wasm'));
+    await page.goto(server.url, { waitUntil: 'commit' });
+    assert.ok(left.some((u) => u.endsWith('.safetensors')), `a model download was cut off: ${left.join(', ')}`);
+    assert.deepEqual(errors, []);
+    await page.evaluate(async () => {
+      const stop = new AbortController();
+      const asked = fetch('models.json?aborted', { signal: stop.signal }).catch(() => {});
+      stop.abort();
+      await asked;
+    });
+    await page.waitForFunction(() => true);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(errors.filter((e) => !e.includes('?aborted')), []);
+    assert.equal(errors.length, 1, errors.join('\n'));
+  } finally {
+    await browser.close();
+  }
+});
