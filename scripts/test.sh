@@ -56,10 +56,12 @@ part "native build and tests"
 # The default, portable build, as a user installs it: its kernels are chosen at
 # run time (src/kernel_set.h), and ctest runs the suite under each instruction
 # set this CPU has. The consumer test installs this build, and builds the
-# library once more from source with add_subdirectory. (The checking builds
-# below compile for this CPU, SEQ2SEQ_NATIVE_ARCH, so that option is built and
-# tested too.)
-cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_NATIVE_ARCH=OFF >/dev/null
+# library once more from source with add_subdirectory, file by file as a user's
+# build does; here the library compiles as a few unity sources (CMAKE_UNITY_BUILD,
+# as in the checking and wasm builds below: a sixth less build time). (The
+# checking builds compile for this CPU, SEQ2SEQ_NATIVE_ARCH, so that option is
+# built and tested too.)
+cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_NATIVE_ARCH=OFF -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build/native -j"$jobs"
 ctest --test-dir build/native --output-on-failure -j"$jobs"
 
@@ -73,10 +75,9 @@ part "checking builds: AddressSanitizer + UndefinedBehaviorSanitizer (Catch2 sub
 # models shared by threads, in seconds; the whole suite takes minutes under ASan,
 # most of them in the exhaustive searches, full-pass parity and shipped-model WER
 # (seq2seq_checked_tests compiles only the files this subset draws on: CMakeLists.txt).
-# The library compiles as a few unity sources here and in the wasm build
-# (CMAKE_UNITY_BUILD; the test executables opt out): a third less build time,
-# each header parsed once per unity source. The native build above compiles
-# it file by file, as a user's build does.
+# The library compiles as a few unity sources here, in the native build above and
+# in the wasm build (CMAKE_UNITY_BUILD; the test executables opt out): a third less
+# build time, each header parsed once per unity source.
 sanitized_tests="[model_file],[session]~[exhaustive],[search],[rnn],[ensemble],[tokenizer],[parity][incremental]"
 CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Release -DSEQ2SEQ_BUILD_BENCH=OFF -DSEQ2SEQ_NATIVE_ARCH=ON -DSEQ2SEQ_FUZZ=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build/fuzz -j"$jobs"
@@ -101,8 +102,11 @@ if [[ -n $npm_install ]] && ! wait "$npm_install"; then
   exit 1
 fi
 scripts/build-wasm.sh
-# Two files at a time: most of them wait on a child process or a worker, and the
-# shared scratch install is built once under a lock (tests/node/helpers.mjs).
+# The packed tarballs installed once into a scratch project, which every test file
+# (and the page's bundler and README tests) then uses (tests/node/helpers.mjs).
+SEQ2SEQ_SCRATCH_PROJECT=$(node tests/node/helpers.mjs --install)
+export SEQ2SEQ_SCRATCH_PROJECT
+# Two files at a time: most of them wait on a child process or a worker.
 SEQ2SEQ_CLI="$root/build/native/seq2seq" node --test --test-concurrency=2 tests/node/
 
 part "the page: build the site, browser tests (Debian's Chromium, headless; a subset in Firefox ESR and WebKitGTK)"

@@ -72,34 +72,12 @@ function findTarballs(dir) {
  */
 export function installPackage() {
   if (installed) return installed;
-  const files = packFileList(ROOT);
-  const modelFiles = packFileList(MODELS_PACKAGE);
-  const hash = createHash('sha256');
-  for (const [dir, list] of [[ROOT, files], [MODELS_PACKAGE, modelFiles]]) {
-    for (const f of list) hash.update(dir).update('\0').update(f).update('\0').update(readFileSync(join(dir, f)));
-  }
-  const key = hash.digest('hex').slice(0, 16);
-  const base = join(tmpdir(), 'seq2seq-wasm-tests');
-  mkdirSync(base, { recursive: true });
-  const project = join(base, `project-${key}`);
-  withLock(join(base, 'lock'), () => {
-    if (existsSync(join(project, 'ready'))) return;
-    for (const old of readdirSync(base)) if (old.startsWith('project-')) rmSync(join(base, old), { recursive: true, force: true });
-    const work = `${project}.partial`;
-    rmSync(work, { recursive: true, force: true });
-    mkdirSync(work, { recursive: true });
-    // npm pack runs prepack (scripts/build-wasm.sh: an incremental build),
-    // whose output would be mixed into --json: the tarballs are found instead.
-    execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
-    execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: MODELS_PACKAGE, encoding: 'utf8', stdio: 'pipe' });
-    const { tarball, modelsTarball } = findTarballs(work);
-    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'scratch-user', private: true, type: 'module' }, null, 2));
-    execFileSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball, modelsTarball], {
-      cwd: work, encoding: 'utf8', stdio: 'pipe',
-    });
-    writeFileSync(join(work, 'ready'), key);
-    renameSync(work, project);
-  });
+  // A test run (scripts/test.sh) installs once before its test files start and names the
+  // project in SEQ2SEQ_SCRATCH_PROJECT: each file then skips the two `npm pack --dry-run`s
+  // and the hash that find it (2 s a file, twenty-odd files).
+  const named = process.env.SEQ2SEQ_SCRATCH_PROJECT;
+  const project = named && existsSync(join(named, PACKED)) ? named : packAndInstall();
+  const { files, modelFiles } = JSON.parse(readFileSync(join(project, PACKED), 'utf8'));
   const { tarball, modelsTarball } = findTarballs(project);
   // A module inside the scratch project: its bare imports resolve like a user's.
   const resolver = join(project, 'resolve.mjs');
@@ -122,6 +100,48 @@ export function installPackage() {
     modelsDir: join(project, 'node_modules/seq2seq-wasm-models'),
   };
   return installed;
+}
+
+/** What the scratch project was packed from: the key and both packages' file lists. */
+const PACKED = 'packed.json';
+
+/** Packs and installs the scratch project for the packages' current files, unless it exists; returns its folder. */
+function packAndInstall() {
+  const files = packFileList(ROOT);
+  const modelFiles = packFileList(MODELS_PACKAGE);
+  const hash = createHash('sha256');
+  for (const [dir, list] of [[ROOT, files], [MODELS_PACKAGE, modelFiles]]) {
+    for (const f of list) hash.update(dir).update('\0').update(f).update('\0').update(readFileSync(join(dir, f)));
+  }
+  const key = hash.digest('hex').slice(0, 16);
+  const base = join(tmpdir(), 'seq2seq-wasm-tests');
+  mkdirSync(base, { recursive: true });
+  const project = join(base, `project-${key}`);
+  withLock(join(base, 'lock'), () => {
+    if (existsSync(join(project, PACKED))) return;
+    for (const old of readdirSync(base)) if (old.startsWith('project-')) rmSync(join(base, old), { recursive: true, force: true });
+    const work = `${project}.partial`;
+    rmSync(work, { recursive: true, force: true });
+    mkdirSync(work, { recursive: true });
+    // npm pack runs prepack (scripts/build-wasm.sh: an incremental build),
+    // whose output would be mixed into --json: the tarballs are found instead.
+    execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    execFileSync(NPM, ['pack', '--pack-destination', work], { cwd: MODELS_PACKAGE, encoding: 'utf8', stdio: 'pipe' });
+    writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'scratch-user', private: true, type: 'module' }, null, 2));
+    const { tarball, modelsTarball } = findTarballs(work);
+    execFileSync(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--no-package-lock', tarball, modelsTarball], {
+      cwd: work, encoding: 'utf8', stdio: 'pipe',
+    });
+    // Written last: its presence says the project is whole.
+    writeFileSync(join(work, PACKED), JSON.stringify({ key, files, modelFiles }));
+    renameSync(work, project);
+  });
+  return project;
+}
+
+// `node tests/node/helpers.mjs --install`: installs the scratch project and prints its folder.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && process.argv[2] === '--install') {
+  console.log(packAndInstall());
 }
 
 /** The native CLI (build/native/seq2seq, or $SEQ2SEQ_CLI). */
