@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
-import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { artifact, assertFitsPhone, openPage, servedSite, settled, site, waitReady } from './helpers.mjs';
 
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const { models } = siteData;
@@ -160,9 +160,11 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
       word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
       bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
     }));
+    await settled(page);
     const before = await read(page);
     const { page: page2, errors: errors2 } = await openPage(served.context, link);
     await waitReady(page2);
+    await settled(page2);
     const again = await read(page2);
     assert.equal(again.t, 3);
     assert.equal(again.word, before.word);

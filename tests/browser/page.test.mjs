@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from './lanes.mjs';
 import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
-import { artifact, assertFitsPhone, openPage, root, servedSite, site, waitReady } from './helpers.mjs';
+import { artifact, assertFitsPhone, openPage, root, servedSite, settled, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
@@ -244,12 +244,14 @@ describe('the page', () => {
     await page.click('#step');
     await page.waitForFunction(() => /[?&]t=3/.test(location.search));
     const link = page.url();
+    await settled(page);
     const before = await page.evaluate(() => ({
       word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
       bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
     }));
     const { page: page2, errors: errors2 } = await openPage(served.context, link);
     await waitReady(page2);
+    await settled(page2);
     const afterState = await page2.evaluate(() => ({
       word: seq2seqPage.word, t: seq2seqPage.t, specs: seq2seqPage.lanes.map((l) => l.spec),
       bodies: seq2seqPage.lanes.map((l) => l.el.querySelector('.lane-body').innerText),
