@@ -129,10 +129,10 @@ export async function waitReady(page, previous = 0, timeout = 20000) {
 
 /** Waits until the page has settled after a step: every lane decoded and nothing in the
  * lanes still asked of the model (an inside view's intermediates, a reference's score:
- * `[data-loading]`, a pending diagnosis). Text read before then may hold a placeholder. */
+ * each placeholder carries `data-loading`). Text read before then may hold a placeholder. */
 export async function settled(page, timeout = 20000) {
   await page.waitForFunction(() => window.seq2seqPage?.lanes.every((l) => !l.busy)
-    && !document.querySelector('#lanes [data-loading], #lanes .forced[data-diagnosis="pending"]'), null, { timeout });
+    && !document.querySelector('#lanes [data-loading]'), null, { timeout });
 }
 
 /** Where a view's axe-and-layout test runs: each language once and each width once,

@@ -102,7 +102,7 @@ export function installPackage() {
   return installed;
 }
 
-/** What the scratch project was packed from: the key and both packages' file lists. */
+/** What the scratch project was packed from: both packages' file lists (its folder is named by their hash). */
 const PACKED = 'packed.json';
 
 /** Packs and installs the scratch project for the packages' current files, unless it exists; returns its folder. */
@@ -133,7 +133,7 @@ function packAndInstall() {
       cwd: work, encoding: 'utf8', stdio: 'pipe',
     });
     // Written last: its presence says the project is whole.
-    writeFileSync(join(work, PACKED), JSON.stringify({ key, files, modelFiles }));
+    writeFileSync(join(work, PACKED), JSON.stringify({ files, modelFiles }));
     renameSync(work, project);
   });
   return project;

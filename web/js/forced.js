@@ -88,7 +88,7 @@ function lengthWhy(f, lengths) {
  * score of its output comes from its iterations, which the reference never had.
  */
 export function forcedView(f, { cmlm = false, lengths = null } = {}) {
-  if (!f.done) return `<div class="forced" data-diagnosis="pending"><p class="pending">${esc(t('forced.pending'))}</p></div>`;
+  if (!f.done) return `<div class="forced" data-diagnosis="pending" data-loading><p class="pending">${esc(t('forced.pending'))}</p></div>`;
   if (f.error) return `<div class="forced" data-diagnosis="unscored"><p class="note">${esc(t('forced.failed', { error: f.error }))}</p></div>`;
   const kind = diagnose(f.output, f.refs, lengths);
   const d3 = (x) => fmt(x, 3);

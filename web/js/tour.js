@@ -254,7 +254,7 @@ export class Tour {
   async reveal(n) {
     const gen = ++this.gen;
     const settled = () => this.app.lanes.every((l) => !l.busy) && $('reference').innerHTML !== ''
-      && !$('lanes').querySelector('.forced[data-diagnosis="pending"], [data-loading]') && this.targets().length > 0;
+      && !$('lanes').querySelector('[data-loading]') && this.targets().length > 0;
     for (let i = 0; i < 600 && !settled(); i++) {
       await sleep(50);
       if (gen !== this.gen) return;
