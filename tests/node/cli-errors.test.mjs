@@ -296,6 +296,20 @@ describe('long values are quoted by their start and their size', () => {
   });
 });
 
+test('a byte that is no part of a UTF-8 character is quoted as an escape, as a control character is: every message is UTF-8', () => {
+  // inspect's TOKENS, decode's word and prefix: each message once echoed the raw byte 0xFF.
+  const script = `b=$(printf 'A\\377'); "$0" inspect --model "$1" ABC "$b"; "$0" decode --model "$1" "$b"; "$0" decode --model "$1" --prefix "$b" ABC`;
+  const r = spawnSync('bash', ['-c', script, cliPath(), AR]);
+  assert.equal(r.status, 1);
+  const stderr = r.stderr.toString('latin1');
+  assert.ok(!stderr.includes('\xff'), stderr);
+  assert.deepEqual(lines(stderr), [
+    "seq2seq: input: target token 'A\\xFF' is not in the model's target vocabulary",
+    "seq2seq: word 1 'A\\xFF': input: text is not valid UTF-8 (byte 1)",
+    "seq2seq: word 1 'ABC': input: target token 'A\\xFF' is not in the model's target vocabulary",
+  ]);
+});
+
 describe('score takes a pair of arguments as given', () => {
   test('a TAB in a WORD is a character of the word (no model reads it), not a column: the pair is not split again', () => {
     const r = run(['score', '--model', AR, 'AB\tAE', 'B D', 'ABC', 'AE\tB']);
