@@ -250,8 +250,17 @@ class ModelHandle {
   val inspect(const val& source, const val& tokens) const {
     return guarded([&] {
       const Model& m = require();
-      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(text_of(tokens), m.target_vocab())
-                                                     : emscripten::vecFromJSArray<int>(tokens);
+      std::vector<int> ids;
+      if (tokens.isString()) {
+        ids = parse_target_tokens(text_of(tokens), m.target_vocab());
+      } else {
+        // Read as the numbers they are: an id past int (2^31 and up) would wrap to another.
+        const std::vector<double> given = emscripten::vecFromJSArray<double>(tokens);
+        for (size_t i = 0; i < given.size(); ++i) {
+          if (!(given[i] >= 0 && given[i] < m.target_vocab().size())) throw m.target_id_outside(given[i], i + 1);
+          ids.push_back(static_cast<int>(given[i]));
+        }
+      }
       return ValueWriter::object(m.inspect(text_of(source), ids), m.target_vocab());
     });
   }
