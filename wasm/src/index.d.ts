@@ -717,6 +717,19 @@ export interface LoadOptions {
    * the source, a cached copy too. A mismatch is a ModelError naming both digests.
    */
   sha256?: string;
+  /**
+   * Gives the load up when aborted (an AbortController's signal): a download stops and its
+   * connection closes, a Blob or file read is left behind, and the load rejects at once with
+   * kind 'Cancelled'. In a decoder worker the worker is told to drop the load, and keeps the
+   * model it had.
+   */
+  signal?: GlobalInstance<'AbortSignal'>;
+  /**
+   * How many milliseconds a download may go without a byte (for its answer's headers, then
+   * between chunks of its body) before it is given up as stalled, with kind 'NetworkError';
+   * default 30,000, at most 2,147,483,647. A Response's body is held to it too.
+   */
+  stallTimeout?: number;
 }
 
 /**
@@ -724,7 +737,8 @@ export interface LoadOptions {
  * of kind 'ModelError' for bytes that are not a model or exceed a limit (docs/model-format.md,
  * "Limits"), a path that is not a regular file or cannot be read (with Node's `code`, e.g.
  * 'ENOENT', 'EISDIR'), or a sha256 mismatch; 'NetworkError' if the URL cannot be fetched or
- * answers with an HTTP error; 'WasmError' if the engine's .wasm cannot be loaded (see env);
+ * answers with an HTTP error or stalls (stallTimeout); 'Cancelled' if its signal aborts it;
+ * 'WasmError' if the engine's .wasm cannot be loaded (see env);
  * 'UsageError' for wrong options or a source of no known kind; 'OutOfMemory' if the model
  * does not fit the wasm heap.
  */
