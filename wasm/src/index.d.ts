@@ -107,7 +107,8 @@ export declare const DEFAULT_OPTIONS: Readonly<Required<Omit<DecodingOptions, 's
  * file (maxModelBytes, 1 GiB: a download stops there with a ModelError, whether or not a
  * Content-Length is sent), the longest text, target or prefix (maxTextBytes bytes of UTF-8:
  * a longer string is refused with an InputError, a prefix with a UsageError, before it is
- * copied into the wasm heap), and the model file's other bounds.
+ * copied into the wasm heap), the most numbers one inspect keeps (maxInsideValues), and the
+ * model file's other bounds.
  */
 export declare const LIMITS: Readonly<{
   maxModelBytes: number;
@@ -123,6 +124,8 @@ export declare const LIMITS: Readonly<{
   maxPositions: number;
   maxVocab: number;
   maxTextBytes: number;
+  /** The most numbers one inspect keeps (2^24): a pass whose inside would keep more is an InputError. */
+  maxInsideValues: number;
 }>;
 
 /** The kinds of Seq2SeqError: the C++ exception it came from, the JS layer's checks, or the worker client's own. */
