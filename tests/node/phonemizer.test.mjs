@@ -172,9 +172,13 @@ describe('words', () => {
   });
 
   test('hyphens: the whole word if CMUdict has it, else each part', async () => {
-    const r = await g2p.phonemize('state-of-the-art twenty-six');
-    assert.deepEqual(r.tokens.map((t) => t.text), ['state', 'of', 'the', 'art', 'twenty', 'six']);
-    assert.equal(r.ipa, 'ˈsteɪt ˈʌv ðə ˈɑɹt ˈtwɛnti ˈsɪks');
+    assert.ok(cmudict.has('state-of-the-art') && cmudict.has('x-ray') && !cmudict.has('self-esteem') && !cmudict.has('twenty-six'));
+    const r = await g2p.phonemize('state-of-the-art X-ray self-esteem twenty-six');
+    assert.deepEqual(r.tokens.map((t) => [t.text, t.source]),
+      [['state-of-the-art', 'lexicon'], ['X-ray', 'lexicon'], ['self', 'lexicon'], ['esteem', 'lexicon'], ['twenty', 'lexicon'], ['six', 'lexicon']]);
+    assert.deepEqual(r.tokens[0].phonemes, cmu('state-of-the-art')[0]);
+    assert.deepEqual(r.tokens[1].phonemes, cmu('x-ray')[0]);
+    assert.equal(r.ipa, `${arpabetToIpa(cmu('state-of-the-art')[0])} ${arpabetToIpa(cmu('x-ray')[0])} ˈsɛlf əˈstim ˈtwɛnti ˈsɪks`);
   });
 
   test('titles and street words with their dot: the word they stand for, by what follows', async () => {
