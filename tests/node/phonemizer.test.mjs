@@ -406,7 +406,7 @@ describe('bad input', () => {
     await assert.rejects(createPhonemizer({ stress: 'yes' }), usage(/stress must be true or false, not the string "yes"/));
     await assert.rejects(createPhonemizer(5), usage(/options must be an object, not the number 5/));
     await assert.rejects(createPhonemizer({ worker: {} }), usage(/worker must be a decoder worker/));
-    await assert.rejects(createPhonemizer({ lexicon: 'cmudict' }), usage(/lexicon must be a lexicon/));
+    await assert.rejects(createPhonemizer({ lexicon: 'cmudict' }), usage(/lexicon must be \{ word: pronunciation \}, a lexicon/));
     await assert.rejects(createPhonemizer({ model, decoding: { beamSize: 0 } }).then((p) => p.phonemize('zorblax')), (e) => e.kind === 'UsageError' && /beamSize/.test(e.message));
     const p = await createPhonemizer({ model });
     p.delete();
