@@ -190,6 +190,11 @@ export function wordToEspeak(phones, reduce) {
       }
     }
     if (base === 'T' && flapped(ps, i)) s = 'ɾ';
+    // The unstressed vowel of -ed after t or d and of -es after a sibilant is ᵻ; an r-coloured
+    // vowel before another vowel keeps its r (ɚɹ, ɜːɹ), as eSpeak writes them.
+    if ((base === 'AH' || base === 'IH') && stress === '0' && i === ps.length - 2
+      && ((next.base === 'D' && (ps[i - 1]?.base === 'T' || ps[i - 1]?.base === 'D')) || (next.base === 'Z' && SIBILANT.has(ps[i - 1]?.base)))) s = 'ᵻ';
+    if (base === 'ER' && isVowel(next)) s += 'ɹ';
     out += mark + s;
   }
   return out;
