@@ -16,7 +16,7 @@ import { Lane } from './lane.js';
 export class ArLane extends Lane {
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
-    else if (a === 'unforce') this.ctx.update(this, { prefix: '', max: 0 });
+    else if (a === 'unforce') this.ctx.update(this, { prefix: '', maxLength: 0 });
     else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
     else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
@@ -34,8 +34,8 @@ export class ArLane extends Lane {
     const h = s && (s.live[0] ?? s.finished[0]);
     if (!h) return;
     const before = h.tokens.slice(0, step - 1).map((_, i) => h.texts[i]);
-    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), max: step });
-    else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
+    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), maxLength: step });
+    else this.ctx.update(this, { prefix: [...before, token].join(' '), maxLength: 0 });
   }
 
   optionControls(builders, o) {
