@@ -18,7 +18,7 @@ import { insidePick, insideState, insideView } from './inside.js';
 export class ArLane extends Lane {
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
-    else if (a === 'unforce') this.ctx.update(this, { prefix: '', max: 0 });
+    else if (a === 'unforce') this.ctx.update(this, { prefix: '', maxLength: 0 });
     else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
     else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
@@ -36,8 +36,8 @@ export class ArLane extends Lane {
     const h = s && (s.live[0] ?? s.finished[0]);
     if (!h) return;
     const before = h.tokens.slice(0, step - 1).map((_, i) => h.texts[i]);
-    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), max: step });
-    else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
+    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), maxLength: step });
+    else this.ctx.update(this, { prefix: [...before, token].join(' '), maxLength: 0 });
   }
 
   optionControls(builders, o) {
@@ -52,7 +52,7 @@ export class ArLane extends Lane {
   /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
   ownControls() { return []; }
 
-  /** What a what-if forced (the `prefix` and `max` options), with its undo button. */
+  /** What a what-if forced (the `prefix` and `maxLength` options), with its undo button. */
   forcedNote() {
     const o = this.opts;
     const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
