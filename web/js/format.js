@@ -8,16 +8,24 @@ export function normalizedScore(logprob, length, norm, alpha) {
   return logprob;
 }
 
+/** What a normalisation ranks finished hypotheses by, as a formula: "log P", "log P / |Y|", "log P / ((5+|Y|)/6)^0.6". */
+export function rankingFormula(norm, alpha) {
+  if (norm === 'average') return 'log P / |Y|';
+  if (norm === 'gnmt') return `log P / ((5+|Y|)/6)^${alpha}`;
+  return 'log P';
+}
+
 /** "log P / |Y| = −2.41 / 3 = −0.80" */
 export function scoreFormula(logprob, length, norm, alpha) {
   const f = (x) => fmt(x);
   const s = normalizedScore(logprob, length, norm, alpha);
-  if (norm === 'average') return `log P / |Y| = ${f(logprob)} / ${length} = ${f(s)}`;
+  const name = rankingFormula(norm, alpha);
+  if (norm === 'average') return `${name} = ${f(logprob)} / ${length} = ${f(s)}`;
   if (norm === 'gnmt') {
     const lp = Math.pow((5 + length) / 6, alpha);
-    return `log P / ((5+|Y|)/6)^α = ${f(logprob)} / ((5+${length})/6)^${alpha} = ${f(logprob)} / ${lp.toFixed(3)} = ${f(s)}`;
+    return `${name} = ${f(logprob)} / ((5+${length})/6)^${alpha} = ${f(logprob)} / ${lp.toFixed(3)} = ${f(s)}`;
   }
-  return `log P = ${f(s)}`;
+  return `${name} = ${f(s)}`;
 }
 
 export function fmt(x, digits = 2) {

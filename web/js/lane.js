@@ -9,7 +9,7 @@ import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions } from './l
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
-import { forcedScores, forcedView, forcingView, logprobLine } from './forced.js';
+import { forcedScores, forcedView, forcingView, laneRanking, logprobLine } from './forced.js';
 import { errorText } from './error-text.js';
 
 let nextId = 1;
@@ -336,7 +336,9 @@ export class Lane {
     }
     if (refs && this.scoresReference && i === this.lastIndex) {
       const f = forcedScores(this, refs.prons, rs[0].text, () => this.renderResult());
-      html += forcedView(f, { cmlm: !this.kind.ar, lengths: this.kind.ar ? null : this.decodedLengths(s) });
+      const lengths = this.kind.ar ? null : this.decodedLengths(s);
+      const rank = laneRanking(this.decodedOptions, { cmlm: !this.kind.ar, imposed: lengths?.imposed });
+      html += forcedView(f, { cmlm: !this.kind.ar, lengths, rank });
       if (this.kind.ar) html += forcingView(f, this.freeRunning(i));
     }
     return html;
