@@ -173,6 +173,9 @@ export class ArLane extends Lane {
     };
   }
 
+  /** A view of how the step's token was chosen, under its bars (the sampling lane's draw), or ''. */
+  afterBars() { return ''; }
+
   /** The heading of the step's bars (the sampling lane's are the distribution drawn from). */
   get probsKey() { return 'ar.passProbs'; }
 
@@ -201,6 +204,7 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
+    html += this.afterBars(cur, i);
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
     const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}
