@@ -7,6 +7,8 @@ import { label } from './phonemes.js';
 import { fmt } from './format.js';
 import { esc } from './views.js';
 import { t } from './i18n.js';
+import { wordSeed } from './lane-types.js';
+import { registerView } from './view-registry.js';
 
 // Below this share of the bar a stretch is too thin to see: the view zooms in on it.
 const THIN = 0.03;
@@ -17,7 +19,7 @@ const THIN = 0.03;
  * id), each from where the ones before it end; the token drawn, if it is not among them,
  * where the engine says its stretch starts. What lies between is other tokens'.
  */
-export function stretches(h) {
+function stretches(h) {
   const kept = h.candidates.filter((c) => c.drawnProb > 0).sort((a, b) => b.drawnProb - a.drawnProb || a.token - b.token);
   let at = 0;
   const out = kept.map((c) => { const s = { token: c.token, text: c.text, p: c.drawnProb, start: at }; at += c.drawnProb; return s; });
@@ -55,7 +57,7 @@ function bar(segs, u, chosen, lo, hi, { zoom = false, aria, window = null }) {
  * The view, for hypothesis `h` at step `i`: `seed` the lane drew with, `word` when the
  * seed is the word's own (it follows the word), null when it was set.
  */
-export function drawView(h, i, { seed, word }) {
+function drawView(h, i, { seed, word }) {
   const pos = h.tokens.length;
   const head = `<h3>${esc(t('draw.title', { pos }))}</h3>`;
   if (!(h.draw >= 0)) return `<div class="view draw">${head}<p class="note">${esc(t('draw.forced', { pos }))}</p></div>`;
@@ -88,3 +90,19 @@ export function drawView(h, i, { seed, word }) {
   if (top && top.token !== chosen) how += ` ${t('draw.missed_html', { top: esc(label(top.text)), hi: esc(f(top.p)), token: esc(name), p: esc(f(h.tokenDrawnProb)) })}`;
   return `<div class="view draw" data-u="${u}" data-below="${lo}" data-token="${esc(h.texts.at(-1))}">${head}${html}<p class="note">${how}</p></div>`;
 }
+
+// `lane` is the view's facade of the lane (lane-facade.js). A seed equal to the word's
+// own is the word's, as the address reads it (address.js).
+function render(lane, i) {
+  const h = lane.focus(i)?.hyp;
+  const seed = lane.options?.seed;
+  if (!h || seed == null) return '';
+  return drawView(h, i, { seed, word: seed === wordSeed(lane.word) ? lane.word : null });
+}
+
+export default registerView({
+  id: 'draw',
+  slot: 'choice',
+  lanes: (kind) => kind.fixed?.strategy === 'sample',
+  render,
+});

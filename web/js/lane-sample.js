@@ -4,7 +4,6 @@ import { esc, explain } from './views.js';
 import { t } from './i18n.js';
 import { ArLane } from './lane-ar.js';
 import { optionFor } from './lane-types.js';
-import { drawView } from './draw-view.js';
 
 export class SampleLane extends ArLane {
   intro() { return explain(t('sample.title'), t('sample.explain_html')); }
@@ -17,11 +16,6 @@ export class SampleLane extends ArLane {
   onAction(a, b) {
     if (a === 'reseed') this.ctx.update(this, { seed: (this.seed % 1000) + 1 });
     else super.onAction(a, b);
-  }
-
-  // Under the bars: where the engine's uniform number fell in the distribution drawn from.
-  afterBars(h, i) {
-    return drawView(h, i, { seed: this.seed, word: this.opts.seed === null ? (this.word ?? this.ctx.word) : null });
   }
 
   ownControls({ num, range }) {
