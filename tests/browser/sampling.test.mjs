@@ -115,6 +115,39 @@ describe('the sampling lane', () => {
     await page.close();
   });
 
+  test('with every filter off the drawn bars are the model\'s over the tokens search may emit: the ones left out are named', async () => {
+    // T = 1, no top-k, top-p 1: the bars' caption says drawn = model tempered, cut and
+    // renormalised, which would make them equal; they differ by the mass of the tokens the
+    // engine never draws (PAD, UNK, BEGIN, MASK), renormalised away. At T = 1.5 the same
+    // tokens are left out before tempering.
+    const { page, errors } = await openPage(served.context, served.url('/?w=PHONEME&lane=sample:seed=5&lane=sample:temperature=1.5,seed=5'));
+    await waitReady(page);
+    for (const [j, T] of [[0, 1], [1, 1.5]]) {
+      const options = moduleOptions(makeLane('sample', { seed: 5, temperature: T }), 'PHONEME');
+      const snaps = await moduleSnaps('PHONEME', options);
+      for (const i of [1, 3]) {
+        await page.evaluate((k) => seq2seqPage.go(k), i);
+        const h = snaps[i].live[0] ?? snaps[i].finished[0];
+        assert.ok(h.leftOut?.length >= 3, `step ${i}: the module names what it left out`);
+        const left = h.leftOut.reduce((a, x) => a + x.prob, 0);
+        const shown = await page.$eval(`#${await page.evaluate((k) => seq2seqPage.lanes[k].id, j)} .bars-key`, (k) => ({ text: k.textContent, left: Number(k.dataset.leftOut) }));
+        assert.ok(Math.abs(shown.left - left) < 1e-6, `T ${T} step ${i}: the key's mass ${shown.left} vs the module's ${left}`);
+        for (const x of h.leftOut) assert.ok(shown.text.includes({ '<pad>': 'PAD', '<unk>': 'UNK', '<s>': 'BEGIN', '<mask>': 'MASK' }[x.text] ?? x.text), `T ${T} step ${i}: ${x.text} is named: ${shown.text}`);
+        const pct = 100 * left;
+        assert.ok(shown.text.includes(`${pct >= 0.095 ? pct.toFixed(1) : String(Number(pct.toPrecision(1)))}%`), `T ${T} step ${i}: the mass as a percentage: ${shown.text}`);
+        if (T === 1) {
+          assert.ok(shown.text.includes(`divided by ${(1 - left).toFixed(4)}`), shown.text);
+          // Every candidate: drawn = model / (1 - left out), as the module has it and as the bars show it.
+          for (const c of h.candidates) assert.ok(Math.abs(c.drawnProb - c.prob / (1 - left)) < 1e-5, `${c.text}: ${c.drawnProb} vs ${c.prob} / ${1 - left}`);
+          const fills = await page.$$eval(`#${await page.evaluate((k) => seq2seqPage.lanes[k].id, j)} .bars.drawn .bar-fill`, (fs) => fs.map((f) => parseFloat(f.style.width)));
+          assert.ok(Math.abs(fills[0] - (100 * h.candidates[0].prob) / (1 - left)) < 0.06, `T 1 step ${i}: the top solid bar is ${fills[0]} %`);
+        }
+      }
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('at temperature 1.5 and under top-k 3 and top-p 0.9, the draws shown are the module\'s', async () => {
     const { page, errors } = await openPage(served.context, served.url('/?w=COLONEL&lane=sample:temperature=1.5,seed=9&lane=sample:topK=3,topP=0.9'));
     await waitReady(page);

@@ -479,6 +479,7 @@ export default {
   'bars.descDrawn': '{token}: drawn with probability {pct}% (the model gives {model}%)',
   'bars.descDrawnChosen': '{token}: drawn with probability {pct}% (the model gives {model}%), drawn',
   'bars.drawnKey_html': '<b>Solid bar</b>: the distribution the token is drawn from — the model\'s log-probabilities divided by the temperature, cut to top-k and top-p, renormalised. <b>Hatched behind it</b>: the model\'s own probability.',
+  'bars.leftOut_html': 'The engine never draws {tokens}: the model gives them {pct} together, and the distribution drawn from is renormalised without them, so at temperature 1 with no cut every solid bar is the model\'s divided by {keep}.',
   'heatmap.empty': 'no output yet',
   'heatmap.output': 'output',
   'heatmap.twin': 'Same numbers as a table',

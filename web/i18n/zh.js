@@ -480,6 +480,7 @@ export default {
   'bars.descDrawn': '{token}：抽样概率 {pct}%（模型给出 {model}%）',
   'bars.descDrawnChosen': '{token}：抽样概率 {pct}%（模型给出 {model}%），已抽中',
   'bars.drawnKey_html': '<b>实心条</b>：真正用来抽样的分布——模型的对数概率除以温度，再按 top-k、top-p 截断并重新归一化。<b>后面的斜纹条</b>：模型本身的概率。',
+  'bars.leftOut_html': '引擎从不抽取 {tokens}：模型给它们的概率合计 {pct}，抽样分布去掉它们后重新归一化，所以温度为 1 且不截断时，每根实心条都等于模型的概率除以 {keep}。',
   'heatmap.empty': '还没有输出',
   'heatmap.output': '输出',
   'heatmap.twin': '同样的数字，以表格显示',

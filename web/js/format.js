@@ -33,3 +33,13 @@ export function fmt(x, digits = 2) {
   // A negative number that rounds to zero is written 0, not −0.00.
   return (x < 0 && Number(abs) !== 0 ? '−' : '') + abs;
 }
+
+/**
+ * A probability as a percentage, the one way the page writes one: one decimal down to
+ * 0.1 %, one significant digit below ("0.1%", "0.04%", never "0.10%" beside "0.1%").
+ */
+export function fmtPct(p) {
+  const pct = 100 * p;
+  if (pct === 0) return '0%';
+  return `${pct >= 0.095 ? pct.toFixed(1) : String(Number(pct.toPrecision(1)))}%`;
+}

@@ -209,7 +209,7 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t('ar.outputSoFar'))}</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
       ${notes.decoder}</div>`;
     html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
-      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
+      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i, leftOut: cur.leftOut })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
     html += this.viewsHtml('choice', i);   // how the token was chosen (the sampling lane's draw)
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
