@@ -14,7 +14,7 @@ import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
 import { ARPABET_IPA, arpabetToIpa, stripStress } from './ipa.js';
 import { loadLexicon } from './lexicon.js';
-import { tokenize } from './tokenize.js';
+import { readText } from './normalize.js';
 
 export { ARPABET_IPA, arpabetToIpa, loadLexicon, stripStress };
 
@@ -50,6 +50,10 @@ function possessive(phones) {
   const last = phones.at(-1)?.replace(/\d$/, '');
   return [...phones, ...(SIBILANTS.has(last) ? ['IH0', 'Z'] : VOICELESS.has(last) ? ['S'] : ['Z'])];
 }
+
+// A word of a 'spoken' token as the lexicon spells it: a capital letter is the
+// letter's name, which CMUdict has as "a.", "b.", … ("U's" → "u.'s").
+const spokenKey = (w) => (/^[A-Z](['’]s)?$/.test(w) ? `${w[0].toLowerCase()}.${w.slice(1).replace('’', '\'')}` : w.toLowerCase());
 
 /**
  * A phonemizer: the lexicon, and a model for the words it lacks (loaded here,
@@ -164,7 +168,7 @@ class Phonemizer {
     const lex = this.#lexicon;
     // A lexicon of the user's own may have lookup() alone.
     const has = !lex ? () => false : typeof lex.has === 'function' ? (key) => lex.has(key) : (key) => lex.lookup(key) !== undefined;
-    const raw = tokenize(text, has);
+    const raw = readText(text, has);
 
     // Each token as spoken words, each word {prons} from the lexicon or {model: TEXT}.
     const wanted = new Map();   // the model's input → its phones, once decoded
@@ -180,10 +184,11 @@ class Phonemizer {
         const prons = this.#fromLexicon(t.key);
         return { t, words: [prons ? { prons } : ask(t.key)] };
       }
-      if (t.kind === 'number') {
+      if (t.kind === 'number' || t.kind === 'spoken') {
         const words = t.words.flatMap((w) => w.split('-')).map((w) => {
-          const prons = this.#fromLexicon(w);
-          return prons ? { prons: prons.slice(0, 1) } : ask(w);
+          const key = spokenKey(w);
+          const prons = this.#fromLexicon(key);
+          return prons ? { prons: prons.slice(0, 1) } : ask(key);
         });
         return { t, words };
       }
@@ -221,13 +226,13 @@ class Phonemizer {
     const stressed = words.every((w) => w.prons || this.stress);
     const token = {
       ...base,
-      source: t.kind === 'number' ? 'number' : words[0].prons ? 'lexicon' : 'model',
+      source: t.kind === 'number' ? 'number' : t.kind === 'spoken' ? t.source : words[0].prons ? 'lexicon' : 'model',
       phonemes: phonesOf.flat(),
       stressed,
       alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.slice(1) : [],
       ipa: phonesOf.map(arpabetToIpa).join(' '),
     };
-    if (t.kind === 'number') token.spoken = t.words.join(' ');
+    if (t.kind === 'number' || t.kind === 'spoken') token.spoken = t.words.join(' ');
     return { token, phones: phonesOf };
   }
 

@@ -137,7 +137,7 @@ export function tokenize(text, has = () => false) {
       const list = wholeKey && has(wholeKey) ? [[start, i]] : parts;
       // A trailing apostrophe: the plural's possessive (students'), or a word the lexicon has with it (goin').
       const last = list.at(-1);
-      if (APOSTROPHES.includes(text[i] ?? '') && !/[\p{L}\p{M}]/u.test(text[i + 1] ?? '')) {
+      if (i < text.length && APOSTROPHES.includes(text[i]) && !/[\p{L}\p{M}]/u.test(text[i + 1] ?? '')) {
         const key = wordKey(text.slice(last[0], i + 1));
         if (key && (key.endsWith('s\'') || has(key))) {
           last[1] = ++i;
