@@ -5,15 +5,27 @@
 // reported by its token's `source`; text the rules must leave alone (the pronoun
 // I, "May I", a name after "Dr"); acronyms spelled or read as words.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { installPackage } from './helpers.mjs';
-import { pronunciationsOf, readPackage } from '../../scripts/build-lexicon.mjs';
+import { FIXTURES, ROOT, installPackage } from './helpers.mjs';
+import { buildLexicon, pronunciationsOf, readPackage } from '../../scripts/build-lexicon.mjs';
+import { parseReferences } from '../../web/js/metrics.js';
 
 const pkg = installPackage();
 const g2pUrl = await pkg.resolve('seq2seq-wasm-models/g2p');
 const { createPhonemizer } = await import(g2pUrl);
 const { SOURCES, romanValue } = await import(new URL('./normalize.js', g2pUrl).href);
+const { parseLexicon } = await import(new URL('./lexicon.js', g2pUrl).href);
 const cmudict = pronunciationsOf((await readPackage()).dictionary);
+const noStress = (phones) => phones.map((p) => p.replace(/\d$/, '')).join(' ');
+/** A reading's phones: a capital letter is its name (CMUdict's "a."), a word CMUdict's first pronunciation; 's adds /z/. */
+const readingPhones = (reading) => reading.split(' ').flatMap((w) => {
+  const plural = w.endsWith('\'s');
+  const base = plural ? w.slice(0, -2) : w;
+  const phones = cmudict.get(/^[A-Z]$/.test(base) ? `${base.toLowerCase()}.` : base)[0].split(' ');
+  return plural ? [...phones, 'Z'] : phones;
+});
 
 let g2p;
 before(async () => { g2p = await createPhonemizer(); });
@@ -232,6 +244,55 @@ describe('abbreviations, by what follows them', () => {
       'fruit, e.g. figs, i.e. food, etc. and cats vs. dogs': [['e.g.', 'abbreviation', 'for example'], ['i.e.', 'abbreviation', 'that is'],
         ['etc.', 'abbreviation', 'et cetera'], ['vs.', 'abbreviation', 'versus']],
     });
+  });
+});
+
+describe('acronyms and initialisms', () => {
+  const fixture = JSON.parse(readFileSync(join(FIXTURES, 'g2p/acronyms.json'), 'utf8'));
+  /** The share of a list read as its fixture says, and the misses. */
+  async function score(items) {
+    const at = fixture.sentence.indexOf('{}');
+    const misses = [];
+    for (const [text, reading] of items) {
+      const r = await g2p.phonemize(fixture.sentence.replace('{}', text));
+      const got = r.tokens.filter((t) => t.start >= at && t.end <= at + text.length).flatMap((t) => t.phonemes);
+      if (noStress(got) !== noStress(readingPhones(reading))) misses.push(text);
+    }
+    return { right: 1 - misses.length / items.length, misses };
+  }
+  test('the list of tech acronyms: at least 90 % read as written down, and as many of those written afterwards', async () => {
+    assert.ok(fixture.items.length >= 50 && fixture.held_out.length >= 50);
+    const { right, misses } = await score(fixture.items);
+    assert.ok(right >= 0.9, `${(100 * right).toFixed(1)} % right; missed ${misses.join(', ')}`);
+    const held = await score(fixture.held_out);
+    assert.ok(held.right >= 0.9, `${(100 * held.right).toFixed(1)} % right; missed ${held.misses.join(', ')}`);
+  });
+  test('capitals in mixed-case text are spelled; the same word in lower case, or in a headline, is a word', async () => {
+    const sources = async (text) => (await g2p.phonemize(text)).tokens.map((t) => [t.text, t.source, t.spoken ?? '']);
+    assert.deepEqual(await sources('The US and us'), [['The', 'lexicon', ''], ['US', 'letters', 'U S'], ['and', 'lexicon', ''], ['us', 'lexicon', '']]);
+    assert.deepEqual(await sources('IT said it'), [['IT', 'letters', 'I T'], ['said', 'lexicon', ''], ['it', 'lexicon', '']]);
+    assert.deepEqual(await sources('NASA and the UN'), [['NASA', 'lexicon', ''], ['and', 'lexicon', ''], ['the', 'lexicon', ''], ['UN', 'letters', 'U N']]);
+    assert.deepEqual(await sources('I do NOT agree'), [['I', 'lexicon', ''], ['do', 'lexicon', ''], ['NOT', 'lexicon', ''], ['agree', 'lexicon', '']]);
+    assert.deepEqual((await sources('US STOCKS FALL'))[0], ['US', 'lexicon', '']);
+    const [gpus] = (await g2p.phonemize('GPUs')).tokens;
+    assert.deepEqual(gpus.phonemes, [...readingPhones('G P U'), 'Z']);
+  });
+  test('the test split\'s words without a vowel letter, none of them in the lexicon: at most 15 % wrong (the model alone: over half)', async () => {
+    const refs = parseReferences(readFileSync(join(ROOT, 'models/data/cmudict-0.7b.test'), 'utf8'));
+    const lexicon = parseLexicon(await buildLexicon({ exclude: new Set([...refs.keys()].map((w) => w.toLowerCase())) }));
+    const p = await createPhonemizer({ lexicon });
+    try {
+      const words = [...refs.keys()].filter((w) => !/[AEIOU]/.test(w));
+      assert.ok(words.length >= 30);
+      const wrong = [];
+      for (const w of words) {
+        const got = noStress((await p.phonemize(w.toLowerCase())).tokens.flatMap((t) => t.phonemes));
+        if (!refs.get(w).some((ref) => ref.join(' ') === got)) wrong.push(w);
+      }
+      assert.ok(wrong.length / words.length <= 0.15, `${wrong.length} of ${words.length} wrong: ${wrong.join(', ')}`);
+    } finally {
+      p.delete();
+    }
   });
 });
 
