@@ -48,8 +48,13 @@ export interface PhonemeToken {
    * digit: not unstressed, unknown), and for tokens without phonemes.
    */
   stressed: boolean;
-  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order; [] if none. */
+  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order, less the one chosen; [] if none. */
   alternatives: string[][];
+  /**
+   * For a heteronym (read, live, lead, record, …: homographs.js's TABLE), which of CMUdict's
+   * readings the context chose and why: { reading: 'past', why: 'after "she": the present would be "reads"' }.
+   */
+  homograph?: { reading: string; why: string };
   /** `phonemes` in IPA (ARPABET_IPA), stress marks ˈ ˌ at the syllable's start; a number's words separated by spaces. */
   ipa: string;
   /** What a number or a normaliser's rule read the token as: '2026' → 'twenty twenty-six', 'GPU' → 'G P U'. */

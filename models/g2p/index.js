@@ -13,6 +13,7 @@
 import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
 import { ARPABET_IPA, arpabetToIpa, stripStress } from './ipa.js';
+import { chooseReading } from './homographs.js';
 import { loadLexicon } from './lexicon.js';
 import { readText } from './normalize.js';
 
@@ -179,10 +180,13 @@ class Phonemizer {
       wanted.set(input, null);
       return { model: input };
     };
-    const plan = raw.map((t) => {
+    // The words around each token, for choosing among a heteronym's readings (homographs.js).
+    const context = raw.map((t) => (t.kind === 'word' ? t.key : t.kind === 'punctuation' ? null : t.text.toLowerCase()));
+    const texts = raw.map((t) => t.text);
+    const plan = raw.map((t, i) => {
       if (t.kind === 'word') {
         const prons = this.#fromLexicon(t.key);
-        return { t, words: [prons ? { prons } : ask(t.key)] };
+        return { t, words: [prons ? { prons, choice: prons.length > 1 ? chooseReading(prons, context, texts, i) : null } : ask(t.key)] };
       }
       if (t.kind === 'number' || t.kind === 'spoken') {
         const words = t.words.flatMap((w) => w.split('-')).map((w) => {
@@ -222,16 +226,18 @@ class Phonemizer {
     }
     const problem = words.find((w) => w.problem)?.problem;
     if (problem) return silent('none', { error: { kind: 'InputError', message: problem } });
-    const phonesOf = words.map((w) => (w.prons ? w.prons[0] : decoded.get(w.model)));
+    const phonesOf = words.map((w) => (w.prons ? w.prons[w.choice?.index ?? 0] : decoded.get(w.model)));
+    const choice = t.kind === 'word' ? words[0].choice : null;
     const stressed = words.every((w) => w.prons || this.stress);
     const token = {
       ...base,
       source: t.kind === 'number' ? 'number' : t.kind === 'spoken' ? t.source : words[0].prons ? 'lexicon' : 'model',
       phonemes: phonesOf.flat(),
       stressed,
-      alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.slice(1) : [],
+      alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.filter((_, k) => k !== (choice?.index ?? 0)) : [],
       ipa: phonesOf.map(arpabetToIpa).join(' '),
     };
+    if (choice) token.homograph = { reading: choice.reading, why: choice.why };
     if (t.kind === 'number' || t.kind === 'spoken') token.spoken = t.words.join(' ');
     return { token, phones: phonesOf };
   }

@@ -17,6 +17,7 @@ const g2pUrl = await pkg.resolve('seq2seq-wasm-models/g2p');
 const { createPhonemizer } = await import(g2pUrl);
 const { SOURCES, romanValue } = await import(new URL('./normalize.js', g2pUrl).href);
 const { parseLexicon } = await import(new URL('./lexicon.js', g2pUrl).href);
+const { TABLE } = await import(new URL('./homographs.js', g2pUrl).href);
 const cmudict = pronunciationsOf((await readPackage()).dictionary);
 const noStress = (phones) => phones.map((p) => p.replace(/\d$/, '')).join(' ');
 /** A reading's phones: a capital letter is its name (CMUdict's "a."), a word CMUdict's first pronunciation; 's adds /z/. */
@@ -293,6 +294,51 @@ describe('acronyms and initialisms', () => {
     } finally {
       p.delete();
     }
+  });
+});
+
+describe('homographs from context', () => {
+  const fixture = JSON.parse(readFileSync(join(FIXTURES, 'g2p/homographs.json'), 'utf8'));
+  /** Right readings per word and in all, and the misses. */
+  async function score(sentences) {
+    const byWord = {};
+    const misses = [];
+    for (const [sentence, word, reading] of sentences) {
+      const t = (await g2p.phonemize(sentence)).tokens.find((x) => x.text.toLowerCase() === word);
+      const ok = fixture.readings[word][reading].includes(t.phonemes.join(' '));
+      byWord[word] ??= { right: 0, of: 0 };
+      byWord[word].of++;
+      if (ok) byWord[word].right++;
+      else misses.push(`${word} (${reading}): ${sentence} [${t.homograph?.why}]`);
+    }
+    return { right: 1 - misses.length / sentences.length, byWord, misses };
+  }
+  test('the test set: at least 100 sentences, 25 heteronyms, and 85 % read right; as many of the sentences written afterwards', async () => {
+    assert.ok(fixture.sentences.length >= 100);
+    assert.ok(new Set(fixture.sentences.map((s) => s[1])).size >= 25);
+    for (const sentences of [fixture.sentences, fixture.held_out]) {
+      const { right, byWord, misses } = await score(sentences);
+      assert.ok(right >= 0.85, `${(100 * right).toFixed(1)} % right; missed:\n${misses.join('\n')}`);
+      // No word is right only by its default: every heteronym with two or more sentences gets one reading right in each of them at least once.
+      assert.ok(Object.values(byWord).every((w) => w.right > 0), JSON.stringify(byWord));
+    }
+  });
+  test('each reading of the table is one of CMUdict\'s pronunciations of its word', () => {
+    for (const [word, entry] of Object.entries(TABLE)) {
+      for (const phones of Object.values(entry.readings)) assert.ok(cmudict.get(word).includes(phones), `${word}: ${phones}`);
+    }
+  });
+  test('the token says which reading was chosen and why; the others stay as alternatives', async () => {
+    const r = await g2p.phonemize('She read it yesterday. I will read it again.');
+    const [past, present] = r.tokens.filter((t) => t.text === 'read');
+    const prons = cmudict.get('read').map((p) => p.split(' '));
+    assert.deepEqual(past.phonemes, ['R', 'EH1', 'D']);
+    assert.deepEqual(past.homograph, { reading: 'past', why: 'after "she": the present would be "reads"' });
+    assert.deepEqual(present.phonemes, ['R', 'IY1', 'D']);
+    assert.equal(present.homograph.reading, 'present');
+    assert.match(present.homograph.why, /after "will"/);
+    for (const t of [past, present]) assert.deepEqual([t.phonemes, ...t.alternatives].map((p) => p.join(' ')).sort(), prons.map((p) => p.join(' ')).sort());
+    assert.equal(r.tokens.find((t) => t.text === 'She').homograph, undefined, 'a word with one pronunciation has no choice to report');
   });
 });
 
