@@ -10,11 +10,12 @@
 // 'D' a past tense or participle (had read), 'J' after a form of "be" or
 // "seem" (is live, was present, seemed content).
 //
-// Why not a tagger from npm: measured on the same sentences
-// (bench/g2p-homographs.mjs, docs/g2p-comparison.md) compromise, wink-nlp and
-// en-pos were larger (hundreds of KB to MB gzipped) for no more right
-// readings than these rules, which cover only the few contexts that decide a
-// heteronym.
+// Why not a tagger from npm: put in this tagger's place, with the same table
+// and the same words-nearby rules (bench/g2p-homographs.mjs), compromise 14.20
+// read 80.3 % of the sentences written after these rules right (150 KB
+// gzipped to a browser), wink-nlp 2.4 80.3 % (1,001 KB with its model), en-pos
+// 73.2 % (1,402 KB); these rules 91.5 % in 3 KB: a heteronym is decided by a
+// few words next to it, which a small set of rules covers.
 
 /** The choice of one word: its readings (CMUdict's pronunciations), by tag, and by words nearby. */
 export const TABLE = {
