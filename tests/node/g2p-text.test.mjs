@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { FIXTURES, ROOT, installPackage } from './helpers.mjs';
 import { buildLexicon, pronunciationsOf, readPackage } from '../../scripts/build-lexicon.mjs';
 import { parseReferences } from '../../web/js/metrics.js';
+import { broadString, readingPattern } from '../../bench/g2p-broad.mjs';
 
 const pkg = installPackage();
 const g2pUrl = await pkg.resolve('seq2seq-wasm-models/g2p');
@@ -340,6 +341,25 @@ describe('homographs from context', () => {
     for (const t of [past, present]) assert.deepEqual([t.phonemes, ...t.alternatives].map((p) => p.join(' ')).sort(), prons.map((p) => p.join(' ')).sort());
     assert.equal(r.tokens.find((t) => t.text === 'She').homograph, undefined, 'a word with one pronunciation has no choice to report');
   });
+});
+
+test('realistic paragraphs: no item read wrong but those the comparison recorded (docs/g2p-comparison.md)', async () => {
+  const fixture = JSON.parse(readFileSync(join(FIXTURES, 'g2p/paragraphs.json'), 'utf8'));
+  const { arpabetToIpa } = await import(g2pUrl);
+  const wrong = [];
+  for (const { text, items } of fixture.paragraphs) {
+    const ipa = broadString((await g2p.phonemize(text)).ipa);
+    for (const [category, span, reading] of items) if (!readingPattern(reading, cmudict, arpabetToIpa).test(ipa)) wrong.push(`${category}: ${span}`);
+  }
+  assert.ok(fixture.paragraphs.length >= 15);
+  assert.deepEqual(wrong.filter((w) => !fixture.wrong.ours.includes(w)), [], 'items read wrong that the comparison read right');
+  // The target: fewer errors than eSpeak NG in every category but brands.
+  const categories = new Set(fixture.paragraphs.flatMap((p) => p.items.map((i) => i[0])));
+  for (const c of categories) {
+    if (c === 'brands') continue;
+    const n = (list) => list.filter((w) => w.startsWith(`${c}: `)).length;
+    assert.ok(n(wrong) < n(fixture.wrong.espeak) || n(fixture.wrong.espeak) === 0 && n(wrong) === 0, `${c}: ours ${n(wrong)}, eSpeak ${n(fixture.wrong.espeak)}`);
+  }
 });
 
 test('every source a spoken token may have is declared', async () => {
