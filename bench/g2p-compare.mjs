@@ -278,5 +278,8 @@ ${rows.join('\n')}
 
 ${out.join('\n')}`;
 
-writeFileSync(resolve(root, args.out), doc);
+// The sections other benchmarks write (bench/g2p-paragraphs.mjs) and what follows them are kept.
+const previous = existsSync(resolve(root, args.out)) ? readFileSync(resolve(root, args.out), 'utf8') : '';
+const kept = previous.indexOf('<!-- PARAGRAPHS');
+writeFileSync(resolve(root, args.out), kept < 0 ? doc : `${doc.trimEnd()}\n\n${previous.slice(kept)}`);
 console.error(`wrote ${args.out}`);
