@@ -13,8 +13,9 @@
 import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
 import { ARPABET_IPA, arpabetToIpa, isPhone, stripStress } from './ipa.js';
+import { chooseReading } from './homographs.js';
 import { loadLexicon } from './lexicon.js';
-import { tokenize } from './tokenize.js';
+import { readText } from './normalize.js';
 
 export { ARPABET_IPA, arpabetToIpa, loadLexicon, stripStress };
 
@@ -50,6 +51,10 @@ function possessive(phones) {
   const last = phones.at(-1)?.replace(/\d$/, '');
   return [...phones, ...(SIBILANTS.has(last) ? ['IH0', 'Z'] : VOICELESS.has(last) ? ['S'] : ['Z'])];
 }
+
+// A word of a 'spoken' token as the lexicon spells it: a capital letter is the
+// letter's name, which CMUdict has as "a.", "b.", … ("U's" → "u.'s").
+const spokenKey = (w) => (/^[A-Z](['’]s)?$/.test(w) ? `${w[0].toLowerCase()}.${w.slice(1).replace('’', '\'')}` : w.toLowerCase());
 
 /**
  * A phonemizer: the lexicon, and a model for the words it lacks (loaded here,
@@ -188,7 +193,7 @@ class Phonemizer {
     const lex = this.#lexicon;
     // A lexicon of the user's own may have lookup() alone.
     const has = !lex ? () => false : typeof lex.has === 'function' ? (key) => lex.has(key) : (key) => lex.lookup(key) !== undefined;
-    const raw = tokenize(text, has);
+    const raw = readText(text, has);
 
     // Each token as spoken words, each word {prons} from the lexicon or {model: TEXT}.
     const wanted = new Map();   // the model's input → its phones, once decoded
@@ -199,15 +204,19 @@ class Phonemizer {
       wanted.set(input, null);
       return { model: input };
     };
-    const plan = raw.map((t) => {
+    // The words around each token, for choosing among a heteronym's readings (homographs.js).
+    const context = raw.map((t) => (t.kind === 'word' ? t.key : t.kind === 'punctuation' ? null : t.text.toLowerCase()));
+    const texts = raw.map((t) => t.text);
+    const plan = raw.map((t, i) => {
       if (t.kind === 'word') {
         const prons = this.#fromLexicon(t.key);
-        return { t, words: [prons ? { prons } : ask(t.key)] };
+        return { t, words: [prons ? { prons, choice: prons.length > 1 ? chooseReading(prons, context, texts, i) : null } : ask(t.key)] };
       }
-      if (t.kind === 'number') {
+      if (t.kind === 'number' || t.kind === 'spoken') {
         const words = t.words.flatMap((w) => w.split('-')).map((w) => {
-          const prons = this.#fromLexicon(w);
-          return prons ? { prons: prons.slice(0, 1) } : ask(w);
+          const key = spokenKey(w);
+          const prons = this.#fromLexicon(key);
+          return prons ? { prons: prons.slice(0, 1) } : ask(key);
         });
         return { t, words };
       }
@@ -267,17 +276,19 @@ class Phonemizer {
     }
     const problem = words.find((w) => w.problem)?.problem ?? words.map((w) => w.model && decoded.get(w.model).error).find(Boolean);
     if (problem) return silent('none', { error: { kind: 'InputError', message: problem } });
-    const phonesOf = words.map((w) => (w.prons ? w.prons[0] : decoded.get(w.model)));
+    const phonesOf = words.map((w) => (w.prons ? w.prons[w.choice?.index ?? 0] : decoded.get(w.model)));
+    const choice = t.kind === 'word' ? words[0].choice : null;
     const stressed = words.every((w) => w.prons || this.stress);
     const token = {
       ...base,
-      source: t.kind === 'number' ? 'number' : words[0].prons ? 'lexicon' : 'model',
+      source: t.kind === 'number' ? 'number' : t.kind === 'spoken' ? t.source : words[0].prons ? 'lexicon' : 'model',
       phonemes: phonesOf.flat(),
       stressed,
-      alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.slice(1) : [],
+      alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.filter((_, k) => k !== (choice?.index ?? 0)) : [],
       ipa: phonesOf.map(arpabetToIpa).join(' '),
     };
-    if (t.kind === 'number') token.spoken = t.words.join(' ');
+    if (choice) token.homograph = { reading: choice.reading, why: choice.why };
+    if (t.kind === 'number' || t.kind === 'spoken') token.spoken = t.words.join(' ');
     return { token, phones: phonesOf };
   }
 
