@@ -12,6 +12,20 @@ export type PhonemeSource =
   | 'number'
   /** The user's own words (PhonemizerOptions.lexicon as { word: pronunciation }). */
   | 'user'
+  /**
+   * Text read as words by a rule of the normaliser (`spoken` holds the words; each word's
+   * pronunciation CMUdict's first, a capital letter the letter's name):
+   * 'date' (American order, month first: 3/4/2025 is March fourth; day first where the first
+   * number is no month, 25/12/2025, or with dots, 25.12.2025), 'time' (9:30pm, 09:00),
+   * 'phone' (digit by digit), 'money' (with a scale: €2.5 billion, £12m, $3bn; ¥, ₹, ¢),
+   * 'unit' (20°C, 5 km, 16 GB), 'symbol' (& + @ = % # × ~ ±), 'range' (the dash of 50–60:
+   * "to"), 'fraction' (½, 3/4), 'roman' (Henry VIII, Chapter IV), 'url', 'email',
+   * 'abbreviation' (by what follows: "Main St. The" street, "St. John" saint; a dot that also
+   * ends the sentence is left as punctuation), 'letters' (an initialism spelled: GPU, U.K.),
+   * 'compound' (a word read in parts: OpenAI, or as a list says: JSON "jason").
+   */
+  | 'date' | 'time' | 'phone' | 'money' | 'unit' | 'symbol' | 'range' | 'fraction' | 'roman'
+  | 'url' | 'email' | 'abbreviation' | 'letters' | 'compound'
   /** Punctuation or a symbol: no phonemes. */
   | 'punctuation'
   /** Nothing: characters the phonemizer cannot read (`error` says which). */
@@ -36,11 +50,16 @@ export interface PhonemeToken {
    * digit: not unstressed, unknown), and for tokens without phonemes.
    */
   stressed: boolean;
-  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order; [] if none. */
+  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order, less the one chosen; [] if none. */
   alternatives: string[][];
+  /**
+   * For a heteronym (read, live, lead, record, …: homographs.js's TABLE), which of CMUdict's
+   * readings the context chose and why: { reading: 'past', why: 'after "she": the present would be "reads"' }.
+   */
+  homograph?: { reading: string; why: string };
   /** `phonemes` in IPA (ARPABET_IPA), stress marks ˈ ˌ at the syllable's start; a number's words separated by spaces. */
   ipa: string;
-  /** A number's words, as read: '2026' → 'twenty twenty-six'. */
+  /** What a number or a normaliser's rule read the token as: '2026' → 'twenty twenty-six', 'GPU' → 'G P U'. */
   spoken?: string;
   /** Why a token has no phonemes: characters the phonemizer cannot read, or a word the model refuses (too long for it, or any InputError of its decodeBatch). */
   error?: { kind: 'InputError'; message: string };

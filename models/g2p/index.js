@@ -14,8 +14,9 @@ import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
 import { FORMATS, FUNCTION_WORDS, INVENTORY, STRESSED_FORMATS, WORD_WRITERS, punctuationIn } from './formats.js';
 import { ARPABET_IPA, arpabetToIpa, isPhone, stripStress } from './ipa.js';
+import { chooseReading } from './homographs.js';
 import { loadLexicon } from './lexicon.js';
-import { tokenize } from './tokenize.js';
+import { readText } from './normalize.js';
 
 export { ARPABET_IPA, FORMATS, INVENTORY, arpabetToIpa, loadLexicon, stripStress };
 
@@ -51,6 +52,10 @@ function possessive(phones) {
   const last = phones.at(-1)?.replace(/\d$/, '');
   return [...phones, ...(SIBILANTS.has(last) ? ['IH0', 'Z'] : VOICELESS.has(last) ? ['S'] : ['Z'])];
 }
+
+// A word of a 'spoken' token as the lexicon spells it: a capital letter is the
+// letter's name, which CMUdict has as "a.", "b.", … ("U's" → "u.'s").
+const spokenKey = (w) => (/^[A-Z](['’]s)?$/.test(w) ? `${w[0].toLowerCase()}.${w.slice(1).replace('’', '\'')}` : w.toLowerCase());
 
 /**
  * A phonemizer: the lexicon, and a model for the words it lacks (loaded here,
@@ -244,7 +249,7 @@ class Phonemizer {
     // A lexicon of the user's own may have lookup() alone.
     const inLexicon = !lex ? () => false : typeof lex.has === 'function' ? (key) => lex.has(key) : (key) => lex.lookup(key) !== undefined;
     const has = this.#ownWords ? (key) => this.#ownWords.has(key) || inLexicon(key) : inLexicon;
-    const raw = tokenize(text, has);
+    const raw = readText(text, has);
 
     // Each token as spoken words, each word {prons} from the lexicon or {model: TEXT}.
     const wanted = new Map();   // the model's input → its phones, once decoded
@@ -255,20 +260,24 @@ class Phonemizer {
       wanted.set(input, null);
       return { model: input };
     };
+    // The words around each token, for choosing among a heteronym's readings (homographs.js).
+    const context = raw.map((t) => (t.kind === 'word' ? t.key : t.kind === 'punctuation' ? null : t.text.toLowerCase()));
+    const texts = raw.map((t) => t.text);
     // The user's own words first, over everything; then CMUdict; then the model.
-    const plan = raw.map((t) => {
+    const plan = raw.map((t, i) => {
       if (t.kind === 'word') {
         const own = this.#own(t.key);
         if (own) return { t, words: [{ prons: own, own: true, key: t.key }] };
         const prons = this.#fromLexicon(t.key);
-        return { t, words: [prons ? { prons, key: t.key } : { ...ask(t.key), key: t.key }] };
+        return { t, words: [prons ? { prons, key: t.key, choice: prons.length > 1 ? chooseReading(prons, context, texts, i) : null } : { ...ask(t.key), key: t.key }] };
       }
-      if (t.kind === 'number') {
+      if (t.kind === 'number' || t.kind === 'spoken') {
         const words = t.words.flatMap((w) => w.split('-')).map((w) => {
-          const own = this.#own(w);
-          if (own) return { prons: own.slice(0, 1), own: true, key: w };
-          const prons = this.#fromLexicon(w);
-          return prons ? { prons: prons.slice(0, 1), key: w } : { ...ask(w), key: w };
+          const key = spokenKey(w);
+          const own = this.#own(key);
+          if (own) return { prons: own.slice(0, 1), own: true, key };
+          const prons = this.#fromLexicon(key);
+          return prons ? { prons: prons.slice(0, 1), key } : { ...ask(key), key };
         });
         return { t, words };
       }
@@ -327,17 +336,19 @@ class Phonemizer {
     }
     const problem = words.find((w) => w.problem)?.problem ?? words.map((w) => w.model && decoded.get(w.model).error).find(Boolean);
     if (problem) return silent('none', { error: { kind: 'InputError', message: problem } });
-    const phonesOf = words.map((w) => (w.prons ? w.prons[0] : decoded.get(w.model)));
+    const phonesOf = words.map((w) => (w.prons ? w.prons[w.choice?.index ?? 0] : decoded.get(w.model)));
+    const choice = t.kind === 'word' ? words[0].choice : null;
     const stressed = words.every((w) => w.prons || this.stress);
     const token = {
       ...base,
-      source: t.kind === 'number' ? 'number' : words[0].own ? 'user' : words[0].prons ? 'lexicon' : 'model',
+      source: t.kind === 'number' ? 'number' : t.kind === 'spoken' ? t.source : words[0].own ? 'user' : words[0].prons ? 'lexicon' : 'model',
       phonemes: phonesOf.flat(),
       stressed,
-      alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.slice(1).map((p) => [...p]) : [],
+      alternatives: t.kind === 'word' && words[0].prons ? words[0].prons.filter((_, k) => k !== (choice?.index ?? 0)).map((p) => [...p]) : [],
       ipa: phonesOf.map(arpabetToIpa).join(' '),
     };
-    if (t.kind === 'number') token.spoken = t.words.join(' ');
+    if (choice) token.homograph = { reading: choice.reading, why: choice.why };
+    if (t.kind === 'number' || t.kind === 'spoken') token.spoken = t.words.join(' ');
     // Each word's key (how the lexicon spells it) and whether it is the user's, for the voice formats.
     return { token, phones: phonesOf.map((p) => [...p]), keys: words.map((w) => (w.own ? null : w.key)) };
   }
