@@ -16,6 +16,7 @@ write_rnn_fixtures()): PyTorch autograd on the project's own RnnSeq2Seq
   train_rnn_<case>.json         the options, the loss of the step over the first batch,
                                 the inputs the decoder read (scheduled sampling), and the
                                 loss of 100 steps from the same start over the batches
+                                (with epsilon and how many of its own tokens the decoder read)
   train_rnn_batches.json        the 100 batches of the reverse task every case trains on
 
 Scheduled sampling draws from the engine's generator (src/random.h, SplitMix64, ported
@@ -391,7 +392,7 @@ def step_fixture(case, attention, enc_layers, ss, seed, batches):
         "step": {"epsilon": eps, "loss": r(loss.item()), "tokens": tokens, "correct": right, "fed": fed,
                  "grad_norm": r(norm), "lr": r(lr_at(o, 1))},
         "batches": "train_rnn_batches.json",
-        "curve": r(curve), "epsilons": r(epsilons)})
+        "curve": r(curve), "epsilons": r(epsilons), "own_tokens": reads})
 
 
 def write_rnn_fixtures():
