@@ -12,6 +12,10 @@
 #include <catch2/catch.hpp>
 
 #include "fixtures.h"
+#include "model.h"
+#include "model_access.h"
+#include "rnn.h"
+#include "session.h"
 #include "model_config.h"
 #include "random.h"
 #include "safetensors.h"
@@ -380,5 +384,127 @@ TEST_CASE("RNN dropout: the backward pass uses the forward's masks (finite diffe
       ++checked;
     }
     CHECK(checked >= 9);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// A trained model is a model
+
+namespace {
+
+// A reverse-task example over the letters a-f of the fixtures' vocabularies
+// (source ids 2.., target ids 4..): a source of 2 to 5 letters, its target backwards.
+void reverse_example(seq2seq::Random& rng, std::string& text, std::vector<int>& src, std::vector<int>& tgt) {
+  const int n = 2 + static_cast<int>(rng.next_u64() % 4);
+  text.clear();
+  src.clear();
+  tgt.clear();
+  for (int i = 0; i < n; ++i) {
+    const int k = static_cast<int>(rng.next_u64() % 6);
+    text.push_back(static_cast<char>('a' + k));
+    src.push_back(2 + k);
+  }
+  for (int i = n; i-- > 0;) tgt.push_back(src[static_cast<size_t>(i)] + 2);
+}
+
+}  // namespace
+
+TEST_CASE("a trained RNN exports to the model format, loads with Model, and decodes greedy and beam", "[train][rnn][export]") {
+  // The additive fixture's vocabularies and score, wide enough to learn the reverse task in a few hundred steps.
+  const FileBytes start(seq2seq_test::fixture_path("train_rnn_additive.safetensors"));
+  auto cfg_json = nlohmann::json::parse(start.file.metadata.at("config"));
+  cfg_json["emb_dim"] = 16;
+  cfg_json["enc_hidden"] = 24;
+  cfg_json["dec_hidden"] = 48;
+  cfg_json["attn_dim"] = 16;
+  cfg_json["name"] = "reverse, trained in a test";
+  const seq2seq::ModelConfig cfg = config_of(cfg_json);
+  TrainingOptions o;
+  o.arch = TrainArch::Rnn;
+  o.steps = 300;
+  o.warmup_steps = 20;
+  o.learning_rate = 0.01f;
+  o.batch_size = 16;
+  o.seed = 7;
+  Trainer t(cfg, o, GraphLimits{16, 5, 6});
+  t.init_parameters();
+  seq2seq::Random data(11);
+  Batch b;
+  std::string text;
+  std::vector<int> src, tgt, in, out;
+  StepStats last;
+  for (int step = 0; step < o.steps; ++step) {
+    b.clear();
+    for (int e = 0; e < o.batch_size; ++e) {
+      reverse_example(data, text, src, tgt);
+      in.assign(1, cfg.tgt_specials.bos);
+      in.insert(in.end(), tgt.begin(), tgt.end());
+      out = tgt;
+      out.push_back(cfg.tgt_specials.eos);
+      b.add(src, in, out);
+    }
+    last = t.step(b);
+  }
+  INFO("last step: loss " << last.loss << ", teacher-forced accuracy " << static_cast<double>(last.correct) / last.tokens);
+  CHECK(last.loss < 0.3);
+
+  const std::vector<uint8_t> bytes = t.export_model(ExportStorage::F32);
+  const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
+  REQUIRE(model->config().arch == seq2seq::Arch::Rnn);
+  CHECK(model->config().attention == AttentionScore::Additive);
+  CHECK(model->config().name == "reverse, trained in a test");
+
+  // The loaded model computes what the trainer computed: its logits on a batch the
+  // trainer passes forward (no dropout, teacher forcing), step by step.
+  b.clear();
+  std::vector<std::vector<int>> sources, targets;
+  seq2seq::Random held_out(12345);
+  for (int e = 0; e < 4; ++e) {
+    reverse_example(held_out, text, src, tgt);
+    in.assign(1, cfg.tgt_specials.bos);
+    in.insert(in.end(), tgt.begin(), tgt.end());
+    out = tgt;
+    out.push_back(cfg.tgt_specials.eos);
+    b.add(src, in, out);
+    sources.push_back(src);
+    targets.push_back(in);
+  }
+  t.compute_gradients(b, false);
+  const seq2seq::Rnn& rnn = seq2seq::ModelAccess::rnn(*model);
+  const int V = static_cast<int>(cfg.tgt_vocab.size());
+  double worst = 0;
+  for (int e = 0; e < b.size; ++e) {
+    seq2seq::RnnState st = rnn.encode(sources[static_cast<size_t>(e)]);
+    for (size_t k = 0; k < targets[static_cast<size_t>(e)].size(); ++k) {
+      seq2seq::RowMatrix logits;
+      rnn.step(st, {targets[static_cast<size_t>(e)][k]}, logits, nullptr);
+      const float* mine = t.rnn_graph().logits() + (static_cast<size_t>(b.dec_off[static_cast<size_t>(e)]) + k) * V;
+      for (int v = 0; v < V; ++v) worst = std::max(worst, std::fabs(static_cast<double>(logits(0, v)) - mine[v]));
+    }
+  }
+  CHECK(worst <= 1e-4);
+
+  // It reverses strings it never saw, greedy and with beam search, from f32 and int8 files.
+  const std::vector<uint8_t> i8 = t.export_model(ExportStorage::Int8);
+  const auto model_i8 = seq2seq::Model::from_buffer(i8.data(), i8.size());
+  for (const auto& m : {model, model_i8}) {
+    for (seq2seq::Strategy how : {seq2seq::Strategy::Greedy, seq2seq::Strategy::Beam}) {
+      seq2seq::DecodingOptions d;
+      d.strategy = how;
+      d.beam_size = 4;
+      seq2seq::Session session(m, d);
+      seq2seq::Random words(99);
+      int right = 0, total = 0;
+      for (int w = 0; w < 50; ++w) {
+        reverse_example(words, text, src, tgt);
+        session.start(text);
+        const auto results = session.run();
+        REQUIRE(!results.empty());
+        right += results[0].tokens == tgt;
+        ++total;
+      }
+      INFO((m == model ? "f32, " : "int8, ") << (how == seq2seq::Strategy::Beam ? "beam" : "greedy") << ": " << right << " of " << total);
+      CHECK(right >= 45);
+    }
   }
 }
