@@ -9,6 +9,7 @@
 #include "tensor.h"
 #include "train/dropout.h"
 #include "train/gemm_kernel.h"
+#include "train/train_math.h"
 
 namespace seq2seq {
 namespace train {
@@ -30,16 +31,6 @@ void Batch::add(const std::vector<int>& source, const std::vector<int>& decoder_
   target.insert(target.end(), targets.begin(), targets.end());
   ++size;
 }
-
-namespace {
-
-// A standard normal draw (Box-Muller) from the trainer's generator.
-float normal_draw(Random& rng) {
-  const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();  // u1 in (0, 1]
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2));
-}
-
-}  // namespace
 
 TransformerGraph::LinearIdx TransformerGraph::declare_linear(const std::string& prefix, int out, int in) {
   LinearIdx l;
