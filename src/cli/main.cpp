@@ -416,8 +416,7 @@ int decode(const std::vector<std::string>& args) {
       int passes = 0;
       while (!session.done()) {
         const seq2seq::Snapshot s = session.step();
-        nlohmann::json j = seq2seq::to_json(s, vocab);
-        j["source"] = word;
+        nlohmann::json j = seq2seq::to_json(s, vocab);   // with its source, as the module's snapshots
         // The inside is a pass of its own after the step's: the search never computes it.
         if (s.step == cmd.trace_inside) {
           const TracedPass p = traced_pass(s, before, model->config().tgt_specials.mask);

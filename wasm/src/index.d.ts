@@ -336,6 +336,8 @@ interface SnapshotBase {
   /** Decoder passes so far in this decode. */
   step: number;
   sourceLength: number;
+  /** The source text the decode started from, as given. */
+  source: string;
   /** Shape of encoderAttention; present with it. */
   encoderLayers?: number;
   encoderHeads?: number;
