@@ -3,14 +3,18 @@
 //
 //   src/decoding_options.h     the block of option_range, the enums, struct DecodingOptions
 //                              and for_each_numeric_option (the CLI and validate() use it)
-//   src/decoding_options.cpp   the block of the enums' to_string / from_string
+//   src/decoding_options.cpp   the block of the enums' to_string / from_string, check_rules
+//                              (the rules between options, validate() calls it) and
+//                              normalized_score (the length normalisations' formulas)
 //   wasm/bindings.cpp          the block of options_from (the copy of the JS options)
 //   wasm/src/index.d.ts        the block of the enum types and interface DecodingOptions
 //   wasm/src/options-table.js  all of it: what wasm/src/options.js and errors.js check and map
 //   src/cli/main.cpp           the block of the options' usage lines and their flag parsing
 //   README.md                  the block of the JS option table
 //   docs/decoding.md           the block of the C++/CLI option table
-//   web/js/page-options.js     all of it: the page's controls (PAGE_OPTIONS)
+//   web/js/page-options.js     all of it: the page's controls (PAGE_OPTIONS), the rules
+//                              between options (OPTION_RULES, settleRules, ruleMax) and
+//                              the length normalisations (LENGTH_NORMS, normalizedScore)
 //
 // Names are derived, never written: the JS (and page URL) name is the C++ name in
 // camelCase (nar_given_length: narGivenLength), the CLI flag is -- and the C++ name in
@@ -96,6 +100,8 @@ function check(table) {
     }
     if (o.page) checkPage(o, table);
   }
+  checkRules(table);
+  checkNorms(table);
   const flags = table.options.flatMap((o) => [o.cli, ...(o.type === 'bool' ? [negated(o)] : []), ...(o.cliShorthand ?? []).map((x) => x.flag)]);
   const flagTwice = flags.find((n, i) => flags.indexOf(n) !== i);
   if (flagTwice) throw new Error(`${TABLE_PATH}: the flag ${flagTwice} is used twice`);
@@ -106,6 +112,46 @@ function check(table) {
 }
 
 const negated = (o) => `--no-${o.cli.slice(2)}`;
+
+const RULE_KINDS = ['below', 'atMost', 'equals', 'atLeast'];
+const ruleKind = (r) => RULE_KINDS.find((k) => k in r);
+const optionNamed = (table, cpp) => table.options.find((o) => o.cpp === cpp);
+
+/** Each rule: one kind, on an int option, bounded by an int option or a number; its `when` names enum options by their values. */
+function checkRules(table) {
+  for (const r of table.rules ?? []) {
+    const where = `${TABLE_PATH}: rule on ${r.option}`;
+    const kinds = RULE_KINDS.filter((k) => k in r);
+    if (kinds.length !== 1) throw new Error(`${where}: one of ${RULE_KINDS.join(', ')}`);
+    if (optionNamed(table, r.option)?.type !== 'int') throw new Error(`${where}: a rule holds an int option`);
+    const bound = r[kinds[0]];
+    if (kinds[0] === 'below' || kinds[0] === 'atMost' ? optionNamed(table, bound)?.type !== 'int' : !Number.isInteger(bound)) {
+      throw new Error(`${where}: ${kinds[0]} names an int option (below, atMost) or is an integer (equals, atLeast)`);
+    }
+    for (const [cpp, v] of Object.entries(r.when ?? {})) {
+      const o = optionNamed(table, cpp);
+      if (o?.type !== 'enum' || !table.enums[o.enum].values.some((e) => e.js === v)) throw new Error(`${where}: when ${cpp} = ${v}: no such enum option value`);
+    }
+    if (r.page && kinds[0] !== 'atMost') throw new Error(`${where}: the page brings only an atMost rule into line`);
+  }
+}
+
+// A normalisation's divisor: numbers, length, alpha, max and pow, the same text in C++ and JS.
+const DIVISOR_WORDS = new Set(['length', 'alpha', 'max', 'pow']);
+function checkNorms(table) {
+  for (const v of table.enums.LengthNorm.values) {
+    if (typeof v.shown !== 'string') throw new Error(`${TABLE_PATH}: LengthNorm ${v.js}: shown is how the score is written`);
+    if (v.divisor == null) continue;
+    const words = v.divisor.match(/[A-Za-z_]\w*/g) ?? [];
+    if (!/^[\w\s.,()+\-*/]+$/.test(v.divisor) || words.some((w) => !DIVISOR_WORDS.has(w))) {
+      throw new Error(`${TABLE_PATH}: LengthNorm ${v.js}: the divisor uses numbers, ${[...DIVISOR_WORDS].join(', ')} only`);
+    }
+    if (typeof v.divisorShown !== 'string') throw new Error(`${TABLE_PATH}: LengthNorm ${v.js}: a divisor needs divisorShown`);
+  }
+}
+
+/** A divisor in C++ or JS: the same expression, its functions from std:: or Math. */
+const divisorIn = (expr, lang) => expr.replace(/\b(max|pow)\(/g, (_, f) => `${lang === 'cpp' ? 'std::' : 'Math.'}${f}(`);
 
 /** A page control's range lies within the engine's; its default (the engine's unless `choice` says why) within it. */
 function checkPage(o, table) {
@@ -217,6 +263,31 @@ function cppSourceBlock(table) {
       `const char* to_string(${name} v) { return name_of(v, k${name}Names); }`,
       `bool from_string(const std::string& name, ${name}& out) { return value_of(name, k${name}Names, out); }`);
   }
+  out.push('', '// The rules between options; validate() calls it after the ranges.', 'static void check_rules(const DecodingOptions& o) {');
+  for (const r of table.rules ?? []) {
+    const conds = Object.entries(r.when ?? {}).map(([cpp, v]) => {
+      const o = optionNamed(table, cpp);
+      return `o.${cpp} == ${o.enum}::${table.enums[o.enum].values.find((e) => e.js === v).cpp}`;
+    });
+    const when = Object.entries(r.when ?? {}).map(([cpp, v]) => `${cpp} = ${v}`).join(' and ');
+    const value = (cpp) => `std::to_string(o.${cpp})`;
+    const kind = ruleKind(r);
+    const bound = r[kind];
+    const [broken, message] = {
+      below: [`o.${r.option} >= o.${bound}`, `"option ${r.option} = " + ${value(r.option)} + " must be below ${bound} = " + ${value(bound)}`],
+      atMost: [`o.${r.option} > o.${bound}`, `"option ${r.option} = " + ${value(r.option)} + " exceeds ${bound} = " + ${value(bound)}${r.why ? ` + " (${r.why})"` : ''}`],
+      equals: [`o.${r.option} != ${bound}`, r.why ? `"${r.why}: ${r.option} must be ${bound}"` : `"option ${r.option} = " + ${value(r.option)} + " must be ${bound}${when ? ` when ${when}` : ''}"`],
+      atLeast: [`o.${r.option} < ${bound}`, `"${when ? `${when} needs ` : ''}${r.option} >= ${bound}${r.why ? ` (${r.why})` : ''}"`],
+    }[kind];
+    out.push(`  if (${[...conds, broken].join(' && ')}) throw UsageError(${message});`);
+  }
+  out.push('}', '', '// log P(Y) normalised by the length |Y| (length, EOS counted) as `norm` says.',
+    'double normalized_score(double logprob, int length, LengthNorm norm, double alpha) {',
+    ...(table.enums.LengthNorm.values.some((v) => /\balpha\b/.test(v.divisor ?? '')) ? [] : ['  (void)alpha;']), '  switch (norm) {');
+  for (const v of table.enums.LengthNorm.values) {
+    out.push(`    case LengthNorm::${v.cpp}: return ${v.divisor == null ? 'logprob' : `logprob / ${divisorIn(v.divisor, 'cpp')}`};`);
+  }
+  out.push('  }', '  return logprob;', '}');
   return out;
 }
 
@@ -450,7 +521,50 @@ function pageOptionsFile(table) {
     if (p.urlAlias && p.urlAlias !== o.js) fields.push(`alias: '${p.urlAlias}'`);
     out.push(`  ${o.js}: Object.freeze({ ${fields.join(', ')} }),`);
   }
+  out.push('});', '');
+  const js = (cpp) => camelCase(cpp);
+  out.push(
+    '// The rules between options, in their JS names: the engine\'s validate() refuses options',
+    '// that break one (src/decoding_options.cpp check_rules). Each holds `option` when the',
+    '// options of `when` have those values: below or atMost another option, equals or atLeast',
+    '// a number; `page`: the page brings a lane\'s options into line with it (settleRules, ruleMax).',
+    'export const OPTION_RULES = Object.freeze([');
+  for (const r of table.rules ?? []) {
+    const kind = ruleKind(r);
+    const bound = kind === 'below' || kind === 'atMost' ? `'${js(r[kind])}'` : r[kind];
+    const when = Object.entries(r.when ?? {}).map(([cpp, v]) => `${js(cpp)}: ${jsValue(v)}`).join(', ');
+    out.push(`  Object.freeze({ option: '${js(r.option)}', ${kind}: ${bound}, when: Object.freeze({${when ? ` ${when} ` : ''}})${r.page ? ', page: true' : ''} }),`);
+  }
+  out.push(']);', '',
+    'const holds = (rule, o) => Object.entries(rule.when).every(([k, v]) => o[k] === v);',
+    '',
+    '/** The largest value options `o` (JS names, strategy among them) leave `key` under the page\'s rules; Infinity if none bounds it. */',
+    'export function ruleMax(key, o) {',
+    '  return OPTION_RULES.filter((r) => r.page && r.option === key && holds(r, o) && r.atMost in o).reduce((m, r) => Math.min(m, o[r.atMost]), Infinity);',
+    '}',
+    '',
+    '/** Options `o` (JS names, strategy among them) brought into line with the page\'s rules, in place; returns `o`. */',
+    'export function settleRules(o) {',
+    '  for (const r of OPTION_RULES) if (r.page && r.option in o && holds(r, o) && r.atMost in o) o[r.option] = Math.min(o[r.option], o[r.atMost]);',
+    '  return o;',
+    '}',
+    '',
+    '// The length normalisations: the score is log P(Y) / divisor(|Y|, α) (none: log P itself), as',
+    '// src/decoding_options.cpp normalized_score computes it; `shown` and `divisorShown` write it for',
+    '// a reader ({length}, {alpha}: the numbers). |Y| counts END.',
+    'export const LENGTH_NORMS = Object.freeze({');
+  for (const v of table.enums.LengthNorm.values) {
+    const fields = [`shown: ${jsValue(v.shown)}`, `divisor: ${v.divisor == null ? 'null' : `(length, alpha) => ${divisorIn(v.divisor, 'js')}`}`];
+    if (v.divisorShown != null) fields.push(`divisorShown: ${jsValue(v.divisorShown)}`);
+    out.push(`  ${v.js}: Object.freeze({ ${fields.join(', ')} }),`);
+  }
   out.push('});', '',
+    '/** log P(Y) of a hypothesis of |Y| = length normalised as `norm` (a LENGTH_NORMS key) says, with α = alpha. */',
+    'export function normalizedScore(logprob, length, norm, alpha) {',
+    '  const d = LENGTH_NORMS[norm]?.divisor;',
+    '  return d ? logprob / d(length, alpha) : logprob;',
+    '}',
+    '',
     '/** A control\'s [min, max, step], as range() and num() of web/js/lane.js take them. */',
     'export const uiRange = (key) => [PAGE_OPTIONS[key].ui.min, PAGE_OPTIONS[key].ui.max, PAGE_OPTIONS[key].ui.step];',
     '',

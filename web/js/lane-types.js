@@ -1,7 +1,7 @@
 // The lane types of the page: what each shows (its options, in order, with their
 // defaults), what it passes to the npm module's decode, and the clean-up of an
 // option's value. The page's address (address.js) writes and reads lanes by these.
-import { PAGE_OPTIONS } from './page-options.js';
+import { PAGE_OPTIONS, settleRules } from './page-options.js';
 import { cleanModelId } from './lane-param.js';
 
 export { PAGE_OPTIONS };
@@ -11,29 +11,31 @@ const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [
 
 // Each type: the options it shows (`shows`, page keys, in order; each reaches the
 // module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
-// `rules`: module options that depend on others of the lane's, `decoding`: the
+// `rules`: module options the page sets from others of the lane's (the engine's own
+// rules between options are the table's: settleRules), `decoding`: the
 // kind of model whose measured settings (models/train/decoding.json, which the
 // page's models.json carries) are its defaults, once useModelDecoding has them, and
 // `state`: what its own views hold open, by the name the address writes it under,
 // with its codec ({write, read} as a registered view's, view-registry.js).
 const given = (o) => (o.narLength === 'given' ? o.narGivenLength : 0);   // a length is passed only when imposed
+// An autoregressive lane's bars: the step's eight likeliest next tokens.
+const BARS = 8;
 // The draft picked in a non-autoregressive lane's tabs, by its length (draft=L).
 const DRAFT = { write: (length) => String(length), read: (v) => (/^[1-9]\d{0,2}$/.test(v) ? Number(v) : null) };
 const TYPES = {
   greedy: {
     // Textbook greedy: the most probable token at every step, stop at the first END.
     titleKey: 'lane.greedy', ar: true, shows: ['prefix', 'maxLength'],
-    fixed: { strategy: 'greedy', topCandidates: 8 },
+    fixed: { strategy: 'greedy', topCandidates: BARS },
   },
   beam: {
     titleKey: 'lane.beam', ar: true, shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
-    fixed: { strategy: 'beam', topCandidates: 8 },
-    rules: (o) => ({ nBest: Math.min(o.nBest, o.beamSize) }),   // a beam holds no more than k
+    fixed: { strategy: 'beam', topCandidates: BARS },
     decoding: 'autoregressive',
   },
   sample: {
     titleKey: 'lane.sample', ar: true, shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
-    fixed: { strategy: 'sample', topCandidates: 8 },
+    fixed: { strategy: 'sample', topCandidates: BARS },
   },
   nar: {
     titleKey: 'lane.nar', ar: false, shows: ['narLength', 'narGivenLength'],
@@ -166,6 +168,13 @@ export function moduleOptions(lane) {
     const v = lane.opts[key];
     if (!('unset' in page && v === page.unset)) out[page.option] = v;   // the unset value leaves the engine's default
   }
-  return Object.assign(out, kind.fixed, kind.rules?.(lane.opts));
+  return settleRules(Object.assign(out, kind.fixed, kind.rules?.(lane.opts)));
+}
+
+/** A lane's options (page keys) brought into line with the rules between options (settleRules) under its type's strategy, in place. */
+export function settleLaneOptions(type, opts) {
+  const settled = settleRules({ ...opts, strategy: LANE_TYPES[type].fixed.strategy });
+  for (const k of Object.keys(opts)) opts[k] = settled[k];
+  return opts;
 }
 

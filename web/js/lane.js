@@ -7,7 +7,8 @@
 // its own views it draws the views registered for its type (view-registry.js), each
 // through its facade of the lane (lane-facade.js).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions } from './lane-types.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions, settleLaneOptions } from './lane-types.js';
+import { ruleMax } from './page-options.js';
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
@@ -272,7 +273,7 @@ export class Lane {
     // Each builder notes its option's label and shown value for the summary line.
     const changed = [];
     const note = (key, lab, text) => { if (o[key] !== this.kind.defaults[key]) changed.push(t('lane.settingsItem', { option: lab, value: text })); };
-    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...this.uiOf(key), ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    const num = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
     const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => { note(key, lab, options.find(([v]) => String(o[key]) === String(v))?.[1] ?? o[key]); return `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`; };
     const controls = this.optionControls({ num, range, select }, o).join('');
@@ -295,10 +296,10 @@ export class Lane {
     this.fitToModel();
   }
 
-  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes. */
+  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes and the rules between options allow. */
   uiOf(key) {
     const ui = PAGE_OPTIONS[key].ui;
-    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model)) };
+    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model), ruleMax(key, { ...this.opts, strategy: this.kind.fixed.strategy })) };
   }
 
   /**
@@ -320,8 +321,10 @@ export class Lane {
     return notes;
   }
 
-  /** Brings options that depend on each other into line, in place (a beam lists no more than k). */
-  settleOptions() {}
+  /** Brings options that depend on each other into line, in place (the options table's rules: a beam lists no more than k). */
+  settleOptions(o) {
+    settleLaneOptions(this.type, o);
+  }
 
   /** The lane's own option controls (markup pieces), from the builders num, range and select. */
   optionControls() { return []; }
