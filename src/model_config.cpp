@@ -225,6 +225,7 @@ const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post
 const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
 const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
+const char* to_string(CaseFold c) { return c == CaseFold::Upper ? "upper" : c == CaseFold::Lower ? "lower" : "none"; }
 
 Compute parse_compute(const std::string& name) {
   if (name == "auto") return Compute::Auto;

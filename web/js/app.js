@@ -4,7 +4,8 @@ import { engineKind, firstResultDrawn } from './engine.js';
 import { createLane } from './lane-registry.js';
 import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
-import { pickModel } from './lane-param.js';
+import { pickModel } from '../shared/lane-param.js';
+import { foldCase, sourceLetters } from '../shared/source-text.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
@@ -83,20 +84,20 @@ class App {
   normalizedWord(model, word = this.word) {
     const w = word.trim();
     if (!model) return w;
-    return model.srcCase === 'lower' ? w.toLowerCase() : model.srcCase === 'upper' ? w.toUpperCase() : w;
+    return foldCase(model, w);
   }
 
   /** A message for a word this model cannot read, or null. `name`: who is named in it. */
   checkWord(word, model, name = model.name) {
     const w = this.normalizedWord(model, word);
     if (!w) return t('word.empty');
-    const alphabet = new Set(model.alphabet);
+    const letters = sourceLetters(model);
+    const alphabet = new Set(letters);
     const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
     if (bad.length) {
       const shown = bad.map(shownChar).join(', ');
       // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
-      const letters = model.alphabet.map((c) => `“${c}”`).join(' ');
-      return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters });
+      return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters: letters.map((c) => `“${c}”`).join(' ') });
     }
     const limit = Math.min(model.maxPositions ?? Infinity, 40);
     if ([...w].length > limit) return t('word.tooLong', { model: name, n: limit });
@@ -450,8 +451,8 @@ class App {
     const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
     $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
       name: esc(m.name),
-      arch: esc(m.arch) + (m.attention ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attention) ? scoreWords(m.attention).short : m.attention })) : ''),
-      size: esc(size(m.bytes)),
+      arch: esc(m.arch) + (m.attentionScore ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attentionScore) ? scoreWords(m.attentionScore).short : m.attentionScore })) : ''),
+      size: esc(size(m.fileBytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
     this.tour?.relabel();

@@ -2,9 +2,10 @@
 // defaults), what it passes to the npm module's decode, and the clean-up of an
 // option's value. The page's address (address.js) writes and reads lanes by these.
 import { PAGE_OPTIONS, settleRules } from './page-options.js';
-import { cleanModelId } from './lane-param.js';
+import { cleanModelId } from '../shared/lane-param.js';
+import { ATTENTION_SCORES, DEFAULT_LANES, LANE_KINDS, compareModels } from '../shared/lane-kinds.js';
 
-export { PAGE_OPTIONS };
+export { ATTENTION_SCORES, DEFAULT_LANES, PAGE_OPTIONS, compareModels };
 
 // A lane's defaults: the model (m: the first that fits) and the options it shows, in this order.
 const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, PAGE_OPTIONS[k].default])) });
@@ -25,26 +26,26 @@ const DRAFT = { write: (length) => String(length), read: (v) => (/^[1-9]\d{0,2}$
 const TYPES = {
   greedy: {
     // Textbook greedy: the most probable token at every step, stop at the first END.
-    titleKey: 'lane.greedy', ar: true, shows: ['prefix', 'maxLength'],
+    titleKey: 'lane.greedy', shows: ['prefix', 'maxLength'],
     fixed: { strategy: 'greedy', topCandidates: BARS },
   },
   beam: {
-    titleKey: 'lane.beam', ar: true, shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
+    titleKey: 'lane.beam', shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
     fixed: { strategy: 'beam', topCandidates: BARS },
     decoding: 'autoregressive',
   },
   sample: {
-    titleKey: 'lane.sample', ar: true, shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
+    titleKey: 'lane.sample', shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
     fixed: { strategy: 'sample', topCandidates: BARS },
   },
   nar: {
-    titleKey: 'lane.nar', ar: false, shows: ['narLength', 'narGivenLength'],
+    titleKey: 'lane.nar', shows: ['narLength', 'narGivenLength'],
     fixed: { strategy: 'nar', iterations: 1, lengthCandidates: 1 },
     rules: (o) => ({ narGivenLength: given(o) }),
     state: { draft: DRAFT },
   },
   mp: {
-    titleKey: 'lane.mp', ar: false, shows: ['iterations', 'lengthCandidates', 'lengthScoreWeight', 'narLength', 'narGivenLength'],
+    titleKey: 'lane.mp', shows: ['iterations', 'lengthCandidates', 'lengthScoreWeight', 'narLength', 'narGivenLength'],
     fixed: { strategy: 'nar' },
     // Length candidates are the predicted length's runners-up: one length when it is fixed or imposed.
     rules: (o) => ({ narGivenLength: given(o), lengthCandidates: o.narLength === 'predicted' ? o.lengthCandidates : 1 }),
@@ -53,12 +54,15 @@ const TYPES = {
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
-    titleKey: 'lane.compare', ar: true, compare: true, shows: [],
+    titleKey: 'lane.compare', shows: [],
     fixed: { strategy: 'greedy', topCandidates: 1 },
   },
 };
 
-export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, { ...k, defaults: laneDefaults(k.shows) }]));
+// ar and compare: the type's kind of model (web/shared/lane-kinds.js, which boot.js reads too).
+export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, {
+  ...k, ar: LANE_KINDS[type] !== 'nar', ...(LANE_KINDS[type] === 'compare' ? { compare: true } : {}), defaults: laneDefaults(k.shows),
+}]));
 
 /**
  * Makes the settings the shipped models are measured with (`decoding`: per kind, as
@@ -85,15 +89,6 @@ export function useModelDecoding(decoding) {
   return set;
 }
 
-// The RNN's attention scores, in the order the course notes build them up.
-export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
-
-/** The RNN model of each attention score (the first listed), null where there is none. */
-export function compareModels(models) {
-  return ATTENTION_SCORES.map((score) => models.find((m) => m.arch === 'rnn' && m.attention === score) ?? null);
-}
-
-export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
 
 // An own key: every object answers to 'constructor' or 'toString', which are no lanes.
 export const isLaneType = (type) => Object.hasOwn(LANE_TYPES, type);
