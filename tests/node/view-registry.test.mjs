@@ -78,9 +78,9 @@ test('a view sees the lane through its facade: the decode, the model, inspect an
 test('a view\'s module reads nothing of a lane but the facade\'s members', () => {
   const members = new Set(Object.keys(Object.getOwnPropertyDescriptors(laneFacade(standIn(), { id: 'x', slot: 'body' }))));
   // The view modules and the modules that draw parts of a view from its facade.
-  const helpers = new Set(viewModules);
-  for (const f of viewModules) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) helpers.add(m);
-  for (const f of helpers) {
+  const drawing = new Set(viewModules);
+  for (const f of viewModules) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) drawing.add(m);
+  for (const f of drawing) {
     const used = new Set([...source(f).matchAll(/\blane\.(\w+)/g)].map((m) => m[1]));
     const beyond = [...used].filter((m) => !members.has(m));
     assert.deepEqual(beyond, [], `${f} reads lane.${beyond.join(', lane.')}`);
