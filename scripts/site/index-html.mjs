@@ -11,7 +11,7 @@ import en from '../../web/i18n/en.js';
 // What boot.js shares with the page (web/shared/, each importing nothing), inlined at the
 // start of its function with their `export`s dropped: boot.js picks the first lane's
 // model by the page's own rules.
-const BOOT_SHARES = ['web/shared/lane-param.js', 'web/shared/lane-kinds.js'];
+const BOOT_SHARES = ['web/shared/lane-models.js'];
 
 /** The static words of index.html in `strings` (a language file's). */
 export function fillStatic(html, strings) {

@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ATTENTION_SCORES } from '../../web/shared/lane-kinds.js';
-import { foldCase, sourceLetters } from '../../web/shared/source-text.js';
+import { ATTENTION_SCORES, foldCase, sourceLetters } from '../../web/shared/lane-models.js';
 import { modelInfo } from './model-info.mjs';
 
 // Example words, shown as buttons when every letter is in the model's alphabet.

@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { compareModels, makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
 import { artifact, assertFitsPhone, openPage, servedSite, settled, site, waitReady } from './helpers.mjs';
 
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const { models } = siteData;
 const RNN = models.filter((m) => m.arch === 'rnn');
-const COMPARE = siteData.compare.map((id) => models.find((m) => m.id === id));
+const COMPARE = compareModels(models).filter(Boolean);
 // A word every compared model reads (a dictionary word with the trained models).
 const WORD = COMPARE.reduce((ws, m) => ws.filter((w) => m.examples.includes(w)), COMPARE[0]?.examples ?? [])[0];
 const SCORE_NAMES = { dot: 'Dot product', multiplicative: 'Multiplicative', reduced_rank: 'Reduced rank', additive: 'Additive' };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launch, openPage, site, startServer, waitReady } from './helpers.mjs';
 import { recordNetwork, timeline, transferredBy } from './load-record.mjs';
-import { compareModels } from '../../web/shared/lane-kinds.js';
+import { compareModels } from '../../web/shared/lane-models.js';
 
 const LIMIT = 6_000_000;
 const FIRST_RESULT_LIMIT = 3_100_000;

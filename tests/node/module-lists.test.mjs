@@ -30,7 +30,7 @@ test('static imports are read as the browser reads them; dynamic ones are not a 
 
 test('the lists follow the imports: a module imported anew is preloaded, its position after what it imports', () => {
   const page = moduleGraph('js/app.js');
-  for (const p of ['js/app.js', 'js/lane-views.js', 'js/inside.js', 'i18n/en.js', 'wasm/src/worker-client.js', 'shared/lane-param.js']) assert.ok(page.includes(p), p);
+  for (const p of ['js/app.js', 'js/lane-views.js', 'js/inside.js', 'i18n/en.js', 'wasm/src/worker-client.js', 'shared/lane-models.js']) assert.ok(page.includes(p), p);
   for (const p of ['js/tour.js', 'js/text-view.js', 'i18n/zh.js', 'js/decoder-worker.js']) assert.ok(!page.includes(p), `${p} is no first visit's`);
   assert.ok(page.indexOf('js/view-registry.js') < page.indexOf('js/inside.js'));
   const worker = moduleGraph('wasm/src/worker.js');

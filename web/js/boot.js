@@ -7,9 +7,9 @@
 //
 // It must pick the model the page will pick, or a second model is downloaded
 // for nothing; tests/browser/weight.test.mjs checks that it does. The rules are
-// the page's own: scripts/build-web.mjs inlines web/shared/lane-param.js (splitLaneParam,
-// cleanModelId, pickModel) and web/shared/lane-kinds.js (LANE_KINDS, DEFAULT_LANES,
-// compareModels) at the start of the function below.
+// the page's own: scripts/build-web.mjs inlines web/shared/lane-models.js (splitLaneParam,
+// cleanModelId, pickModel, LANE_KINDS, DEFAULT_LANES, compareModels) at the start of the
+// function below.
 (() => {
   const el = document.getElementById('site-data');
   if (!el || typeof Worker !== 'function') return;

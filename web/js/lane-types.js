@@ -2,8 +2,7 @@
 // defaults), what it passes to the npm module's decode, and the clean-up of an
 // option's value. The page's address (address.js) writes and reads lanes by these.
 import { PAGE_OPTIONS, settleRules } from './page-options.js';
-import { cleanModelId } from '../shared/lane-param.js';
-import { ATTENTION_SCORES, DEFAULT_LANES, LANE_KINDS, compareModels } from '../shared/lane-kinds.js';
+import { ATTENTION_SCORES, DEFAULT_LANES, LANE_KINDS, cleanModelId, compareModels } from '../shared/lane-models.js';
 
 export { ATTENTION_SCORES, DEFAULT_LANES, PAGE_OPTIONS, compareModels };
 
@@ -59,7 +58,7 @@ const TYPES = {
   },
 };
 
-// ar and compare: the type's kind of model (web/shared/lane-kinds.js, which boot.js reads too).
+// ar and compare: the type's kind of model (web/shared/lane-models.js, which boot.js reads too).
 export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, {
   ...k, ar: LANE_KINDS[type] !== 'nar', ...(LANE_KINDS[type] === 'compare' ? { compare: true } : {}), defaults: laneDefaults(k.shows),
 }]));

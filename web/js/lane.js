@@ -5,7 +5,7 @@
 // OnePassLane and MaskPredictLane on NarLane (lane-nar.js), CompareLane (four RNNs).
 // A lane reaches the page only through its context (ctx: App.makeLaneContext). Under
 // its own views it draws the views registered for its type (view-registry.js), each
-// through its facade of the lane (lane-facade.js).
+// through its facade of the lane (view-registry.js laneFacade).
 import { openIfChanged } from './engine.js';
 import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions, settleLaneOptions } from './lane-types.js';
 import { ruleMax } from './page-options.js';
@@ -14,8 +14,7 @@ import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
 import { logprobLine } from './forced.js';
 import { errorText } from './error-text.js';
-import { viewById, viewsOf } from './view-registry.js';
-import { laneFacade } from './lane-facade.js';
+import { laneFacade, viewById, viewsOf } from './view-registry.js';
 
 let nextId = 1;
 
@@ -94,7 +93,7 @@ export class Lane {
     return v?.link && v.lanes(this.kind) ? v.link(this.facadeOf(v), i, spec) : null;
   }
 
-  /** What the registered views follow at step i (lane-facade.js focus): the lane types say. */
+  /** What the registered views follow at step i (view-registry.js laneFacade's focus): the lane types say. */
   viewFocus() { return null; }
 
   /** A registered view's own state on this lane (its facade's), for the tests and the curious. */
