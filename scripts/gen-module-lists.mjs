@@ -1,22 +1,24 @@
 #!/usr/bin/env node
-// Writes the page's two lists of modules from its import graph:
+// The page's two lists of modules, from its import graph:
 //
-//   web/index.html            the modulepreload links: every module a first visit loads,
+//   index.html                the modulepreload links: every module a first visit loads,
 //                             js/app.js and all it imports statically, so that the browser
-//                             fetches them at once rather than one level of imports at a time
+//                             fetches them at once rather than one level of imports at a time;
+//                             written into the site's index.html by scripts/build-web.mjs
+//                             (preloadLinks), so that a new module (a view) needs no edit here
 //   web/js/decoder-worker.js  its imports: the npm module's worker script (wasm/src/worker.js)
 //                             and all it imports, for the same reason (a worker takes no
-//                             modulepreload links)
+//                             modulepreload links); written by this script into the block of
+//                             the committed file
 //
 // Only static imports count: a dynamic import() (the tour, the text view, the Chinese
 // strings) is what a first visit does not load. Paths are the site's (scripts/build-web.mjs
 // lays it out): web/* at the root, wasm/src and wasm/dist as in the repository; the import
-// map of index.html names the npm module. Each list is the block between the file's
-// BEGIN GENERATED and END GENERATED comments, in the order the modules are evaluated
-// (what a module imports before it).
+// map of index.html names the npm module. Each list is in the order the modules are
+// evaluated (what a module imports before it).
 //
-//   node scripts/gen-module-lists.mjs           rewrite what is stale
-//   node scripts/gen-module-lists.mjs --check   only say what is stale (exit 1)
+//   node scripts/gen-module-lists.mjs           rewrite decoder-worker.js's list if stale
+//   node scripts/gen-module-lists.mjs --check   only say whether it is stale (exit 1)
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,16 +71,17 @@ export function moduleGraph(entry, root = ROOT) {
   return order;
 }
 
+/** index.html's modulepreload links (site paths): every module a first visit loads. */
+export function preloadLinks(root = ROOT) {
+  return moduleGraph('js/app.js', root).map((p) => `<link rel="modulepreload" href="${p}">`);
+}
+
 /** Every file this script writes: [path, the text it should have]. */
 export function generatedFiles(root = ROOT) {
-  const read = (p) => readFileSync(join(root, p), 'utf8');
-  const page = moduleGraph('js/app.js', root);
   // The worker's own script (js/decoder-worker.js) is fetched by new Worker(), not imported.
   const worker = moduleGraph('wasm/src/worker.js', root).map((p) => `import '../${p}';`);
-  return [
-    ['web/index.html', replaceBlock('web/index.html', read('web/index.html'), page.map((p) => `<link rel="modulepreload" href="${p}">`), { header: HEADER, open: '<!--', close: ' -->' })],
-    ['web/js/decoder-worker.js', replaceBlock('web/js/decoder-worker.js', read('web/js/decoder-worker.js'), worker, { header: HEADER })],
-  ];
+  const path = 'web/js/decoder-worker.js';
+  return [[path, replaceBlock(path, readFileSync(join(root, path), 'utf8'), worker, { header: HEADER })]];
 }
 
 /** The paths whose text on disk is not what the imports give. */

@@ -1,4 +1,5 @@
-// index.html as the site serves it: the site data (models.json's content) and boot.js
+// index.html as the site serves it: the modulepreload links of the modules a first visit
+// loads (scripts/gen-module-lists.mjs), the site data (models.json's content) and boot.js
 // inline, so that the first decoder worker starts while the HTML is parsed with no
 // request to wait for first, and the stylesheet inline, so that the first paint waits
 // for no request either; the page's static words filled in in English (web/index.html
@@ -7,6 +8,10 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import en from '../../web/i18n/en.js';
+import { preloadLinks } from '../gen-module-lists.mjs';
+
+// Where index.html takes the modulepreload links.
+const PRELOADS = /<!-- scripts\/build-web\.mjs writes here the modulepreload links[^>]*-->\n/;
 
 // What boot.js shares with the page (web/shared/, each importing nothing), inlined at the
 // start of its function with their `export`s dropped: boot.js picks the first lane's
@@ -57,6 +62,8 @@ export function writeIndexHtml(root, out, site) {
   const css = readFileSync(join(root, 'web/style.css'), 'utf8');
   if (/<\/style/i.test(css)) throw new Error('web/style.css must not contain "</style"');
   inline('<link rel="stylesheet" href="style.css">', `<style>\n${css}</style>`);
+  if (!PRELOADS.test(html)) throw new Error('web/index.html lacks the comment the modulepreload links replace');
+  html = html.replace(PRELOADS, () => `${preloadLinks(root).join('\n')}\n`);
   writeFileSync(htmlPath, fillStatic(html, en));
   rmSync(join(out, 'style.css'));   // now in index.html, as boot.js is
   rmSync(join(out, 'js/boot.js'));
