@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { TABLE_PATH, generatedFiles, readTable, staleFiles } from '../../scripts/gen-options.mjs';
 import { DEFAULT_OPTIONS, normalizeOptions } from '../../wasm/src/options.js';
-import { LANE_TYPES, LaneSpecError, PAGE_OPTIONS, makeLane, moduleOptions, settleLaneOptions } from '../../web/js/lane-types.js';
+import { LANE_TYPES, LaneSpecError, PAGE_OPTIONS, makeLane, moduleOptions, settleLaneOptions, wordSeed } from '../../web/js/lane-types.js';
 import { normalizedScore, ruleMax } from '../../web/js/page-options.js';
 import { fmt, scoreFormula } from '../../web/js/format.js';
 import { decodeState, encodeState } from '../../web/js/address.js';
@@ -100,11 +100,13 @@ test('the page\'s defaults are the engine\'s but where it says why, and its rang
 test('every lane\'s default options are options the module takes', () => {
   for (const type of Object.keys(LANE_TYPES)) {
     for (const key of Object.keys(LANE_TYPES[type].defaults)) assert.ok(key === 'm' || Object.hasOwn(PAGE_OPTIONS, key), `${type}: ${key}`);
-    const options = moduleOptions(makeLane(type));
+    const options = moduleOptions(makeLane(type), 'DELETE');
     const resolved = normalizeOptions(options, LANE_TYPES[type].ar);
     for (const [key, page] of Object.entries(PAGE_OPTIONS)) {
       if (!Object.hasOwn(LANE_TYPES[type].defaults, key) || !Object.hasOwn(options, page.option)) continue;
-      assert.equal(resolved[page.option], page.default, `${type}: ${key} reaches the module as ${page.option}`);
+      // An option that follows the word (null: a sampling lane's seed) reaches it as the word's.
+      const want = LANE_TYPES[type].defaults[key] === null ? wordSeed('DELETE') : page.default;
+      assert.equal(resolved[page.option], want, `${type}: ${key} reaches the module as ${page.option}`);
     }
   }
 });
@@ -187,12 +189,12 @@ test('the page brings a lane\'s options into line with the table\'s rules: a bea
   assert.deepEqual(settleLaneOptions('beam', { beamSize: 3, nBest: 9 }), { beamSize: 3, nBest: 3 });
   // The one-pass lane's single iteration and the bars' candidates are stated once.
   assert.equal(moduleOptions(makeLane('nar')).iterations, 1);
-  assert.deepEqual(['greedy', 'beam', 'sample'].map((type) => moduleOptions(makeLane(type)).topCandidates), [8, 8, 8]);
+  assert.deepEqual(['greedy', 'beam', 'sample'].map((type) => moduleOptions(makeLane(type), 'DELETE').topCandidates), [8, 8, 8]);
   // The page's score is the table's formula, written out with its numbers.
   assert.equal(normalizedScore(-2.4, 3, 'average', 0), -2.4 / 3);
   assert.ok(Math.abs(normalizedScore(-2.4, 3, 'gnmt', 0.6) - -2.4 / ((5 + 3) / 6) ** 0.6) < 1e-12);
   assert.equal(scoreFormula(-2.4, 3, 'average', 0.6), 'log P / |Y| = −2.40 / 3 = −0.80');
-  assert.equal(scoreFormula(-2.4, 3, 'gnmt', 0.6), `log P / ((5+|Y|)/6)^α = −2.40 / ((5+3)/6)^0.6 = −2.40 / ${(((5 + 3) / 6) ** 0.6).toFixed(3)} = ${fmt(-2.4 / ((5 + 3) / 6) ** 0.6)}`);
+  assert.equal(scoreFormula(-2.4, 3, 'gnmt', 0.6), `log P / ((5+|Y|)/6)^0.6 = −2.40 / ((5+3)/6)^0.6 = −2.40 / ${(((5 + 3) / 6) ** 0.6).toFixed(3)} = ${fmt(-2.4 / ((5 + 3) / 6) ** 0.6)}`);
   assert.equal(scoreFormula(-2.4, 3, 'none', 0.6), 'log P = −2.40');
 });
 

@@ -136,6 +136,7 @@ class App {
     this.showSource();
     this.lookupReference();
     for (const l of this.lanes) l.decode(this.word);
+    this.renderControls();   // an option that follows the word (a sampling lane's seed) shows the new word's
     this.renderAll();
     this.saveUrl();
   }

@@ -50,7 +50,7 @@ export class ArLane extends Lane {
   /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
   ownControls() { return []; }
 
-  /** What a what-if forced (the `prefix` and `max` options), with its undo button. */
+  /** What a what-if forced (the `prefix` and `maxLength` options), with its undo button. */
   forcedNote() {
     const o = this.opts;
     const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
@@ -209,8 +209,9 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t('ar.outputSoFar'))}</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
       ${notes.decoder}</div>`;
     html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
-      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
+      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i, leftOut: cur.leftOut })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
+    html += this.viewsHtml('choice', i);   // how the token was chosen (the sampling lane's draw)
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
     const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}

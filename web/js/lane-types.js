@@ -6,8 +6,27 @@ import { ATTENTION_SCORES, DEFAULT_LANES, LANE_KINDS, cleanModelId, compareModel
 
 export { ATTENTION_SCORES, DEFAULT_LANES, PAGE_OPTIONS, compareModels };
 
-// A lane's defaults: the model (m: the first that fits) and the options it shows, in this order.
-const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, PAGE_OPTIONS[k].default])) });
+// A lane's defaults: the model (m: the first that fits) and the options it shows, in this
+// order; `follows`: options whose default is null, a value the lane takes from its word.
+const laneDefaults = (keys, follows = {}) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, Object.hasOwn(follows, k) ? null : PAGE_OPTIONS[k].default])) });
+
+/**
+ * The seed a sampling lane draws with until the learner sets one: the word's own (FNV-1a
+ * over the word, upper-cased, folded into 1..1000, the seeds "new seed" steps through).
+ * One seed for every word would give every word the same uniforms, the same rare draw at
+ * the same step; the address still names it (address.js), so a link reproduces the draws.
+ */
+export function wordSeed(word) {
+  let h = 0x811c9dc5;
+  for (const c of String(word).trim().toUpperCase()) {
+    h ^= c.codePointAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (h % 1000) + 1;
+}
+
+// How a lane takes an option it `follows` from its word.
+const FOLLOWS = { seed: wordSeed };
 
 // Each type: the options it shows (`shows`, page keys, in order; each reaches the
 // module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
@@ -36,6 +55,7 @@ const TYPES = {
   sample: {
     titleKey: 'lane.sample', shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
     fixed: { strategy: 'sample', topCandidates: BARS },
+    follows: ['seed'],   // the word's own seed (wordSeed) until one is set
   },
   nar: {
     titleKey: 'lane.nar', shows: ['narLength', 'narGivenLength'],
@@ -59,8 +79,9 @@ const TYPES = {
 };
 
 // ar and compare: the type's kind of model (web/shared/lane-models.js, which boot.js reads too).
+const followed = (k) => Object.fromEntries((k.follows ?? []).map((key) => [key, FOLLOWS[key]]));
 export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, {
-  ...k, ar: LANE_KINDS[type] !== 'nar', ...(LANE_KINDS[type] === 'compare' ? { compare: true } : {}), defaults: laneDefaults(k.shows),
+  ...k, ar: LANE_KINDS[type] !== 'nar', ...(LANE_KINDS[type] === 'compare' ? { compare: true } : {}), defaults: laneDefaults(k.shows, followed(k)),
 }]));
 
 /**
@@ -75,7 +96,7 @@ export function useModelDecoding(decoding) {
   for (const [type, kind] of Object.entries(LANE_TYPES)) {
     const measured = kind.decoding && decoding?.[kind.decoding];
     if (!measured) continue;
-    const base = laneDefaults(kind.shows);
+    const base = laneDefaults(kind.shows, followed(kind));
     for (const [key, value] of Object.entries(measured)) {
       if (!Object.hasOwn(base, key) || key === 'm') continue;
       // A measured setting the lane cannot take as it is would make its numbers another decode's.
@@ -96,6 +117,8 @@ export const isLaneType = (type) => Object.hasOwn(LANE_TYPES, type);
 export function cleanOption(type, key, value, defaults = LANE_TYPES[type].defaults) {
   if (!Object.hasOwn(defaults, key)) return undefined;
   const d = defaults[key];
+  // An option that follows the word: null (or empty) keeps following it.
+  if (d === null && (value === null || value === '')) return null;
   const { values, range } = Object.hasOwn(PAGE_OPTIONS, key) ? PAGE_OPTIONS[key] : {};
   if (values) return values.includes(value) ? value : d;
   if (range) {
@@ -152,14 +175,26 @@ export function makeLane(type, opts = {}) {
   return { type, opts: o };
 }
 
-/** Options for the npm module (wasm/src/options.js): the lane's shown options under their module names, then its type's own. */
-export function moduleOptions(lane) {
+/** The value option `key` of a lane has for `word`: its own, or, where it follows the word (null), the word's. */
+export function optionFor(lane, key, word) {
+  const v = lane.opts[key];
+  if (v !== null) return v;
+  if (typeof word !== 'string') throw new Error(`the ${lane.type} lane's ${key} follows the word: name the word`);
+  return FOLLOWS[key](word);
+}
+
+/**
+ * Options for the npm module (wasm/src/options.js) decoding `word`: the lane's shown
+ * options under their module names (an option that follows the word, the word's), then
+ * its type's own.
+ */
+export function moduleOptions(lane, word) {
   if (!isLaneType(lane.type)) throw new Error(`unknown lane type ${lane.type}`);
   const kind = LANE_TYPES[lane.type];
   const out = { strategy: kind.fixed.strategy };
   for (const key of kind.shows) {
     const page = PAGE_OPTIONS[key];
-    const v = lane.opts[key];
+    const v = optionFor(lane, key, word);
     if (!('unset' in page && v === page.unset)) out[page.option] = v;   // the unset value leaves the engine's default
   }
   return settleRules(Object.assign(out, kind.fixed, kind.rules?.(lane.opts)));

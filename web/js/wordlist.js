@@ -354,7 +354,10 @@ export class WordList {
   async runLane(job, lane, order, texts, words) {
     const name = this.laneName(lane);
     const model = lane.model;
-    const options = moduleOptions(lane);
+    // A sampling lane whose seed follows the word draws each word with the word's own seed,
+    // as the lane does: a batch under one seed would give every word the same uniforms.
+    const follows = Object.values(lane.opts).some((v) => v === null);
+    const options = (text) => moduleOptions(lane, text);
     const decoder = await openDecoder(new URL(model.file, document.baseURI).href);
     const base = job.done;
     const step = (what, n) => {
@@ -368,12 +371,21 @@ export class WordList {
         step('list.decoding', 0);
         // A few words first, untimed: a worker's first decodes run while its
         // WebAssembly is still being optimised, which would charge the first lane for it.
-        await api.decodeBatch(texts.slice(0, 5), options);
+        await api.decodeBatch(texts.slice(0, 5), options(texts[0]));
         if (job.cancelled) throw new Cancelled();
         const t0 = performance.now();
-        const lists = await api.decodeBatch(texts, options, {
-          onProgress: ({ done }) => { job.done = base + done; step('list.decoding', done); },
-        });
+        const onProgress = ({ done }) => { job.done = base + done; step('list.decoding', done); };
+        let lists;
+        if (follows) {
+          lists = [];
+          for (const text of texts) {
+            if (job.cancelled) throw new Cancelled();
+            lists.push((await api.decodeBatch([text], options(text)))[0]);
+            onProgress({ done: lists.length });
+          }
+        } else {
+          lists = await api.decodeBatch(texts, options(texts[0]), { onProgress });
+        }
         const ms = (performance.now() - t0) / texts.length;
         const rows = [];
         for (const [i, [best]] of lists.entries()) {
@@ -386,7 +398,7 @@ export class WordList {
           row.passes = best?.steps ?? 0;
           if (row.measure && !row.measure.right) {
             // As under a lane's result: the output and each reference scored under the lane's options.
-            const scored = await scoreWithReferences(api.score, texts[i], output, words[i].prons, options);
+            const scored = await scoreWithReferences(api.score, texts[i], output, words[i].prons, options(texts[i]));
             row.kind = diagnose(scored.output, scored.refs);
           }
           rows.push(row);
