@@ -397,8 +397,7 @@ int decode(const std::vector<std::string>& args) {
           before = s.live;
         }
         passes = s.step;
-        nlohmann::json j = seq2seq::to_json(s, vocab);
-        j["source"] = word;
+        nlohmann::json j = seq2seq::to_json(s, vocab);   // with its source, as the module's snapshots
         if (p) j[p->key] = p->index;
         std::string line = j.dump();
         if (inside) {
