@@ -18,6 +18,9 @@
 // type's own (LANE_TYPES[type].state: a non-autoregressive lane's draft=L, the length
 // candidate picked in its tabs). No view is named here.
 //
+// view=list | view=text: the page's mode (app.js): the word list (wordlist.js) or the
+// text view (text-view.js), each with its own part of the address after it; absent
+// for the lanes.
 // lang=zh: the page's language (web/js/i18n.js); absent for English.
 // tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
 import { LANGS, t } from './i18n.js';
@@ -27,6 +30,8 @@ import { optionKey } from './page-options.js';
 import { viewsOf } from './view-registry.js';
 import './lane-views.js';   // the views register themselves: their codecs are the address's
 
+// The page's modes: the lanes (one word), the word list, the text view.
+export const MODES = ['lanes', 'list', 'text'];
 const MAX_LANES = 12;
 const MAX_NOTES = 5;
 
@@ -86,13 +91,14 @@ function decodeLane(s) {
   return { lane: Object.keys(view).length ? { ...makeLane(type, opts), view } : makeLane(type, opts), notes };
 }
 
-export function encodeState({ word, step, lanes, lang = 'en', tour = null }) {
+export function encodeState({ word, step, lanes, lang = 'en', tour = null, mode = 'lanes' }) {
   const q = new URLSearchParams();
   q.set('w', word);
   if (step != null) q.set('t', String(step));
   for (const l of lanes) q.append('lane', encodeLane(l, word));
   if (lang !== 'en') q.set('lang', lang);
   if (tour != null) q.set('tour', String(tour));
+  if (mode !== 'lanes') q.set('view', mode);
   return '?' + q.toString().replace(/%3A/gi, ':').replace(/%2C/gi, ',').replace(/%3D/gi, '=');
 }
 
@@ -103,6 +109,7 @@ export function decodeState(search) {
   const step = tq != null && /^\d+$/.test(tq) ? Number(tq) : null;
   const lang = LANGS.includes(q.get('lang')) ? q.get('lang') : 'en';
   const tour = /^\d+$/.test(q.get('tour') ?? '') ? Number(q.get('tour')) : null;
+  const mode = MODES.includes(q.get('view')) ? q.get('view') : 'lanes';
   const decoded = q.getAll('lane').map(decodeLane);
   // A value equal to what the word gives an option that follows it is that option following the word.
   for (const { lane } of decoded) {
@@ -114,5 +121,5 @@ export function decodeState(search) {
   if (lanes.length > MAX_LANES) notes.push(t('address.tooManyLanes', { n: lanes.length, max: MAX_LANES }));
   // A few notes say what went wrong; a hundred would bury the page.
   const shown = notes.length > MAX_NOTES ? [...notes.slice(0, MAX_NOTES - 1), t('address.moreLeftOut', { n: notes.length - MAX_NOTES + 1 })] : notes;
-  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown, lang, tour };
+  return { word, step, lanes: q.has('lane') ? lanes.slice(0, MAX_LANES) : null, notes: shown, lang, tour, mode };
 }

@@ -150,11 +150,33 @@ export function modelMax(key, model) {
   return Infinity;
 }
 
+/**
+ * What the page asked of a lane type that it has not: an unknown type, or an option
+ * the type does not show. `kind` 'UsageError', as the module's Seq2SeqError for an
+ * unknown decoding option: a call with a misspelt key fails where it is made rather
+ * than decoding as if it had not been made.
+ */
+export class LaneSpecError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'LaneSpecError';
+    this.kind = 'UsageError';
+  }
+}
+
+/**
+ * A lane's spec {type, opts}: its type's defaults, with `opts` cleaned as the address's
+ * are (clamped to the page's ranges). Throws LaneSpecError for an unknown type or an
+ * option the type does not show (the address leaves such names out, and says so, before).
+ */
 export function makeLane(type, opts = {}) {
-  const t = isLaneType(type) ? type : 'greedy';
-  const o = { ...LANE_TYPES[t].defaults };
-  for (const [k, v] of Object.entries(opts)) if (Object.hasOwn(o, k)) o[k] = cleanOption(t, k, v);
-  return { type: t, opts: o };
+  if (!isLaneType(type)) throw new LaneSpecError(`unknown lane type ${JSON.stringify(String(type))} (known: ${Object.keys(LANE_TYPES).join(', ')})`);
+  const o = { ...LANE_TYPES[type].defaults };
+  for (const [k, v] of Object.entries(opts)) {
+    if (!Object.hasOwn(o, k)) throw new LaneSpecError(`a ${type} lane has no option ${JSON.stringify(k)} (its options: ${Object.keys(o).join(', ')})`);
+    o[k] = cleanOption(type, k, v);
+  }
+  return { type, opts: o };
 }
 
 /** The value option `key` of a lane has for `word`: its own, or, where it follows the word (null), the word's. */
