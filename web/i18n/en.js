@@ -140,6 +140,8 @@ export default {
   'forced.lengthError': 'Length error',
   'forced.lengthPredicted': 'The reference has {n} phonemes, a length this decode never tried (it decoded lengths {tried}; the length head gives length {n} probability {p}). Neither a wider search nor more iterations at those lengths can find it: the length prediction missed.',
   'forced.lengthImposed': 'The reference has {n} phonemes, but the decode was told to use lengths {tried} (the length head would give length {n} probability {p}). At the imposed length the reference cannot be produced.',
+  'forced.rankAvg': 'avg log P',
+  'forced.rankAvgLength': 'avg log P + {w} × log P(length)',
   'forced.searchWhy': 'By this lane\'s ranking, {rank}, the model puts the reference ({ref}) above its output ({out}): the search missed it, and a wider search (a bigger beam) ranking by {rank} could have found it.',
   'forced.modelWhy': 'By this lane\'s ranking, {rank}, the model puts its own wrong output ({out}) above the reference ({ref}): no search ranking by {rank} would find the reference. A search that ranks by another score (another length normalisation) may choose otherwise.',
   'forced.right': 'The output is the reference pronunciation: nothing to diagnose.',

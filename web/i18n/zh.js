@@ -141,6 +141,8 @@ export default {
   'forced.lengthError': '长度错误',
   'forced.lengthPredicted': '参考读音有 {n} 个音素，而本次解码从未尝试这个长度（它解码的长度是 {tried}；长度预测头给长度 {n} 的概率是 {p}）。在这些长度上，无论更宽的搜索还是更多轮迭代都找不到它：是长度预测错了。',
   'forced.lengthImposed': '参考读音有 {n} 个音素，但解码被指定使用长度 {tried}（长度预测头会给长度 {n} 概率 {p}）。在指定的长度上不可能产生参考读音。',
+  'forced.rankAvg': '平均 log P',
+  'forced.rankAvgLength': '平均 log P + {w} × log P(长度)',
   'forced.searchWhy': '按本通道的排序依据 {rank}，模型把参考读音（{ref}）排在它的输出（{out}）之上：是搜索漏掉了它，按 {rank} 排序的更宽的搜索（更大的束）本可以找到。',
   'forced.modelWhy': '按本通道的排序依据 {rank}，模型把自己错误的输出（{out}）排在参考读音（{ref}）之上：按 {rank} 排序的搜索都找不到参考读音。按别的分数（别的长度归一化）排序的搜索可能选得不同。',
   'forced.right': '输出就是参考读音：无需诊断。',

@@ -80,7 +80,7 @@ function lengthWhy(f, lengths) {
 export function laneRanking(options, { cmlm = false, imposed = false } = {}) {
   if (cmlm) {
     const w = options?.lengthScoreWeight ?? 0;
-    return imposed || !w ? 'avg log P' : `avg log P + ${w} × log P(length)`;
+    return imposed || !w ? t('forced.rankAvg') : t('forced.rankAvgLength', { w });
   }
   return rankingFormula(options?.lengthNorm ?? PAGE_OPTIONS.lengthNorm.default, options?.gnmtAlpha ?? PAGE_OPTIONS.gnmtAlpha.default);
 }
