@@ -53,6 +53,7 @@ export default {
   'foot.worker': 'in a Web Worker',
   'foot.thread': 'on the page thread',
   'foot.model_html': '<strong>{name}</strong> ({arch}, {size}{fixture})',
+  'foot.noAttention': ', no attention',
   'foot.attention': ', {score} attention',
   'foot.fixture': ', random weights: a test fixture standing in until the trained model is built',
   'foot.sep': '; ',

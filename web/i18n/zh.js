@@ -54,6 +54,7 @@ export default {
   'foot.worker': '在 Web Worker 中',
   'foot.thread': '在页面主线程中',
   'foot.model_html': '<strong>{name}</strong>（{arch}，{size}{fixture}）',
+  'foot.noAttention': '，无注意力',
   'foot.attention': '，{score} 注意力',
   'foot.fixture': '，随机权重：训练好的模型构建出来之前用来占位的测试样例',
   'foot.sep': '；',

@@ -451,7 +451,9 @@ class App {
     const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
     $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
       name: esc(m.name),
-      arch: esc(m.arch) + (m.attention ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attention) ? scoreWords(m.attention).short : m.attention })) : ''),
+      // An RNN's attention by its score's name; one without says so, in the page's language.
+      arch: esc(m.arch) + (!m.attention ? '' : m.attention === 'none' ? esc(t('foot.noAttention'))
+        : esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attention) ? scoreWords(m.attention).short : m.attention }))),
       size: esc(size(m.bytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
