@@ -268,6 +268,47 @@ describe('the page', () => {
     await page2.close();
   });
 
+  test('the head picked for the cross-attention is in the address, and a link brings it back with the module\'s weights', async () => {
+    // Greedy, and beam search with k = 1: the head picked, layer 2 head 3, rides in the
+    // address as head=2.3; a reload shows that head's map, each weight the module's.
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&t=3&lane=greedy&lane=beam:beamSize=1`));
+    await waitReady(page);
+    for (const j of [0, 1]) await page.click(`#${await page.evaluate((k) => seq2seqPage.lanes[k].id, j)} .thumb[data-head="1.2"]`);
+    await urlMatches(page, /lane=greedy:head=2\.3&lane=beam:beamSize=1,head=2\.3/);
+    const link = await page.evaluate(() => location.href);
+    const { page: again, errors: errors2 } = await openPage(served.context, link);
+    await waitReady(again);
+    const shown = await again.evaluate(() => seq2seqPage.lanes.map((l) => ({
+      pressed: l.el.querySelector('.thumb[aria-pressed="true"]')?.dataset.head,
+      caption: l.el.querySelector('svg.heatmap').getAttribute('aria-label'),
+      rows: [...l.el.querySelectorAll('svg.heatmap rect[data-row]')].reduce((a, r) => { (a[r.dataset.row] ??= [])[Number(r.dataset.col)] = Number(r.querySelector('title').textContent.match(/[\d.]+$/)[0]); return a; }, []),
+    })));
+    const m = await model(AR);
+    for (const [j, spec] of [[0, { type: 'greedy', opts: {} }], [1, { type: 'beam', opts: { beamSize: 1 } }]]) {
+      assert.equal(shown[j].pressed, '1.2');
+      assert.match(shown[j].caption, /layer 2, head 3/);
+      const session = m.createSession(moduleOptions(makeLane(spec.type, spec.opts)));
+      session.start(WORD);
+      const steps = [session.step(), session.step(), session.step()];
+      session.delete?.();
+      const S = steps[0].sourceLength;
+      const heads = steps[0].heads;
+      steps.forEach((s, r) => {
+        const h = s.live[0] ?? s.finished[0];
+        const want = h.attentionHeads.subarray((1 * heads + 2) * S, (1 * heads + 3) * S);
+        shown[j].rows[r].forEach((v, c) => assert.ok(Math.abs(v - want[c]) < 6e-4, `lane ${j} row ${r} col ${c}: ${v} vs ${want[c]}`));
+      });
+    }
+    // A head the model has not: the average, quietly.
+    await again.goto(url(`?w=${WORD}&t=3&lane=greedy:head=9.9`));
+    await waitReady(again);
+    assert.equal(await again.evaluate(() => seq2seqPage.lanes[0].el.querySelector('.thumb[aria-pressed="true"]')?.dataset.head), 'avg');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(errors2, []);
+    await page.close();
+    await again.close();
+  });
+
   test('every slider shows the value its lane decodes with (a default off the slider\'s step would snap)', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam&lane=sample&lane=mp`));
     await waitReady(page);
