@@ -461,7 +461,9 @@ class App {
     const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
     $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
       name: esc(m.name),
-      arch: esc(m.arch) + (m.attentionScore ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attentionScore) ? scoreWords(m.attentionScore).short : m.attentionScore })) : ''),
+      // An RNN's attention by its score's name; one without says so, in the page's language.
+      arch: esc(m.arch) + (!m.attentionScore ? '' : m.attentionScore === 'none' ? esc(t('foot.noAttention'))
+        : esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attentionScore) ? scoreWords(m.attentionScore).short : m.attentionScore }))),
       size: esc(size(m.fileBytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));

@@ -34,7 +34,12 @@ export function fmt(x, digits = 2) {
  * 0.1 %, one significant digit below ("0.1%", "0.04%", never "0.10%" beside "0.1%").
  */
 export function fmtPct(p) {
+  return `${pctDigits(p)}%`;
+}
+
+/** fmtPct's number without the sign, for a sentence that writes "{pct}%". */
+export function pctDigits(p) {
   const pct = 100 * p;
-  if (pct === 0) return '0%';
-  return `${pct >= 0.095 ? pct.toFixed(1) : String(Number(pct.toPrecision(1)))}%`;
+  if (pct === 0) return '0';
+  return pct >= 0.095 ? pct.toFixed(1) : String(Number(pct.toPrecision(1)));
 }

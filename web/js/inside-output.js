@@ -2,6 +2,7 @@
 // softmax(logits / T) with a live temperature — and the RNN's step, which has its
 // own states, scores and context in place of a Transformer's blocks.
 import { label } from './phonemes.js';
+import { fmtPct, pctDigits } from './format.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
@@ -32,7 +33,7 @@ export function logitsTable(d, st, lane, pos) {
   const probs = softmax(Array.from(logits, (v) => v / temp));
   const chosen = st.req.next[pos];
   const order = [...probs.keys()].filter((v) => !never.has(v)).sort((a, b) => probs[b] - probs[a]).slice(0, 8);
-  const rows = order.map((v) => `<tr data-token="${esc(texts[v] ?? v)}" data-p="${probs[v]}"${v === chosen ? ' class="chosen"' : ''}><th scope="row">${esc(label(texts[v] ?? String(v)))}</th><td class="num">${d3(logits[v])}</td><td class="num">${d3(logits[v] / temp)}</td><td class="num">${(probs[v] * 100).toFixed(1)}%</td></tr>`).join('');
+  const rows = order.map((v) => `<tr data-token="${esc(texts[v] ?? v)}" data-p="${probs[v]}"${v === chosen ? ' class="chosen"' : ''}><th scope="row">${esc(label(texts[v] ?? String(v)))}</th><td class="num">${d3(logits[v])}</td><td class="num">${d3(logits[v] / temp)}</td><td class="num">${fmtPct(probs[v])}</td></tr>`).join('');
   const tt = temp.toFixed(1);
   const caption = st.req.kind === 'cmlm' ? t('inside.logitsCaptionPos', { p: pos + 1, T: tt })
     : pos === T - 1 ? t('inside.logitsCaption', { T: tt }) : t('inside.logitsCaptionStep', { step: pos + 1, T: tt });
@@ -49,7 +50,7 @@ function outputNote(d, st, lane, pos) {
   const token = esc(label(vocab[st.req.next[pos]] ?? ''));
   if (st.req.kind === 'cmlm') {
     const why = st.req.masked[pos]
-      ? t('inside.outPredicted', { p: pos + 1, token, pct: (st.req.probs[pos] * 100).toFixed(1), k: st.req.iteration })
+      ? t('inside.outPredicted', { p: pos + 1, token, pct: pctDigits(st.req.probs[pos]), k: st.req.iteration })
       : t('inside.outKept', { p: pos + 1, token });
     return `<p class="note in-out-pos">${esc(why)}</p><p class="note">${esc(t('inside.outWhyCmlm'))}</p>`;
   }

@@ -14,10 +14,20 @@ import { Lane } from './lane.js';
  * (chosenKey), its controls (ownControls) and, for a beam, its own view.
  */
 export class ArLane extends Lane {
+  constructor(ctx, spec) {
+    super(ctx, spec);
+    // The head the address names (head=2.3), checked against the model's once it has decoded (attentionView).
+    if (this.addressView.head) this.ui.head = this.addressView.head;
+    delete this.addressView.head;
+  }
+
+  // The head picked is part of the moment the address holds.
+  viewState() { return this.ui.head === 'avg' ? {} : { head: this.ui.head }; }
+
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
     else if (a === 'unforce') this.ctx.update(this, { prefix: '', maxLength: 0 });
-    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
+    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); this.ctx.viewChanged(); }
     else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
 
@@ -147,6 +157,9 @@ export class ArLane extends Lane {
     const layers = s0?.layers ?? 0;
     const heads = s0?.heads ?? 0;
     const S = this.sourceLetters().length;
+    // A head the model has not (an address's) is the average.
+    const [hl, hh] = this.ui.head.split('.').map(Number);
+    if (this.ui.head !== 'avg' && !(hl < layers && hh < heads)) this.ui.head = 'avg';
     const sel = this.ui.head;
     const rows = pathNodes.map((n) => {
       if (sel === 'avg' || !n.attentionHeads) return n.attention ?? new Float32Array(S);

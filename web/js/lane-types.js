@@ -41,21 +41,30 @@ const given = (o) => (o.narLength === 'given' ? o.narGivenLength : 0);   // a le
 const BARS = 8;
 // The draft picked in a non-autoregressive lane's tabs, by its length (draft=L).
 const DRAFT = { write: (length) => String(length), read: (v) => (/^[1-9]\d{0,2}$/.test(v) ? Number(v) : null) };
+// The head an autoregressive lane's cross-attention map shows, counted from 1 as the
+// page names it (head=2.3: layer 2, head 3; in the lane "1.2"); the average is no value.
+const HEAD = {
+  write: (head) => (head === 'avg' ? '' : head.split('.').map((x) => Number(x) + 1).join('.')),
+  read: (v) => { const m = /^([1-9]\d?)\.([1-9]\d?)$/.exec(v); return m ? `${m[1] - 1}.${m[2] - 1}` : null; },
+};
 const TYPES = {
   greedy: {
     // Textbook greedy: the most probable token at every step, stop at the first END.
     titleKey: 'lane.greedy', shows: ['prefix', 'maxLength'],
     fixed: { strategy: 'greedy', topCandidates: BARS },
+    state: { head: HEAD },
   },
   beam: {
     titleKey: 'lane.beam', shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
     fixed: { strategy: 'beam', topCandidates: BARS },
     decoding: 'autoregressive',
+    state: { head: HEAD },
   },
   sample: {
     titleKey: 'lane.sample', shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
     fixed: { strategy: 'sample', topCandidates: BARS },
     follows: ['seed'],   // the word's own seed (wordSeed) until one is set
+    state: { head: HEAD },
   },
   nar: {
     titleKey: 'lane.nar', shows: ['narLength', 'narGivenLength'],

@@ -327,7 +327,10 @@ export class WordList {
         this.result = { ...result, partial: true };
       }
       this.result = result;
-      this.status = t('list.finished', { n: texts.length, lanes: lanes.length });
+      this.status = t('list.finished', {
+        words: t(texts.length === 1 ? 'list.wordsOne' : 'list.wordsMany', { n: texts.length }),
+        methods: t(lanes.length === 1 ? 'list.methodsOne' : 'list.methodsMany', { n: lanes.length }),
+      });
     } catch (e) {
       this.status = '';
       if (e instanceof Cancelled || e?.kind === 'Cancelled') {
