@@ -101,7 +101,7 @@ const Rnn& ModelAccess::rnn(const Model& m) {
 }
 
 std::vector<int> Model::tokenize(const std::string& text) const {
-  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos);
+  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos, config_.src_tokens, config_.src_specials.unk);
 }
 
 InputError Model::target_id_outside(double id, size_t position) const {

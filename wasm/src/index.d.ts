@@ -150,7 +150,7 @@ export declare class Seq2SeqError extends Error {
   readonly code?: string;
 }
 
-/** Special target token ids (-1 when the model has none). */
+/** Special token ids of a vocabulary (-1 when the model has none). */
 export interface TargetSpecials {
   pad: number;
   unk: number;
@@ -185,7 +185,11 @@ export interface ModelInfoBase {
   compute: 'int8' | 'f32';
   sourceVocab: string[];
   targetVocab: string[];
+  /** The source vocabulary's special ids: every other source token is a character the model reads. */
+  sourceSpecials: TargetSpecials;
   targetSpecials: TargetSpecials;
+  /** How the source is case-folded before it is read ('none': as given). */
+  sourceCase: 'none' | 'upper' | 'lower';
 }
 
 /** A Transformer: autoregressive ('transformer') or Mask-Predict ('cmlm'). */
@@ -250,6 +254,24 @@ export interface Hypothesis {
    * TokenCandidate.drawnProb).
    */
   tokenDrawnProb?: number;
+  /**
+   * Sampling only: the uniform number u in [0, 1) the last token was drawn with. Laid end to end,
+   * best first, the drawn distribution's probabilities cover [0, 1); the token drawn is the one
+   * whose stretch holds u.
+   */
+  draw?: number;
+  /**
+   * Sampling only: the drawn probability of the tokens before the last one in that order, where its
+   * stretch starts: drawnBelow <= draw < drawnBelow + tokenDrawnProb.
+   */
+  drawnBelow?: number;
+  /**
+   * Sampling only: the tokens search may not emit here (PAD, UNK, BOS, MASK; EOS below the minimum
+   * length), with the model's probability of each (and 0 drawn): the distribution drawn from is
+   * renormalised without them, so at temperature 1 with no cut a token's drawn probability is its
+   * model probability divided by 1 minus theirs. Empty at a forced position.
+   */
+  leftOut?: TokenCandidate[];
   /** The distribution the last token was drawn from: its top candidates, best first. */
   candidates: TokenCandidate[];
   /**
@@ -339,6 +361,8 @@ interface SnapshotBase {
   /** Decoder passes so far in this decode. */
   step: number;
   sourceLength: number;
+  /** The source text the decode started from, as given. */
+  source: string;
   /** Shape of encoderAttention; present with it. */
   encoderLayers?: number;
   encoderHeads?: number;

@@ -2,10 +2,13 @@
 // softmax(logits / T) with a live temperature — and the RNN's step, which has its
 // own states, scores and context in place of a Transformer's blocks.
 import { label } from './phonemes.js';
+import { fmtPct, pctDigits } from './format.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { d3, row, softmax, strip } from './inside-parts.js';
+
+// `lane` below is the inside view's facade of the lane (view-registry.js laneFacade).
 
 /**
  * The temperature the output block divides the logits by: the one the learner set on
@@ -13,14 +16,14 @@ import { d3, row, softmax, strip } from './inside-parts.js';
  * the distribution as it is), so that it opens on the distribution the step used.
  */
 function temperatureOf(st, lane) {
-  return st.temperature ?? (lane.decodedOptions?.strategy === 'sample' ? lane.decodedOptions.temperature : 1);
+  return st.temperature ?? (lane.options?.strategy === 'sample' ? lane.options.temperature : 1);
 }
 
 /** Position pos's logits and their softmax at the temperature, the most probable first. */
 export function logitsTable(d, st, lane, pos) {
   const V = d.vocabSize, T = d.target.length;
   const logits = row(d.logits, pos, V);
-  const info = lane.slot.decoder?.info;
+  const info = lane.info;
   const texts = info?.targetVocab ?? [];
   const sp = info?.targetSpecials ?? {};
   // The softmax is over the whole vocabulary, as the model computes it; the special
@@ -30,7 +33,7 @@ export function logitsTable(d, st, lane, pos) {
   const probs = softmax(Array.from(logits, (v) => v / temp));
   const chosen = st.req.next[pos];
   const order = [...probs.keys()].filter((v) => !never.has(v)).sort((a, b) => probs[b] - probs[a]).slice(0, 8);
-  const rows = order.map((v) => `<tr data-token="${esc(texts[v] ?? v)}" data-p="${probs[v]}"${v === chosen ? ' class="chosen"' : ''}><th scope="row">${esc(label(texts[v] ?? String(v)))}</th><td class="num">${d3(logits[v])}</td><td class="num">${d3(logits[v] / temp)}</td><td class="num">${(probs[v] * 100).toFixed(1)}%</td></tr>`).join('');
+  const rows = order.map((v) => `<tr data-token="${esc(texts[v] ?? v)}" data-p="${probs[v]}"${v === chosen ? ' class="chosen"' : ''}><th scope="row">${esc(label(texts[v] ?? String(v)))}</th><td class="num">${d3(logits[v])}</td><td class="num">${d3(logits[v] / temp)}</td><td class="num">${fmtPct(probs[v])}</td></tr>`).join('');
   const tt = temp.toFixed(1);
   const caption = st.req.kind === 'cmlm' ? t('inside.logitsCaptionPos', { p: pos + 1, T: tt })
     : pos === T - 1 ? t('inside.logitsCaption', { T: tt }) : t('inside.logitsCaptionStep', { step: pos + 1, T: tt });
@@ -43,11 +46,11 @@ export function logitsTable(d, st, lane, pos) {
  * that chose its token), or a CMLM's position (predicted in this iteration, or kept).
  */
 function outputNote(d, st, lane, pos) {
-  const vocab = lane.slot.decoder?.info?.targetVocab ?? [];
+  const vocab = lane.info?.targetVocab ?? [];
   const token = esc(label(vocab[st.req.next[pos]] ?? ''));
   if (st.req.kind === 'cmlm') {
     const why = st.req.masked[pos]
-      ? t('inside.outPredicted', { p: pos + 1, token, pct: (st.req.probs[pos] * 100).toFixed(1), k: st.req.iteration })
+      ? t('inside.outPredicted', { p: pos + 1, token, pct: pctDigits(st.req.probs[pos]), k: st.req.iteration })
       : t('inside.outKept', { p: pos + 1, token });
     return `<p class="note in-out-pos">${esc(why)}</p><p class="note">${esc(t('inside.outWhyCmlm'))}</p>`;
   }
