@@ -12,7 +12,7 @@
 //   lanes     (kind) => whether lanes of this type (LANE_TYPES[type]: ar, compare, ...)
 //             have it at all; an address naming the view on another lane is told so
 //   render    (lane, i) => markup of the view at step i ('' where it has nothing
-//             to show); `lane` is the view's facade of the lane (view-registry.js laneFacade),
+//             to show); `lane` is the view's facade of the lane (laneFacade, below),
 //             never the lane itself
 //   init      optional (lane) => called once per lane, before the first render:
 //             sets lane.state, listens with lane.on
