@@ -170,6 +170,8 @@ const site = {
   compare: compareModels(models).filter(Boolean).map((m) => m.id),
   defaultLanes: DEFAULT_LANES,
   laneKinds: Object.fromEntries(Object.entries(LANE_TYPES).map(([t, k]) => [t, k.compare ? 'compare' : k.ar ? 'ar' : 'nar'])),
+  // The recipe's cap on a word's letters: the models learned no longer word, and the page takes none.
+  maxLetters: RULES.maxLength.letters,
 };
 writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
 for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-weight fixture' : ''}): ${m.bytes} bytes`);
@@ -286,7 +288,11 @@ for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'ut
 }
 writeFileSync(join(out, 'dict/test.tsv'), [...testSplit].map(([w, list]) => `${w}\t${list.join('|')}\n`).join(''));
 log(`test split: ${testSplit.size} words (dict/test.tsv)`);
-writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split' }) + '\n');
+// The longest word of the training split: beyond it a model's output is a guess (the page says so under a result).
+let longestTraining = 0;
+for (const word of prons.keys()) if (!testWords.has(word) && !isDev(word)) longestTraining = Math.max(longestTraining, [...word].length);
+writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split',
+  ...(dictPath ? { longestTraining } : {}) }) + '\n');
 log(`dictionary: ${prons.size} words in ${shards.size} shards, ${dictBytes} bytes`);
 
 // ---------------------------------------------------------------- weight report

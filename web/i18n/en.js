@@ -115,6 +115,7 @@ export default {
   'result.notStarted': 'not started',
   'result.none': 'no hypothesis finished',
   'result.nbest': 'n-best list',
+  'result.beyondTraining': 'This word has {n} letters; the longest word {model} learned from has {longest} (CMUdict\'s training split). Beyond what a model has seen, its output is a guess: here {k} phonemes for {n} letters.',
   'result.score': 'ranking value {score}',
   'forced.logP': 'log P {lp}',
   'forced.P': 'P {p}',

@@ -116,6 +116,7 @@ export default {
   'result.notStarted': '未开始',
   'result.none': '没有完成的假设',
   'result.nbest': 'n-best 列表',
+  'result.beyondTraining': '这个词有 {n} 个字母；{model} 学过的最长的词有 {longest} 个字母（CMUdict 训练集）。超出模型见过的范围，它的输出只是猜测：这里 {n} 个字母对应 {k} 个音素。',
   'result.score': '排序值 {score}',
   'forced.logP': '对数概率 {lp}',
   'forced.P': '序列概率 {p}',
