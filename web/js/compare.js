@@ -176,12 +176,12 @@ function lengthTable(models) {
   const rnns = models.filter((m) => m.arch === 'rnn' && m.testWerByLength);
   if (!rnns.length) return '';
   const buckets = rnns[0].testWerByLength;
-  const name = (m) => (m.attention === 'none' ? t('compare.noAttention') : scoreWords(m.attention).short);
+  const name = (m) => (m.attentionScore === 'none' ? t('compare.noAttention') : scoreWords(m.attentionScore).short);
   const head = buckets.map((b) => `<th scope="col">${esc(t('compare.letters', { n: b.letters }))}<br><span class="muted">${esc(t('compare.words', { n: b.words }))}</span></th>`).join('');
-  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attention === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
+  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attentionScore === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
     + `${m.testWerByLength.map((b) => `<td class="num">${b.wer.toFixed(1)}</td>`).join('')}<td class="num"><strong>${m.testWer.toFixed(1)}</strong></td></tr>`).join('');
   return `<div class="view"><h3>${esc(t('compare.byLengthTitle'))}</h3>`
     + scrollRegion(`<table class="by-length"><caption>${esc(t('compare.byLengthCaption'))}</caption><thead><tr><th scope="col">${esc(t('compare.colModel'))}</th>${head}<th scope="col">${esc(t('compare.all'))}</th></tr></thead><tbody>${rows}</tbody></table>`)
-    + `<p class="note by-length-note">${esc(t(rnns.some((m) => m.attention === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
+    + `<p class="note by-length-note">${esc(t(rnns.some((m) => m.attentionScore === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
 }
 

@@ -8,7 +8,7 @@ import { t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { d3, row, softmax, strip } from './inside-parts.js';
 
-// `lane` below is the inside view's facade of the lane (lane-facade.js).
+// `lane` below is the inside view's facade of the lane (view-registry.js laneFacade).
 
 /**
  * The temperature the output block divides the logits by: the one the learner set on

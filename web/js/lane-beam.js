@@ -22,15 +22,11 @@ export class BeamLane extends ArLane {
     }
   }
 
-  ownControls({ num, range, select }, o) {
+  ownControls({ num, range, select }) {
     return [range('beamSize', t('opt.k'), t('opt.kHelp')),
       select('lengthNorm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
       range('gnmtAlpha', t('opt.alpha'), t('opt.alphaHelp')),
-      num('nBest', t('opt.nbest'), t('opt.nbestHelp'), { max: o.beamSize })];
-  }
-
-  settleOptions(o) {
-    o.nBest = Math.min(o.nBest, o.beamSize);
+      num('nBest', t('opt.nbest'), t('opt.nbestHelp'))];
   }
 
   /** The hypothesis its views follow at step i: the one picked in the tree or the tables, else the best finished, else the best live. */

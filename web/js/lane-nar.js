@@ -66,6 +66,9 @@ export class NarLane extends Lane {
     };
   }
 
+  /** Mask-Predict's iterations T: the type's fixed number (the one-pass lane's 1), else the lane's option. */
+  get iterations() { return this.kind.fixed.iterations ?? this.opts.iterations; }
+
   /** The stats line's words (keys): [one length, several lengths side by side in each pass]. */
   get passesKeys() { return []; }
 

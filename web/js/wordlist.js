@@ -19,7 +19,7 @@
 import { openDecoder } from './engine.js';
 import { lookup } from './dict.js';
 import { diagnose, scoreWithReferences } from './forced.js';
-import { measure, rates, tokens } from './metrics.js';
+import { measure, rates, tokens } from '../shared/metrics.js';
 import { repeatPositions } from './nar-length.js';
 import { moduleOptions } from './lane-types.js';
 import { esc, scrollRegion } from './views.js';
