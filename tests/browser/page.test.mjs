@@ -20,7 +20,7 @@ const WORD2 = AR.examples.filter((w) => NAR.examples.includes(w))[1];
 async function expected(spec, word) {
   const lane = makeLane(spec.type, spec.opts);
   const m = await model(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR);
-  return m.decode(word, moduleOptions(lane));
+  return m.decode(word, moduleOptions(lane, word));
 }
 
 const served = servedSite({ cleanup: releaseModels });
