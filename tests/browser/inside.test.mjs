@@ -175,6 +175,32 @@ describe('inside this step', () => {
     await page.close();
   });
 
+  test('positions are counted from 1 inside as everywhere on the page: the embedding of position 2 is the pass\'s second row', async () => {
+    // The address's q2, the second button of the position picker, the heading and the
+    // numbers (the module's row 1, counting from 0) all speak of one position. Decoder
+    // at step 3 of greedy; encoder at step 2 of beam search with k = 1.
+    for (const [lane, t, stack, q, sub] of [['greedy', 3, 'dec', 2, 'embed'], ['beam:beamSize=1', 2, 'enc', 3, 'embed']]) {
+      const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&t=${t}&lane=${lane}${lane.includes(':') ? ',' : ':'}inside=${stack}-${sub}-q${q}`));
+      await waitReady(page);
+      await openInside(page);
+      await page.waitForSelector('details.inside [data-stage="embed"] h4', { timeout: 20000 });
+      const shown = await page.evaluate(() => ({
+        heading: document.querySelector('details.inside [data-stage="embed"] h4').textContent,
+        picked: [...document.querySelectorAll('details.inside .in-pos button')].findIndex((b) => b.getAttribute('aria-pressed') === 'true'),
+        names: [...document.querySelectorAll('details.inside .in-pos button')].map((b) => b.textContent),
+        tokens: (() => { const s = seq2seqPage.lanes[0].snaps[seq2seqPage.t]; return (s.live[0] ?? s.finished[0]).tokens; })(),
+        pe: [...document.querySelectorAll('details.inside .vec-row[data-vec="positional encoding"] td')].map((c) => Number(c.textContent.replace('−', '-'))),
+      }));
+      assert.equal(shown.picked, q - 1, `q${q} picks the ${q}th position`);
+      assert.equal(shown.heading, `Position ${q} (${shown.names[q - 1]}): token embedding + positional encoding`);
+      const d = (await moduleModel(AR)).inspect(WORD, shown.tokens.slice(0, -1));
+      const st = stack === 'enc' ? d.encoder : d.decoder;
+      shown.pe.forEach((v, i) => assert.ok(Math.abs(v - st.positional[(q - 1) * d.dModel + i]) < 1.5e-3, `${stack} PE ${i} of position ${q}`));
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
   test('a sampling lane at temperature 3: the output block opens at 3, its probabilities softmax(logits / 3)', async () => {
     const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&lane=sample:temperature=3,seed=1&t=1`));
     await waitReady(page);

@@ -114,7 +114,9 @@ export function forcedView(f, { cmlm = false, lengths = null, rank }) {
   } else if (kind === 'right') {
     label = `<p class="note">${esc(t('forced.right'))}</p>`;
   }
-  const note = `<p class="note">${esc(t(cmlm ? 'forced.howCmlm' : 'forced.how', { rank }))}</p>`;
+  // A CMLM's rule as its numbers follow it: no log P(length) term at an imposed length.
+  const imposed = cmlm && lengths?.imposed ? ` ${t('forced.howCmlmImposed')}` : '';
+  const note = `<p class="note">${esc(t(cmlm ? 'forced.howCmlm' : 'forced.how', { rank }) + imposed)}</p>`;
   return `<div class="forced" data-diagnosis="${kind ?? 'unscored'}" data-rank="${esc(rank)}">${label}${table}${note}</div>`;
 }
 

@@ -50,7 +50,8 @@ export function embedView(d, stack, pos, names) {
   let svg = `<svg class="pe-map" width="${w * 4}" height="${stack.length * 12}" role="img" aria-label="${esc(t('inside.peAria', { n: stack.length, d: w }))}">`;
   pe.forEach((r, i) => r.forEach((v, j) => { svg += `<rect x="${j * 4}" y="${i * 12}" width="4" height="11" fill="${diverge(v, peMax)}"><title>${esc(names[i])}, dim ${j}: ${d3(v)}</title></rect>`; }));
   svg += '</svg>';
-  return `<div class="in-stage" data-stage="embed"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos }))}</h4>`
+  // Positions are counted from 1, as everywhere on the page (the address's q, the steps).
+  return `<div class="in-stage" data-stage="embed"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos: pos + 1 }))}</h4>`
     + strip(row(stack.tokenEmbedding, pos, w), t('inside.tokEmb'))
     + `<p class="in-op">+</p>` + strip(row(stack.positional, pos, w), t('inside.pe'))
     + `<p class="in-op">=</p>` + strip(row(stack.input, pos, w), t('inside.blockIn'))
