@@ -123,10 +123,10 @@ export class CompareLane extends Lane {
     const e = Array.from(d.scores.subarray(last * S, (last + 1) * S));
     const lo = Math.min(...e), hi = Math.max(...e);
     const cells = e.map((v) => `<td>${fmt(v, 2)}</td>`).join('');
-    return scrollRegion(`<table class="in-scores raw-e" data-lo="${lo}" data-hi="${hi}"><caption>${esc(t('compare.rawCaption', { step: i }))}</caption>`
-      + `<thead><tr>${letters.map((l) => `<th scope="col">${esc(l)}</th>`).join('')}</tr></thead><tbody><tr>${cells}</tr></tbody></table>`)
+    return `<div class="raw-scores">${scrollRegion(`<table class="in-scores raw-e" data-lo="${lo}" data-hi="${hi}"><caption>${esc(t('compare.rawCaption', { step: i }))}</caption>`
+      + `<thead><tr>${letters.map((l) => `<th scope="col">${esc(l)}</th>`).join('')}</tr></thead><tbody><tr>${cells}</tr></tbody></table>`)}`
       + `<p class="note">${esc(t('compare.rawNote', { lo: fmt(lo, 2), hi: fmt(hi, 2), spread: fmt(hi - lo, 2) }))}</p>`
-      + strip(d.context.subarray(last * d.encoderWidth, (last + 1) * d.encoderWidth), t('inside.rnnA', { t: last + 1 }));
+      + `${strip(d.context.subarray(last * d.encoderWidth, (last + 1) * d.encoderWidth), t('inside.rnnA', { t: last + 1 }))}</div>`;
   }
 
   panelView(p, at, refs) {

@@ -164,8 +164,8 @@ function attentionView(d, sub, st, pos, keyNames, queryNames) {
   const max = Math.max(maxAbs(headOut), ...products.map(([, p]) => maxAbs(p)));
   const vRows = products.map(([j, p]) => strip(p, t('inside.vWeighted', { w: d3(weights[j]), name: keyNames[j] }), { max }));
   html += `<div class="in-stage" data-stage="values"><h4>${esc(t('inside.valuesTitle', { n: h + 1 }))}</h4>`
-    + `<p class="note">${t('inside.values_html', { q: esc(queryNames[pos]) })}</p>${vRows.join('')}`
-    + `<p class="in-op">Σ =</p>${strip(headOut, t('inside.headOut', { n: h + 1 }), { max })}</div>`;
+    + `<p class="note">${t('inside.values_html', { q: esc(queryNames[pos]) })}</p><div class="in-terms">${vRows.join('')}`
+    + `<p class="in-op">Σ =</p>${strip(headOut, t('inside.headOut', { n: h + 1 }), { max })}</div></div>`;
   // Each head's output, side by side, then W_O: the sublayer's output before the residual sum.
   let heads = '';
   for (let k = 0; k < H; k++) heads += strip(a.headOutputs.subarray(pos * d.dModel + k * dh, pos * d.dModel + (k + 1) * dh), t('inside.headOut', { n: k + 1 }));
