@@ -23,10 +23,10 @@ async function openInside(page) {
   await page.waitForSelector('details.inside .arch', { timeout: 20000 });
 }
 
-/** The scores table as shown: rows of numbers (masked cells null), with the row names. */
-const scoresTable = (page) => page.$$eval('details.inside table.in-scores tbody tr', (rows) => rows.map((r) => ({
-  name: r.querySelector('th').textContent,
-  cells: [...r.querySelectorAll('td')].map((c) => (c.classList.contains('sa-masked') ? null : Number(c.textContent.replace('−', '-')))),
+/** The scores table as shown, a key a row: per stage (raw, scaled, softmax) its header and numbers (masked cells null). */
+const scoresTable = (page) => page.$eval('details.inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax'].map((c) => ({
+  name: tb.querySelector(`thead th[data-col="${c}"]`).textContent,
+  cells: [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => (x.classList.contains('sa-masked') ? null : Number(x.textContent.replace('−', '-')))),
 })));
 
 const softmax = (xs) => {

@@ -53,7 +53,9 @@ function probAt(inside, p, token) {
 }
 
 /** The scores table as shown: rows of numbers. */
-const scoresTable = (page) => page.$$eval('details.inside table.in-scores tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+// A key a row: the raw scores, scaled, the softmax, each as a list over the keys.
+const scoresTable = (page) => page.$eval('details.inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax']
+  .map((c) => [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => Number(x.textContent.replace('−', '-')))));
 
 /** The inside's QKᵀ matrix (its table twin's exact numbers), rows of queries. */
 const insideMatrix = (page) => page.$$eval('details.inside table.in-matrix tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.dataset.v))));

@@ -135,9 +135,9 @@ const CLAIMS = [
   async (page, { lang, reference, lanes: [compare] }) => {
     assert.deepEqual(compare.panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
     // The raw scores' spreads, as each panel computes them (max − min of e_j at step 2), are the text's.
-    await page.waitForFunction(() => document.querySelectorAll('.lane-compare table.raw-e').length === 4, null, { timeout: 20000 });
-    const spreads = await page.$$eval('.lane-compare table.raw-e', (ts) => ts.map((t) => {
-      const e = [...t.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')));
+    await page.waitForFunction(() => document.querySelectorAll('.lane-compare dl.raw-e').length === 4, null, { timeout: 20000 });
+    const spreads = await page.$$eval('.lane-compare dl.raw-e', (ts) => ts.map((t) => {
+      const e = [...t.querySelectorAll('dd')].map((c) => Number(c.textContent.replace('−', '-')));
       return (Math.max(...e) - Math.min(...e)).toFixed(1);
     }));
     const said = TEXT[lang]['tour.scores.text'];
@@ -193,7 +193,9 @@ const CLAIMS = [
     assert.equal(Math.max(...weights), weights[0], 'D has the largest weight');
     assert.equal(Math.max(...unscaled), unscaled[0]);
     // The page's table is these numbers; without scaling its softmax row is the raw scores'.
-    const table = () => page.$$eval('.lane .inside table.in-scores tbody tr', (rs) => rs.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    // Its columns (a key a row): the raw scores, scaled, the softmax.
+    const table = () => page.$eval('.lane .inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax']
+      .map((c) => [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => Number(x.textContent.replace('−', '-')))));
     const rows = await table();
     raw.forEach((v, j) => assert.ok(Math.abs(rows[0][j] - v) < 1.5e-3, `raw ${j}`));
     raw.forEach((v, j) => assert.ok(Math.abs(rows[1][j] - v * a.scale) < 1.5e-3, `scaled ${j}`));
@@ -346,6 +348,53 @@ async function assertTargetInView(page, n, label, width) {
   });
 }
 
+/**
+ * The numbers the stop's text cites (a decimal point: 44.3, −28.858) that its elements
+ * show: at least one showing of each within the visible area of every box it sits in
+ * (a table's scroll region, a lane), so that nothing the text points at is scrolled out
+ * of sight with no sign of it. Returns the numbers checked.
+ */
+async function assertCitedInView(page, n, label, width, lang) {
+  const s = STOPS[n - 1];
+  const sels = (width <= 720 && s.narrow) || s.targets;
+  const num = /(−)?(\d+\.\d+)/g;
+  const cited = [...new Set([...TEXT[lang][s.text].matchAll(num)].map((m) => (m[1] ? '-' : '') + m[2]))];
+  const found = await page.evaluate(([selectors, wanted, src]) => {
+    const re = new RegExp(src, 'g');
+    const clipped = (r, el) => {
+      for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+        const b = a.getBoundingClientRect();
+        const left = b.left + a.clientLeft, top = b.top + a.clientTop;
+        if (r.left < left - 1 || r.right > left + a.clientWidth + 1 || r.top < top - 1 || r.bottom > top + a.clientHeight + 1) return true;
+      }
+      return r.left < -1 || r.right > innerWidth + 1 || r.top < -1 || r.bottom > innerHeight + 1;
+    };
+    const out = {};
+    for (const sel of selectors) {
+      const root = document.getElementById('lanes').querySelector(sel);
+      if (!root) continue;
+      const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+        for (const m of node.data.matchAll(re)) {
+          const v = (m[1] ? '-' : '') + m[2];
+          if (!wanted.includes(v)) continue;
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const r = range.getBoundingClientRect();
+          if (r.width <= 1 || r.height <= 1) continue;   // not drawn: a closed disclosure, a screen reader's words
+          (out[v] ??= []).push(!clipped(r, node.parentElement));
+        }
+      }
+    }
+    return out;
+  }, [sels, cited, num.source]);
+  for (const [v, shown] of Object.entries(found)) assert.ok(shown.some(Boolean), `${label}: ${v}, which the text cites, is on the page but out of its box's visible area`);
+  return Object.keys(found);
+}
+
 async function axe(page) {
   await page.addScriptTag({ path: axePath });
   return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations
@@ -392,6 +441,9 @@ for (const lang of ['en', 'zh']) {
         assert.equal(await page.textContent('#tour-text'), TEXT[lang][s.text]);
         assert.equal(await page.textContent('#tour-count'), TEXT[lang]['tour.count'].replace('{n}', n).replace('{of}', STOPS.length));
         await assertTargetInView(page, n, label, width);
+        const cited = await assertCitedInView(page, n, label, width, lang);
+        if (n === 7) assert.ok(cited.includes('-28.858'), `${label}: the lowest q·k is among the numbers checked (${cited})`);
+        if (n === 4) assert.ok(cited.includes('73.0'), `${label}: the 12+ bucket's WER is among the numbers checked (${cited})`);
         if (width < 500) await assertFitsPhone(page);
         if (!full) continue;
         // The stop as it opens (a claim may step the decode on).

@@ -10,6 +10,7 @@ import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { WordList } from './wordlist.js';
 import { LaneTabs } from './lane-tabs.js';
+import { watchScrollBoxes } from './scroll-hint.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -465,6 +466,7 @@ async function main() {
   window.seq2seqPage = app;   // for the browser tests and the curious
   app.wire();
   app.watchBar();
+  watchScrollBoxes();
   const st = decodeState(location.search);
   app.addressSearch = location.search;
   app.relabel();

@@ -5,7 +5,7 @@ import { label } from './phonemes.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
-import { d3, row, softmax, strip } from './inside-parts.js';
+import { d3, keyTable, row, softmax, strip } from './inside-parts.js';
 
 /**
  * The temperature the output block divides the logits by: the one the learner set on
@@ -85,11 +85,8 @@ export function rnnBody(d, st, lane, letters, pos) {
     const formula = SCORES[d.attention]?.formula ?? '';
     const raw = Array.from(row(d.scores, pos, S));
     const weights = Array.from(row(d.weights, pos, S));
-    const head = letters.map((l) => `<th scope="col">${esc(l)}</th>`).join('');
-    const line = (nm, vals) => `<tr><th scope="row">${esc(nm)}</th>${vals.map((v) => `<td>${d3(v)}</td>`).join('')}</tr>`;
     html += `<div class="in-stage"><h4>${esc(t('inside.rnnScores', { name }))}</h4><p class="formula">e<sub>j</sub> = ${formula}</p>`
-      + scrollRegion(`<table class="in-scores"><caption>${esc(t('inside.rnnScoresCaption', { t: T }))}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>`
-        + line(t('inside.rnnRawRow'), raw) + line(t('inside.softmaxRow'), weights) + '</tbody></table>')
+      + keyTable(t('inside.rnnScoresCaption', { t: T }), letters, [['raw', t('inside.rnnRawRow'), raw], ['softmax', t('inside.softmaxRow'), weights]])
       + strip(row(d.context, pos, H2), t('inside.rnnA', { t: T }))
       + `<p class="note">${esc(t('inside.rnnAWhy'))}</p></div>`;
   }

@@ -115,6 +115,24 @@ function fromMap(d, st, pos, names, layers) {
   return html;
 }
 
+/**
+ * One query's scores over the keys, a key a row and a stage a column (cols: [id, header,
+ * values]), so that each key reads left to right through the stages, and the table is
+ * as narrow as its stages at any length of word. The last column is the softmax. cell
+ * gives a value's text and class (a masked key's, say) where three decimals will not do.
+ */
+export function keyTable(caption, keyNames, cols, cell = (v) => ({ text: d3(v) })) {
+  const head = cols.map(([id, name]) => `<th scope="col" data-col="${id}">${esc(name)}</th>`).join('');
+  const td = (id, c, v, j) => {
+    const { text, cls = '' } = cell(v, j, id);
+    const classes = [cls, c === cols.length - 1 ? 'in-softmax' : ''].filter(Boolean).join(' ');
+    return `<td data-col="${id}"${classes ? ` class="${classes}"` : ''}>${text}</td>`;
+  };
+  const body = keyNames.map((k, j) => `<tr data-key="${j}"><th scope="row">${esc(k)}</th>`
+    + cols.map(([id, , vals], c) => td(id, c, vals[j], j)).join('') + '</tr>').join('');
+  return scrollRegion(`<table class="in-scores"><caption>${esc(caption)}</caption><thead><tr><th scope="col">${esc(t('inside.keyCol'))}</th>${head}</tr></thead><tbody>${body}</tbody></table>`);
+}
+
 function attentionView(d, sub, st, pos, keyNames, queryNames) {
   const a = sub.attention;
   const H = d.heads, dh = d.headDim, nq = a.queries, nk = a.keys;
@@ -127,9 +145,6 @@ function attentionView(d, sub, st, pos, keyNames, queryNames) {
   const scaled = Array.from({ length: nk }, (_, j) => at(a.scaled, pos, j));
   const weights = Array.from({ length: nk }, (_, j) => at(a.weights, pos, j));
   const unscaled = softmax(raw, masked);
-  const cell = (v, j) => (masked(j) ? `<td class="sa-masked">${esc(t('inside.masked'))}</td>` : `<td>${d3(v)}</td>`);
-  const head = keyNames.map((k) => `<th scope="col">${esc(k)}</th>`).join('');
-  const line = (name, vals, cls = '') => `<tr class="${cls}"><th scope="row">${name}</th>${vals.map(cell).join('')}</tr>`;
   const peak = (xs) => Math.max(...xs.filter((_, j) => !masked(j)));
   // A stage named for a mask that is not there would teach one: the encoder, the cross-attention
   // and a CMLM's decoder hide no key from any query.
@@ -140,12 +155,14 @@ function attentionView(d, sub, st, pos, keyNames, queryNames) {
     + strip(slice(a.q, pos), t('inside.q', { name: queryNames[pos] }));
   for (let j = 0; j < nk; j++) html += strip(slice(a.k, j), t('inside.k', { name: keyNames[j] })) ;
   html += '</div>';
-  const scaleRow = `<tr><th scope="row">${esc(t('inside.scaledRow', { s: d3(a.scale), dh }))}</th>${scaled.map(cell).join('')}</tr>`;
+  const cell = (v, j) => (masked(j) ? { text: esc(t('inside.masked')), cls: 'sa-masked' } : { text: d3(v) });
+  const cols = [
+    ['raw', t('inside.rawRow'), raw],
+    ['scaled', t('inside.scaledRow', { s: d3(a.scale), dh }), scaled],
+    ['softmax', t(st.unscaled ? 'inside.softmaxRawRow' : 'inside.softmaxRow'), st.unscaled ? unscaled : weights],
+  ];
   html += `<div class="in-stage" data-stage="scores"><h4>${esc(t(hasMask ? 'inside.scoresTitle' : 'inside.scoresTitleNoMask'))}</h4>`
-    + scrollRegion(`<table class="in-scores"><caption>${esc(t('inside.scoresCaption', { q: queryNames[pos], n: h + 1 }))}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>`
-      + line(esc(t('inside.rawRow')), raw) + scaleRow
-      + line(esc(t(st.unscaled ? 'inside.softmaxRawRow' : 'inside.softmaxRow')), st.unscaled ? unscaled : weights, 'in-softmax')
-      + '</tbody></table>')
+    + keyTable(t('inside.scoresCaption', { q: queryNames[pos], n: h + 1 }), keyNames, cols, cell)
     + `<p><button type="button" class="small" data-action="in-scale" aria-pressed="${st.unscaled}">${esc(t(st.unscaled ? 'inside.withScaling' : 'inside.withoutScaling'))}</button></p>`
     + `<p class="note">${esc(t('inside.scaleWhy', { dh, s: d3(a.scale) }))} ${esc(t(Math.abs(peak(weights) - peak(unscaled)) < 0.005 ? 'inside.scaleSame' : 'inside.scaleHere', { peak: d3(peak(weights)), rawPeak: d3(peak(unscaled)) }))}</p></div>`;
   // Every query's weights for this head: QKᵀ after scaling, masking and softmax.
