@@ -14,6 +14,7 @@ namespace seq2seq {
   namespace ns {                                                                       \
   void linear(const Linear& w, const LinearArgs& a, int16_t* q, float* s);            \
   void attention_head(const AttentionHeadArgs& a);                                     \
+  void gemm(const train::GemmArgs& g);                                                 \
   }
 SEQ2SEQ_DECLARE_KERNELS(isa_base)
 #if defined(SEQ2SEQ_ISA_VARIANTS)  // a portable x86-64 build (CMakeLists.txt)
@@ -42,10 +43,10 @@ constexpr const char* base_isa_name() {
 #endif
 }
 
-const KernelSet kBase{base_isa_name(), isa_base::linear, isa_base::attention_head};
+const KernelSet kBase{base_isa_name(), isa_base::linear, isa_base::attention_head, isa_base::gemm};
 #if defined(SEQ2SEQ_ISA_VARIANTS)
-const KernelSet kSse41{"sse4.1", isa_sse41::linear, isa_sse41::attention_head};
-const KernelSet kAvx2{"avx2", isa_avx2::linear, isa_avx2::attention_head};
+const KernelSet kSse41{"sse4.1", isa_sse41::linear, isa_sse41::attention_head, isa_sse41::gemm};
+const KernelSet kAvx2{"avx2", isa_avx2::linear, isa_avx2::attention_head, isa_avx2::gemm};
 #endif
 
 // Every set this build carries, fastest first, and whether this CPU runs it.
@@ -127,6 +128,7 @@ void linear_with(const KernelSet& k, const Linear& w, const LinearArgs& a) {
 
 void linear_kernel_simd(const Linear& w, const LinearArgs& a) { linear_with(kernels(), w, a); }
 void attention_head_simd(const AttentionHeadArgs& a) { kernels().attention_head(a); }
+void train::gemm(const train::GemmArgs& g) { kernels().gemm(g); }
 
 std::string kernel_isa() { return kernels().isa; }
 

@@ -1,6 +1,6 @@
 // The SIMD kernels, one set per instruction set this build carries, and the
-// one the engine runs. linear_kernel_simd.cpp and attention_kernel_simd.cpp are
-// written once over SIMDe; a portable x86-64 build compiles them three times
+// one the engine runs. linear_kernel_simd.cpp, attention_kernel_simd.cpp and the
+// trainer's train/gemm_kernel_simd.cpp are written once over SIMDe; a portable x86-64 build compiles them three times
 // (SSE2, SSE4.1, AVX2+FMA: CMakeLists.txt), each copy in its own namespace, and
 // picks the best one this CPU runs the first time a kernel is needed
 // (CTranslate2 and onnxruntime choose theirs the same way). Other builds (wasm,
@@ -11,6 +11,7 @@
 
 #include "attention_kernel.h"
 #include "linear_kernel.h"
+#include "train/gemm_kernel.h"
 
 // The namespace a kernel source compiles into: each instruction set's copy
 // names its own (CMakeLists.txt), the build's own target is isa_base.
@@ -26,6 +27,8 @@ struct KernelSet {
   // int16 and `s` m floats of scratch, the caller's.
   void (*linear)(const Linear& w, const LinearArgs& a, int16_t* q, float* s);
   void (*attention_head)(const AttentionHeadArgs& a);
+  // The trainer's f32 product (train/gemm_kernel.h).
+  void (*gemm)(const train::GemmArgs& g);
 };
 
 // Every set this build carries, and those of them this CPU can run, the fastest first.

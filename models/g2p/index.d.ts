@@ -40,7 +40,7 @@ export interface PhonemeToken {
   ipa: string;
   /** A number's words, as read: '2026' → 'twenty twenty-six'. */
   spoken?: string;
-  /** Why a token has no phonemes: characters the phonemizer or the model cannot read. */
+  /** Why a token has no phonemes: characters the phonemizer cannot read, or a word the model refuses (too long for it, or any InputError of its decodeBatch). */
   error?: { kind: 'InputError'; message: string };
 }
 
@@ -96,13 +96,21 @@ export interface PhonemizerOptions {
    * this module. A model given as an object is not deleted by the phonemizer.
    */
   model?: BatchDecoder | ModelSource;
-  /** Decode in this worker (createDecoderWorker()): the phonemizer loads the model into it. */
+  /**
+   * Decode in this worker (createDecoderWorker()): the phonemizer loads the model into it, and
+   * the calling thread runs on while the words the lexicon lacks are decoded (about 5 ms a word
+   * on one thread, which for a long text of unknown words is many seconds). Not terminated by delete().
+   */
   worker?: DecoderWorker;
   /** loadModel's options for a model the phonemizer loads (cache, sha256, onProgress, compute). */
   loadOptions?: LoadOptions;
   /** Decoding options; default: manifest.json's for the model (beam 5, average length normalisation). */
   decoding?: DecodingOptions;
-  /** Another lexicon, or false for none (every word to the model); default: CMUdict (loadLexicon()). */
+  /**
+   * Another lexicon, or false for none (every word to the model); default: CMUdict (loadLexicon()).
+   * What another lexicon's lookup() answers is checked: anything but undefined or an array of
+   * pronunciations of ARPAbet phones makes phonemize() reject with a UsageError naming the word.
+   */
   lexicon?: LexiconLike | false;
 }
 
@@ -118,9 +126,10 @@ export interface Phonemizer {
   readonly deleted: boolean;
   /**
    * The text's tokens with their phonemes, and the whole in ARPAbet and IPA. Rejects with a
-   * Seq2SeqError: 'UsageError' for a text that is no string or a deleted phonemizer,
-   * 'InputError' for a text of more than LIMITS.maxTextBytes bytes (UTF-8). Characters it cannot
-   * read are reported on their tokens (source 'none', error), not thrown.
+   * Seq2SeqError: 'UsageError' for a text that is no string, a deleted phonemizer, or a lexicon of
+   * one's own that answers with what is no pronunciation; 'InputError' for a text of more than
+   * LIMITS.maxTextBytes bytes (UTF-8); the model's other errors. Characters it cannot read and
+   * words the model refuses are reported on their tokens (source 'none', error), not thrown.
    */
   phonemize(text: string): Promise<PhonemizeResult>;
   /** Frees a model the phonemizer loaded itself. Idempotent. */
@@ -145,7 +154,7 @@ export declare function loadLexicon(): Promise<Lexicon>;
  */
 export declare const ARPABET_IPA: Readonly<Record<string, string>>;
 
-/** One word's phones in IPA, stress marks ˈ ˌ at the stressed syllable's start. Throws a TypeError for a symbol that is no ARPAbet phone. */
+/** One word's phones in IPA, stress marks ˈ ˌ at the stressed syllable's start. Throws a Seq2SeqError ('UsageError') for a symbol that is no ARPAbet phone. */
 export declare function arpabetToIpa(phones: readonly string[]): string;
 
 /** Phones without their stress digits. */

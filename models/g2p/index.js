@@ -12,7 +12,7 @@
 // lexicon.js (loaded when a phonemizer is created, not when this module is).
 import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
-import { ARPABET_IPA, arpabetToIpa, stripStress } from './ipa.js';
+import { ARPABET_IPA, arpabetToIpa, isPhone, stripStress } from './ipa.js';
 import { loadLexicon } from './lexicon.js';
 import { tokenize } from './tokenize.js';
 
@@ -97,18 +97,38 @@ export async function createPhonemizer(options = {}) {
     decoder = owned;
   }
   const lexicon = await lexiconPromise;
-  return new Phonemizer({ lexicon, decoder, owned, stress, decoding: settings });
+  return new Phonemizer({ lexicon, checked: givenLexicon !== undefined, decoder, owned, stress, decoding: settings });
+}
+
+/**
+ * A lexicon of the user's own answers lookup() with what it likes: its answer is
+ * checked (an array of pronunciations, each an array of ARPAbet phones), and any
+ * other is a UsageError naming the word and what is wrong.
+ */
+function checkedPronunciations(word, prons) {
+  const fail = (what) => usage(`phonemize: the lexicon's lookup(${JSON.stringify(word)}) ${what}`);
+  if (!Array.isArray(prons) || !prons.length) throw fail(`gave ${shown(prons)}, not undefined or an array of pronunciations`);
+  for (const p of prons) {
+    if (!Array.isArray(p) || !p.length) throw fail(`gave a pronunciation that is ${shown(p)}, not an array of ARPAbet phones`);
+    const bad = p.find((phone) => !isPhone(phone));
+    if (bad !== undefined) {
+      throw fail(`gave ${typeof bad === 'string' ? JSON.stringify(bad) : shown(bad)}, which is no ARPAbet phone (CMUdict's 39, vowels with stress 0, 1 or 2 or none)`);
+    }
+  }
+  return prons;
 }
 
 class Phonemizer {
   #lexicon;
+  #checked;
   #decoder;
   #owned;
   #alphabet;
   #deleted = false;
 
-  constructor({ lexicon, decoder, owned, stress, decoding }) {
+  constructor({ lexicon, checked, decoder, owned, stress, decoding }) {
     this.#lexicon = lexicon;
+    this.#checked = checked;
     this.#decoder = decoder;
     this.#owned = owned;
     this.#alphabet = new Set(decoder.info.sourceVocab);
@@ -129,10 +149,14 @@ class Phonemizer {
   #fromLexicon(key) {
     const lex = this.#lexicon;
     if (!lex) return undefined;
-    let prons = lex.lookup(key);
+    const lookup = this.#checked ? (k) => {
+      const prons = lex.lookup(k);
+      return prons === undefined ? undefined : checkedPronunciations(k, prons);
+    } : (k) => lex.lookup(k);
+    let prons = lookup(key);
     if (prons) return prons;
-    if (key.endsWith('\'s') && (prons = lex.lookup(key.slice(0, -2)))) return prons.map(possessive);
-    if (key.endsWith('\'') && (prons = lex.lookup(key.slice(0, -1)))) return prons;
+    if (key.endsWith('\'s') && (prons = lookup(key.slice(0, -2)))) return prons.map(possessive);
+    if (key.endsWith('\'') && (prons = lookup(key.slice(0, -1)))) return prons;
     return undefined;
   }
 
@@ -190,11 +214,7 @@ class Phonemizer {
       return { t, words: [] };
     });
 
-    if (wanted.size) {
-      const inputs = [...wanted.keys()];
-      const lists = await this.#decoder.decodeBatch(inputs, this.decoding);
-      inputs.forEach((w, i) => wanted.set(w, lists[i][0]?.tokens.length ? lists[i][0].text.split(' ') : []));
-    }
+    if (wanted.size) await this.#decode(wanted);
 
     const spoken = plan.map(({ t, words }) => this.#token(t, words, wanted));
     const tokens = spoken.map((s) => s.token);
@@ -207,6 +227,36 @@ class Phonemizer {
     };
   }
 
+  /**
+   * Decodes the model's words (the keys of `wanted`) in one decodeBatch call and sets
+   * each to its phones. A word the model refuses ('InputError': the batch names only
+   * one) is that word's error, not the text's: the words are then decoded one by one,
+   * and each refused one is set to { error }. Other errors reject.
+   */
+  async #decode(wanted) {
+    const inputs = [...wanted.keys()];
+    const phonesOf = (list) => (list[0]?.tokens.length ? list[0].text.split(' ') : []);
+    try {
+      const lists = await this.#decoder.decodeBatch(inputs, this.decoding);
+      inputs.forEach((w, i) => wanted.set(w, phonesOf(lists[i])));
+      return;
+    } catch (e) {
+      if (e?.kind !== 'InputError') throw e;
+      if (inputs.length === 1) {
+        wanted.set(inputs[0], { error: inputError(e) });
+        return;
+      }
+    }
+    for (const w of inputs) {
+      try {
+        wanted.set(w, phonesOf((await this.#decoder.decodeBatch([w], this.decoding))[0]));
+      } catch (e) {
+        if (e?.kind !== 'InputError') throw e;
+        wanted.set(w, { error: inputError(e) });
+      }
+    }
+  }
+
   /** {token, phones}: the token, and its phones word by word. */
   #token(t, words, decoded) {
     const base = { text: t.text, start: t.start, end: t.end };
@@ -215,7 +265,7 @@ class Phonemizer {
     if (t.kind === 'unreadable') {
       return silent('none', { error: { kind: 'InputError', message: `input: the phonemizer reads English letters, digits and punctuation, not ${JSON.stringify(t.text)}` } });
     }
-    const problem = words.find((w) => w.problem)?.problem;
+    const problem = words.find((w) => w.problem)?.problem ?? words.map((w) => w.model && decoded.get(w.model).error).find(Boolean);
     if (problem) return silent('none', { error: { kind: 'InputError', message: problem } });
     const phonesOf = words.map((w) => (w.prons ? w.prons[0] : decoded.get(w.model)));
     const stressed = words.every((w) => w.prons || this.stress);
@@ -238,6 +288,12 @@ class Phonemizer {
     this.#owned?.delete();
   }
 }
+
+/**
+ * The engine's message for one refused word, without the batch's `texts[i] "WORD": `
+ * before it (the word, of the model's letters, holds no colon).
+ */
+const inputError = (e) => String(e.message).replace(/^texts\[\d+\] [^:]*: /, '');
 
 /**
  * The tokens as one string: each spoken token as `render` writes it, punctuation

@@ -143,7 +143,7 @@ describe('inside this step', () => {
     const cell = page.locator('.lane .view [data-in-stack="decoder"] [data-row="2"]').first();
     await cell.click();
     await page.waitForSelector('details.inside table.in-scores');
-    const st = await page.evaluate(() => { const s = seq2seqPage.lanes[0].ui.inside; return { sub: s.sub, pos: s.pos, stack: s.stack }; });
+    const st = await page.evaluate(() => { const s = seq2seqPage.lanes[0].viewStateOf('inside'); return { sub: s.sub, pos: s.pos, stack: s.stack }; });
     assert.deepEqual(st, { sub: 'cross', pos: 2, stack: 'decoder' });
     assert.deepEqual(errors, []);
     await page.close();

@@ -114,6 +114,18 @@ test('the address holds the text; a text of its own is phonemized, in Chinese to
   await page.close();
 });
 
+test('a lone modifier apostrophe (ʼ) does not cost the text: the words around it are read, no message', async () => {
+  const { page, errors } = await openPage(served.context);
+  await openText(page, '#text=hello%20%CA%BC%20world');
+  const want = await g2p.phonemize('hello ʼ world');
+  const rows = await tableRows(page);
+  assert.deepEqual(rows.map((r) => r.slice(0, 2)), [['hello', en['text.srcLexicon']], ['world', en['text.srcLexicon']]]);
+  assert.deepEqual(rows.map((r) => r[0]), want.tokens.filter((t) => t.source !== 'punctuation').map((t) => t.text));
+  assert.equal(await page.isHidden('#tv-message'), true, 'no message');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 for (const lang of ['en', 'zh']) {
   for (const [width, height] of [[1400, 1000], [390, 844]]) {
     test(`axe: nothing serious in the text view, ${lang} at ${width}×${height}; it fits a phone`, async () => {

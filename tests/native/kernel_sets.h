@@ -17,6 +17,10 @@ struct NamedAttention {
   std::string isa;
   void (*run)(const AttentionHeadArgs&);
 };
+struct NamedGemm {
+  std::string isa;
+  void (*run)(const train::GemmArgs&);
+};
 
 inline std::vector<NamedLinear> simd_linear_kernels() {
   std::vector<NamedLinear> out;
@@ -28,6 +32,12 @@ inline std::vector<NamedLinear> simd_linear_kernels() {
 inline std::vector<NamedAttention> simd_attention_kernels() {
   std::vector<NamedAttention> out;
   for (const KernelSet* k : runnable_kernel_sets()) out.push_back({k->isa, k->attention_head});
+  return out;
+}
+
+inline std::vector<NamedGemm> simd_gemm_kernels() {
+  std::vector<NamedGemm> out;
+  for (const KernelSet* k : runnable_kernel_sets()) out.push_back({k->isa, k->gemm});
   return out;
 }
 

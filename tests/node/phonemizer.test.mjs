@@ -83,7 +83,14 @@ describe('IPA', () => {
     assert.equal(arpabetToIpa(['ER1']), 'ˈɝ');
     assert.equal(ARPABET_IPA.AH0, 'ə');
     assert.equal(ARPABET_IPA.ER, 'ɝ');
-    assert.throws(() => arpabetToIpa(['XX']), TypeError);
+  });
+
+  test('a symbol that is no ARPAbet phone, an object key\'s name included: UsageError naming it', () => {
+    for (const bad of ['XX', 'toString', 'constructor', '__proto__', 'hasOwnProperty', 'AH3', 'ah1', '']) {
+      assert.throws(() => arpabetToIpa(['HH', bad]), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError'
+        && e.message.includes(`${JSON.stringify(bad)} is no ARPAbet phone`), bad);
+    }
+    assert.throws(() => arpabetToIpa('HH AH0'), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && /must be an array/.test(e.message));
   });
 
   test('a vowel without a digit reads as CMUdict\'s commoner one: AH as ə (89 % of its AH), ER as ɚ (82 %)', () => {
@@ -121,7 +128,7 @@ describe('numbers', () => {
       3.14: 'three point one four', '0.5': 'zero point five', '.25': 'point two five',
       $5: 'five dollars', $1: 'one dollar', '$5.50': 'five dollars and fifty cents', '$0.99': 'ninety-nine cents', '$1,000': 'one thousand dollars',
       '£2.5': 'two pounds and fifty pence', '€1': 'one euro', '$1.005': 'one point zero zero five dollars',
-      '50%': 'fifty percent', '3.5%': 'three point five percent', '-7': 'minus seven', '007': 'zero zero seven',
+      '50%': 'fifty percent', '3.5%': 'three point five percent', '-7': 'minus seven', '-1st': 'minus first', '-5th': 'minus fifth', '007': 'zero zero seven',
       1000000000000000: 'one zero zero zero zero zero zero zero zero zero zero zero zero zero zero zero',
     };
     for (const [text, words] of Object.entries(cases)) assert.deepEqual(await spoken(text), [words], text);
@@ -172,9 +179,13 @@ describe('words', () => {
   });
 
   test('hyphens: the whole word if CMUdict has it, else each part', async () => {
-    const r = await g2p.phonemize('state-of-the-art twenty-six');
-    assert.deepEqual(r.tokens.map((t) => t.text), ['state', 'of', 'the', 'art', 'twenty', 'six']);
-    assert.equal(r.ipa, 'ˈsteɪt ˈʌv ðə ˈɑɹt ˈtwɛnti ˈsɪks');
+    assert.ok(cmudict.has('state-of-the-art') && cmudict.has('x-ray') && !cmudict.has('self-esteem') && !cmudict.has('twenty-six'));
+    const r = await g2p.phonemize('state-of-the-art X-ray self-esteem twenty-six');
+    assert.deepEqual(r.tokens.map((t) => [t.text, t.source]),
+      [['state-of-the-art', 'lexicon'], ['X-ray', 'lexicon'], ['self', 'lexicon'], ['esteem', 'lexicon'], ['twenty', 'lexicon'], ['six', 'lexicon']]);
+    assert.deepEqual(r.tokens[0].phonemes, cmu('state-of-the-art')[0]);
+    assert.deepEqual(r.tokens[1].phonemes, cmu('x-ray')[0]);
+    assert.equal(r.ipa, `${arpabetToIpa(cmu('state-of-the-art')[0])} ${arpabetToIpa(cmu('x-ray')[0])} ˈsɛlf əˈstim ˈtwɛnti ˈsɪks`);
   });
 
   test('titles and street words with their dot: the word they stand for, by what follows', async () => {
@@ -231,6 +242,29 @@ describe('words', () => {
     assert.equal(r.tokens[0].ipa, 'ˌkubɚˈnɛtiz');
   });
 
+  test('a lexicon of one\'s own that answers with what is no pronunciation: UsageError naming the word and the phone', async () => {
+    const answers = {
+      tostr: [['T', 'toString']], proto: [['constructor']], lower: [['k', 'ae1', 't']], nophone: [['XX']], digit: [['AH3']],
+      notarray: 'K AE1 T', empty: [], emptypron: [[]], number: [[5]],
+    };
+    const p = await createPhonemizer({ model, lexicon: { lookup: (w) => answers[w] } });
+    const usage = (re) => (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && re.test(e.message);
+    await assert.rejects(p.phonemize('the tostr'), usage(/lookup\("tostr"\) gave "toString", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('proto'), usage(/lookup\("proto"\) gave "constructor", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('lower'), usage(/lookup\("lower"\) gave "k", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('nophone'), usage(/"XX", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('digit'), usage(/"AH3", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('notarray'), usage(/lookup\("notarray"\) gave the string "K AE1 T", not undefined or an array/));
+    await assert.rejects(p.phonemize('empty'), usage(/lookup\("empty"\) gave an array, not undefined or an array of pronunciations/));
+    await assert.rejects(p.phonemize('emptypron'), usage(/lookup\("emptypron"\) gave a pronunciation that is an array, not an array of ARPAbet phones/));
+    await assert.rejects(p.phonemize('number'), usage(/lookup\("number"\) gave the number 5, which is no ARPAbet phone/));
+    // Its good answers are read as they are; words it lacks go to the model.
+    answers.cat = [['K', 'AE1', 'T'], ['K', 'AA1', 'T']];
+    const r = await p.phonemize('cat zorblax');
+    assert.deepEqual(r.tokens.map((t) => [t.source, t.ipa]), [['lexicon', 'ˈkæt'], ['model', arpabetToIpa(decoded('ZORBLAX'))]]);
+    p.delete();
+  });
+
   test('lexicon: false sends every word to the model', async () => {
     const p = await createPhonemizer({ model, lexicon: false });
     const [t] = (await p.phonemize('colonel')).tokens;
@@ -246,6 +280,30 @@ describe('in a worker', () => {
     try {
       const p = await createPhonemizer({ worker });
       assert.deepEqual(await p.phonemize(SENTENCE), await g2p.phonemize(SENTENCE));
+      p.delete();
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  test('a long text of words CMUdict lacks: the calling thread runs on while the worker decodes them', async () => {
+    // 40 made-up words: one batch the worker decodes while this thread keeps turning its event loop.
+    let seed = 3;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const word = () => Array.from({ length: 6 + Math.floor(rnd() * 5) }, (_, i) => (i % 2 ? 'aeiou' : 'bdfgklmnprstvz')[Math.floor(rnd() * (i % 2 ? 5 : 14))]).join('');
+    const text = Array.from({ length: 40 }, word).join(' ');
+    const worker = createDecoderWorker();
+    try {
+      const p = await createPhonemizer({ worker });
+      let turns = 0;
+      let done = false;
+      const spin = () => { if (!done) { turns++; setImmediate(spin); } };
+      setImmediate(spin);
+      const r = await p.phonemize(text);
+      done = true;
+      assert.ok(r.tokens.filter((t) => t.source === 'model').length > 30);
+      assert.ok(turns > 5, `the event loop turned ${turns} times while the worker decoded`);
+      assert.deepEqual(r, await g2p.phonemize(text), 'the same as decoded in this thread');
       p.delete();
     } finally {
       await worker.terminate();
@@ -279,6 +337,42 @@ describe('bad input', () => {
     assert.equal(r.ipa, 'həˈloʊ ˈwɝld');
   });
 
+  test('a text that ends with a word: its last token ends at the text\'s end', async () => {
+    for (const text of ['hello', 'the colonel', 'students\'', 'say hello']) {
+      const r = await g2p.phonemize(text);
+      assert.equal(r.tokens.at(-1).end, text.length, text);
+      for (const t of r.tokens) assert.equal(text.slice(t.start, t.end), t.text);
+    }
+  });
+
+  test('a lone modifier apostrophe (ʼ) is a quote: the words around it are read', async () => {
+    const r = await g2p.phonemize('hello ʼ world itʼs');
+    assert.deepEqual(r.tokens.map((t) => [t.text, t.source, t.start, t.end]),
+      [['hello', 'lexicon', 0, 5], ['ʼ', 'punctuation', 6, 7], ['world', 'lexicon', 8, 13], ['itʼs', 'lexicon', 14, 18]]);
+  });
+
+  test('a word the model refuses is that token\'s error; the others are read', async () => {
+    // The engine refuses a word longer than its positions; told a larger limit, the
+    // phonemizer sends one, and the engine's refusal of it must stay on its token.
+    const lax = { info: { ...model.info, maxPositions: 1000 }, decodeBatch: (texts, o) => model.decodeBatch(texts, o) };
+    const long = 'z'.repeat(model.info.maxPositions + 10);
+    const p = await createPhonemizer({ model: lax });
+    for (const text of [`zorblax ${long} the Kubernetes`, long]) {
+      const r = await p.phonemize(text);
+      const bad = r.tokens.find((t) => t.text === long);
+      assert.equal(bad.source, 'none');
+      assert.equal(bad.error.kind, 'InputError');
+      assert.match(bad.error.message, /^input: /);
+      assert.deepEqual(bad.phonemes, []);
+      for (const t of r.tokens.filter((x) => x.source === 'model')) assert.deepEqual(t.phonemes, decoded(t.text.toUpperCase()), t.text);
+      assert.equal(r.tokens.filter((x) => x.source === 'model').length, text === long ? 0 : 2);
+    }
+    // Any other failure of the model rejects the call.
+    const broken = { info: model.info, decodeBatch: () => { throw new Seq2SeqError('the model broke', 'ModelError'); } };
+    const q = await createPhonemizer({ model: broken });
+    await assert.rejects(q.phonemize('zorblax'), (e) => e.kind === 'ModelError');
+  });
+
   test('a word longer than the model reads is reported on its token', async () => {
     const long = 'z'.repeat(model.info.maxPositions + 1);
     const r = await g2p.phonemize(`the ${long} cat`);
@@ -296,7 +390,7 @@ describe('bad input', () => {
       const r = await g2p.phonemize(text);
       let covered = 0;
       for (const t of r.tokens) {
-        assert.ok(t.start >= covered && t.end > t.start, JSON.stringify(text));
+        assert.ok(t.start >= covered && t.end > t.start && t.end <= text.length, JSON.stringify(text));
         assert.equal(text.slice(t.start, t.end), t.text);
         assert.match(text.slice(covered, t.start), /^[\s\p{Cc}\p{Cf}-]*$/u, JSON.stringify(text));
         covered = t.end;

@@ -12,8 +12,10 @@
 // answers to 'constructor' or 'toString', which are neither lanes nor options.
 //
 // What the learner opened in a lane's views rides in its parameter after its options,
-// under names no option has: inside=... ("Inside this step": inside-address.js) and,
-// in a non-autoregressive lane, draft=L (the length candidate picked in its tabs).
+// under names no option has: each registered view's (view-registry.js) under its id
+// with its codec (inside=...: "Inside this step", inside-address.js), then the lane
+// type's own (LANE_TYPES[type].state: a non-autoregressive lane's draft=L, the length
+// candidate picked in its tabs). No view is named here.
 //
 // lang=zh: the page's language (web/js/i18n.js); absent for English.
 // tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
@@ -21,10 +23,17 @@ import { LANGS, t } from './i18n.js';
 import { LANE_TYPES, isLaneType, makeLane } from './lane-types.js';
 import { splitLaneParam } from './lane-param.js';
 import { optionKey } from './page-options.js';
-import { readInside, writeInside } from './inside-address.js';
+import { viewsOf } from './view-registry.js';
+import './lane-views.js';   // the views register themselves: their codecs are the address's
 
 const MAX_LANES = 12;
 const MAX_NOTES = 5;
+
+/** What a lane of `type` may hold open, as [name, codec]: its registered views' (in their order), then its type's own. */
+function stateCodecs(type) {
+  const kind = LANE_TYPES[type];
+  return [...viewsOf(kind).filter((v) => v.codec).map((v) => [v.id, v.codec]), ...Object.entries(kind.state ?? {})];
+}
 
 function encodeLane(lane) {
   const d = LANE_TYPES[lane.type].defaults;
@@ -34,8 +43,10 @@ function encodeLane(lane) {
     parts.push(`${k}=${encodeURIComponent(String(v)).replace(/%20/g, '+')}`);
   }
   const view = lane.view ?? {};
-  if (view.inside) parts.push(`inside=${writeInside(view.inside)}`);
-  if (view.draft) parts.push(`draft=${view.draft}`);
+  for (const [name, codec] of stateCodecs(lane.type)) {
+    const value = view[name] == null ? '' : codec.write(view[name]);
+    if (value) parts.push(`${name}=${encodeURIComponent(value)}`);
+  }
   return parts.length ? `${lane.type}:${parts.join(',')}` : lane.type;
 }
 
@@ -52,15 +63,17 @@ function decodeLane(s) {
     return { lane: null, notes: [t('address.notALane', { name: quoted(type), lanes: Object.keys(LANE_TYPES).join(', ') })] };
   }
   const defaults = LANE_TYPES[type].defaults;
+  const codecs = new Map(stateCodecs(type));
   const opts = {};
   const view = {};
   const unknown = [];
   for (const [name, v] of pairs) {
     const k = optionKey(name);
     if (Object.hasOwn(defaults, k)) opts[k] = v;
-    else if (name === 'inside' && !LANE_TYPES[type].compare) { if (readInside(v)) view.inside = readInside(v); }
-    else if (name === 'draft' && !LANE_TYPES[type].ar) { if (/^[1-9]\d{0,2}$/.test(v)) view.draft = Number(v); }
-    else unknown.push(name);
+    else if (codecs.has(name)) {
+      const st = codecs.get(name).read(v);   // a value not of the view's form is left out quietly
+      if (st != null) view[name] = st;
+    } else unknown.push(name);
   }
   const known = Object.keys(defaults);
   const notes = unknown.map((k) => t(known.length ? 'address.notAnOption' : 'address.noOptions', { name: quoted(k), lane: type, options: known.join(', ') }));

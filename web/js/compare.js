@@ -9,7 +9,7 @@ import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
 import { esc, explain, phonemeLine, scrollRegion, verdict } from './views.js';
 import { heatmap } from './heatmap.js';
-import { strip } from './inside.js';
+import { strip } from './inside-parts.js';
 import { fmt } from './format.js';
 import { label } from './phonemes.js';
 import { t } from './i18n.js';
@@ -93,7 +93,8 @@ export class CompareLane extends Lane {
     body.innerHTML = explain(t('compare.title'), t('compare.explain_html'))
       + `<div class="score-grid">${this.panels.map((p) => this.panelView(p, at, refs)).join('')}</div>`
       + (this.panels.some((p) => p.inside?.data) ? `<p class="note">${esc(t('compare.rawWhy'))}</p>` : '')
-      + lengthTable(this.ctx.models);
+      + lengthTable(this.ctx.models)
+      + this.viewsHtml('body', this.index(at));
     const ds = body.querySelectorAll('details');
     if (keepOpen.length === ds.length) ds.forEach((d, j) => { d.open = keepOpen[j]; });
     const judged = refs ? this.panels.filter((p) => p.model && !p.error && p.snaps.at(-1)?.done) : [];

@@ -1,6 +1,7 @@
 // Scores a learner can read, under a lane's result: P(sequence) beside log P,
 // and the CMUdict reference scored by the lane's own model (forced decoding,
-// docs/decoding.md "Forced scores") beside the output's score. When the output
+// docs/decoding.md "Forced scores") beside the output's score (drawn by the
+// view of forced-view.js; the word list diagnoses with the same functions). When the output
 // is wrong, the two normalised scores say whose fault it is: a reference that
 // scores higher was missed by the search (search error); one that scores lower
 // is not what the model prefers (model error).
@@ -19,25 +20,6 @@ export function fmtProb(logprob) {
 /** "log P −1.12 · P 0.33": a sequence's log-probability and its probability. */
 export function logprobLine(logprob) {
   return `<span class="seq-prob">${esc(t('forced.logP', { lp: fmt(logprob) }))} · ${esc(t('forced.P', { p: fmtProb(logprob) }))}</span>`;
-}
-
-/**
- * The forced scores of `output` and of each reference pronunciation, through the
- * lane's decoder with the options its result was decoded under (so that the
- * normalised scores compare). Asks the worker once per (word, output, references,
- * options); `onDone` redraws. Returns the state so far: {done, output, refs, error}.
- */
-export function forcedScores(lane, prons, output, onDone) {
-  const key = JSON.stringify([lane.word, output, prons, lane.decodedOptions]);
-  if (lane.forced?.key === key) return lane.forced;
-  const f = { key, done: false, output: null, refs: null, error: null };
-  lane.forced = f;
-  const { word, decodedOptions: options } = lane;
-  lane.slot.decoder.exclusive(async ({ score }) => {
-    Object.assign(f, await scoreWithReferences(score, word, output, prons, options));
-  }).catch((e) => { f.error = failed(e); })
-    .finally(() => { f.done = true; if (lane.forced === f) onDone(); });
-  return f;
 }
 
 const failed = (e) => String(e?.message ?? e);

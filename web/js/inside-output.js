@@ -7,20 +7,22 @@ import { t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { d3, keyTable, row, softmax, strip } from './inside-parts.js';
 
+// `lane` below is the inside view's facade of the lane (lane-facade.js).
+
 /**
  * The temperature the output block divides the logits by: the one the learner set on
  * its slider, else the lane's own (a sampling lane's; 1 for the others, which take
  * the distribution as it is), so that it opens on the distribution the step used.
  */
 function temperatureOf(st, lane) {
-  return st.temperature ?? (lane.decodedOptions?.strategy === 'sample' ? lane.decodedOptions.temperature : 1);
+  return st.temperature ?? (lane.options?.strategy === 'sample' ? lane.options.temperature : 1);
 }
 
 /** Position pos's logits and their softmax at the temperature, the most probable first. */
 export function logitsTable(d, st, lane, pos) {
   const V = d.vocabSize, T = d.target.length;
   const logits = row(d.logits, pos, V);
-  const info = lane.slot.decoder?.info;
+  const info = lane.info;
   const texts = info?.targetVocab ?? [];
   const sp = info?.targetSpecials ?? {};
   // The softmax is over the whole vocabulary, as the model computes it; the special
@@ -43,7 +45,7 @@ export function logitsTable(d, st, lane, pos) {
  * that chose its token), or a CMLM's position (predicted in this iteration, or kept).
  */
 function outputNote(d, st, lane, pos) {
-  const vocab = lane.slot.decoder?.info?.targetVocab ?? [];
+  const vocab = lane.info?.targetVocab ?? [];
   const token = esc(label(vocab[st.req.next[pos]] ?? ''));
   if (st.req.kind === 'cmlm') {
     const why = st.req.masked[pos]

@@ -42,7 +42,7 @@ export function softmax(xs, masked = () => false) {
   return e.map((v) => v / z);
 }
 
-/** The lane's inside state; the first call starts listening to its controls. */
+/** The embedding stage: token embedding + positional encoding = the block's input, and the positional table. */
 export function embedView(d, stack, pos, names) {
   const w = d.dModel;
   const pe = Array.from({ length: stack.length }, (_, r) => row(stack.positional, r, w));

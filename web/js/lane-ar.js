@@ -6,8 +6,6 @@ import { heatmap } from './heatmap.js';
 import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { Lane } from './lane.js';
-import { selfAttentionView } from './self-attention.js';
-import { insidePick, insideState, insideView } from './inside.js';
 
 /**
  * What the autoregressive lanes share (GreedyLane, BeamLane, SampleLane): the
@@ -64,7 +62,20 @@ export class ArLane extends Lane {
     return this.arView(i);
   }
 
-  viewState() { return { inside: insideState(this) }; }
+  /**
+   * What the registered views follow at step i: the hypothesis picked (a beam's table
+   * or tree), else the best live one (highest log P), else the best finished one;
+   * with its path from the root.
+   */
+  viewFocus(i) {
+    const s = this.snaps[i];
+    if (!s?.autoregressive) return null;
+    const map = this.nodes(i);
+    const picked = this.selectsHypothesis && this.ui.selected ? map.get(this.ui.selected) ?? null : null;
+    const hyp = picked ?? s.live.reduce((a, h) => (!a || h.logprob > a.logprob ? h : a), null) ?? s.finished[0];
+    if (!hyp) return null;
+    return { hyp, path: this.path(map, hyp.id), picked: !!picked, pickable: this.selectsHypothesis };
+  }
 
   /**
    * The decoder pass "Inside this step" shows at step i (inside.js): the step's, over
@@ -78,9 +89,8 @@ export class ArLane extends Lane {
     return { kind: 'ar', word: this.word, tokens: cur.tokens.slice(0, -1), next: [...cur.tokens], id: cur.id };
   }
 
-  // The decoder's self-attention (self-attention.js): of the best hypothesis, unless the type lets one be picked.
+  // Whether the learner picks the hypothesis the views follow (a beam's), or they follow the best.
   get selectsHypothesis() { return false; }
-  get selfAttentionCaption() { return 'sa.decCaptionAr'; }
 
   afterRender(body) {
     const tree = body.querySelector('.tree-wrap');
@@ -129,7 +139,7 @@ export class ArLane extends Lane {
     return out;
   }
 
-  /** The cross-attention of a path, one row per token; `pick`: its cells open the inside (insidePick), or null. */
+  /** The cross-attention of a path, one row per token; `pick`: its cells open the inside (viewLink), or null. */
   attentionView(pathNodes, caption, pick = null) {
     // An RNN without attention reads one fixed context vector: there is no map to draw.
     if (this.model?.arch === 'rnn' && this.model.attention === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
@@ -202,9 +212,9 @@ export class ArLane extends Lane {
       ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
-    const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
+    const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}
       ${notes.attention}</div>`;
-    return html + insideView(this, i) + selfAttentionView(this, i);
+    return html;
   }
 }

@@ -8,8 +8,6 @@ import { t } from './i18n.js';
 import { beamTree } from './tree.js';
 import { ArLane } from './lane-ar.js';
 import { fmtProb } from './forced.js';
-import { selfAttentionView } from './self-attention.js';
-import { insidePick, insideView } from './inside.js';
 
 export class BeamLane extends ArLane {
   get title() { return t('lane.beamTitle', { k: this.opts.beamSize }); }
@@ -53,9 +51,8 @@ export class BeamLane extends ArLane {
     return { kind: 'ar', word: this.word, tokens: h.tokens.slice(0, -1), next: [...h.tokens], id: h.id };
   }
 
-  // The decoder's self-attention follows the hypothesis picked in the table (self-attention.js).
+  // The registered views (the decoder's self-attention) follow the hypothesis picked in the table.
   get selectsHypothesis() { return true; }
-  get selfAttentionCaption() { return 'sa.decCaptionBeam'; }
 
   afterControls() {
     const a = this.el.querySelector(`#${this.id}-gnmtAlpha`);
@@ -103,10 +100,10 @@ export class BeamLane extends ArLane {
     if (selNode) {
       const path = this.path(map, selected);
       const attn = t(this.model?.arch === 'rnn' ? 'attn.rnn' : 'attn.cross');
-      const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
+      const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
       html += `<div class="view"><h3>${esc(t('beam.selAttn', { attn }))}</h3>${this.attentionView(path, t('beam.selCaption', { attn }), pick)}
         ${explain(attn, t('beam.selExplain_html'), false)}</div>`;
     }
-    return html + insideView(this, i) + selfAttentionView(this, i);
+    return html;
   }
 }

@@ -10,8 +10,6 @@ import { heatmap } from './heatmap.js';
 import { Lane } from './lane.js';
 import { t } from './i18n.js';
 import { fitLengthChart, repeatPositions, watchLengthChart } from './nar-length.js';
-import { selfAttentionView } from './self-attention.js';
-import { insidePick, insideState, insideView } from './inside.js';
 
 export class NarLane extends Lane {
   onAction(a, b) {
@@ -38,7 +36,15 @@ export class NarLane extends Lane {
   viewState() {
     const s = this.snaps[this.lastIndex];
     const d = s && !s.autoregressive && this.ui.draft != null ? s.drafts[this.ui.draft]?.length : undefined;
-    return { inside: insideState(this), draft: this.addressView.draft ?? d };
+    return { draft: this.addressView.draft ?? d };
+  }
+
+  /** What the registered views follow at iteration i: the draft picked in the tabs, else the best. */
+  viewFocus(i) {
+    const s = this.snaps[i];
+    if (!s || s.autoregressive) return null;
+    const draft = s.drafts[this.draftIndex(s)];
+    return draft ? { draft } : null;
   }
 
   /**
@@ -198,11 +204,11 @@ export class NarLane extends Lane {
       const rowLabels = dr.texts.slice(0, shown);
       const rows = rowLabels.map((_, p) => dr.attention.subarray(p * S, (p + 1) * S));
       // Averaged over layers and heads (all a snapshot keeps): a cell opens the inside at one of them.
-      const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: 'avg' });
+      const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: 'avg' });
       html += `<div class="view"><h3>${esc(t('nar.crossHeading', { i }))}</h3>${heatmap({ matrix: rows, rowLabels: rowLabels.map(label), colLabels: this.sourceLetters(), caption: t('nar.crossCaption'), empty: t('heatmap.empty'), pick })}
       ${shown < dr.length ? `<p class="note">${esc(t('nar.cutRows', { from: shown + 1, to: dr.length }))}</p>` : ''}
       ${explain(t('attn.cross'), t('nar.cross_html'), false)}</div>`;
     }
-    return html + insideView(this, i) + selfAttentionView(this, i);
+    return html;
   }
 }

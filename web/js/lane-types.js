@@ -11,10 +11,14 @@ const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [
 
 // Each type: the options it shows (`shows`, page keys, in order; each reaches the
 // module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
-// `rules`: module options that depend on others of the lane's, and `decoding`: the
+// `rules`: module options that depend on others of the lane's, `decoding`: the
 // kind of model whose measured settings (models/train/decoding.json, which the
-// page's models.json carries) are its defaults, once useModelDecoding has them.
+// page's models.json carries) are its defaults, once useModelDecoding has them, and
+// `state`: what its own views hold open, by the name the address writes it under,
+// with its codec ({write, read} as a registered view's, view-registry.js).
 const given = (o) => (o.narLength === 'given' ? o.narGivenLength : 0);   // a length is passed only when imposed
+// The draft picked in a non-autoregressive lane's tabs, by its length (draft=L).
+const DRAFT = { write: (length) => String(length), read: (v) => (/^[1-9]\d{0,2}$/.test(v) ? Number(v) : null) };
 const TYPES = {
   greedy: {
     // Textbook greedy: the most probable token at every step, stop at the first END.
@@ -35,6 +39,7 @@ const TYPES = {
     titleKey: 'lane.nar', ar: false, shows: ['narLength', 'narGivenLength'],
     fixed: { strategy: 'nar', iterations: 1, lengthCandidates: 1 },
     rules: (o) => ({ narGivenLength: given(o) }),
+    state: { draft: DRAFT },
   },
   mp: {
     titleKey: 'lane.mp', ar: false, shows: ['iterations', 'lengthCandidates', 'lengthScoreWeight', 'narLength', 'narGivenLength'],
@@ -42,6 +47,7 @@ const TYPES = {
     // Length candidates are the predicted length's runners-up: one length when it is fixed or imposed.
     rules: (o) => ({ narGivenLength: given(o), lengthCandidates: o.narLength === 'predicted' ? o.lengthCandidates : 1 }),
     decoding: 'cmlm',
+    state: { draft: DRAFT },
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {

@@ -1,0 +1,61 @@
+#include "train/loss.h"
+
+#include <cmath>
+
+namespace seq2seq {
+namespace train {
+
+void log_softmax_rows(const float* logits, int rows, int V, float* logp) {
+  for (int r = 0; r < rows; ++r) {
+    const float* x = logits + static_cast<size_t>(r) * V;
+    float* y = logp + static_cast<size_t>(r) * V;
+    float mx = x[0];
+    for (int k = 1; k < V; ++k) mx = x[k] > mx ? x[k] : mx;
+    double sum = 0;
+    for (int k = 0; k < V; ++k) sum += std::exp(static_cast<double>(x[k] - mx));
+    const float lse = mx + static_cast<float>(std::log(sum));
+    for (int k = 0; k < V; ++k) y[k] = x[k] - lse;
+  }
+}
+
+LossSums smoothed_nll(const float* logp, int rows, int V, const int* targets, int ignore, float smoothing,
+                      float scale, float* dlogp) {
+  LossSums s;
+  const double on = 1.0 - smoothing, spread = static_cast<double>(smoothing) / V;
+  for (int r = 0; r < rows; ++r) {
+    const float* lp = logp + static_cast<size_t>(r) * V;
+    float* d = dlogp + static_cast<size_t>(r) * V;
+    const int y = targets[r];
+    if (y == ignore) {
+      for (int k = 0; k < V; ++k) d[k] = 0.0f;
+      continue;
+    }
+    double sum_lp = 0;
+    int best = 0;
+    for (int k = 0; k < V; ++k) {
+      sum_lp += lp[k];
+      if (lp[k] > lp[best]) best = k;
+    }
+    s.loss += -(on * lp[y] + spread * sum_lp);
+    s.tokens += 1;
+    s.correct += best == y ? 1 : 0;
+    for (int k = 0; k < V; ++k) d[k] = static_cast<float>(-spread * scale);
+    d[y] = static_cast<float>(-(on + spread) * scale);
+  }
+  return s;
+}
+
+void log_softmax_backward(const float* logp, const float* dlogp, int rows, int V, float* dlogits) {
+  for (int r = 0; r < rows; ++r) {
+    const float* lp = logp + static_cast<size_t>(r) * V;
+    const float* d = dlogp + static_cast<size_t>(r) * V;
+    float* g = dlogits + static_cast<size_t>(r) * V;
+    double sum = 0;
+    for (int k = 0; k < V; ++k) sum += d[k];
+    const float total = static_cast<float>(sum);
+    for (int k = 0; k < V; ++k) g[k] = d[k] - std::exp(lp[k]) * total;
+  }
+}
+
+}  // namespace train
+}  // namespace seq2seq
