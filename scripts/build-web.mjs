@@ -137,12 +137,36 @@ function addModel({ path, fixture }) {
     ...(config.arch === 'rnn' ? { cell: config.cell, attention: config.attention } : {}),
     examples,
     ...testWers(readFileSync(path)),
+    ...trainedBy(readFileSync(path)),
   });
 }
 /** The manifest's test WERs of the model with these bytes (none for a file it does not list). */
 function testWers(bytes) {
   const m = measured.get(createHash('sha256').update(bytes).digest('hex'));
   return m ? { testWer: m.testWer, testWerByLength: m.testWerByLength } : {};
+}
+// How each shipped model was trained, from its recipe's chain (models/train/configs/NAME.json,
+// matched by the sha256 it records of the file it ships): the training step's label
+// smoothing, and the weight of distillation for a student of teachers. The output
+// block of "Inside this step" explains the model's capped confidence by them.
+const recipes = new Map();
+const configDir = join(root, 'models/train/configs');
+for (const f of existsSync(configDir) ? readdirSync(configDir).filter((x) => x.endsWith('.json')) : []) {
+  const c = JSON.parse(readFileSync(join(configDir, f), 'utf8'));
+  const train = (c.steps ?? []).filter((s) => (s.run ?? []).includes('--label-smoothing')).at(-1);
+  if (!c.sha256 || !train) continue;
+  const arg = (k) => (train.run.includes(k) ? train.run[train.run.indexOf(k) + 1] : undefined);
+  const student = train.run[0] === 'train-student' || train.run.includes('--kd-targets');
+  recipes.set(c.sha256, {
+    config: `models/train/configs/${f}`,
+    labelSmoothing: Number(arg('--label-smoothing')),
+    ...(student ? { distillWeight: Number(arg('--kd-weight') ?? fail(`${f}: a student's step names no --kd-weight`)) } : {}),
+  });
+}
+/** The recipe's training facts of the model with these bytes ({} for a file no config ships). */
+function trainedBy(bytes) {
+  const r = recipes.get(createHash('sha256').update(bytes).digest('hex'));
+  return r ? { training: r } : {};
 }
 for (const m of wanted) addModel(m);
 if (!models.some((m) => m.autoregressive)) addModel({ path: fixtures.ar, fixture: true });

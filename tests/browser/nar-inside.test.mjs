@@ -158,7 +158,7 @@ describe('inside a Mask-Predict iteration', () => {
     const before = await page.evaluate(() => location.search);
     await page.reload();
     await waitReady(page);
-    await page.waitForSelector('details.inside[open] .in-logits', { timeout: 20000 });
+    await page.waitForSelector('details.inside[open] .in-bars', { timeout: 20000 });
     assert.equal(await page.evaluate(() => location.search), before);
     assert.equal(await page.getAttribute(`.lane-mp .draft-tabs [data-draft="${d}"]`, 'aria-pressed'), 'true');
     assert.equal(await page.getAttribute(`details.inside [data-action="in-pos"][data-pos="${p}"]`, 'aria-pressed'), 'true');

@@ -59,7 +59,7 @@ export const STOPS = [
   // Inside the pass that chose EH at DELETE's step 2 (inside.js): the stops open the block
   // they talk about through the lane's inside= (inside-address.js).
   { query: '?w=DELETE&lane=greedy:inside=enc-embed-L3-h1-q4&t=2', targets: ['.lane .inside [data-stage="embed"]'],
-    title: 'tour.pe.title', text: 'tour.pe.text' },
+    narrow: ['.lane .inside [data-stage="embed"] .pe-pics'], title: 'tour.pe.title', text: 'tour.pe.text' },
   { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="scores"]'],
     title: 'tour.qkv.title', text: 'tour.qkv.text' },
   { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="values"]'],
