@@ -110,7 +110,7 @@ describe('scores under the results', () => {
     const model = await moduleModel(AR);
 
     const { out, ref } = await wrongGreedy(greedy, model, 'ABID', ['AH B IH D', 'EY B IH D'], ['model', 'Model error']);
-    assert.match(greedy.why, /prefers the wrong answer/);
+    assert.match(greedy.why, /no search ranking by log P \/ \|Y\| would find the reference/);
     assert.ok(ref.score < out.score);
 
     // The CMLM: both pronunciations scored as Mask-Predict's first iteration, the label from those scores.
@@ -125,12 +125,47 @@ describe('scores under the results', () => {
     await page.close();
   });
 
+  test('FORRESTAL: the diagnosis names the ranking it is relative to, and its numbers are model.score\'s', async () => {
+    // Unnormalised, the model puts the one-phoneme-short output above the reference
+    // (a model error by log P); averaged over the length, the lane beside it finds the
+    // reference. The diagnosis must say which ranking it speaks of. Then beam 1 with
+    // GNMT α = 1.2: another ranking, named in its turn.
+    const { page, errors } = await openPage(served.context, served.url('/?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam&lane=beam:beamSize=1,lengthNorm=gnmt,gnmtAlpha=1.2'));
+    await waitReady(page);
+    const blocks = await forcedBlocks(page);
+    const model = await moduleModel(AR);
+    const [none, average, gnmt] = blocks;
+    assert.equal(none.diagnosis, 'model');
+    assert.equal(average.diagnosis, 'right');
+    assert.equal(average.shown, 'F AO R AH S T AH L');
+    const ranks = await page.$$eval('.lane .forced', (fs) => fs.map((f) => [f.dataset.rank, f.querySelector('.note:last-child').textContent]));
+    assert.deepEqual(ranks.map((r) => r[0]), ['log P', 'log P / |Y|', 'log P / ((5+|Y|)/6)^1.2']);
+    for (const [rank, note] of ranks) assert.ok(note.startsWith(`Ranking value: ${rank}, what this lane ranks`), note);
+    for (const block of [none, gnmt]) {
+      const opts = moduleOptions(makeLane('beam', block.opts));
+      const out = model.score('FORRESTAL', block.shown, opts);
+      const ref = model.score('FORRESTAL', 'F AO R AH S T AH L', opts);
+      const rank = block.opts.lengthNorm === 'none' ? 'log P' : 'log P / ((5+|Y|)/6)^1.2';
+      if (block.diagnosis === 'right') continue;
+      assert.equal(block.diagnosis, ref.score > out.score ? 'search' : 'model');
+      const [first, second] = block.diagnosis === 'search' ? [ref.score, out.score] : [out.score, ref.score];
+      const d3 = (x) => x.toFixed(3).replace('-', '−');
+      assert.ok(block.why.includes(`error By this lane's ranking, ${rank}, the model puts `), block.why);
+      assert.ok(block.why.indexOf(`(${d3(first)})`) < block.why.indexOf(`(${d3(second)})`) && block.why.includes(`(${d3(second)})`),
+        `${rank}: ${block.why} names ${d3(first)} above ${d3(second)}`);
+      assert.ok(block.why.includes(`ranking by ${rank}`), 'the cure is worded under the same ranking');
+    }
+    assert.match(none.why, /another length normalisation/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('in Chinese: the label and its explanation', async () => {
     const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lang=zh'));
     await waitReady(page);
     const [greedy] = await forcedBlocks(page);
     assert.equal(greedy.label, '搜索错误');
-    assert.match(greedy.why, /更宽的搜索/);
+    assert.match(greedy.why, /按本通道的排序依据 log P \/ \|Y\|，.*按 log P \/ \|Y\| 排序的更宽的搜索/);
     assert.match(greedy.resultProb, /对数概率 .* · 序列概率 /);
     assert.deepEqual(errors, []);
     await page.close();

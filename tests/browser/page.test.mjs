@@ -284,14 +284,15 @@ describe('the page', () => {
     await page.close();
   });
 
-  test('a click on a candidate forces that token and re-decodes from there', async () => {
+  test('a click on a candidate forces that token, a click on END ends the output there; each re-decodes as the module does', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&t=2`));
     let ready = await waitReady(page);
-    const bar = page.locator('.lane-greedy button.bar[data-action=force]').filter({ hasNotText: 'END' }).first();
-    const token = await bar.getAttribute('data-token');
-    await bar.click();
+    // Every bar but the chosen one is a button, END's too.
+    const tokens = await page.$$eval('.lane-greedy button.bar[data-action=force]', (bs) => bs.map((b) => b.dataset.token));
+    const token = tokens.find((x) => x !== '</s>');
+    await page.click(`.lane-greedy button.bar[data-action=force][data-token="${token}"]`);
     ready = await waitReady(page, ready);
-    const lane = (await laneState(page))[0];
+    let lane = (await laneState(page))[0];
     const firstTwo = await page.evaluate(() => seq2seqPage.lanes[0].snaps[2].live[0]?.texts ?? seq2seqPage.lanes[0].snaps[2].finished[0].texts);
     assert.equal(firstTwo[1], token);
     assert.equal(lane.opts.prefix.split(' ')[1], token);
@@ -299,8 +300,29 @@ describe('the page', () => {
     assert.equal(await page.locator('.lane-greedy .chip.forced').count(), 2);
     sameResults(lane.results, await expected({ type: 'greedy', opts: lane.opts }, WORD), 'forced greedy');
     await page.click('.lane-greedy [data-action=unforce]');
-    await waitReady(page, ready);
+    ready = await waitReady(page, ready);
     assert.equal((await laneState(page))[0].opts.prefix, '');
+
+    // END at the first step k where it is a candidate not chosen: the k - 1 tokens before
+    // it kept, the output ends there (max length k, END counted).
+    const k = await page.evaluate(() => seq2seqPage.lanes[0].snaps.findIndex((s, i) => i >= 2 && s.live[0]?.candidates.some((c) => c.text === '</s>')));
+    assert.ok(k >= 2, `END is a candidate at some step of ${WORD}`);
+    await page.evaluate((step) => seq2seqPage.go(step), k);
+    await page.click('.lane-greedy button.bar[data-action=force][data-token="</s>"]');
+    ready = await waitReady(page, ready);
+    lane = (await laneState(page))[0];
+    assert.equal(lane.opts.maxLength, k, `END forced at step ${k} is a max length of ${k}`);
+    assert.equal(lane.opts.prefix.split(' ').length, k - 1, 'the tokens before END are kept');
+    await urlMatches(page, new RegExp(`maxLength=${k}`));
+    const end = await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).finished[0]);
+    assert.equal(end.texts.length, k);
+    assert.equal(end.texts.at(-1), '</s>');
+    assert.equal(end.forced, true, 'END was imposed');
+    assert.match(await page.textContent('.lane-greedy .forced-note'), new RegExp(`forced .* then END at token ${k}`));
+    sameResults(lane.results, await expected({ type: 'greedy', opts: lane.opts }, WORD), 'END forced');
+    await page.click('.lane-greedy [data-action=unforce]');
+    await waitReady(page, ready);
+    assert.deepEqual([(await laneState(page))[0].opts.prefix, (await laneState(page))[0].opts.maxLength], ['', 0]);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -372,15 +372,19 @@ test('the list\'s address: values out of range are clamped, unknown ones fall ba
   const { decodeList, encodeList, sample } = await import(pathToFileURL(join(site, 'js/wordlist.js')).href);
   // The default list: a seeded sample of 1,000 test words (the split's first words are
   // alphabetical and too few to rank the methods).
-  assert.deepEqual(decodeList('?view=list'), { view: 'list', n: 1000, src: 'sample', seed: 1, words: '' });
-  assert.deepEqual(decodeList('?view=list&n=99999&src=nope&seed=-4'), { view: 'list', n: 2000, src: 'sample', seed: 0, words: '' });
-  assert.deepEqual(decodeList('?n=abc&view=lists'), { view: 'lanes', n: 1000, src: 'sample', seed: 1, words: '' });
-  for (const s of [{ view: 'list', n: 7, src: 'sample', seed: 42, words: '' }, { view: 'list', n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }]) {
+  assert.deepEqual(decodeList('?view=list'), { n: 1000, src: 'sample', seed: 1, words: '' });
+  assert.deepEqual(decodeList('?view=list&n=99999&src=nope&seed=-4'), { n: 2000, src: 'sample', seed: 0, words: '' });
+  assert.deepEqual(decodeList('?n=abc&view=lists'), { n: 1000, src: 'sample', seed: 1, words: '' });
+  for (const s of [{ n: 7, src: 'sample', seed: 42, words: '' }, { n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }]) {
     const { query, hash } = encodeList(s);
     assert.deepEqual(decodeList(query, hash), s);
   }
-  assert.deepEqual(encodeList({ view: 'list', n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }), { query: '&view=list&src=paste', hash: '#words=KNIGHT+QUEUE' });
-  assert.deepEqual(encodeList({ view: 'lanes', n: 5, src: 'test', seed: 1, words: '' }), { query: '', hash: '' });
+  assert.deepEqual(encodeList({ n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }), { query: '&src=paste', hash: '#words=KNIGHT+QUEUE' });
+  // The mode is the page's (address.js), the list's part follows it.
+  const { decodeState, encodeState } = await import(pathToFileURL(join(site, 'js/address.js')).href);
+  assert.equal(decodeState('?w=A&view=list').mode, 'list');
+  assert.equal(decodeState('?w=A&view=lists').mode, 'lanes');
+  assert.match(encodeState({ word: 'A', step: null, lanes: [], mode: 'list' }) + encodeList({ n: 7, src: 'test', seed: 1, words: '' }).query, /&view=list&n=7&src=test$/);
   // A sample: n distinct items, in the list's order, the same for the same seed.
   const items = [...Array(500).keys()];
   const a = sample(items, 50, 9);

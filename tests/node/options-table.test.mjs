@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { TABLE_PATH, generatedFiles, readTable, staleFiles } from '../../scripts/gen-options.mjs';
 import { DEFAULT_OPTIONS, normalizeOptions } from '../../wasm/src/options.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { LANE_TYPES, LaneSpecError, PAGE_OPTIONS, makeLane, moduleOptions, wordSeed } from '../../web/js/lane-types.js';
 import { decodeState, encodeState } from '../../web/js/address.js';
 import { ROOT } from './helpers.mjs';
 
@@ -98,11 +98,13 @@ test('the page\'s defaults are the engine\'s but where it says why, and its rang
 test('every lane\'s default options are options the module takes', () => {
   for (const type of Object.keys(LANE_TYPES)) {
     for (const key of Object.keys(LANE_TYPES[type].defaults)) assert.ok(key === 'm' || Object.hasOwn(PAGE_OPTIONS, key), `${type}: ${key}`);
-    const options = moduleOptions(makeLane(type));
+    const options = moduleOptions(makeLane(type), 'DELETE');
     const resolved = normalizeOptions(options, LANE_TYPES[type].ar);
     for (const [key, page] of Object.entries(PAGE_OPTIONS)) {
       if (!Object.hasOwn(LANE_TYPES[type].defaults, key) || !Object.hasOwn(options, page.option)) continue;
-      assert.equal(resolved[page.option], page.default, `${type}: ${key} reaches the module as ${page.option}`);
+      // An option that follows the word (null: a sampling lane's seed) reaches it as the word's.
+      const want = LANE_TYPES[type].defaults[key] === null ? wordSeed('DELETE') : page.default;
+      assert.equal(resolved[page.option], want, `${type}: ${key} reaches the module as ${page.option}`);
     }
   }
 });
@@ -131,6 +133,17 @@ test('old page addresses with short option keys keep their meaning; new ones use
   assert.deepEqual(decodeState(url).lanes, old.lanes);
   // Out of the page's range: clamped to the control's, not the engine's.
   assert.equal(decodeState('?lane=beam:gnmtAlpha=9').lanes[0].opts.gnmtAlpha, PAGE_OPTIONS.gnmtAlpha.ui.max);
+});
+
+test('a lane is made of its type\'s options only: an unknown type or option is refused with a typed error, as the module refuses one', () => {
+  // "max" is an old address's short key for maxLength (read by the address, which names what it
+  // leaves out), not an option: a lane asked for it directly must not decode as if unasked.
+  for (const [type, opts] of [['greedy', { max: 3 }], ['beam', { beamSize: 4, bogus: 1 }], ['nar', { prefix: 'D' }], ['compare', { beamSize: 2 }]]) {
+    assert.throws(() => makeLane(type, opts), (e) => e instanceof LaneSpecError && e.kind === 'UsageError' && /has no option/.test(e.message), `${type} ${JSON.stringify(opts)}`);
+  }
+  for (const type of ['lookahead', 'constructor', '']) assert.throws(() => makeLane(type), (e) => e.kind === 'UsageError' && /unknown lane type/.test(e.message), type);
+  assert.equal(makeLane('greedy', { maxLength: 3 }).opts.maxLength, 3);
+  assert.equal(makeLane('beam', { beamSize: 99 }).opts.beamSize, PAGE_OPTIONS.beamSize.ui.max, 'a known option is still clamped to the page\'s range');
 });
 
 test('the names options had before they were derived are refused, not ignored', () => {

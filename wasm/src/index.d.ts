@@ -247,6 +247,24 @@ export interface Hypothesis {
    * TokenCandidate.drawnProb).
    */
   tokenDrawnProb?: number;
+  /**
+   * Sampling only: the uniform number u in [0, 1) the last token was drawn with. Laid end to end,
+   * best first, the drawn distribution's probabilities cover [0, 1); the token drawn is the one
+   * whose stretch holds u.
+   */
+  draw?: number;
+  /**
+   * Sampling only: the drawn probability of the tokens before the last one in that order, where its
+   * stretch starts: drawnBelow <= draw < drawnBelow + tokenDrawnProb.
+   */
+  drawnBelow?: number;
+  /**
+   * Sampling only: the tokens search may not emit here (PAD, UNK, BOS, MASK; EOS below the minimum
+   * length), with the model's probability of each (and 0 drawn): the distribution drawn from is
+   * renormalised without them, so at temperature 1 with no cut a token's drawn probability is its
+   * model probability divided by 1 minus theirs. Empty at a forced position.
+   */
+  leftOut?: TokenCandidate[];
   /** The distribution the last token was drawn from: its top candidates, best first. */
   candidates: TokenCandidate[];
   /**

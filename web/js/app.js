@@ -38,6 +38,7 @@ class App {
     this.lanes = [];
     this.word = '';
     this.t = 0;
+    this.mode = 'lanes';       // the page's mode (address.js MODES): the lanes, the word list, the text view
     this.follow = false;       // show the last step: set for an address with a word and no step
     this.playing = null;
     this.reference = null;
@@ -137,6 +138,7 @@ class App {
     this.showSource();
     this.lookupReference();
     for (const l of this.lanes) l.decode(this.word);
+    this.renderControls();   // an option that follows the word (a sampling lane's seed) shows the new word's
     this.renderAll();
     this.saveUrl();
   }
@@ -342,11 +344,42 @@ class App {
   saveUrl() {
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      const list = this.wordlist?.address() ?? { query: '', hash: '' };
-      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang(), tour: this.tour?.stop })
-        + list.query;
-      if (q !== location.search || list.hash !== location.hash) history.replaceState(null, '', q + list.hash);
+      const part = this.modeAddress();
+      const q = encodeState({ word: this.word, step: this.follow ? null : this.t, lanes: this.lanes.map((l) => l.spec), lang: lang(), tour: this.tour?.stop, mode: this.mode })
+        + part.query;
+      if (q !== location.search || part.hash !== location.hash) history.replaceState(null, '', q + part.hash);
     }, 60);
+  }
+
+  // ------------------------------------------------------------ modes
+  /** The mode's own part of the address after view=…: {query, hash} (the text view keeps the address's fragment until it is loaded). */
+  modeAddress() {
+    if (this.mode === 'list') return this.wordlist?.address() ?? { query: '', hash: '' };
+    if (this.mode === 'text') return this.textView?.address() ?? { query: '', hash: location.hash };
+    return { query: '', hash: '' };
+  }
+
+  /** Switches the page to `mode` (one word in the lanes, the word list, the text view) and keeps it in the address. */
+  showMode(mode) {
+    if (mode === this.mode) return;
+    this.mode = mode;
+    this.applyMode({ focus: true });
+    this.saveUrl();
+  }
+
+  /** Shows the current mode's part of the page and hides the others'; `focus`: the shown one takes the keyboard, where it has a first control. */
+  async applyMode({ focus = false } = {}) {
+    const mode = this.mode;
+    for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = mode !== 'lanes';
+    for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === mode));
+    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview' }[mode]);
+    this.wordlist.show(mode === 'list', { focus });
+    // The text view's module is loaded the first time it is shown.
+    if (mode === 'text' && !this.textView) {
+      const { TextView } = await import('./text-view.js');
+      this.textView ??= new TextView(this);
+    }
+    this.textView?.show(this.mode === 'text');
   }
 
   // ------------------------------------------------------------ wiring
@@ -360,6 +393,7 @@ class App {
     $('back').addEventListener('click', () => { this.stop(); this.go(this.t - 1); });
     $('step').addEventListener('click', () => { this.stop(); this.go(this.t + 1); });
     $('play').addEventListener('click', () => this.toggle());
+    for (const b of document.querySelectorAll('[data-view]')) b.addEventListener('click', () => this.showMode(b.dataset.view));
     $('speed').addEventListener('change', () => { if (this.playing) { this.stop(); this.play(); } });
     // The value first: stop() redraws the bar, which puts the slider back at the current step.
     $('scrub').addEventListener('input', (e) => { const to = Number(e.target.value); this.stop(); this.go(to); });
@@ -381,7 +415,7 @@ class App {
     document.addEventListener('keydown', (e) => {
       if (e.altKey || e.ctrlKey || e.metaKey) return;
       // The word-list and text views have no steps: arrows and Space scroll their tables and page there.
-      if (this.wordlist && this.wordlist.state.view !== 'lanes') return;
+      if (this.mode !== 'lanes') return;
       const t = e.target;
       const tag = t?.tagName;
       const typing = tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || t?.isContentEditable;
@@ -408,15 +442,6 @@ class App {
     this.wordlist?.relabel();
     this.textView?.relabel();
     this.saveUrl();
-  }
-
-  /** The text view (text-view.js) is loaded the first time it is shown. */
-  async viewShown(view) {
-    if (view === 'text' && !this.textView) {
-      const { TextView } = await import('./text-view.js');
-      this.textView ??= new TextView(this);
-    }
-    this.textView?.show(view === 'text');
   }
 
   /** The static text (index.html), the language buttons and the footer, in the current language. */
@@ -484,8 +509,11 @@ async function main() {
   app.renderExamples();
   app.wordlist = new WordList(app);
   app.setWord(word, { keepStep: true, fromAddress: true });
-  // The word-list view (view=list in the address) runs its list at once, after the lanes' one word.
+  // The word-list mode (view=list in the address) runs its list at once, after the lanes' one word.
   app.wordlist.init(location.search, location.hash);
+  app.mode = st.mode;
+  app.applyMode();
+  if (app.mode === 'list') app.wordlist.start();
   // The tour's module (and its panel) arrive when it is opened, by its button or by an
   // address with tour=N: a first visit does not pay for them.
   const loadTour = (stop) => import('./tour.js').then(({ Tour }) => { app.tour = new Tour(app, stop); });

@@ -55,7 +55,7 @@ export class CompareLane extends Lane {
         }
         const problem = this.ctx.checkWord(word, m);
         if (problem) throw new Error(problem);
-        got = await this.decodeAll(p.decoder, word, moduleOptions(this), gen);
+        got = await this.decodeAll(p.decoder, word, moduleOptions(this, word), gen);
         if (!got) return;
       }
     } catch (e) {

@@ -16,7 +16,7 @@ import { Lane } from './lane.js';
 export class ArLane extends Lane {
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
-    else if (a === 'unforce') this.ctx.update(this, { prefix: '', max: 0 });
+    else if (a === 'unforce') this.ctx.update(this, { prefix: '', maxLength: 0 });
     else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
     else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
@@ -34,8 +34,8 @@ export class ArLane extends Lane {
     const h = s && (s.live[0] ?? s.finished[0]);
     if (!h) return;
     const before = h.tokens.slice(0, step - 1).map((_, i) => h.texts[i]);
-    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), max: step });
-    else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
+    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), maxLength: step });
+    else this.ctx.update(this, { prefix: [...before, token].join(' '), maxLength: 0 });
   }
 
   optionControls(builders, o) {
@@ -50,7 +50,7 @@ export class ArLane extends Lane {
   /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
   ownControls() { return []; }
 
-  /** What a what-if forced (the `prefix` and `max` options), with its undo button. */
+  /** What a what-if forced (the `prefix` and `maxLength` options), with its undo button. */
   forcedNote() {
     const o = this.opts;
     const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
@@ -209,8 +209,9 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t('ar.outputSoFar'))}</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
       ${notes.decoder}</div>`;
     html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
-      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
+      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i, leftOut: cur.leftOut })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
+    html += this.viewsHtml('choice', i);   // how the token was chosen (the sampling lane's draw)
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
     const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}

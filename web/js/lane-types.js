@@ -6,8 +6,27 @@ import { cleanModelId } from './lane-param.js';
 
 export { PAGE_OPTIONS };
 
-// A lane's defaults: the model (m: the first that fits) and the options it shows, in this order.
-const laneDefaults = (keys) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, PAGE_OPTIONS[k].default])) });
+// A lane's defaults: the model (m: the first that fits) and the options it shows, in this
+// order; `follows`: options whose default is null, a value the lane takes from its word.
+const laneDefaults = (keys, follows = {}) => ({ m: '', ...Object.fromEntries(keys.map((k) => [k, Object.hasOwn(follows, k) ? null : PAGE_OPTIONS[k].default])) });
+
+/**
+ * The seed a sampling lane draws with until the learner sets one: the word's own (FNV-1a
+ * over the word, upper-cased, folded into 1..1000, the seeds "new seed" steps through).
+ * One seed for every word would give every word the same uniforms, the same rare draw at
+ * the same step; the address still names it (address.js), so a link reproduces the draws.
+ */
+export function wordSeed(word) {
+  let h = 0x811c9dc5;
+  for (const c of String(word).trim().toUpperCase()) {
+    h ^= c.codePointAt(0);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (h % 1000) + 1;
+}
+
+// How a lane takes an option it `follows` from its word.
+const FOLLOWS = { seed: wordSeed };
 
 // Each type: the options it shows (`shows`, page keys, in order; each reaches the
 // module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
@@ -34,6 +53,7 @@ const TYPES = {
   sample: {
     titleKey: 'lane.sample', ar: true, shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
     fixed: { strategy: 'sample', topCandidates: 8 },
+    follows: ['seed'],   // the word's own seed (wordSeed) until one is set
   },
   nar: {
     titleKey: 'lane.nar', ar: false, shows: ['narLength', 'narGivenLength'],
@@ -56,7 +76,8 @@ const TYPES = {
   },
 };
 
-export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, { ...k, defaults: laneDefaults(k.shows) }]));
+const followed = (k) => Object.fromEntries((k.follows ?? []).map((key) => [key, FOLLOWS[key]]));
+export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, { ...k, defaults: laneDefaults(k.shows, followed(k)) }]));
 
 /**
  * Makes the settings the shipped models are measured with (`decoding`: per kind, as
@@ -70,7 +91,7 @@ export function useModelDecoding(decoding) {
   for (const [type, kind] of Object.entries(LANE_TYPES)) {
     const measured = kind.decoding && decoding?.[kind.decoding];
     if (!measured) continue;
-    const base = laneDefaults(kind.shows);
+    const base = laneDefaults(kind.shows, followed(kind));
     for (const [key, value] of Object.entries(measured)) {
       if (!Object.hasOwn(base, key) || key === 'm') continue;
       // A measured setting the lane cannot take as it is would make its numbers another decode's.
@@ -100,6 +121,8 @@ export const isLaneType = (type) => Object.hasOwn(LANE_TYPES, type);
 export function cleanOption(type, key, value, defaults = LANE_TYPES[type].defaults) {
   if (!Object.hasOwn(defaults, key)) return undefined;
   const d = defaults[key];
+  // An option that follows the word: null (or empty) keeps following it.
+  if (d === null && (value === null || value === '')) return null;
   const { values, range } = Object.hasOwn(PAGE_OPTIONS, key) ? PAGE_OPTIONS[key] : {};
   if (values) return values.includes(value) ? value : d;
   if (range) {
@@ -127,21 +150,55 @@ export function modelMax(key, model) {
   return Infinity;
 }
 
-export function makeLane(type, opts = {}) {
-  const t = isLaneType(type) ? type : 'greedy';
-  const o = { ...LANE_TYPES[t].defaults };
-  for (const [k, v] of Object.entries(opts)) if (Object.hasOwn(o, k)) o[k] = cleanOption(t, k, v);
-  return { type: t, opts: o };
+/**
+ * What the page asked of a lane type that it has not: an unknown type, or an option
+ * the type does not show. `kind` 'UsageError', as the module's Seq2SeqError for an
+ * unknown decoding option: a call with a misspelt key fails where it is made rather
+ * than decoding as if it had not been made.
+ */
+export class LaneSpecError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'LaneSpecError';
+    this.kind = 'UsageError';
+  }
 }
 
-/** Options for the npm module (wasm/src/options.js): the lane's shown options under their module names, then its type's own. */
-export function moduleOptions(lane) {
+/**
+ * A lane's spec {type, opts}: its type's defaults, with `opts` cleaned as the address's
+ * are (clamped to the page's ranges). Throws LaneSpecError for an unknown type or an
+ * option the type does not show (the address leaves such names out, and says so, before).
+ */
+export function makeLane(type, opts = {}) {
+  if (!isLaneType(type)) throw new LaneSpecError(`unknown lane type ${JSON.stringify(String(type))} (known: ${Object.keys(LANE_TYPES).join(', ')})`);
+  const o = { ...LANE_TYPES[type].defaults };
+  for (const [k, v] of Object.entries(opts)) {
+    if (!Object.hasOwn(o, k)) throw new LaneSpecError(`a ${type} lane has no option ${JSON.stringify(k)} (its options: ${Object.keys(o).join(', ')})`);
+    o[k] = cleanOption(type, k, v);
+  }
+  return { type, opts: o };
+}
+
+/** The value option `key` of a lane has for `word`: its own, or, where it follows the word (null), the word's. */
+export function optionFor(lane, key, word) {
+  const v = lane.opts[key];
+  if (v !== null) return v;
+  if (typeof word !== 'string') throw new Error(`the ${lane.type} lane's ${key} follows the word: name the word`);
+  return FOLLOWS[key](word);
+}
+
+/**
+ * Options for the npm module (wasm/src/options.js) decoding `word`: the lane's shown
+ * options under their module names (an option that follows the word, the word's), then
+ * its type's own.
+ */
+export function moduleOptions(lane, word) {
   if (!isLaneType(lane.type)) throw new Error(`unknown lane type ${lane.type}`);
   const kind = LANE_TYPES[lane.type];
   const out = { strategy: kind.fixed.strategy };
   for (const key of kind.shows) {
     const page = PAGE_OPTIONS[key];
-    const v = lane.opts[key];
+    const v = optionFor(lane, key, word);
     if (!('unset' in page && v === page.unset)) out[page.option] = v;   // the unset value leaves the engine's default
   }
   return Object.assign(out, kind.fixed, kind.rules?.(lane.opts));

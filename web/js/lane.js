@@ -7,7 +7,7 @@
 // its own views it draws the views registered for its type (view-registry.js), each
 // through its facade of the lane (lane-facade.js).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions } from './lane-types.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions, optionFor } from './lane-types.js';
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
@@ -147,7 +147,7 @@ export class Lane {
       }
       const problem = this.ctx.checkWord(word, m);
       if (problem) throw new Error(problem);   // written in the page's language: shown as it is (error-text.js)
-      const options = moduleOptions(this);
+      const options = moduleOptions(this, word);
       const got = await this.decodeAll(this.slot.decoder, word, options, gen);
       if (!got) return;
       performance.mark(`${this.id}-done`);
@@ -272,7 +272,9 @@ export class Lane {
     // Each builder notes its option's label and shown value for the summary line.
     const changed = [];
     const note = (key, lab, text) => { if (o[key] !== this.kind.defaults[key]) changed.push(t('lane.settingsItem', { option: lab, value: text })); };
-    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...this.uiOf(key), ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    // An option that follows the word (null) shows the word's value.
+    const value = (key) => optionFor(this, key, this.ctx.word);
+    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...this.uiOf(key), ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${value(key)}" inputmode="decimal">`; };
     const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => { note(key, lab, options.find(([v]) => String(o[key]) === String(v))?.[1] ?? o[key]); return `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`; };
     const controls = this.optionControls({ num, range, select }, o).join('');

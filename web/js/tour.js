@@ -173,7 +173,7 @@ export class Tour {
   /** The state of an address, applied to the page as main() in app.js starts it from one. */
   load(st) {
     const app = this.app;
-    app.wordlist?.show('lanes');   // a stop is a moment of the lanes, never the word list
+    app.showMode('lanes');   // a stop is a moment of the lanes, never the word list
     app.stop();
     const old = app.lanes.splice(0);
     for (const lane of old) lane.el.remove();

@@ -6,7 +6,9 @@
 //
 // A view is a plain object:
 //   id        its name; also its key in a lane's address parameter (lane=greedy:inside=...)
-//   slot      'body' (after the lane type's own views) or 'result' (under a finished result)
+//   slot      'body' (after the lane type's own views), 'choice' (an autoregressive lane's:
+//             right under the step's bars, how its token was chosen) or 'result' (under a
+//             finished result)
 //   lanes     (kind) => whether lanes of this type (LANE_TYPES[type]: ar, compare, ...)
 //             have it at all; an address naming the view on another lane is told so
 //   render    (lane, i) => markup of the view at step i ('' where it has nothing
@@ -28,7 +30,7 @@ const VIEWS = [];
 export function registerView(view) {
   if (typeof view?.id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(view.id)) throw new Error(`a view needs an id of lowercase letters, digits and dashes, not ${JSON.stringify(view?.id)}`);
   if (VIEWS.some((v) => v.id === view.id)) throw new Error(`view ${view.id} is registered twice`);
-  if (view.slot !== 'body' && view.slot !== 'result') throw new Error(`view ${view.id}: slot is 'body' or 'result', not ${JSON.stringify(view.slot)}`);
+  if (!['body', 'choice', 'result'].includes(view.slot)) throw new Error(`view ${view.id}: slot is 'body', 'choice' or 'result', not ${JSON.stringify(view.slot)}`);
   if (typeof view.render !== 'function' || typeof view.lanes !== 'function') throw new Error(`view ${view.id} needs render and lanes functions`);
   if (view.codec && (typeof view.codec.read !== 'function' || typeof view.codec.write !== 'function' || typeof view.save !== 'function')) {
     throw new Error(`view ${view.id}: a codec has read and write, and the view a save`);

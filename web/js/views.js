@@ -1,6 +1,7 @@
 // Pieces of HTML/SVG the lanes are drawn from. Pure functions: data in, markup out.
 import { editDistance, ipa, ipaOf, label } from './phonemes.js';
 import { t } from './i18n.js';
+import { fmtPct } from './format.js';
 
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -57,8 +58,11 @@ export function explain(title, html, open = false) {
   return `<details class="explain"${open ? ' open' : ''}><summary>${esc(title)}</summary><div>${html}</div></details>`;
 }
 
-/** Top-k bars of a next-token distribution. */
-export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 } = {}) {
+/**
+ * Top-k bars of a next-token distribution. `leftOut` (sampling): the tokens the
+ * distribution drawn from leaves out ([{text, prob}], the snapshot's), named in the key.
+ */
+export function bars(cands, chosen, { clickable = false, laneId = '', step = 0, leftOut = null } = {}) {
   // A sampled step's candidates carry drawnProb, the distribution the token was drawn
   // from (tempered, top-k / top-p cut): that is the bar; the model's own is a ghost behind it.
   const drawn = cands.some((c) => typeof c.drawnProb === 'number');
@@ -79,7 +83,11 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
     }
     return `<li><div class="bar${isChosen ? ' chosen' : ''}" aria-label="${esc(desc)}">${inner}</div></li>`;
   });
-  const key = drawn ? `<p class="note bars-key">${t('bars.drawnKey_html')}</p>` : '';
+  // What renormalising over the tokens search may emit leaves out: drawn differs from the
+  // model by that much even with every filter off, so the key says what and how much.
+  const left = leftOut?.length ? leftOut.reduce((a, x) => a + x.prob, 0) : 0;
+  const leftText = left > 0 ? ` ${t('bars.leftOut_html', { tokens: esc(leftOut.map((x) => label(x.text)).join(', ')), pct: esc(fmtPct(left)), keep: (1 - left).toFixed(4) })}` : '';
+  const key = drawn ? `<p class="note bars-key" data-left-out="${left}">${t('bars.drawnKey_html')}${leftText}</p>` : '';
   return `${key}<ol class="bars${drawn ? ' drawn' : ''}" data-lane="${esc(laneId)}">${rows.join('')}</ol>`;
 }
 
