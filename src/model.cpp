@@ -98,7 +98,7 @@ const Rnn& ModelAccess::rnn(const Model& m) {
 }
 
 std::vector<int> Model::tokenize(const std::string& text) const {
-  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos);
+  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos, config_.src_tokens, config_.src_specials.unk);
 }
 
 StepInside Model::inspect(const std::string& source, const std::vector<int>& tokens) const {
@@ -131,7 +131,22 @@ StepInside Model::inspect(const std::string& source, const std::vector<int>& tok
   if (static_cast<int>(input.size()) > config_.max_pos)
     throw InputError("the decoder input has " + std::to_string(input.size()) + " positions; this model has " +
                      std::to_string(config_.max_pos));
-  return network_->inspect(src, input);
+  const uint64_t values = network_->inside_values(static_cast<int>(src.size()), static_cast<int>(input.size()));
+  if (values > limits::kMaxInsideValues)
+    throw InputError("the inside of this pass (a source of " + std::to_string(src.size()) + " positions, a decoder input of " +
+                     std::to_string(input.size()) + ") holds " + std::to_string(values) + " numbers; inspect keeps at most " +
+                     std::to_string(limits::kMaxInsideValues) + ": give a shorter source or fewer tokens");
+  StepInside inside = network_->inspect(src, input);
+  // Refused as decoding refuses the same scores (scorer.h): the row's log-probabilities, as search
+  // would see them, must hold no NaN or +infinity.
+  const auto V = static_cast<Eigen::Index>(inside.vocab_size);
+  RowMatrix row(1, V);
+  for (size_t t = 0; V > 0 && t * static_cast<size_t>(V) < inside.logits.size(); ++t) {
+    row = Eigen::Map<const RowMatrix>(inside.logits.data() + t * static_cast<size_t>(V), 1, V);
+    log_softmax_rows(row);
+    require_finite_scores(row.data(), V, output_position(static_cast<long>(t)));
+  }
+  return inside;
 }
 
 }  // namespace seq2seq

@@ -230,13 +230,18 @@ class ModelHandle {
       for (size_t i = 0; i < c.tgt_vocab.size(); ++i) tv.set(i, c.tgt_vocab[i]);
       o.set("sourceVocab", sv);
       o.set("targetVocab", tv);
-      val sp = val::object();
-      sp.set("pad", c.tgt_specials.pad);
-      sp.set("unk", c.tgt_specials.unk);
-      sp.set("bos", c.tgt_specials.bos);
-      sp.set("eos", c.tgt_specials.eos);
-      sp.set("mask", c.tgt_specials.mask);
-      o.set("targetSpecials", sp);
+      auto specials = [](const SpecialIds& ids) {
+        val sp = val::object();
+        sp.set("pad", ids.pad);
+        sp.set("unk", ids.unk);
+        sp.set("bos", ids.bos);
+        sp.set("eos", ids.eos);
+        sp.set("mask", ids.mask);
+        return sp;
+      };
+      o.set("sourceSpecials", specials(c.src_specials));
+      o.set("targetSpecials", specials(c.tgt_specials));
+      o.set("sourceCase", std::string(to_string(c.src_case)));
       return o;
     });
   }

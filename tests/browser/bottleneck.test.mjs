@@ -11,7 +11,7 @@ import { moduleModel, releaseModels } from './expect.mjs';
 import { openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
-const NONE = models.find((m) => m.arch === 'rnn' && m.attention === 'none' && !m.fixture);
+const NONE = models.find((m) => m.arch === 'rnn' && m.attentionScore === 'none' && !m.fixture);
 const served = servedSite({ cleanup: releaseModels });
 const num = (s) => Number(String(s).replace('−', '-'));
 

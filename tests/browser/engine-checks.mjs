@@ -18,6 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import { decodeState } from '../../web/js/address.js';
 import { STOPS } from '../../web/js/tour.js';
+import { compareModels } from '../../web/shared/lane-models.js';
 import { installPackage } from '../node/helpers.mjs';
 import { READMES, importMapOf, readmeBlocks } from '../node/readme-blocks.mjs';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
@@ -28,7 +29,7 @@ import { SPLIT, firstWords } from './test-split.mjs';
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = siteData.models.find((m) => m.autoregressive);
 const NAR = siteData.models.find((m) => !m.autoregressive);
-const COMPARE = siteData.compare.map((id) => siteData.models.find((m) => m.id === id));
+const COMPARE = compareModels(siteData.models).filter(Boolean);
 const WORD = AR.examples.filter((w) => NAR.examples.includes(w))[1];
 
 const BLOCKS = readmeBlocks(READMES[0].path);

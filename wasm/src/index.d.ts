@@ -147,7 +147,7 @@ export declare class Seq2SeqError extends Error {
   readonly code?: string;
 }
 
-/** Special target token ids (-1 when the model has none). */
+/** Special token ids of a vocabulary (-1 when the model has none). */
 export interface TargetSpecials {
   pad: number;
   unk: number;
@@ -182,7 +182,11 @@ export interface ModelInfoBase {
   compute: 'int8' | 'f32';
   sourceVocab: string[];
   targetVocab: string[];
+  /** The source vocabulary's special ids: every other source token is a character the model reads. */
+  sourceSpecials: TargetSpecials;
   targetSpecials: TargetSpecials;
+  /** How the source is case-folded before it is read ('none': as given). */
+  sourceCase: 'none' | 'upper' | 'lower';
 }
 
 /** A Transformer: autoregressive ('transformer') or Mask-Predict ('cmlm'). */
@@ -354,6 +358,8 @@ interface SnapshotBase {
   /** Decoder passes so far in this decode. */
   step: number;
   sourceLength: number;
+  /** The source text the decode started from, as given. */
+  source: string;
   /** Shape of encoderAttention; present with it. */
   encoderLayers?: number;
   encoderHeads?: number;

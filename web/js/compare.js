@@ -178,14 +178,14 @@ function lengthTable(models) {
   const rnns = models.filter((m) => m.arch === 'rnn' && m.testWerByLength);
   if (!rnns.length) return '';
   const buckets = rnns[0].testWerByLength;
-  const name = (m) => (m.attention === 'none' ? t('compare.noAttention') : scoreWords(m.attention).short);
+  const name = (m) => (m.attentionScore === 'none' ? t('compare.noAttention') : scoreWords(m.attentionScore).short);
   // "letters" and "words" said once, over the buckets: repeated in every column they made
   // the table too wide for a phone, and the 12+ column the tour cites fell out of view.
   const head = buckets.map((b) => `<th scope="col">${esc(b.letters)}<br><span class="muted">${b.words}</span></th>`).join('');
-  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attention === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
+  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attentionScore === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
     + `${m.testWerByLength.map((b) => `<td class="num">${b.wer.toFixed(1)}</td>`).join('')}<td class="num"><strong>${m.testWer.toFixed(1)}</strong></td></tr>`).join('');
   return `<div class="view"><h3>${esc(t('compare.byLengthTitle'))}</h3>`
     + scrollRegion(`<table class="by-length"><caption>${esc(t('compare.byLengthCaption'))}</caption><thead><tr><th scope="col" rowspan="2">${esc(t('compare.colModel'))}</th><th scope="colgroup" colspan="${buckets.length}">${esc(t('compare.lettersHead'))}</th><th scope="col" rowspan="2">${esc(t('compare.all'))}</th></tr><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`)
-    + `<p class="note by-length-note">${esc(t(rnns.some((m) => m.attention === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
+    + `<p class="note by-length-note">${esc(t(rnns.some((m) => m.attentionScore === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
 }
 

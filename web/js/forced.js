@@ -5,7 +5,7 @@
 // is wrong, the two normalised scores say whose fault it is: a reference that
 // scores higher was missed by the search (search error); one that scores lower
 // is not what the model prefers (model error).
-import { fmt, rankingFormula } from './format.js';
+import { fmt, fmtPct, rankingFormula } from './format.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { PAGE_OPTIONS } from './page-options.js';
@@ -80,7 +80,7 @@ function lengthWhy(f, lengths) {
 export function laneRanking(options, { cmlm = false, imposed = false } = {}) {
   if (cmlm) {
     const w = options?.lengthScoreWeight ?? 0;
-    return imposed || !w ? 'avg log P' : `avg log P + ${w} × log P(length)`;
+    return imposed || !w ? t('forced.rankAvg') : t('forced.rankAvgLength', { w });
   }
   return rankingFormula(options?.lengthNorm ?? PAGE_OPTIONS.lengthNorm.default, options?.gnmtAlpha ?? PAGE_OPTIONS.gnmtAlpha.default);
 }
@@ -135,7 +135,7 @@ export function forcingView(f, free) {
   const n = Math.max(refTexts.length, free.length);
   let split = -1;
   for (let k = 0; k < n && split < 0; k++) if (refTexts[k] !== free[k]?.text) split = k;
-  const pct = (p) => (p == null ? '' : `${(p * 100).toFixed(1)}%`);
+  const pct = (p) => (p == null ? '' : fmtPct(p));
   const rows = Array.from({ length: n }, (_, k) => {
     const mark = k === split ? ' class="diverge"' : '';
     const rp = k < ref.tokenLogprobs.length ? Math.exp(ref.tokenLogprobs[k]) : null;

@@ -3,12 +3,13 @@
 // stops short of 100 % (label smoothing) — and the RNN's step, which has its
 // own states, scores and context in place of a Transformer's blocks.
 import { label } from './phonemes.js';
+import { fmtPct, pctDigits } from './format.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { d3, keyTable, row, strip } from './inside-parts.js';
 
-// `lane` below is the inside view's facade of the lane (lane-facade.js).
+// `lane` below is the inside view's facade of the lane (view-registry.js laneFacade).
 
 /**
  * The temperature the output block divides the logits by: the one the learner set on
@@ -51,8 +52,6 @@ export function outputDistribution(d, st, lane, pos) {
   return { z, p: logp.map(Math.exp), pT, order, temp, target: eps == null ? null : 1 - eps + eps / V };
 }
 
-const pct = (x) => `${(x * 100).toFixed(1)}%`;
-
 /**
  * The distribution as bars that follow the temperature: each token's logit z (a bar
  * from zero, on one scale for the tokens shown), and its probability at T (the bar)
@@ -71,23 +70,23 @@ export function logitsTable(d, st, lane, pos) {
     const w = (Math.abs(z[v]) / zMax) * 50;
     const zBar = `<span class="ib-z" style="${z[v] >= 0 ? 'left:50%' : `left:${(50 - w).toFixed(2)}%`};width:${w.toFixed(2)}%"></span>`;
     const line = target == null ? '' : `<span class="ib-target" style="left:${(target * 100).toFixed(2)}%"></span>`;
-    const desc = t('inside.barDesc', { token: name, z: d3(z[v]), zt: d3(z[v] / temp), T: tt, pt: pct(pT[v]), p: pct(p[v]) });
+    const desc = t('inside.barDesc', { token: name, z: d3(z[v]), zt: d3(z[v] / temp), T: tt, pt: fmtPct(pT[v]), p: fmtPct(p[v]) });
     return `<li class="${v === chosen ? 'chosen' : ''}" data-token="${esc(texts[v] ?? v)}" data-z="${z[v]}" data-p="${p[v]}" data-pt="${pT[v]}" title="${esc(desc)}">`
       + `<span class="ib-tok">${esc(name)}</span><span class="ib-ztrack" aria-hidden="true"><span class="ib-zero"></span>${zBar}</span><span class="ib-num">${d3(z[v])}</span>`
       + `<span class="ib-track" aria-hidden="true"><span class="ib-ghost" style="width:${(p[v] * 100).toFixed(2)}%"></span><span class="ib-fill" style="width:${(pT[v] * 100).toFixed(2)}%"></span>${line}</span>`
-      + `<span class="ib-num ib-pt">${pct(pT[v])}</span><span class="visually-hidden">${esc(desc)}</span></li>`;
+      + `<span class="ib-num ib-pt">${fmtPct(pT[v])}</span><span class="visually-hidden">${esc(desc)}</span></li>`;
   }).join('');
   const T = d.target.length;
   const caption = st.req.kind === 'cmlm' ? t('inside.logitsCaptionPos', { p: pos + 1, T: tt })
     : pos === T - 1 ? t('inside.logitsCaption', { T: tt }) : t('inside.logitsCaptionStep', { step: pos + 1, T: tt });
   const rows = top.map((v) => `<tr data-token="${esc(texts[v] ?? v)}" data-p="${p[v]}" data-pt="${pT[v]}"${v === chosen ? ' class="chosen"' : ''}><th scope="row">${esc(label(texts[v] ?? String(v)))}</th>`
-    + `<td class="num">${d3(z[v])}</td><td class="num">${d3(z[v] / temp)}</td><td class="num">${pct(pT[v])}</td><td class="num">${pct(p[v])}</td></tr>`).join('');
+    + `<td class="num">${d3(z[v])}</td><td class="num">${d3(z[v] / temp)}</td><td class="num">${fmtPct(pT[v])}</td><td class="num">${fmtPct(p[v])}</td></tr>`).join('');
   const head = ['inside.token', 'inside.logit', 'inside.logitT', 'inside.probT', 'inside.prob'].map((k) => `<th scope="col">${esc(t(k, { T: tt }))}</th>`).join('');
   return `<p class="in-bars-caption">${esc(caption)}</p>`
     + `<div class="in-bars-head" aria-hidden="true"><span></span><span>${esc(t('inside.logit'))}</span><span></span><span>${esc(t('inside.probT', { T: tt }))}</span><span></span></div>`
     + `<ol class="in-bars">${bars}</ol>`
     + `<ul class="note in-bars-key"><li><span class="lg ib-lg-fill"></span> ${esc(t('inside.keyTempered', { T: tt }))}</li><li><span class="lg ib-lg-ghost"></span> ${esc(t('inside.keyModel'))}</li>`
-    + `${target == null ? '' : `<li><span class="lg ib-lg-target"></span> ${esc(t('inside.keyTarget', { target: pct(target) }))}</li>`}</ul>`
+    + `${target == null ? '' : `<li><span class="lg ib-lg-target"></span> ${esc(t('inside.keyTarget', { target: fmtPct(target) }))}</li>`}</ul>`
     + `<details class="twin"><summary>${esc(t('inside.numbers'))}</summary>${scrollRegion(`<table class="in-logits"><caption>${esc(caption)}</caption><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`)}</details>`;
 }
 
@@ -103,8 +102,8 @@ function capNote(d, lane, pos, dist) {
   const V = d.vocabSize;
   const best = dist.order[0];
   const texts = lane.info?.targetVocab ?? [];
-  const args = { eps: tr.labelSmoothing, V, target: pct(dist.target), other: `${((tr.labelSmoothing / V) * 100).toFixed(2)}%`, config: tr.config,
-    top: pct(dist.p[best]), token: label(texts[best] ?? ''), w: tr.distillWeight };
+  const args = { eps: tr.labelSmoothing, V, target: fmtPct(dist.target), other: fmtPct(tr.labelSmoothing / V), config: tr.config,
+    top: fmtPct(dist.p[best]), token: label(texts[best] ?? ''), w: tr.distillWeight };
   const here = dist.p[best] < dist.target ? 'inside.capBelow' : tr.distillWeight ? 'inside.capAboveDistilled' : 'inside.capAbove';
   return `<p class="note in-cap" data-eps="${tr.labelSmoothing}" data-target="${dist.target}" data-top="${dist.p[best]}" data-here="${here}">${esc(t('inside.capWhy', args))} `
     + `${esc(t(here, args))}</p>`;
@@ -120,7 +119,7 @@ function outputNote(d, st, lane, pos) {
   const token = esc(label(vocab[st.req.next[pos]] ?? ''));
   if (st.req.kind === 'cmlm') {
     const why = st.req.masked[pos]
-      ? t('inside.outPredicted', { p: pos + 1, token, pct: (st.req.probs[pos] * 100).toFixed(1), k: st.req.iteration })
+      ? t('inside.outPredicted', { p: pos + 1, token, pct: pctDigits(st.req.probs[pos]), k: st.req.iteration })
       : t('inside.outKept', { p: pos + 1, token });
     return `<p class="note in-out-pos">${esc(why)}</p><p class="note">${esc(t('inside.outWhyCmlm'))}</p>`;
   }

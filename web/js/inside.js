@@ -41,7 +41,7 @@ import { registerView } from './view-registry.js';
 
 const ARCHS = ['transformer', 'cmlm', 'rnn'];
 
-// Every function below takes `lane`: the view's facade of the lane (lane-facade.js).
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
 /** Whether `lane` shows the inside of its pass at step i: a model inspect can open, and a pass its type names. */
 function hasInside(lane, i) {

@@ -30,5 +30,5 @@ export function ipa(text) {
   return '/' + toks.map(ipaSymbol).join('') + '/';
 }
 
-// The edit distance is the metrics' (metrics.js); views.js takes it from here.
-export { editDistance } from './metrics.js';
+// The edit distance is the metrics' (web/shared/metrics.js); views.js takes it from here.
+export { editDistance } from '../shared/metrics.js';
