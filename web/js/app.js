@@ -9,6 +9,7 @@ import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { LaneTabs } from './lane-tabs.js';
+import { watchScrollBoxes } from './scroll-hint.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -511,6 +512,7 @@ async function main() {
   window.seq2seqPage = app;   // for the browser tests and the curious
   app.wire();
   app.watchBar();
+  watchScrollBoxes();
   const st = decodeState(location.search);
   app.addressSearch = location.search;
   app.relabel();
