@@ -98,7 +98,7 @@ const Rnn& ModelAccess::rnn(const Model& m) {
 }
 
 std::vector<int> Model::tokenize(const std::string& text) const {
-  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos);
+  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos, config_.src_tokens, config_.src_specials.unk);
 }
 
 StepInside Model::inspect(const std::string& source, const std::vector<int>& tokens) const {

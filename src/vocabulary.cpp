@@ -67,7 +67,8 @@ void check_text_length(uint64_t bytes, const char* what) {
                      std::to_string(limits::kMaxTextBytes));
 }
 
-std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len) {
+std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len,
+                                 SourceTokens tokens, int unk) {
   check_text_length(text.size(), "the text");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("the source text is empty");
@@ -76,6 +77,22 @@ std::vector<int> tokenize_source(const std::string& text, const Vocabulary& voca
   for (auto& ch : s) {  // ASCII only: case is a property of the Latin letters our models read
     if (fold == CaseFold::Upper && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
     if (fold == CaseFold::Lower && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  }
+  if (tokens == SourceTokens::Words) {
+    std::istringstream in(s);
+    std::vector<int> ids;
+    std::string word;
+    while (in >> word) {
+      if (static_cast<int>(ids.size()) >= max_len)
+        throw InputError("the source has more than " + std::to_string(max_len) + " words; this model reads at most " +
+                         std::to_string(max_len));
+      int id = vocab.id(word);
+      if (id < 0 && unk < 0)
+        throw InputError("word " + quote(word) + " at position " + std::to_string(ids.size() + 1) +
+                         " is not in the model's source vocabulary");
+      ids.push_back(id < 0 ? unk : id);
+    }
+    return ids;
   }
   // Counted before splitting, so that a huge text is refused without a string per character.
   const auto count = std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xc0) != 0x80; });

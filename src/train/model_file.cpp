@@ -1,5 +1,6 @@
 #include "train/model_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -72,12 +73,13 @@ std::string config_json(const ModelConfig& c) {
   j["src_specials"] = specials(c.src_specials);
   j["tgt_specials"] = specials(c.tgt_specials);
   j["src_case"] = case_name(c.src_case);
+  if (c.src_tokens == SourceTokens::Words) j["src_tokens"] = "words";  // optional: absent means chars
   j["name"] = c.name;
   j["description"] = c.description;
   return j.dump();
 }
 
-void load_parameters(ParamStore& store, const SafetensorsFile& file) {
+void load_parameters(ParamStore& store, const SafetensorsFile& file, bool others_allowed) {
   std::set<std::string> taken;
   for (int i = 0; i < store.count(); ++i) {
     const ParamTensor& t = store.tensor(i);
@@ -103,17 +105,38 @@ void load_parameters(ParamStore& store, const SafetensorsFile& file) {
     std::memcpy(store.value(i), values.data(), values.size() * sizeof(float));
     taken.insert(t.name);
   }
+  if (others_allowed) return;
   for (const auto& [name, view] : file.tensors)
     if (!taken.count(name)) throw ModelError("tensor " + quote(name) + " is not a parameter of this model");
 }
 
+std::vector<uint8_t> write_safetensors(const std::vector<TensorBytes>& tensors,
+                                       const std::vector<std::pair<std::string, std::string>>& metadata) {
+  ojson header;
+  ojson meta = ojson::object();
+  for (const auto& [k, v] : metadata) meta[k] = v;
+  header["__metadata__"] = meta;
+  size_t offset = 0;
+  for (const TensorBytes& p : tensors) {
+    header[p.name] = {{"dtype", p.dtype}, {"shape", p.shape}, {"data_offsets", {offset, offset + p.bytes.size()}}};
+    offset += p.bytes.size();
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');  // the data starts 8-aligned
+  std::vector<uint8_t> out(8 + text.size() + offset);
+  const uint64_t n = text.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<uint8_t>(n >> (8 * i));
+  std::memcpy(out.data() + 8, text.data(), text.size());
+  size_t at = 8 + text.size();
+  for (const TensorBytes& p : tensors) {
+    std::memcpy(out.data() + at, p.bytes.data(), p.bytes.size());
+    at += p.bytes.size();
+  }
+  return out;
+}
+
 std::vector<uint8_t> export_model(const ParamStore& store, const ModelConfig& config, ExportStorage storage) {
-  struct Part {
-    std::string name, dtype;
-    std::vector<int64_t> shape;
-    std::vector<uint8_t> bytes;
-  };
-  std::vector<Part> parts;
+  std::vector<TensorBytes> parts;
   for (const ParamTensor& t : store.tensors()) {
     const float* v = store.value(store.index(t.name));
     for (size_t i = 0; i < t.size; ++i)
@@ -121,8 +144,8 @@ std::vector<uint8_t> export_model(const ParamStore& store, const ModelConfig& co
         throw UsageError("export: parameter " + quote(t.name) + " holds a value that is not finite; the model is not written");
     if (storage == ExportStorage::Int8 && t.shape.size() == 2) {
       const size_t rows = static_cast<size_t>(t.shape[0]), cols = static_cast<size_t>(t.shape[1]);
-      Part q{t.name, "I8", t.shape, std::vector<uint8_t>(rows * cols)};
-      Part s{t.name + ".scale", "F32", {t.shape[0]}, std::vector<uint8_t>(rows * 4)};
+      TensorBytes q{t.name, "I8", t.shape, std::vector<uint8_t>(rows * cols)};
+      TensorBytes s{t.name + ".scale", "F32", {t.shape[0]}, std::vector<uint8_t>(rows * 4)};
       for (size_t r = 0; r < rows; ++r) {
         double amax = 0;
         for (size_t c = 0; c < cols; ++c) amax = std::max(amax, std::fabs(static_cast<double>(v[r * cols + c])));
@@ -137,30 +160,12 @@ std::vector<uint8_t> export_model(const ParamStore& store, const ModelConfig& co
       parts.push_back(std::move(q));
       parts.push_back(std::move(s));
     } else {
-      Part p{t.name, "F32", t.shape, std::vector<uint8_t>(t.size * 4)};
+      TensorBytes p{t.name, "F32", t.shape, std::vector<uint8_t>(t.size * 4)};
       std::memcpy(p.bytes.data(), v, t.size * 4);
       parts.push_back(std::move(p));
     }
   }
-  ojson header;
-  header["__metadata__"] = {{"format", "seq2seq-wasm"}, {"format_version", "1"}, {"config", config_json(config)}};
-  size_t offset = 0;
-  for (const Part& p : parts) {
-    header[p.name] = {{"dtype", p.dtype}, {"shape", p.shape}, {"data_offsets", {offset, offset + p.bytes.size()}}};
-    offset += p.bytes.size();
-  }
-  std::string text = header.dump();
-  text.append((8 - text.size() % 8) % 8, ' ');  // the data starts 8-aligned
-  std::vector<uint8_t> out(8 + text.size() + offset);
-  const uint64_t n = text.size();
-  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<uint8_t>(n >> (8 * i));
-  std::memcpy(out.data() + 8, text.data(), text.size());
-  size_t at = 8 + text.size();
-  for (const Part& p : parts) {
-    std::memcpy(out.data() + at, p.bytes.data(), p.bytes.size());
-    at += p.bytes.size();
-  }
-  return out;
+  return write_safetensors(parts, {{"format", "seq2seq-wasm"}, {"format_version", "1"}, {"config", config_json(config)}});
 }
 
 }  // namespace train

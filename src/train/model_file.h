@@ -20,8 +20,19 @@ std::string config_json(const ModelConfig& c);
 
 // Every tensor of `store` from `file` (f32, f16 or quantized, widened to f32), by
 // name and shape. Throws ModelError naming a tensor that is missing, of another
-// shape, or in the file and not in the store.
-void load_parameters(ParamStore& store, const SafetensorsFile& file);
+// shape, or (unless `others_allowed`: a checkpoint's optimizer state) in the file
+// and not in the store.
+void load_parameters(ParamStore& store, const SafetensorsFile& file, bool others_allowed = false);
+
+// One tensor as a safetensors file stores it.
+struct TensorBytes {
+  std::string name, dtype;  // dtype: "F32", "I8", ...
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+// The safetensors container of `tensors` with `metadata` (strings), in order.
+std::vector<uint8_t> write_safetensors(const std::vector<TensorBytes>& tensors,
+                                       const std::vector<std::pair<std::string, std::string>>& metadata);
 
 enum class ExportStorage { F32, Int8 };
 

@@ -243,6 +243,49 @@ bool from_string(const std::string& name, SamplingSchedule& out);
 bool from_string(const std::string& name, SampledToken& out);
 bool from_string(const std::string& name, LrDecay& out);
 
+// Calls visit(name, member pointer) for every option, in the order of the struct (a
+// checkpoint writes and compares them all this way).
+template <typename Visit>
+void for_each_training_option(Visit&& visit) {
+  visit("task", &TrainingOptions::task);
+  visit("min_length", &TrainingOptions::min_length);
+  visit("max_length", &TrainingOptions::max_length);
+  visit("eval_size", &TrainingOptions::eval_size);
+  visit("arch", &TrainingOptions::arch);
+  visit("layers", &TrainingOptions::layers);
+  visit("heads", &TrainingOptions::heads);
+  visit("d_model", &TrainingOptions::d_model);
+  visit("d_ff", &TrainingOptions::d_ff);
+  visit("norm", &TrainingOptions::norm);
+  visit("pos", &TrainingOptions::pos);
+  visit("activation", &TrainingOptions::activation);
+  visit("tie_output", &TrainingOptions::tie_output);
+  visit("scale_embedding", &TrainingOptions::scale_embedding);
+  visit("attention", &TrainingOptions::attention);
+  visit("emb_dim", &TrainingOptions::emb_dim);
+  visit("enc_hidden", &TrainingOptions::enc_hidden);
+  visit("dec_hidden", &TrainingOptions::dec_hidden);
+  visit("attn_dim", &TrainingOptions::attn_dim);
+  visit("steps", &TrainingOptions::steps);
+  visit("batch_size", &TrainingOptions::batch_size);
+  visit("learning_rate", &TrainingOptions::learning_rate);
+  visit("warmup_steps", &TrainingOptions::warmup_steps);
+  visit("lr_decay", &TrainingOptions::lr_decay);
+  visit("final_lr_ratio", &TrainingOptions::final_lr_ratio);
+  visit("beta1", &TrainingOptions::beta1);
+  visit("beta2", &TrainingOptions::beta2);
+  visit("adam_eps", &TrainingOptions::adam_eps);
+  visit("weight_decay", &TrainingOptions::weight_decay);
+  visit("clip_norm", &TrainingOptions::clip_norm);
+  visit("dropout", &TrainingOptions::dropout);
+  visit("attention_dropout", &TrainingOptions::attention_dropout);
+  visit("label_smoothing", &TrainingOptions::label_smoothing);
+  visit("seed", &TrainingOptions::seed);
+  visit("log_every", &TrainingOptions::log_every);
+  visit("eval_every", &TrainingOptions::eval_every);
+  visit("memory_limit_mb", &TrainingOptions::memory_limit_mb);
+}
+
 // The defaults for a task: the struct's, and the task's own where the table gives one.
 TrainingOptions task_defaults(Task task);
 
