@@ -281,6 +281,10 @@ void for_each_training_option(Visit&& visit) {
   visit("attention_dropout", &TrainingOptions::attention_dropout);
   visit("label_smoothing", &TrainingOptions::label_smoothing);
   visit("seed", &TrainingOptions::seed);
+  visit("scheduled_sampling", &TrainingOptions::scheduled_sampling);
+  visit("sampling_midpoint", &TrainingOptions::sampling_midpoint);
+  visit("sampling_min", &TrainingOptions::sampling_min);
+  visit("sampling_token", &TrainingOptions::sampling_token);
   visit("log_every", &TrainingOptions::log_every);
   visit("eval_every", &TrainingOptions::eval_every);
   visit("memory_limit_mb", &TrainingOptions::memory_limit_mb);
