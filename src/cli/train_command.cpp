@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -40,6 +41,8 @@ const char* kTrainUsage =
     "  --checkpoint FILE             write a checkpoint there at every evaluation and at the end\n"
     "  --resume FILE                 continue the run of that checkpoint (the same options but for\n"
     "                                --steps, --log-every, --eval-every, --memory-limit-mb)\n"
+    "  --stop-after N                stop after step N, as if interrupted: a checkpoint (with\n"
+    "                                --checkpoint) is written there and no model\n"
     "training options (defaults in brackets; a task's own after ';'):\n";
 
 namespace {
@@ -200,6 +203,7 @@ int train_command(const std::vector<std::string>& args) {
   std::set<std::string> given;
   std::string out, data_path, checkpoint_path, resume_path;
   bool json = false, int8 = false;
+  int stop_after = 0;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> const std::string& {
@@ -213,6 +217,7 @@ int train_command(const std::vector<std::string>& args) {
     else if (a == "--resume") resume_path = value();
     else if (a == "--json") json = true;
     else if (a == "--int8") int8 = true;
+    else if (a == "--stop-after") stop_after = parse_number(a, value(), seq2seq::train::option_range::steps);
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + seq2seq::quote(a) + " (seq2seq train --help lists them)");
     else throw seq2seq::UsageError("train takes no words: " + seq2seq::quote(a) + " (seq2seq train --help)");
   }
@@ -236,7 +241,13 @@ int train_command(const std::vector<std::string>& args) {
   }
   seq2seq::train::ProgressRecord last;
   while (!run->done()) {
-    last = run->step(o.log_every);
+    const int left = stop_after > 0 ? stop_after - run->trainer().steps_taken() : o.log_every;
+    if (left <= 0) {
+      if (!checkpoint_path.empty()) write_file(checkpoint_path, run->checkpoint(), "the checkpoint");
+      if (!json) std::cout << "stopped after step " << run->trainer().steps_taken() << " (--stop-after); no model written\n";
+      return 0;
+    }
+    last = run->step(std::min(o.log_every, left));
     print_record(last, json);
     if (!checkpoint_path.empty() && last.evaluated) write_file(checkpoint_path, run->checkpoint(), "the checkpoint");
   }

@@ -37,6 +37,11 @@ nlohmann::json option_value(const T& v) {
 
 template <typename T>
 std::string option_text(const T& v) {
+  if constexpr (std::is_floating_point<T>::value) {
+    std::ostringstream o;  // 0.1, not 0.10000000149011612
+    o << v;
+    return o.str();
+  }
   const nlohmann::json j = option_value(v);
   return j.is_string() ? j.get<std::string>() : j.dump();
 }

@@ -283,7 +283,8 @@ class G2pTask final : public TaskData {
     }
     if (static_cast<int>(words.size()) < 2 * o.eval_size)
       throw OptionError("eval_size", "", "training option eval_size = " + std::to_string(o.eval_size) + ": the data has only " +
-                                             std::to_string(words.size()) + " words; the held-out set may take at most half of them");
+                                             std::to_string(words.size()) + (words.size() == 1 ? " word" : " words") +
+                                             "; the held-out set may take at most half of them");
     Random held(o.seed ^ kHeldOutStream);
     std::set<std::string> held_words;
     while (static_cast<int>(held_words.size()) < o.eval_size)

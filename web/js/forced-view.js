@@ -1,10 +1,10 @@
 // The view under a finished lane's result: the output's and the references' forced
 // scores with the diagnosis (search, model or length error), and for an
 // autoregressive lane teacher forcing beside free running (forced.js draws both).
-import { forcedView, forcingView, scoreWithReferences } from './forced.js';
+import { forcedView, forcingView, laneRanking, scoreWithReferences } from './forced.js';
 import { registerView } from './view-registry.js';
 
-// Every function below takes `lane`: the view's facade of the lane (lane-facade.js).
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
 /**
  * Whether the reference can be scored as the result was: every autoregressive
@@ -47,7 +47,10 @@ function render(lane, i) {
   if (!refs || !s?.done || !s.results.length || i !== lane.lastIndex || !scoresReference(lane)) return '';
   const f = scores(lane, refs.prons, s.results[0].text);
   const ar = lane.kind.ar;
-  return forcedView(f, { cmlm: !ar, lengths: ar ? null : decodedLengths(lane, s) })
+  const lengths = ar ? null : decodedLengths(lane, s);
+  // The diagnosis is relative to the lane's ranking: it names it.
+  const rank = laneRanking(lane.options, { cmlm: !ar, imposed: lengths?.imposed });
+  return forcedView(f, { cmlm: !ar, lengths, rank })
     + (ar ? forcingView(f, lane.decodedPath(i)) : '');
 }
 

@@ -7,10 +7,13 @@
 // its config (the architecture strip: embedding + positional encoding, each
 // layer's sublayers, the final norm, the output layer) picks what is shown below
 // it (inside-parts.js, inside-output.js):
-//   embedding + PE   the token embedding, the positional encoding, their sum; the
-//                    positional table of the positions used, as a heatmap
-//   attention        q of the picked position, the keys, the raw scores q·k, the
-//                    scaling by 1/√(d/h), the mask (if any), the softmax; "without
+//   embedding + PE   the token embedding, the positional encoding, their sum; a few
+//                    dimensions of the encoding as curves over the positions used,
+//                    beside the table of them all, as a heatmap
+//   attention        q of the picked position, the keys, the raw scores q·k (a key a
+//                    row), the scaling by 1/√(d/h), the mask (0 or −∞, dark here and in
+//                    the map; the masked self-attention opens on a query with a later
+//                    position hidden), the softmax; "without
 //                    scaling" shows the softmax of the raw scores (it saturates); the
 //                    QKᵀ weights of every position; each head's output,
 //                    concatenated and projected by W_O
@@ -18,8 +21,10 @@
 //                    standard deviation, the normalised result
 //   FFN              the hidden layer after the activation (ReLU: the units cut
 //                    to 0 counted), the output
-//   output           the picked position's logits, and softmax(logits / T) with a
-//                    live temperature
+//   output           the picked position's logits and its distribution at a live
+//                    temperature, as bars (the tempered one as the engine samples from
+//                    it, the model's own behind it), and why the top one stops short
+//                    of 100 %: label smoothing, with the recipe's ε
 // A disclosure, closed by default: nothing is asked of the worker until it opens.
 // A cell of an attention map drawn with this view's link (a lane's `viewLink('inside', ...)`)
 // opens it at that map's attention and that cell's query. What is open and picked
@@ -36,7 +41,7 @@ import { registerView } from './view-registry.js';
 
 const ARCHS = ['transformer', 'cmlm', 'rnn'];
 
-// Every function below takes `lane`: the view's facade of the lane (lane-facade.js).
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
 /** Whether `lane` shows the inside of its pass at step i: a model inspect can open, and a pass its type names. */
 function hasInside(lane, i) {
@@ -205,7 +210,10 @@ function body(lane) {
   const encoder = !d.rnn && st.stack === 'encoder';
   const names = encoder ? letters : tokens;
   const firstPredicted = cmlm ? Math.max(0, Array.from(req.masked).indexOf(1)) : tokens.length - 1;
-  const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : firstPredicted);
+  // The causal mask hides nothing from the last query (it reads every position before it):
+  // the masked self-attention opens one query earlier, where the newest position is hidden.
+  const causalSelf = !d.rnn && !cmlm && !encoder && st.sub === 'self' && d.causal;
+  const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : causalSelf ? Math.max(0, tokens.length - 2) : firstPredicted);
   st.at = pos;
   let html = `<p class="note">${intro(d, req, lane, tokens)}</p>`;
   if (d.rnn) return html + positionPicker(names, pos, 'decoder') + rnnBody(d, st, lane, letters, pos);
