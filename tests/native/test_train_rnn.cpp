@@ -542,6 +542,9 @@ TEST_CASE("a training run of an RNN: the model from the options, scheduled sampl
   CHECK(c.dec_hidden == 16);
   CHECK(c.name == "reverse-rnn-dot");
   CHECK(c.description.find("scheduled sampling linear") != std::string::npos);
+  // The memory bound is checked against the plan of the very graph the run builds.
+  const GraphLimits lim{o.batch_size, straight.task().max_source_len(), straight.task().max_target_len() + 1};
+  CHECK(Trainer::estimate_memory_bytes(c, o, lim) == straight.trainer().memory_bytes());
   std::vector<ProgressRecord> records;
   while (!straight.done()) records.push_back(straight.step(o.steps));
   REQUIRE(records.size() == 2);  // stopped at each evaluation
