@@ -25,7 +25,9 @@
 //                    temperature, as bars (the tempered one as the engine samples from
 //                    it, the model's own behind it), and why the top one stops short
 //                    of 100 %: label smoothing, with the recipe's ε
-// A disclosure, closed by default: nothing is asked of the worker until it opens.
+// A disclosure, closed by default: nothing is asked of the worker until it opens, and
+// the pieces it is drawn with (inside-parts.js, inside-output.js) load with import()
+// when a lane's inside first opens: a first visit does not download them.
 // A cell of an attention map drawn with this view's link (a lane's `viewLink('inside', ...)`)
 // opens it at that map's attention and that cell's query. What is open and picked
 // is in the page's address (its codec: inside-address.js).
@@ -33,13 +35,23 @@ import { label } from './phonemes.js';
 import { esc } from './views.js';
 import { pickKeys } from './heatmap.js';
 import { t } from './i18n.js';
-import { embedView, normView, sublayerView } from './inside-parts.js';
-import { logitsTable, outputView, rnnBody } from './inside-output.js';
 import { readInside, writeInside } from './inside-address.js';
 import { registerView } from './view-registry.js';
 
 
 const ARCHS = ['transformer', 'cmlm', 'rnn'];
+
+// The pieces the open inside is drawn with (inside-parts.js, inside-output.js), once
+// loaded: null until a lane's inside first opens.
+let pieces = null;
+let loading = null;
+
+/** Loads the pieces once for every lane; a failed load is tried again at the next opening. */
+function loadPieces() {
+  loading ??= Promise.all([import('./inside-parts.js'), import('./inside-output.js')])
+    .then(([parts, output]) => { pieces = { ...parts, ...output }; }, (e) => { loading = null; throw e; });
+  return loading;
+}
 
 // Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
@@ -79,7 +91,7 @@ function init(lane) {
     if (!e.target.matches?.('.inside input[data-action="in-temp"]')) return;
     st.temperature = Number(e.target.value);
     const box = lane.query('.inside .in-logits-box');
-    if (box && st.data) box.innerHTML = logitsTable(st.data, st, lane, st.at);
+    if (box && st.data && pieces) box.innerHTML = pieces.logitsTable(st.data, st, lane, st.at);
     const out = lane.query('.inside .in-temp output');
     if (out) out.textContent = st.temperature.toFixed(1);
     lane.changed();
@@ -139,8 +151,8 @@ function refresh(lane) {
   st.data = null;
   st.error = null;
   draw(lane);
-  lane.inspect(req.word, req.tokens)
-    .then((d) => { if (st.key === key) st.data = d; })
+  Promise.all([lane.inspect(req.word, req.tokens), loadPieces()])
+    .then(([d]) => { if (st.key === key) st.data = d; })
     .catch((e) => { if (st.key === key) st.error = String(e?.message ?? e); })
     .finally(() => { if (st.key === key && st.open) draw(lane); });
 }
@@ -200,7 +212,7 @@ function body(lane) {
   const st = lane.state;
   if (st.error) return `<p class="note">${esc(t('inside.failed', { error: st.error }))}</p>`;
   const d = st.data;
-  if (!d || !st.req) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
+  if (!d || !st.req || !pieces) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
   settle(st, d);
   const req = st.req;
   const cmlm = req.kind === 'cmlm';
@@ -216,15 +228,15 @@ function body(lane) {
   const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : causalSelf ? Math.max(0, tokens.length - 2) : firstPredicted);
   st.at = pos;
   let html = `<p class="note">${intro(d, req, lane, tokens)}</p>`;
-  if (d.rnn) return html + positionPicker(names, pos, 'decoder') + rnnBody(d, st, lane, letters, pos);
+  if (d.rnn) return html + positionPicker(names, pos, 'decoder') + pieces.rnnBody(d, st, lane, letters, pos);
   const stack = d[st.stack];
   html += archStrip(d, st);
   if (cmlm) html += `<p class="note in-length-head">${esc(t('inside.lengthHead'))}</p>`;
   html += positionPicker(names, pos, st.stack);
-  if (st.sub === 'embed') html += embedView(d, stack, pos, names);
-  else if (st.sub === 'out') html += outputView(d, st, lane, pos);
-  else if (st.sub === 'final') html += normView(stack.finalNorm, pos, d.dModel, t('inside.finalNorm'));
-  else html += sublayerView(d, stack.layers[st.layer], st, pos, names, letters);
+  if (st.sub === 'embed') html += pieces.embedView(d, stack, pos, names);
+  else if (st.sub === 'out') html += pieces.outputView(d, st, lane, pos);
+  else if (st.sub === 'final') html += pieces.normView(stack.finalNorm, pos, d.dModel, t('inside.finalNorm'));
+  else html += pieces.sublayerView(d, stack.layers[st.layer], st, pos, names, letters);
   return html;
 }
 
