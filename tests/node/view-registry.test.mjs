@@ -129,8 +129,12 @@ test('a view sees the lane through its facade: the decode, the model, inspect an
 test('a view\'s module reads nothing of a lane but the facade\'s members', () => {
   const members = new Set(Object.keys(Object.getOwnPropertyDescriptors(laneFacade(standIn(), { id: 'x', slot: 'body' }))));
   // The view modules and the modules that draw parts of a view from its facade.
-  const drawing = new Set([...viewModules, ...lazyViews.map(([, f]) => f)]);
-  for (const f of [...drawing]) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) drawing.add(m);
+  // (what they import, and what they load later with import(), and what those import).
+  const own = [...viewModules, ...lazyViews.map(([, f]) => f)];
+  const roots = new Set([...own, ...own.flatMap((f) => dynamicImportsOf(source(f)))]);
+  const drawing = new Set(roots);
+  for (const f of roots) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) drawing.add(m);
+  assert.ok(['inside-body.js', 'inside-output.js', 'self-attention-maps.js', 'draw-view.js'].every((m) => drawing.has(m)), [...drawing].join(', '));
   for (const f of drawing) {
     const used = new Set([...source(f).matchAll(/\blane\.(\w+)/g)].map((m) => m[1]));
     const beyond = [...used].filter((m) => !members.has(m));
