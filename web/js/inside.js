@@ -31,7 +31,7 @@
 // A cell of an attention map drawn with this view's link (a lane's `viewLink('inside', ...)`)
 // opens it at that map's attention and that cell's query. What is open and picked
 // is in the page's address (its codec: inside-address.js).
-import { esc } from './views.js';
+import { esc, loadStylesheet } from './views.js';
 import { pickKeys } from './heatmap.js';
 import { t } from './i18n.js';
 import { readInside, writeInside } from './inside-address.js';
@@ -47,7 +47,7 @@ let loading = null;
 
 /** Loads it once for every lane; a failed load is said as the model's failure is, and tried again at the next opening. */
 function loadDrawing() {
-  loading ??= import('./inside-body.js').then((m) => { drawing = m; }, (e) => { loading = null; throw e; });
+  loading ??= Promise.all([import('./inside-body.js'), loadStylesheet('style-open.css')]).then(([m]) => { drawing = m; }, (e) => { loading = null; throw e; });
   return loading;
 }
 

@@ -9,7 +9,7 @@
 // visit does not download it. Where the rows
 // are the queries of the pass "Inside this step" shows, a cell opens it there
 // (the inside view's link).
-import { esc } from './views.js';
+import { esc, loadStylesheet } from './views.js';
 import { t } from './i18n.js';
 import { registerView } from './view-registry.js';
 
@@ -48,7 +48,7 @@ let loading = null;
 
 /** Loads it once for every lane; a failed load is tried again at the next opening. */
 function loadMaps() {
-  loading ??= import('./self-attention-maps.js').then((m) => { maps = m; }, (e) => { loading = null; throw e; });
+  loading ??= Promise.all([import('./self-attention-maps.js'), loadStylesheet('style-open.css')]).then(([m]) => { maps = m; }, (e) => { loading = null; throw e; });
   return loading;
 }
 
