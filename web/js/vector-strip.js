@@ -1,8 +1,6 @@
-// A vector as a colour strip, red for positive and blue for negative, each value's
-// number on hover and in a table twin: how "Inside this step" (inside-parts.js) and
-// the attention-score comparison (compare.js) draw the model's vectors. Apart from the
-// inside's blocks, which load when that view opens, since the comparison draws strips
-// on its first screen.
+// A vector as a colour strip with its numbers: the piece "Inside this step" draws with
+// (inside-parts.js) that the compare lane draws with too (compare.js). Apart from the
+// rest of the inside's pieces, which load only when a lane's inside is first opened.
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { fmt } from './format.js';
