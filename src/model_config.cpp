@@ -189,6 +189,9 @@ ModelConfig parse_model_config(const std::string& text) {
   c.src_case = j.contains("src_case")
                    ? get_enum<CaseFold>(j, "src_case", {{"none", CaseFold::None}, {"upper", CaseFold::Upper}, {"lower", CaseFold::Lower}})
                    : CaseFold::None;
+  // Optional, "chars" when absent (files written before it existed read characters).
+  if (j.contains("src_tokens"))
+    c.src_tokens = get_enum<SourceTokens>(j, "src_tokens", {{"chars", SourceTokens::Chars}, {"words", SourceTokens::Words}});
   if (j.contains("name")) c.name = get_string(j, "name");
   if (j.contains("description")) c.description = get_string(j, "description");
 
@@ -225,6 +228,8 @@ const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post
 const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
 const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
+const char* to_string(SourceTokens t) { return t == SourceTokens::Words ? "words" : "chars"; }
+const char* to_string(CaseFold c) { return c == CaseFold::Upper ? "upper" : c == CaseFold::Lower ? "lower" : "none"; }
 
 Compute parse_compute(const std::string& name) {
   if (name == "auto") return Compute::Auto;

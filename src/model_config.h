@@ -15,6 +15,9 @@ enum class NormPlacement { Post, Pre };
 enum class PosEncoding { Sinusoidal, Learned };
 enum class Activation { Relu, Gelu };
 enum class CaseFold { None, Upper, Lower };
+// What a source token is: a character (a word's letters), or a word of a
+// space-separated text (word-level models, such as a trained chatbot's).
+enum class SourceTokens { Chars, Words };
 
 // The length logit of lengths an offset length head cannot reach (docs/model-format.md):
 // finite so that log-probabilities stay finite (snapshots are JSON), low enough that
@@ -63,6 +66,7 @@ struct ModelConfig {
   std::vector<std::string> src_vocab, tgt_vocab;
   SpecialIds src_specials, tgt_specials;
   CaseFold src_case = CaseFold::None;
+  SourceTokens src_tokens = SourceTokens::Chars;
   std::string name, description;
 
   bool autoregressive() const { return arch != Arch::Cmlm; }
@@ -78,6 +82,8 @@ const char* to_string(PosEncoding p);
 const char* to_string(Activation a);
 const char* to_string(AttentionScore a);
 const char* to_string(Compute c);
+const char* to_string(SourceTokens t);
+const char* to_string(CaseFold c);
 Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
 
 }  // namespace seq2seq

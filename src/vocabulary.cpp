@@ -29,20 +29,9 @@ namespace {
 // surrogates and truncated sequences included).
 std::vector<std::string> split_code_points(const std::string& s) {
   std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (len == 0 || i + len > s.size()) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
-    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-    for (size_t k = 1; k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 0x2) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i + k) + ")");
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    const uint32_t min_for_len[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min_for_len[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-      throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = utf8_char_length(s.data(), s.size(), i);
+    if (len == 0) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
     out.push_back(s.substr(i, len));
     i += len;
   }
@@ -67,7 +56,8 @@ void check_text_length(uint64_t bytes, const char* what) {
                      std::to_string(limits::kMaxTextBytes));
 }
 
-std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len) {
+std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len,
+                                 SourceTokens tokens, int unk) {
   check_text_length(text.size(), "the text");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("the source text is empty");
@@ -76,6 +66,22 @@ std::vector<int> tokenize_source(const std::string& text, const Vocabulary& voca
   for (auto& ch : s) {  // ASCII only: case is a property of the Latin letters our models read
     if (fold == CaseFold::Upper && ch >= 'a' && ch <= 'z') ch = static_cast<char>(ch - 'a' + 'A');
     if (fold == CaseFold::Lower && ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  }
+  if (tokens == SourceTokens::Words) {
+    std::istringstream in(s);
+    std::vector<int> ids;
+    std::string word;
+    while (in >> word) {
+      if (static_cast<int>(ids.size()) >= max_len)
+        throw InputError("the source has more than " + std::to_string(max_len) + " words; this model reads at most " +
+                         std::to_string(max_len));
+      int id = vocab.id(word);
+      if (id < 0 && unk < 0)
+        throw InputError("word " + quote(word) + " at position " + std::to_string(ids.size() + 1) +
+                         " is not in the model's source vocabulary");
+      ids.push_back(id < 0 ? unk : id);
+    }
+    return ids;
   }
   // Counted before splitting, so that a huge text is refused without a string per character.
   const auto count = std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xc0) != 0x80; });

@@ -34,8 +34,11 @@ void check_text_length(uint64_t bytes, const char* what);
 // applying `fold`, and maps each to its id. Throws InputError for empty text,
 // invalid UTF-8, a character not in the vocabulary (named with its position), or
 // more than `max_len` characters; a text over limits::kMaxTextBytes is refused
-// before anything is copied.
-std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len);
+// before anything is copied. With SourceTokens::Words the tokens are the text's
+// space-separated words instead, and a word not in the vocabulary is `unk` (an
+// InputError naming it when the vocabulary has no unk: unk < 0).
+std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len,
+                                 SourceTokens tokens = SourceTokens::Chars, int unk = -1);
 
 // Parses a space-separated list of target tokens ("HH AH L OW"); throws
 // InputError naming an unknown token, or for a text over limits::kMaxTextBytes.

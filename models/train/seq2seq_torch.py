@@ -30,6 +30,9 @@ VOCAB_CONFIG_DEFAULTS = {
     "src_specials": {"pad": 0, "unk": 1},
     "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
     "src_case": "upper",
+    # "chars": a source token is a character; "words": a word of a space-separated text
+    # (word-level models; a word outside src_vocab reads as <unk>)
+    "src_tokens": "chars",
     "name": "",
     "description": "",
 }
@@ -62,7 +65,7 @@ CONFIG_DEFAULTS = {
 CONFIG_KEY_ORDER = list(CONFIG_DEFAULTS.keys())
 
 # Keys added after the first models shipped: written only when not at their default.
-OPTIONAL_CONFIG_KEYS = ("length_offset",)
+OPTIONAL_CONFIG_KEYS = ("length_offset", "src_tokens")
 
 # The logit given to lengths an offset length head cannot reach (docs/model-format.md):
 # finite, so that log-probabilities stay finite (JSON has no -inf), and low enough that
@@ -124,9 +127,10 @@ def normalize_config(config):
     _check(cfg["length_offset"] == 0 or cfg["arch"] == "cmlm", "length_offset applies to cmlm models only")
     _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
     _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
+    _check(cfg["src_tokens"] in ("chars", "words"), "src_tokens must be chars|words")
     src_special_ids = set(cfg["src_specials"].values())
-    _check(all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
-           "source tokens must be single characters (specials excepted)")
+    _check(cfg["src_tokens"] == "words" or all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
+           "source tokens must be single characters (specials excepted) unless src_tokens is words")
     _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
     if cfg["arch"] == "transformer":
         _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "transformer needs bos and eos")
@@ -488,9 +492,10 @@ def normalize_rnn_config(config):
     _check(cfg["src_case"] in ("upper", "lower", "none"), "src_case must be upper|lower|none")
     _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
     _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
+    _check(cfg["src_tokens"] in ("chars", "words"), "src_tokens must be chars|words")
     src_special_ids = set(cfg["src_specials"].values())
-    _check(all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
-           "source tokens must be single characters (specials excepted)")
+    _check(cfg["src_tokens"] == "words" or all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
+           "source tokens must be single characters (specials excepted) unless src_tokens is words")
     _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
     _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "rnn needs bos and eos")
     return {k: cfg[k] for k in RNN_CONFIG_DEFAULTS}
