@@ -6,7 +6,8 @@
 //   node bench/g2p-misaki.mjs PATH/us_gold.json [--examples N]
 //
 // Each shared word is written from CMUdict's first pronunciation, as phonemize()
-// writes a word alone (a function word as a sentence reads it), and compared with
+// writes a word alone (a function word as a sentence reads it, and with the reading the
+// format takes for it: functionReading), and compared with
 // misaki's entry (its DEFAULT where it has one per part of speech). misaki's keys are
 // case-sensitive: a lower-case key is taken before a capitalised one; all-capital keys
 // (read as letters) are left out. Reported: exact agreement, agreement with secondary
@@ -21,7 +22,7 @@
 //   primary stress            the primary stress is elsewhere
 import { readFileSync } from 'node:fs';
 import { loadLexicon } from '../models/g2p/lexicon.js';
-import { functionWord, wordToMisaki } from '../models/g2p/formats.js';
+import { functionReading, functionWord, wordToMisaki } from '../models/g2p/formats.js';
 
 const path = process.argv[2];
 if (!path || path.startsWith('--')) {
@@ -83,7 +84,7 @@ for (const [word, reading] of byWord) {
   if (!prons) continue;
   shared++;
   const write = (p) => wordToMisaki(p, functionWord('misaki', word), word);
-  const ours = write(prons[0]);
+  const ours = write(functionReading('misaki', word) ?? prons[0]);
   let c;
   if (ours === reading) c = 'exact';
   else if (prons.slice(1).some((p) => write(p) === reading)) c = 'another CMUdict reading';
