@@ -12,13 +12,13 @@ namespace {
 
 // The graph needs the parameters declared before the store is allocated, and
 // AdamW needs the store's size: both follow from one construction.
-std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
+std::unique_ptr<TrainGraph> build_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
                                               ParamStore& store) {
   validate(o);
   DropoutRates rates;
   rates.dropout = o.dropout;
   rates.attention = o.attention_dropout;
-  auto g = std::make_unique<TransformerGraph>(config, limits, rates, store);
+  auto g = make_graph(config, limits, rates, store);
   store.allocate();
   return g;
 }
@@ -86,9 +86,9 @@ size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingO
   DropoutRates rates;
   rates.dropout = options.dropout;
   rates.attention = options.attention_dropout;
-  const TransformerGraph plan(config, limits, rates, store, true);
+  const auto plan = make_graph(config, limits, rates, store, true);
   const size_t logp = static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size();
-  return (store.size() * 4 + plan.activation_floats() + logp * 2) * sizeof(float);
+  return (store.size() * 4 + plan->activation_floats() + logp * 2) * sizeof(float);
 }
 
 }  // namespace train

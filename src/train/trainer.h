@@ -7,7 +7,7 @@
 // Hooks for what comes after teacher forcing, each at the point of the step it
 // changes: the batch's decoder inputs are apart from its targets (scheduled
 // sampling feeds the decoder a per-example mix of reference and predicted
-// tokens); TransformerGraph::backward takes an extra gradient on each decoder
+// tokens); TrainGraph::backward takes an extra gradient on each decoder
 // layer's cross-attention probabilities (guided attention's loss term); the loss
 // runs in stages from log-probabilities (loss.h), so that an output
 // distribution mixed with a copy distribution replaces only the first stage.
@@ -24,7 +24,7 @@
 #include "train/optimizer.h"
 #include "train/param_store.h"
 #include "train/training_options.h"
-#include "train/transformer_graph.h"
+#include "train/graph.h"
 
 namespace seq2seq {
 namespace train {
@@ -40,7 +40,7 @@ struct StepStats {
 
 class Trainer {
  public:
-  // A model of `config` (an autoregressive Transformer) trained with `options` on
+  // A model of `config` (a family with a training graph, graph.h) trained with `options` on
   // batches within `limits`. The parameters start at 0: init_parameters() or
   // load_parameters() next. Throws UsageError for options out of range.
   Trainer(const ModelConfig& config, const TrainingOptions& options, const GraphLimits& limits);
@@ -63,7 +63,7 @@ class Trainer {
   const TrainingOptions& options() const { return options_; }
   ParamStore& params() { return store_; }
   const ParamStore& params() const { return store_; }
-  TransformerGraph& graph() { return *graph_; }
+  TrainGraph& graph() { return *graph_; }
   AdamW& optimizer() { return adam_; }
   Random& dropout_rng() { return dropout_rng_; }
 
@@ -78,7 +78,7 @@ class Trainer {
   ModelConfig config_;
   TrainingOptions options_;
   ParamStore store_;
-  std::unique_ptr<TransformerGraph> graph_;
+  std::unique_ptr<TrainGraph> graph_;
   AdamW adam_;
   Random dropout_rng_;
   std::vector<float> logp_, dlogp_;

@@ -579,5 +579,11 @@ void TransformerGraph::backward(const Batch& b, const std::vector<const float*>*
                      src_emb_.pos >= 0 ? G(src_emb_.pos) : nullptr);
 }
 
+std::unique_ptr<TrainGraph> make_graph(const ModelConfig& config, const GraphLimits& limits, const DropoutRates& rates,
+                                       ParamStore& store, bool plan_only) {
+  if (config.arch == Arch::Transformer) return std::make_unique<TransformerGraph>(config, limits, rates, store, plan_only);
+  throw UsageError(std::string("no training graph for arch ") + to_string(config.arch) + " yet");
+}
+
 }  // namespace train
 }  // namespace seq2seq

@@ -16,41 +16,14 @@
 
 #include "model_config.h"
 #include "random.h"
+#include "train/graph.h"
 #include "train/layers.h"
 #include "train/param_store.h"
 
 namespace seq2seq {
 namespace train {
 
-// A batch, packed: example b's source tokens are rows [src_off[b], src_off[b] +
-// src_len[b]) of `src`; its decoder inputs (BOS, then the target's tokens) are rows
-// [dec_off[b], dec_off[b] + dec_len[b]) of `dec_in`, and `target` holds, row for
-// row, the token each decoder position must predict (the target's tokens, then
-// EOS). Decoder inputs and targets are apart so that a step may feed the decoder
-// other tokens than the reference's (scheduled sampling mixes in the model's own).
-struct Batch {
-  int size = 0;
-  std::vector<int> src, src_off, src_len;
-  std::vector<int> dec_in, target, dec_off, dec_len;
-
-  // Empties it, keeping the capacity (a step allocates nothing).
-  void clear();
-  // Appends one example; its decoder inputs and targets must be as long.
-  void add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets);
-  int src_rows() const { return static_cast<int>(src.size()); }
-  int dec_rows() const { return static_cast<int>(dec_in.size()); }
-};
-
-// The most a pass will hold: examples, and the longest source and decoder input.
-struct GraphLimits {
-  int batch = 1, src_len = 1, dec_len = 1;
-};
-
-struct DropoutRates {
-  float dropout = 0.0f, attention = 0.0f;
-};
-
-class TransformerGraph {
+class TransformerGraph final : public TrainGraph {
  public:
   // Declares the parameters of `cfg` (arch transformer) in `store`, which must not
   // be allocated yet. The dropout rates fix which masks get buffers. With
@@ -63,29 +36,31 @@ class TransformerGraph {
   // After store.allocate(): the initialisation of the reference (embeddings
   // N(0, 1/d_model), learned positions N(0, 0.02^2), projections Xavier-uniform,
   // biases 0, LayerNorm gain 1 and bias 0), drawn from `rng`.
-  void init_parameters(Random& rng);
+  void init_parameters(Random& rng) override;
 
   // The forward pass over `b` (within the limits): logits for every decoder row,
   // [b.dec_rows() x Vt]. With `rng`, dropout masks are drawn from it at the
   // construction's rates; without, no dropout.
-  void forward(const Batch& b, Random* rng);
-  const float* logits() const { return logits_.data(); }
+  void forward(const Batch& b, Random* rng) override;
+  const float* logits() const override { return logits_.data(); }
   // Where the caller writes d loss / d logits before backward(), the logits' layout.
-  float* dlogits() { return dlogits_.data(); }
+  float* dlogits() override { return dlogits_.data(); }
 
   // The backward pass of the last forward(): adds every parameter's gradient to
   // the store's gradient buffer. extra_cross_dprobs: per decoder layer, null or
   // a gradient with respect to its cross-attention probabilities (the layout of
   // cross_attention()), added where they enter the loss (guided attention).
-  void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr);
+  void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr) override;
 
   // The cross-attention probabilities of decoder layer `layer` in the last pass:
   // example b's [heads][dec_len[b]][src_len[b]] at cross_spans()[b].p0.
-  const float* cross_attention(int layer) const { return dec_[static_cast<size_t>(layer)].cross.probs; }
-  const std::vector<AttentionSpan>& cross_spans() const { return cross_spans_; }
+  int cross_attention_layers() const override { return static_cast<int>(dec_.size()); }
+  int cross_attention_heads() const override { return H_; }
+  const float* cross_attention(int layer) const override { return dec_[static_cast<size_t>(layer)].cross.probs; }
+  const std::vector<AttentionSpan>& cross_spans() const override { return cross_spans_; }
 
   // Floats held for activations, their gradients and scratch (for the memory bound).
-  size_t activation_floats() const { return arena_floats_ + logits_floats_ * 2; }
+  size_t activation_floats() const override { return arena_floats_ + logits_floats_ * 2; }
   const ModelConfig& config() const { return cfg_; }
 
  private:
