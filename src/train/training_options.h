@@ -121,7 +121,7 @@ struct TrainingOptions {
   int heads = 4;
   // Transformer: the width of every token's vector. Range [4, 1024]. Default g2p: 128.
   int d_model = 64;
-  // Transformer: the FFN's hidden width. Range [4, 4096]. Default g2p: 512.
+  // Transformer: the FFN's hidden width. Range [4, 4096]. Default g2p: 256.
   int d_ff = 128;
   // Transformer: Add & Norm, pre-LN or post-LN.
   TrainNorm norm = TrainNorm::Pre;
@@ -145,8 +145,8 @@ struct TrainingOptions {
   int attn_dim = 64;
 
   // Optimisation
-  // Optimizer steps, one batch each. Range [1, 10000000]. Default names: 1000, g2p: 20000.
-  int steps = 1500;
+  // Optimizer steps, one batch each. Range [1, 10000000]. Default names: 600, g2p: 12000.
+  int steps = 800;
   // Examples a step averages the loss over. Range [1, 4096]. Default g2p: 64.
   int batch_size = 32;
   // AdamW's step size at the end of warm-up. Range (0, 1]. Default g2p: 0.001.
@@ -185,8 +185,8 @@ struct TrainingOptions {
   // A progress record every this many steps. Range [1, 10000000].
   int log_every = 50;
   // Held-out word accuracy every this many steps (and at the end); 0: at the end only. Range [0,
-  // 10000000]. Default g2p: 2000.
-  int eval_every = 250;
+  // 10000000]. Default g2p: 1000.
+  int eval_every = 200;
   // The most memory a run may take (weights, gradients, AdamW's moments, activations); more is
   // refused before it starts. Range [1, 65536].
   int memory_limit_mb = 1024;
