@@ -14,7 +14,7 @@
 // without the test words (scripts/build-lexicon.mjs, `exclude`), so that every
 // test word goes through the model, as a word CMUdict lacks would. Scored two ways:
 //   ARPAbet   stress-free, against the split's references (WER: the output is none
-//             of them; PER: edits to the closest over its length: web/js/metrics.js).
+//             of them; PER: edits to the closest over its length: web/shared/metrics.js).
 //             phonemize's ARPAbet has symbols CMUdict does not use, mapped by
 //             PHONEMIZE_ARPABET below. eSpeak writes IPA only, and its IPA does not
 //             map onto ARPAbet one to one (a flap ɾ is T or D, ᵻ is IH or AH, ʔ is a
@@ -35,7 +35,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installPackage } from '../tests/node/helpers.mjs';
 import { buildLexicon } from '../scripts/build-lexicon.mjs';
-import { measure, parseReferences, rates } from '../web/js/metrics.js';
+import { measure, parseReferences, rates } from '../web/shared/metrics.js';
+import { ALSO, broadIpa } from './g2p-broad.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { words: { type: 'string' }, out: { type: 'string', default: 'docs/g2p-comparison.md' } } });
@@ -61,25 +62,8 @@ const words = [...refs.keys()].slice(0, args.words ? Number(args.words) : undefi
 // phonemize's ARPAbet symbols outside CMUdict's 39, as CMUdict writes the sounds.
 const PHONEMIZE_ARPABET = { AX: ['AH'], AXR: ['ER'], IX: ['IH'], UX: ['UW'], EL: ['L'], EM: ['AH', 'M'], EN: ['AH', 'N'], NX: ['N'], TS: ['T', 'S'], WH: ['W'], DX: ['T'], Q: [] };
 
-// ---------------------------------------------------------------- IPA, broad
-// Units: diphthongs and affricates are one; marks of stress, length and
-// syllabicity are dropped (a syllabic consonant first gets its schwa).
-const UNITS = ['aɪ', 'aʊ', 'eɪ', 'oʊ', 'ɔɪ', 'əʊ', 'tʃ', 'dʒ'];
-const BROAD = { ʌ: 'ə', ɐ: 'ə', ɝ: 'ɚ', ɜ: 'ɚ', r: 'ɹ', g: 'ɡ', ɫ: 'l', ɒ: 'ɑ', o: 'ɔ', 'əʊ': 'oʊ', ʧ: 'tʃ', ʤ: 'dʒ' };
-// What a candidate's unit may stand for besides itself.
-const ALSO = { ɾ: ['t', 'd'], ᵻ: ['ɪ', 'ə'], ʔ: ['t'] };
-function broadIpa(ipa) {
-  const s = ipa.normalize('NFD').replace(/([nlm])\u0329/g, 'ə$1').replace(/[ˈˌːˑ.\u0329\u0361\u035C‿\s-]/g, '').replace(/[ɜɝɚ]ɹ/g, 'ɚ');
-  const out = [];
-  for (let i = 0; i < s.length;) {
-    const two = s.slice(i, i + 2);
-    if (UNITS.includes(two)) { out.push(BROAD[two] ?? two); i += 2; continue; }
-    const one = String.fromCodePoint(s.codePointAt(i));
-    out.push(BROAD[one] ?? one);
-    i += one.length;
-  }
-  return out;
-}
+// ---------------------------------------------------------------- IPA, broad: bench/g2p-broad.mjs
+
 function ipaMeasure(output, references) {
   const h = broadIpa(output);
   let best = null;
@@ -294,5 +278,8 @@ ${rows.join('\n')}
 
 ${out.join('\n')}`;
 
-writeFileSync(resolve(root, args.out), doc);
+// The sections other benchmarks write (bench/g2p-paragraphs.mjs) and what follows them are kept.
+const previous = existsSync(resolve(root, args.out)) ? readFileSync(resolve(root, args.out), 'utf8') : '';
+const kept = previous.indexOf('<!-- PARAGRAPHS');
+writeFileSync(resolve(root, args.out), kept < 0 ? doc : `${doc.trimEnd()}\n\n${previous.slice(kept)}`);
 console.error(`wrote ${args.out}`);

@@ -19,10 +19,8 @@ bool better(double a_lp, int a_row, int a_tok, double b_lp, int b_row, int b_tok
   return a_tok < b_tok;
 }
 
-std::string position_name(int t) { return "output position " + std::to_string(t + 1); }
-
 ModelError nothing_to_emit(int t) {
-  return ModelError("no token can be emitted at " + position_name(t) + ": the model gives every allowed token probability 0");
+  return ModelError("no token can be emitted at " + output_position(t) + ": the model gives every allowed token probability 0");
 }
 
 }  // namespace
@@ -119,10 +117,16 @@ std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, in
   std::vector<Candidate> chosen;
   std::vector<char> allowed;
   drawn_from_.assign(live_.size(), {});
+  left_out_.assign(live_.size(), {});
   for (int row = 0; row < static_cast<int>(live_.size()); ++row) {
     const float* p = lp.row(row).data();
     bool forced;
     allowed_tokens(t, p, allowed, forced);
+    // What renormalising over the allowed tokens leaves out, for a viewer to name: a
+    // token the model gives no probability to changes nothing and is not listed.
+    if (!forced)
+      for (int v = 0; v < V; ++v)
+        if (!allowed[static_cast<size_t>(v)] && std::isfinite(p[v])) left_out_[static_cast<size_t>(row)].push_back(v);
     // The root fans out into n_best independent samples; every later hypothesis draws one token.
     const int draws = live_[static_cast<size_t>(row)].id == 0 ? opt_.n_best : 1;
     // Tempered, truncated distribution over the allowed tokens, best first.
@@ -148,11 +152,15 @@ std::vector<ArSearch::Candidate> ArSearch::select_sample(const RowMatrix& lp, in
     for (const auto& d : dist) total += d.first;
     for (const auto& d : dist) drawn_from_[static_cast<size_t>(row)].emplace_back(d.second, d.first / total);
     for (int k = 0; k < draws; ++k) {
-      double u = rng_.uniform() * total;
+      const double u0 = rng_.uniform();
+      double u = u0 * total, below = 0;
       size_t pick = 0;
-      while (pick + 1 < dist.size() && u >= dist[pick].first) u -= dist[pick++].first;
+      while (pick + 1 < dist.size() && u >= dist[pick].first) {
+        u -= dist[pick].first;
+        below += dist[pick++].first;
+      }
       const int tok = dist[pick].second;
-      chosen.push_back({row, tok, live_[static_cast<size_t>(row)].logprob + p[tok], forced});
+      chosen.push_back({row, tok, live_[static_cast<size_t>(row)].logprob + p[tok], forced, u0, below / total});
     }
   }
   return chosen;
@@ -185,7 +193,7 @@ Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& att
   try {
     if (lp.rows() != static_cast<long>(live_.size()) || lp.cols() != scorer_.vocab_size())
       throw UsageError("advance: scores of the wrong shape for the live hypotheses");
-    for (long row = 0; row < lp.rows(); ++row) require_finite_scores(lp.row(row).data(), lp.cols(), position_name(t));
+    for (long row = 0; row < lp.rows(); ++row) require_finite_scores(lp.row(row).data(), lp.cols(), output_position(t));
     chosen = opt_.strategy == Strategy::Sample ? select_sample(lp, t) : select_beam(lp, t, pruned);
   } catch (...) {
     done_ = true;  // the scorer's cache is in no state to go on from: this decode is over
@@ -244,6 +252,12 @@ Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& att
     h.forced = c.forced;
     h.token_prob = std::exp(lp(c.row, c.token));
     h.token_drawn_prob = drawn_prob(c.row, c.token);
+    if (!c.forced) {  // a forced token was not drawn (its one-token draw still took its uniform)
+      h.draw = c.draw;
+      h.drawn_below = c.drawn_below;
+    }
+    if (opt_.strategy == Strategy::Sample)
+      for (int v : left_out_[static_cast<size_t>(c.row)]) h.left_out.push_back({v, std::exp(lp(c.row, v)), 0.0f});
     h.candidates = candidates_of(c.row);
     if (opt_.attention) {
       // A model without attention (an RNN with attention none) has no maps: the

@@ -54,6 +54,8 @@ class ArSearch {
     int token = 0;
     double logprob = 0;    // cumulative
     bool forced = false;
+    double draw = -1;         // sampling: the uniform u it was drawn with
+    double drawn_below = -1;  // sampling: the drawn probability of the tokens before it (its stretch starts there)
   };
 
   void allowed_tokens(int t, const float* lp, std::vector<char>& allowed, bool& forced) const;
@@ -75,6 +77,8 @@ class ArSearch {
   // The last step's sampling distribution of each live row: token -> probability after
   // temperature, top-k and top-p (tokens left out have none). Empty unless sampling.
   std::vector<std::vector<std::pair<int, double>>> drawn_from_;
+  // And the tokens each row's distribution left out before it was tempered and cut (none at a forced position).
+  std::vector<std::vector<int>> left_out_;
   int steps_ = 0, next_id_ = 1;
   bool done_ = false;
 };

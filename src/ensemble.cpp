@@ -76,8 +76,14 @@ std::unique_ptr<StepScorer> Ensemble::step_scorer(const std::vector<int>& source
   return std::make_unique<EnsembleStepScorer>(members_, source, capacity);
 }
 
+namespace {
+UsageError no_single_inside() { return UsageError("an ensemble has no single inside to show: inspect one of its models"); }
+}  // namespace
+
+uint64_t Ensemble::inside_values(int, int) const { throw no_single_inside(); }
+
 StepInside Ensemble::inspect(const std::vector<int>&, const std::vector<int>&) const {
-  throw UsageError("an ensemble has no single inside to show: inspect one of its models");
+  throw no_single_inside();
 }
 
 std::unique_ptr<ParallelScorer> Ensemble::parallel_scorer(const std::vector<int>&) const {

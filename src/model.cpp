@@ -1,6 +1,9 @@
 #include "model.h"
 #include "model_access.h"
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -101,15 +104,29 @@ std::vector<int> Model::tokenize(const std::string& text) const {
   return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos, config_.src_tokens, config_.src_specials.unk);
 }
 
+InputError Model::target_id_outside(double id, size_t position) const {
+  std::string shown;
+  if (std::abs(id) < 9.2e18) {
+    shown = std::to_string(static_cast<long long>(id));
+  } else {  // the shortest form that reads back as the id, as JS writes a number
+    char buf[32];
+    for (int digits = 1; digits <= 17; ++digits) {
+      std::snprintf(buf, sizeof buf, "%.*g", digits, id);
+      if (std::strtod(buf, nullptr) == id) break;
+    }
+    shown = buf;
+  }
+  return InputError("token id " + shown + " at position " + std::to_string(position) + " is outside the target vocabulary of " +
+                    std::to_string(tgt_vocab_.size()));
+}
+
 StepInside Model::inspect(const std::string& source, const std::vector<int>& tokens) const {
   const std::vector<int> src = tokenize(source);
   const SpecialIds& sp = config_.tgt_specials;
   const bool ar = config_.autoregressive();
   for (size_t i = 0; i < tokens.size(); ++i) {
     const int id = tokens[i];
-    if (id < 0 || id >= static_cast<int>(tgt_vocab_.size()))
-      throw InputError("token id " + std::to_string(id) + " at position " + std::to_string(i + 1) +
-                       " is outside the target vocabulary of " + std::to_string(tgt_vocab_.size()));
+    if (id < 0 || id >= static_cast<int>(tgt_vocab_.size())) throw target_id_outside(id, i + 1);
     // A CMLM's draft is what Mask-Predict feeds back: any token it emitted (END included, kept
     // where it was sure of it) and the mask where it re-masked.
     const bool in_draft = !ar && (id == sp.mask || id == sp.eos);
@@ -131,7 +148,22 @@ StepInside Model::inspect(const std::string& source, const std::vector<int>& tok
   if (static_cast<int>(input.size()) > config_.max_pos)
     throw InputError("the decoder input has " + std::to_string(input.size()) + " positions; this model has " +
                      std::to_string(config_.max_pos));
-  return network_->inspect(src, input);
+  const uint64_t values = network_->inside_values(static_cast<int>(src.size()), static_cast<int>(input.size()));
+  if (values > limits::kMaxInsideValues)
+    throw InputError("the inside of this pass (a source of " + std::to_string(src.size()) + " positions, a decoder input of " +
+                     std::to_string(input.size()) + ") holds " + std::to_string(values) + " numbers; inspect keeps at most " +
+                     std::to_string(limits::kMaxInsideValues) + ": give a shorter source or fewer tokens");
+  StepInside inside = network_->inspect(src, input);
+  // Refused as decoding refuses the same scores (scorer.h): the row's log-probabilities, as search
+  // would see them, must hold no NaN or +infinity.
+  const auto V = static_cast<Eigen::Index>(inside.vocab_size);
+  RowMatrix row(1, V);
+  for (size_t t = 0; V > 0 && t * static_cast<size_t>(V) < inside.logits.size(); ++t) {
+    row = Eigen::Map<const RowMatrix>(inside.logits.data() + t * static_cast<size_t>(V), 1, V);
+    log_softmax_rows(row);
+    require_finite_scores(row.data(), V, output_position(static_cast<long>(t)));
+  }
+  return inside;
 }
 
 }  // namespace seq2seq

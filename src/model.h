@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.h"
 #include "model_config.h"
 #include "snapshot.h"
 #include "vocabulary.h"
@@ -66,6 +67,10 @@ class Model {
   // may be, a draft that is empty or longer than the length head reaches, or too many
   // tokens for the model's positions; UsageError for an ensemble.
   StepInside inspect(const std::string& source, const std::vector<int>& tokens) const;
+  // inspect()'s error for an id of `tokens` outside the target vocabulary, at position
+  // `position` (from 1). A double, so that a caller holding ids wider than int (JS numbers)
+  // names the id it was given.
+  InputError target_id_outside(double id, size_t position) const;
 
   ~Model();
 

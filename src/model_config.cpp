@@ -229,6 +229,7 @@ const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "si
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
 const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
 const char* to_string(SourceTokens t) { return t == SourceTokens::Words ? "words" : "chars"; }
+const char* to_string(CaseFold c) { return c == CaseFold::Upper ? "upper" : c == CaseFold::Lower ? "lower" : "none"; }
 
 Compute parse_compute(const std::string& name) {
   if (name == "auto") return Compute::Auto;

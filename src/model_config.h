@@ -83,6 +83,7 @@ const char* to_string(Activation a);
 const char* to_string(AttentionScore a);
 const char* to_string(Compute c);
 const char* to_string(SourceTokens t);
+const char* to_string(CaseFold c);
 Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
 
 }  // namespace seq2seq

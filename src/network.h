@@ -31,6 +31,12 @@ class Network {
   // BOS first for an autoregressive model, a draft for a CMLM): snapshot.h, StepInside.
   // Separate from decoding, which keeps none of it.
   virtual StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const = 0;
+  // How many numbers inspect() over a source of `source_length` ids and a decoder input of
+  // `target_length` would keep (the elements of every float and byte array of its StepInside),
+  // worked out from the shapes alone, so that Model::inspect can refuse a pass too large for
+  // limits::kMaxInsideValues before computing any of it. Written next to each inspect(), and held
+  // equal to what it keeps by a test.
+  virtual uint64_t inside_values(int source_length, int target_length) const = 0;
 };
 
 }  // namespace seq2seq

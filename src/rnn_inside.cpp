@@ -7,6 +7,16 @@
 
 namespace seq2seq {
 
+// What inspect() below keeps, array by array, in its order.
+uint64_t Rnn::inside_values(int source_length, int target_length) const {
+  const uint64_t S = static_cast<uint64_t>(source_length), T = static_cast<uint64_t>(target_length);
+  const uint64_t H2 = 2 * static_cast<uint64_t>(cfg_.enc_hidden), D = static_cast<uint64_t>(cfg_.dec_hidden);
+  const uint64_t V = cfg_.tgt_vocab.size();
+  const uint64_t scored = cfg_.attention == AttentionScore::None ? 0 : 2 * T * S;  // scores, weights
+  // encoder states, context vector; per position: decoder state, context, logits
+  return S * H2 + H2 + T * (D + H2 + V) + scored;
+}
+
 StepInside Rnn::inspect(const std::vector<int>& source, const std::vector<int>& target) const {
   if (target.empty()) throw InputError("the target is empty");
   if (static_cast<int>(target.size()) > cfg_.max_pos)

@@ -42,6 +42,7 @@ void Session::start(const std::string& source) {
   step_scorer_.reset();
   parallel_scorer_.reset();
   source_ = model_->tokenize(source);
+  source_text_ = source;
   max_len_ = max_length_for(source_);
   const ModelConfig& c = model_->config();
   const SpecialIds& sp = c.tgt_specials;
@@ -87,6 +88,7 @@ bool Session::done() const {
 Snapshot Session::step() {
   if (!started()) throw UsageError("step() before start(): give the session a source first");
   Snapshot s = ar_ ? ar_->step() : nar_->step();
+  s.source = source_text_;
   fill_text(s.results);
   return s;
 }

@@ -86,6 +86,7 @@ class Session {
   std::shared_ptr<const Model> model_;
   DecodingOptions opt_;
   std::vector<int> source_;
+  std::string source_text_;  // the source as start() was given it: each snapshot names it
   int max_len_ = 0;
   std::unique_ptr<StepScorer> step_scorer_;
   std::unique_ptr<ParallelScorer> parallel_scorer_;

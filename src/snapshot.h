@@ -42,6 +42,18 @@ struct HypothesisView {
   // Sampling only: the last token's probability in the distribution it was drawn from (see
   // TokenProb::drawn_prob).
   float token_drawn_prob = -1;
+  // Sampling only: the uniform number u in [0, 1) the last token was drawn with. Laid end to end,
+  // best first, the drawn distribution's probabilities cover [0, 1); the token drawn is the one
+  // whose stretch holds u.
+  double draw = -1;
+  // Sampling only: the drawn probability of the tokens before the last one in that order, where its
+  // stretch starts: drawn_below <= draw < drawn_below + token_drawn_prob.
+  double drawn_below = -1;
+  // Sampling only: the tokens search may not emit here (PAD, UNK, BOS, MASK; EOS below the minimum
+  // length), with the model's probability of each (and 0 drawn): the distribution drawn from is
+  // renormalised without them, so at temperature 1 with no cut a token's drawn probability is its
+  // model probability divided by 1 minus theirs. Empty at a forced position.
+  std::vector<TokenProb> left_out;
   // The distribution the last token was drawn from: its top candidates, best first.
   std::vector<TokenProb> candidates;
   // Cross-attention of the step that produced the last token, averaged over layers and heads:
@@ -120,6 +132,8 @@ struct Snapshot {
   bool autoregressive = true;
   bool done = false;
   int source_length = 0;
+  // The source text the decode started from, as given.
+  std::string source;
   // Decoder layers, the shape of the per-head attention (the RNN: 1); a Mask-Predict snapshot has
   // it only with the drafts' self-attention.
   int layers = 0;

@@ -32,6 +32,9 @@ void visit_fields(const HypothesisView& x, V& v) {
   v.boolean("forced", x.forced);
   v.number("tokenProb", x.token_prob);
   if (x.token_drawn_prob > -1) v.number("tokenDrawnProb", x.token_drawn_prob);
+  if (x.draw > -1) v.number("draw", x.draw);
+  if (x.drawn_below > -1) v.number("drawnBelow", x.drawn_below);
+  if (!x.left_out.empty()) v.list("leftOut", x.left_out);
   v.list("candidates", x.candidates);
   if (!x.attention.empty()) v.float32_array("attention", x.attention);
   if (!x.attention_heads.empty()) v.float32_array("attentionHeads", x.attention_heads);
@@ -76,6 +79,7 @@ void visit_fields(const Snapshot& x, V& v) {
   v.boolean("autoregressive", x.autoregressive);
   v.boolean("done", x.done);
   v.number("sourceLength", x.source_length);
+  v.string("source", x.source);
   if (x.autoregressive || x.layers > 0) v.number("layers", x.layers);
   if (x.autoregressive || x.layers > 0) v.number("heads", x.heads);
   if (!x.encoder_attention.empty()) v.number("encoderLayers", x.encoder_layers);

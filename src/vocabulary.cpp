@@ -29,20 +29,9 @@ namespace {
 // surrogates and truncated sequences included).
 std::vector<std::string> split_code_points(const std::string& s) {
   std::vector<std::string> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
-    if (len == 0 || i + len > s.size()) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
-    uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-    for (size_t k = 1; k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc >> 6) != 0x2) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i + k) + ")");
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    const uint32_t min_for_len[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < min_for_len[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-      throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
+  for (size_t i = 0; i < s.size();) {
+    const size_t len = utf8_char_length(s.data(), s.size(), i);
+    if (len == 0) throw InputError("text is not valid UTF-8 (byte " + std::to_string(i) + ")");
     out.push_back(s.substr(i, len));
     i += len;
   }

@@ -230,13 +230,18 @@ class ModelHandle {
       for (size_t i = 0; i < c.tgt_vocab.size(); ++i) tv.set(i, c.tgt_vocab[i]);
       o.set("sourceVocab", sv);
       o.set("targetVocab", tv);
-      val sp = val::object();
-      sp.set("pad", c.tgt_specials.pad);
-      sp.set("unk", c.tgt_specials.unk);
-      sp.set("bos", c.tgt_specials.bos);
-      sp.set("eos", c.tgt_specials.eos);
-      sp.set("mask", c.tgt_specials.mask);
-      o.set("targetSpecials", sp);
+      auto specials = [](const SpecialIds& ids) {
+        val sp = val::object();
+        sp.set("pad", ids.pad);
+        sp.set("unk", ids.unk);
+        sp.set("bos", ids.bos);
+        sp.set("eos", ids.eos);
+        sp.set("mask", ids.mask);
+        return sp;
+      };
+      o.set("sourceSpecials", specials(c.src_specials));
+      o.set("targetSpecials", specials(c.tgt_specials));
+      o.set("sourceCase", std::string(to_string(c.src_case)));
       return o;
     });
   }
@@ -250,8 +255,17 @@ class ModelHandle {
   val inspect(const val& source, const val& tokens) const {
     return guarded([&] {
       const Model& m = require();
-      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(text_of(tokens), m.target_vocab())
-                                                     : emscripten::vecFromJSArray<int>(tokens);
+      std::vector<int> ids;
+      if (tokens.isString()) {
+        ids = parse_target_tokens(text_of(tokens), m.target_vocab());
+      } else {
+        // Read as the numbers they are: an id past int (2^31 and up) would wrap to another.
+        const std::vector<double> given = emscripten::vecFromJSArray<double>(tokens);
+        for (size_t i = 0; i < given.size(); ++i) {
+          if (!(given[i] >= 0 && given[i] < m.target_vocab().size())) throw m.target_id_outside(given[i], i + 1);
+          ids.push_back(static_cast<int>(given[i]));
+        }
+      }
       return ValueWriter::object(m.inspect(text_of(source), ids), m.target_vocab());
     });
   }

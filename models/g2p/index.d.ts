@@ -10,6 +10,22 @@ export type PhonemeSource =
   | 'model'
   /** A number read as words (`spoken`), each word's pronunciation CMUdict's first. */
   | 'number'
+  /** The user's own words (PhonemizerOptions.lexicon as { word: pronunciation }). */
+  | 'user'
+  /**
+   * Text read as words by a rule of the normaliser (`spoken` holds the words; each word's
+   * pronunciation CMUdict's first, a capital letter the letter's name):
+   * 'date' (American order, month first: 3/4/2025 is March fourth; day first where the first
+   * number is no month, 25/12/2025, or with dots, 25.12.2025), 'time' (9:30pm, 09:00),
+   * 'phone' (digit by digit), 'money' (with a scale: €2.5 billion, £12m, $3bn; ¥, ₹, ¢),
+   * 'unit' (20°C, 5 km, 16 GB), 'symbol' (& + @ = % # × ~ ±), 'range' (the dash of 50–60:
+   * "to"), 'fraction' (½, 3/4), 'roman' (Henry VIII, Chapter IV), 'url', 'email',
+   * 'abbreviation' (by what follows: "Main St. The" street, "St. John" saint; a dot that also
+   * ends the sentence is left as punctuation), 'letters' (an initialism spelled: GPU, U.K.),
+   * 'compound' (a word read in parts: OpenAI, or as a list says: JSON "jason").
+   */
+  | 'date' | 'time' | 'phone' | 'money' | 'unit' | 'symbol' | 'range' | 'fraction' | 'roman'
+  | 'url' | 'email' | 'abbreviation' | 'letters' | 'compound'
   /** Punctuation or a symbol: no phonemes. */
   | 'punctuation'
   /** Nothing: characters the phonemizer cannot read (`error` says which). */
@@ -34,21 +50,48 @@ export interface PhonemeToken {
    * digit: not unstressed, unknown), and for tokens without phonemes.
    */
   stressed: boolean;
-  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order; [] if none. */
+  /** CMUdict's other pronunciations of the word (homographs: read, live), in its order, less the one chosen; [] if none. */
   alternatives: string[][];
+  /**
+   * For a heteronym (read, live, lead, record, …: homographs.js's TABLE), which of CMUdict's
+   * readings the context chose and why: { reading: 'past', why: 'after "she": the present would be "reads"' }.
+   */
+  homograph?: { reading: string; why: string };
   /** `phonemes` in IPA (ARPABET_IPA), stress marks ˈ ˌ at the syllable's start; a number's words separated by spaces. */
   ipa: string;
-  /** A number's words, as read: '2026' → 'twenty twenty-six'. */
+  /** What a number or a normaliser's rule read the token as: '2026' → 'twenty twenty-six', 'GPU' → 'G P U'. */
   spoken?: string;
-  /** Why a token has no phonemes: characters the phonemizer or the model cannot read. */
+  /** Why a token has no phonemes: characters the phonemizer cannot read, or a word the model refuses (too long for it, or any InputError of its decodeBatch). */
   error?: { kind: 'InputError'; message: string };
 }
+
+/**
+ * What `phonemes` is written in: the phonemizer's ARPAbet and IPA, or the symbols a voice
+ * reads: 'misaki' (Kokoro's US English, misaki's US_VOCAB), 'espeak' (eSpeak NG's en-us IPA,
+ * which Piper's en_US voices map to ids).
+ */
+export type PhonemeFormat = 'arpabet' | 'ipa' | 'misaki' | 'espeak';
+
+/** The formats, in that order. */
+export declare const FORMATS: readonly PhonemeFormat[];
+
+/** Every symbol the voice formats write (white space aside), punctuation included. */
+export declare const INVENTORY: Readonly<{ misaki: readonly string[]; espeak: readonly string[] }>;
 
 /** What phonemize() resolves to. */
 export interface PhonemizeResult {
   /** The text given. */
   text: string;
   tokens: PhonemeToken[];
+  /** The format `phonemes` is written in. */
+  format: PhonemeFormat;
+  /**
+   * The whole text in `format`: for 'arpabet' and 'ipa' the same as `arpabet` and `ipa`; for
+   * 'misaki' and 'espeak', each symbol in INVENTORY[format], function words as read in a sentence.
+   */
+  phonemes: string;
+  /** Symbols of the text the format has no place for (& # * …, for a voice quotes too), left out of `phonemes`. */
+  dropped: { text: string; start: number; end: number }[];
   /**
    * The text in ARPAbet, each word in braces ({HH AH0 L OW1}, {W ER1 L D}!): punctuation kept,
    * unreadable tokens left out. Without stress digits: stripStress() on each token's phonemes.
@@ -83,32 +126,50 @@ export interface LexiconLike {
   has?(word: string): boolean;
 }
 
+/** The user's own pronunciations: ARPAbet, 'K AE1 T' or ['K', 'AE1', 'T'], or several such in an array (the first read). */
+export type Pronunciation = string | readonly string[] | readonly (string | readonly string[])[];
+
 export interface PhonemizerOptions {
   /**
-   * false (default): words the lexicon lacks go to g2p-transformer, whose output has no stress
-   * digits (those tokens say stressed: false). true: to g2p-transformer-stress, so that every
-   * word has stress; while the package has no such model, createPhonemizer rejects ('ModelError').
+   * false: words the lexicon lacks go to g2p-transformer, whose output has no stress digits
+   * (those tokens say stressed: false). true: to g2p-transformer-stress, so that every word has
+   * stress. Default: true for the voice formats ('misaki', 'espeak'), false otherwise. A model
+   * given as an object says itself: stressed if its phonemes carry digits.
    */
   stress?: boolean;
+  /** The format of `phonemes` when phonemize() is not given one; default 'ipa'. */
+  format?: PhonemeFormat;
   /**
    * The model for words the lexicon lacks: a Model (or BatchDecoder) to use, or where to load
    * one from (anything loadModel takes). Default: the package's own file (MODEL_NAMES), next to
    * this module. A model given as an object is not deleted by the phonemizer.
    */
   model?: BatchDecoder | ModelSource;
-  /** Decode in this worker (createDecoderWorker()): the phonemizer loads the model into it. */
+  /**
+   * Decode in this worker (createDecoderWorker()): the phonemizer loads the model into it, and
+   * the calling thread runs on while the words the lexicon lacks are decoded (about 5 ms a word
+   * on one thread, which for a long text of unknown words is many seconds). Not terminated by delete().
+   */
   worker?: DecoderWorker;
   /** loadModel's options for a model the phonemizer loads (cache, sha256, onProgress, compute). */
   loadOptions?: LoadOptions;
   /** Decoding options; default: manifest.json's for the model (beam 5, average length normalisation). */
   decoding?: DecodingOptions;
-  /** Another lexicon, or false for none (every word to the model); default: CMUdict (loadLexicon()). */
-  lexicon?: LexiconLike | false;
+  /**
+   * The user's own words over everything ({ word: pronunciation } or a Map; checked now: a phone
+   * that is no ARPAbet is a UsageError naming the word and the phone); another lexicon in place of
+   * CMUdict (an object with lookup(), whose answers are checked: anything but undefined or an array
+   * of pronunciations of ARPAbet phones makes phonemize() reject with a UsageError naming the
+   * word); or false for none (every word to the model). Default: CMUdict (loadLexicon()).
+   */
+  lexicon?: Readonly<Record<string, Pronunciation>> | ReadonlyMap<string, Pronunciation> | LexiconLike | false;
 }
 
 export interface Phonemizer {
   /** Whether words the lexicon lacks get stress (the stressed model). */
   readonly stress: boolean;
+  /** The format of `phonemes` by default. */
+  readonly format: PhonemeFormat;
   /** The decoding options used for the model. */
   readonly decoding: Readonly<DecodingOptions>;
   /** The lexicon; null with `lexicon: false`. */
@@ -118,11 +179,12 @@ export interface Phonemizer {
   readonly deleted: boolean;
   /**
    * The text's tokens with their phonemes, and the whole in ARPAbet and IPA. Rejects with a
-   * Seq2SeqError: 'UsageError' for a text that is no string or a deleted phonemizer,
-   * 'InputError' for a text of more than LIMITS.maxTextBytes bytes (UTF-8). Characters it cannot
-   * read are reported on their tokens (source 'none', error), not thrown.
+   * Seq2SeqError: 'UsageError' for a text that is no string, a deleted phonemizer, or a lexicon of
+   * one's own that answers with what is no pronunciation; 'InputError' for a text of more than
+   * LIMITS.maxTextBytes bytes (UTF-8); the model's other errors. Characters it cannot read and
+   * words the model refuses are reported on their tokens (source 'none', error), not thrown.
    */
-  phonemize(text: string): Promise<PhonemizeResult>;
+  phonemize(text: string, options?: { format?: PhonemeFormat }): Promise<PhonemizeResult>;
   /** Frees a model the phonemizer loaded itself. Idempotent. */
   delete(): void;
 }
@@ -145,7 +207,7 @@ export declare function loadLexicon(): Promise<Lexicon>;
  */
 export declare const ARPABET_IPA: Readonly<Record<string, string>>;
 
-/** One word's phones in IPA, stress marks ˈ ˌ at the stressed syllable's start. Throws a TypeError for a symbol that is no ARPAbet phone. */
+/** One word's phones in IPA, stress marks ˈ ˌ at the stressed syllable's start. Throws a Seq2SeqError ('UsageError') for a symbol that is no ARPAbet phone. */
 export declare function arpabetToIpa(phones: readonly string[]): string;
 
 /** Phones without their stress digits. */

@@ -10,6 +10,8 @@
 // stressed syllable, as dictionaries write them: before the consonants in front
 // of the vowel that can begin an English syllable (the longest run of them that
 // is one of ONSETS, "maximal onset"), e.g. K AH0 N S T R AH1 K T → kənˈstɹʌkt.
+import { Seq2SeqError } from 'seq2seq-wasm';
+
 export const ARPABET_IPA = Object.freeze({
   AA: 'ɑ', AE: 'æ', AH: 'ʌ', AH0: 'ə', AO: 'ɔ', AW: 'aʊ', AY: 'aɪ', EH: 'ɛ', ER: 'ɝ', ER0: 'ɚ',
   EY: 'eɪ', IH: 'ɪ', IY: 'i', OW: 'oʊ', OY: 'ɔɪ', UH: 'ʊ', UW: 'u',
@@ -37,22 +39,27 @@ const isOnset = (phones) => (phones.length === 1 ? phones[0] !== 'NG' : ONSETS.h
 /** A phone's IPA, stress left out; undefined for a symbol that is no ARPAbet phone. */
 export function phoneIpa(phone) {
   const m = VOWEL.exec(phone);
-  if (!m) return ARPABET_IPA[phone];
+  // Own keys only: "toString" and "constructor" are no phones.
+  if (!m) return Object.hasOwn(ARPABET_IPA, phone) ? ARPABET_IPA[phone] : undefined;
   const [, vowel, digit] = m;
   if (digit === '0') return ARPABET_IPA[`${vowel}0`] ?? ARPABET_IPA[vowel];
   if (digit === '') return ARPABET_IPA[NO_STRESS[vowel] ?? vowel];
   return ARPABET_IPA[vowel];
 }
 
+/** Whether a symbol is an ARPAbet phone: one of CMUdict's 39, a vowel with or without a stress digit. */
+export const isPhone = (phone) => typeof phone === 'string' && phoneIpa(phone) !== undefined;
+
 /**
  * One word's phones (ARPAbet, with or without stress digits) in IPA, with stress
- * marks where the phones have digits 1 and 2. Throws a TypeError for a symbol
- * that is no ARPAbet phone.
+ * marks where the phones have digits 1 and 2. Throws a Seq2SeqError ('UsageError')
+ * for a symbol that is no ARPAbet phone.
  */
 export function arpabetToIpa(phones) {
+  if (!Array.isArray(phones)) throw new Seq2SeqError(`arpabetToIpa: phones must be an array of ARPAbet phones, not ${typeof phones}`, 'UsageError');
   const out = phones.map((p) => {
-    const ipa = phoneIpa(p);
-    if (ipa === undefined) throw new TypeError(`not an ARPAbet phone: ${JSON.stringify(p)}`);
+    const ipa = isPhone(p) ? phoneIpa(p) : undefined;
+    if (ipa === undefined) throw new Seq2SeqError(`arpabetToIpa: ${JSON.stringify(String(p))} is no ARPAbet phone (CMUdict's 39, vowels with stress 0, 1 or 2 or none)`, 'UsageError');
     return ipa;
   });
   const marks = new Map();   // position → mark

@@ -29,17 +29,25 @@ export const TITLES = {
   prof: ['professor', 'professor'], jr: ['junior', 'junior'], sr: ['senior', 'senior'], vs: ['versus', 'versus'],
   mt: ['mount', 'mount'], ave: ['avenue', 'avenue'],
 };
-const LETTER = String.raw`[\p{L}\p{M}\u00AD\u200C\u200D\u2060]`;   // with the invisible marks words may hold
-const WORD = new RegExp(String.raw`${LETTER}+(?:[${APOSTROPHES}]${LETTER}+)*`, 'uy');
+// Letters, with the invisible marks words may hold; not U+02BC, which Unicode
+// calls a letter but texts write as an apostrophe (itʼs): it is one of APOSTROPHES.
+// A word starts with a letter itself (a mark or an invisible one alone is no word).
+const BASE = String.raw`[^\P{L}\u02BC]`;
+const LETTER = String.raw`(?:${BASE}|[\p{M}\u00AD\u200C\u200D\u2060])`;
+const WORD = new RegExp(String.raw`${BASE}${LETTER}*(?:[${APOSTROPHES}]${LETTER}+)*`, 'uy');
 const ABBREVIATION = /(?:\p{L}\.){2,}/uy;
 const NUMBER = new RegExp(String.raw`([${CURRENCY_SIGNS}])?(\d{1,3}(?:,\d{3})+(?!\d)|\d+)?(?:\.(\d+))?(%|(?:st|nd|rd|th|s|['’]s)(?![\p{L}\d]))?`, 'uy');
 const SPACE = /[\s\p{Cc}\p{Cf}]+/uy;   // invisible format characters (U+200B, U+200E, …) separate like spaces
-const PUNCTUATION = /[\p{P}\p{Sm}\p{Sc}\p{Sk}]/u;
+const PUNCTUATION = new RegExp(`[\\p{P}\\p{Sm}\\p{Sc}\\p{Sk}${APOSTROPHES}]`, 'u');
 
-/** A word as the lexicon and the model read it: lower case, ASCII letters, apostrophes as ', or null if it has other letters. */
+/**
+ * A word as the lexicon and the model read it: lower case, ASCII letters, apostrophes
+ * as ' (and the hyphens and dots of a hyphenated word or an abbreviation), or null if
+ * it has other letters or none (a mark or an apostrophe alone).
+ */
 export function wordKey(text) {
   const key = text.normalize('NFD').replace(/[\p{M}\u00AD\u200C\u200D\u2060]/gu, '').replace(/[’ʼ]/g, '\'').toLowerCase();
-  return /^[a-z'.]+$/.test(key) ? key : null;
+  return /^[a-z'.-]+$/.test(key) && /[a-z]/.test(key) ? key : null;
 }
 
 function numberWords(cur, whole, frac, suffix, minus) {
@@ -47,7 +55,7 @@ function numberWords(cur, whole, frac, suffix, minus) {
   let words;
   if (cur) words = money(cur, digits ?? '', frac);
   else if (frac !== undefined) words = decimal(digits ?? '', frac);
-  else if (suffix && /^(st|nd|rd|th)$/.test(suffix)) return ordinal(integer(digits));
+  else if (suffix && /^(st|nd|rd|th)$/.test(suffix)) words = ordinal(integer(digits));
   else if (isYear(whole)) words = year(digits);
   else words = integer(digits);
   if (suffix === '%') words = [...words, 'percent'];
@@ -94,7 +102,8 @@ export function tokenize(text, has = () => false) {
         continue;
       }
     }
-    if ((m = at(ABBREVIATION)) && has(wordKey(m[0]) ?? '')) {
+    // (wordKey is null for letters the lexicon cannot spell: no word, whatever has() says.)
+    if ((m = at(ABBREVIATION)) && wordKey(m[0]) && has(wordKey(m[0]))) {
       push('word', i, i + m[0].length, { key: wordKey(m[0]) });
       i += m[0].length;
       continue;
@@ -137,7 +146,8 @@ export function tokenize(text, has = () => false) {
       const list = wholeKey && has(wholeKey) ? [[start, i]] : parts;
       // A trailing apostrophe: the plural's possessive (students'), or a word the lexicon has with it (goin').
       const last = list.at(-1);
-      if (APOSTROPHES.includes(text[i] ?? '') && !/[\p{L}\p{M}]/u.test(text[i + 1] ?? '')) {
+      // (i < text.length: ''.includes('') would take a word at the text's end one past it.)
+      if (i < text.length && APOSTROPHES.includes(text[i]) && !/[\p{L}\p{M}]/u.test(text[i + 1] ?? '')) {
         const key = wordKey(text.slice(last[0], i + 1));
         if (key && (key.endsWith('s\'') || has(key))) {
           last[1] = ++i;

@@ -13,6 +13,8 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -383,18 +385,29 @@ int decode(const std::vector<std::string>& args) {
       int passes = 0;
       while (!session.done()) {
         const seq2seq::Snapshot s = session.step();
-        nlohmann::json j = seq2seq::to_json(s, vocab);
-        j["source"] = word;
-        // The inside is a pass of its own after the step's: the search never computes it.
+        // The inside is a pass of its own after the step's: the search never computes it. It is
+        // computed before the line's JSON document is made, and written after it, streamed
+        // (snapshot_json.h), so that no document is alive when it runs out of memory.
+        std::unique_ptr<seq2seq::StepInside> inside;
+        std::optional<TracedPass> p;
         if (s.step == cmd.trace_inside) {
-          const TracedPass p = traced_pass(s, before, model->config().tgt_specials.mask);
-          j[p.key] = p.index;
-          j["inside"] = seq2seq::to_json(model->inspect(word, p.tokens), vocab);
+          p = traced_pass(s, before, model->config().tgt_specials.mask);
+          inside = std::make_unique<seq2seq::StepInside>(model->inspect(word, p->tokens));
         } else if (s.step + 1 == cmd.trace_inside) {
           before = s.live;
         }
         passes = s.step;
-        std::cout << j.dump() << '\n';
+        nlohmann::json j = seq2seq::to_json(s, vocab);   // with its source, as the module's snapshots
+        if (p) j[p->key] = p->index;
+        std::string line = j.dump();
+        if (inside) {
+          line.pop_back();  // the object's '}': the inside is its last member
+          std::cout << line << ",\"inside\":";
+          seq2seq::write_json(std::cout, *inside, vocab);
+          std::cout << "}\n";
+        } else {
+          std::cout << line << '\n';
+        }
       }
       if (cmd.trace_inside > passes)
         throw seq2seq::UsageError("--trace-inside " + std::to_string(cmd.trace_inside) + " asks for a pass this decode never ran: it took " +
@@ -509,7 +522,8 @@ int inspect(const std::vector<std::string>& args) {
   const auto model = load_model(cmd);
   const std::vector<int> tokens =
       cmd.words.size() == 2 ? seq2seq::parse_target_tokens(cmd.words[1], model->target_vocab()) : std::vector<int>{};
-  std::cout << seq2seq::to_json(model->inspect(cmd.words[0], tokens), model->target_vocab()).dump() << '\n';
+  seq2seq::write_json(std::cout, model->inspect(cmd.words[0], tokens), model->target_vocab());
+  std::cout << '\n';
   return 0;
 }
 

@@ -100,10 +100,14 @@ const char* kTrainingOptionUsage =
     "  --adam-eps X                  AdamW: added to the root of the mean square, in (0, 1] [1e-8]\n"
     "  --weight-decay X              AdamW: decoupled decay of the weight matrices and embeddings (not biases or norms), in [0, 1] [0.01]\n"
     "  --clip-norm X                 gradient clipping: the largest global norm of the gradients; 0 is off, in [0, 1000000] [1]\n"
-    "  --dropout X                   dropout on embeddings and on each sublayer's output before the residual add, in [0, 0.9] [0; g2p: 0.1]\n"
-    "  --attention-dropout X         dropout on the attention probabilities, in [0, 0.9] [0]\n"
+    "  --dropout X                   Transformer: dropout on the embeddings and on each sublayer's output before the residual add; RNN: on the embeddings, between encoder layers and on [a; s] before the output layer, in [0, 0.9] [0; g2p: 0.1]\n"
+    "  --attention-dropout X         Transformer: dropout on the attention probabilities (the RNN's reference has none), in [0, 0.9] [0]\n"
     "  --label-smoothing X           the target distribution is (1 - e) one-hot + e uniform over the target vocabulary, in [0, 0.99] [0; g2p: 0.1]\n"
     "  --seed N                      seeds the initial weights, the data, dropout and the held-out set; a seed repeats a run, in [0, 2^64 - 1] [1]\n"
+    "  --scheduled-sampling SAMPLINGSCHEDULE\n                                teacher forcing, or scheduled sampling with this schedule for the probability of the true previous token: off | linear | exponential | inverse_sigmoid [off]\n"
+    "  --sampling-midpoint N         scheduled sampling: the step at which the decoder reads the true token with probability 0.5, in [1, 10000000] [500]\n"
+    "  --sampling-min X              scheduled sampling: the least probability of reading the true token, in [0, 1] [0]\n"
+    "  --sampling-token SAMPLEDTOKEN scheduled sampling: the decoder's own token: sample | argmax [sample]\n"
     "  --log-every N                 a progress record every this many steps, in [1, 10000000] [50]\n"
     "  --eval-every N                held-out word accuracy every this many steps (and at the end); 0: at the end only, in [0, 10000000] [200; g2p: 1000]\n"
     "  --memory-limit-mb N           the most memory a run may take (weights, gradients, AdamW's moments, activations); more is refused before it starts, in [1, 65536] [1024]\n"
@@ -125,6 +129,8 @@ bool training_option_flag(const std::string& flag, Value&& value, seq2seq::train
   if (flag == "--no-scale-embedding") return o.scale_embedding = false, given.insert("scale_embedding"), true;
   if (flag == "--attention") return o.attention = parse_training_enum<seq2seq::train::TrainAttention>(flag, value(), "dot, multiplicative, reduced_rank, additive, none"), given.insert("attention"), true;
   if (flag == "--lr-decay") return o.lr_decay = parse_training_enum<seq2seq::train::LrDecay>(flag, value(), "none, linear, cosine"), given.insert("lr_decay"), true;
+  if (flag == "--scheduled-sampling") return o.scheduled_sampling = parse_training_enum<seq2seq::train::SamplingSchedule>(flag, value(), "off, linear, exponential, inverse_sigmoid"), given.insert("scheduled_sampling"), true;
+  if (flag == "--sampling-token") return o.sampling_token = parse_training_enum<seq2seq::train::SampledToken>(flag, value(), "sample, argmax"), given.insert("sampling_token"), true;
   return false;
 }
 // END GENERATED

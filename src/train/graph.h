@@ -1,18 +1,9 @@
-// What a model family gives the trainer: the forward pass over a packed batch,
-// keeping what the backward pass reads, the logits, and the backward pass into
-// the parameter store's gradients. The Transformer's is TransformerGraph
-// (transformer_graph.h); another family (the GRU encoder-decoder) is another
-// implementation of the same interface, and the trainer, the loss, the
-// optimizer, the tasks, export and checkpoints serve it unchanged.
+// What every family's training graph takes (the Transformer's,
+// transformer_graph.h, and the RNN's, rnn_graph.h): a packed batch, the limits
+// its buffers are sized for, and the dropout rates.
 #pragma once
 #include <cstddef>
-#include <memory>
 #include <vector>
-
-#include "model_config.h"
-#include "random.h"
-#include "train/layers.h"
-#include "train/param_store.h"
 
 namespace seq2seq {
 namespace train {
@@ -44,38 +35,6 @@ struct GraphLimits {
 struct DropoutRates {
   float dropout = 0.0f, attention = 0.0f;
 };
-
-class TrainGraph {
- public:
-  virtual ~TrainGraph() = default;
-  // After the store is allocated: the family's initialisation, drawn from `rng`.
-  virtual void init_parameters(Random& rng) = 0;
-  // The forward pass over `b`: logits for every decoder row, [b.dec_rows() x Vt].
-  // With `rng`, dropout masks are drawn from it; without, no dropout.
-  virtual void forward(const Batch& b, Random* rng) = 0;
-  virtual const float* logits() const = 0;
-  // Where the caller writes d loss / d logits before backward(), the logits' layout.
-  virtual float* dlogits() = 0;
-  // The backward pass of the last forward(): adds every parameter's gradient to
-  // the store's. extra_cross_dprobs: per cross-attention layer, null or a gradient
-  // with respect to its probabilities (the layout of cross_attention()), added
-  // where they enter the loss (guided attention).
-  virtual void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr) = 0;
-  // The cross-attention of the last pass: layers, heads, and layer l's
-  // probabilities, example b's [heads][dec_len[b]][src_len[b]] at cross_spans()[b].p0.
-  virtual int cross_attention_layers() const = 0;
-  virtual int cross_attention_heads() const = 0;
-  virtual const float* cross_attention(int layer) const = 0;
-  virtual const std::vector<AttentionSpan>& cross_spans() const = 0;
-  // Floats held for activations, their gradients and scratch (for the memory bound).
-  virtual size_t activation_floats() const = 0;
-};
-
-// The graph of `config`'s family, its parameters declared in `store` (not yet
-// allocated); with plan_only it allocates nothing and only counts (the memory
-// bound). Throws UsageError for a family without one.
-std::unique_ptr<TrainGraph> make_graph(const ModelConfig& config, const GraphLimits& limits, const DropoutRates& rates,
-                                       ParamStore& store, bool plan_only = false);
 
 }  // namespace train
 }  // namespace seq2seq

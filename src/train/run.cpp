@@ -78,8 +78,14 @@ TrainingOptions options_from_json(const nlohmann::json& j) {
 std::string describe(const TrainingOptions& o) {
   std::ostringstream d;
   d << "trained by seq2seq train: task " << to_string(o.task) << ", seed " << o.seed << ", " << o.steps << " steps of "
-    << o.batch_size << ", " << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff "
-    << o.d_ff << ", " << to_string(o.norm) << "-LN";
+    << o.batch_size << ", ";
+  if (o.arch == TrainArch::Rnn)
+    d << "GRU encoder " << o.enc_hidden << " x 2, decoder " << o.dec_hidden << ", embeddings " << o.emb_dim << ", "
+      << to_string(o.attention) << " attention";
+  else
+    d << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff " << o.d_ff << ", "
+      << to_string(o.norm) << "-LN";
+  if (o.scheduled_sampling != SamplingSchedule::Off) d << ", scheduled sampling " << to_string(o.scheduled_sampling);
   if (o.label_smoothing > 0) d << ", label smoothing " << o.label_smoothing;
   return d.str();
 }
@@ -87,31 +93,46 @@ std::string describe(const TrainingOptions& o) {
 }  // namespace
 
 ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
-  if (o.arch != TrainArch::Transformer)
-    throw OptionError("arch", "", std::string("training option arch = ") + to_string(o.arch) +
-                                      ": this trainer builds Transformers so far (the GRU trainer is not here yet)");
   ModelConfig c;
-  c.arch = Arch::Transformer;
-  c.d_model = o.d_model;
-  c.n_heads = o.heads;
-  c.d_ff = o.d_ff;
-  c.activation = o.activation == TrainActivation::Relu ? Activation::Relu : Activation::Gelu;
-  c.enc_layers = c.dec_layers = o.layers;
-  c.norm = o.norm == TrainNorm::Pre ? NormPlacement::Pre : NormPlacement::Post;
-  c.ln_eps = 1e-5f;
-  c.pos = o.pos == TrainPos::Sinusoidal ? PosEncoding::Sinusoidal : PosEncoding::Learned;
   // The decoder reads BOS and the target (max_target_len + 1 with EOS predicted).
   c.max_target_len = task.max_target_len() + 1;
   c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
-  c.scale_embedding = o.scale_embedding;
-  c.tie_output = o.tie_output;
+  if (o.arch == TrainArch::Rnn) {
+    c.arch = Arch::Rnn;
+    c.cell = RnnCell::Gru;
+    c.emb_dim = o.emb_dim;
+    c.enc_hidden = o.enc_hidden;
+    c.enc_layers = 1;
+    c.dec_hidden = o.dec_hidden;
+    const TrainAttention a = o.attention;
+    c.attention = a == TrainAttention::Dot              ? AttentionScore::Dot
+                  : a == TrainAttention::Multiplicative ? AttentionScore::Multiplicative
+                  : a == TrainAttention::ReducedRank    ? AttentionScore::ReducedRank
+                  : a == TrainAttention::Additive       ? AttentionScore::Additive
+                                                        : AttentionScore::None;
+    // Only reduced-rank and additive scores have a width; the format writes 0 for the others.
+    c.attn_dim = a == TrainAttention::ReducedRank || a == TrainAttention::Additive ? o.attn_dim : 0;
+    c.max_target_len = 0;  // not an RNN's field
+  } else {
+    c.arch = Arch::Transformer;
+    c.d_model = o.d_model;
+    c.n_heads = o.heads;
+    c.d_ff = o.d_ff;
+    c.activation = o.activation == TrainActivation::Relu ? Activation::Relu : Activation::Gelu;
+    c.enc_layers = c.dec_layers = o.layers;
+    c.norm = o.norm == TrainNorm::Pre ? NormPlacement::Pre : NormPlacement::Post;
+    c.ln_eps = 1e-5f;
+    c.pos = o.pos == TrainPos::Sinusoidal ? PosEncoding::Sinusoidal : PosEncoding::Learned;
+    c.scale_embedding = o.scale_embedding;
+    c.tie_output = o.tie_output;
+  }
   c.src_vocab = task.source_vocab();
   c.tgt_vocab = task.target_vocab();
   c.src_specials = source_special_ids();
   c.tgt_specials = target_special_ids();
   c.src_case = task.source_case();
   c.src_tokens = task.word_level_source() ? SourceTokens::Words : SourceTokens::Chars;
-  c.name = std::string(to_string(o.task)) + "-transformer";
+  c.name = std::string(to_string(o.task)) + (o.arch == TrainArch::Rnn ? std::string("-rnn-") + to_string(o.attention) : "-transformer");
   c.description = describe(o);
   return c;
 }
@@ -162,7 +183,7 @@ ProgressRecord TrainingRun::step(int n) {
   ProgressRecord r;
   r.steps = options_.steps;
   double loss = 0;
-  long tokens = 0, correct = 0;
+  long tokens = 0, correct = 0, own = 0;
   int taken = 0;
   const auto t0 = std::chrono::steady_clock::now();
   while (taken < n && !done()) {
@@ -173,6 +194,8 @@ ProgressRecord TrainingRun::step(int n) {
     correct += s.correct;
     r.learning_rate = s.learning_rate;
     r.grad_norm = s.grad_norm;
+    r.true_token_probability = s.true_token_probability;
+    own += s.own_tokens;
     ++taken;
     const int at = trainer_->steps_taken();
     if ((options_.eval_every > 0 && at % options_.eval_every == 0) || at == options_.steps) break;
@@ -181,6 +204,8 @@ ProgressRecord TrainingRun::step(int n) {
   r.step = trainer_->steps_taken();
   r.loss = tokens ? loss / static_cast<double>(tokens) : 0.0;
   r.token_accuracy = tokens ? static_cast<double>(correct) / static_cast<double>(tokens) : 0.0;
+  r.scheduled_sampling = options_.scheduled_sampling != SamplingSchedule::Off;
+  r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
     r.evaluated = true;

@@ -9,6 +9,7 @@
 #include "tensor.h"
 #include "train/dropout.h"
 #include "train/gemm_kernel.h"
+#include "train/train_math.h"
 
 namespace seq2seq {
 namespace train {
@@ -30,16 +31,6 @@ void Batch::add(const std::vector<int>& source, const std::vector<int>& decoder_
   target.insert(target.end(), targets.begin(), targets.end());
   ++size;
 }
-
-namespace {
-
-// A standard normal draw (Box-Muller) from the trainer's generator.
-float normal_draw(Random& rng) {
-  const double u1 = 1.0 - rng.uniform(), u2 = rng.uniform();  // u1 in (0, 1]
-  return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * 3.14159265358979323846 * u2));
-}
-
-}  // namespace
 
 TransformerGraph::LinearIdx TransformerGraph::declare_linear(const std::string& prefix, int out, int in) {
   LinearIdx l;
@@ -577,12 +568,6 @@ void TransformerGraph::backward(const Batch& b, const std::vector<const float*>*
   if (src_emb_.mask && masks_on_) mul_mask(dout, src_emb_.mask, ns, dout);
   embedding_backward(b.src.data(), src_pos_.data(), Rs, dout, L_, emb_scale_, G(src_emb_.table),
                      src_emb_.pos >= 0 ? G(src_emb_.pos) : nullptr);
-}
-
-std::unique_ptr<TrainGraph> make_graph(const ModelConfig& config, const GraphLimits& limits, const DropoutRates& rates,
-                                       ParamStore& store, bool plan_only) {
-  if (config.arch == Arch::Transformer) return std::make_unique<TransformerGraph>(config, limits, rates, store, plan_only);
-  throw UsageError(std::string("no training graph for arch ") + to_string(config.arch) + " yet");
 }
 
 }  // namespace train

@@ -23,7 +23,7 @@
 namespace seq2seq {
 namespace train {
 
-class TransformerGraph final : public TrainGraph {
+class TransformerGraph {
  public:
   // Declares the parameters of `cfg` (arch transformer) in `store`, which must not
   // be allocated yet. The dropout rates fix which masks get buffers. With
@@ -36,31 +36,29 @@ class TransformerGraph final : public TrainGraph {
   // After store.allocate(): the initialisation of the reference (embeddings
   // N(0, 1/d_model), learned positions N(0, 0.02^2), projections Xavier-uniform,
   // biases 0, LayerNorm gain 1 and bias 0), drawn from `rng`.
-  void init_parameters(Random& rng) override;
+  void init_parameters(Random& rng);
 
   // The forward pass over `b` (within the limits): logits for every decoder row,
   // [b.dec_rows() x Vt]. With `rng`, dropout masks are drawn from it at the
   // construction's rates; without, no dropout.
-  void forward(const Batch& b, Random* rng) override;
-  const float* logits() const override { return logits_.data(); }
+  void forward(const Batch& b, Random* rng);
+  const float* logits() const { return logits_.data(); }
   // Where the caller writes d loss / d logits before backward(), the logits' layout.
-  float* dlogits() override { return dlogits_.data(); }
+  float* dlogits() { return dlogits_.data(); }
 
   // The backward pass of the last forward(): adds every parameter's gradient to
   // the store's gradient buffer. extra_cross_dprobs: per decoder layer, null or
   // a gradient with respect to its cross-attention probabilities (the layout of
   // cross_attention()), added where they enter the loss (guided attention).
-  void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr) override;
+  void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr);
 
   // The cross-attention probabilities of decoder layer `layer` in the last pass:
   // example b's [heads][dec_len[b]][src_len[b]] at cross_spans()[b].p0.
-  int cross_attention_layers() const override { return static_cast<int>(dec_.size()); }
-  int cross_attention_heads() const override { return H_; }
-  const float* cross_attention(int layer) const override { return dec_[static_cast<size_t>(layer)].cross.probs; }
-  const std::vector<AttentionSpan>& cross_spans() const override { return cross_spans_; }
+  const float* cross_attention(int layer) const { return dec_[static_cast<size_t>(layer)].cross.probs; }
+  const std::vector<AttentionSpan>& cross_spans() const { return cross_spans_; }
 
   // Floats held for activations, their gradients and scratch (for the memory bound).
-  size_t activation_floats() const override { return arena_floats_ + logits_floats_ * 2; }
+  size_t activation_floats() const { return arena_floats_ + logits_floats_ * 2; }
   const ModelConfig& config() const { return cfg_; }
 
  private:

@@ -110,7 +110,7 @@ describe('scores under the results', () => {
     const model = await moduleModel(AR);
 
     const { out, ref } = await wrongGreedy(greedy, model, 'ABID', ['AH B IH D', 'EY B IH D'], ['model', 'Model error']);
-    assert.match(greedy.why, /prefers the wrong answer/);
+    assert.match(greedy.why, /no search ranking by log P \/ \|Y\| would find the reference/);
     assert.ok(ref.score < out.score);
 
     // The CMLM: both pronunciations scored as Mask-Predict's first iteration, the label from those scores.
@@ -125,12 +125,75 @@ describe('scores under the results', () => {
     await page.close();
   });
 
+  test('FORRESTAL: the diagnosis names the ranking it is relative to, and its numbers are model.score\'s', async () => {
+    // Unnormalised, the model puts the one-phoneme-short output above the reference
+    // (a model error by log P); averaged over the length, the lane beside it finds the
+    // reference. The diagnosis must say which ranking it speaks of. Then beam 1 with
+    // GNMT α = 1.2: another ranking, named in its turn.
+    const { page, errors } = await openPage(served.context, served.url('/?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam&lane=beam:beamSize=1,lengthNorm=gnmt,gnmtAlpha=1.2'));
+    await waitReady(page);
+    const blocks = await forcedBlocks(page);
+    const model = await moduleModel(AR);
+    const [none, average, gnmt] = blocks;
+    assert.equal(none.diagnosis, 'model');
+    assert.equal(average.diagnosis, 'right');
+    assert.equal(average.shown, 'F AO R AH S T AH L');
+    const ranks = await page.$$eval('.lane .forced', (fs) => fs.map((f) => [f.dataset.rank, f.querySelector('.note:last-child').textContent]));
+    assert.deepEqual(ranks.map((r) => r[0]), ['log P', 'log P / |Y|', 'log P / ((5+|Y|)/6)^1.2']);
+    for (const [rank, note] of ranks) assert.ok(note.startsWith(`Ranking value: ${rank}, what this lane ranks`), note);
+    for (const block of [none, gnmt]) {
+      const opts = moduleOptions(makeLane('beam', block.opts));
+      const out = model.score('FORRESTAL', block.shown, opts);
+      const ref = model.score('FORRESTAL', 'F AO R AH S T AH L', opts);
+      const rank = block.opts.lengthNorm === 'none' ? 'log P' : 'log P / ((5+|Y|)/6)^1.2';
+      if (block.diagnosis === 'right') continue;
+      assert.equal(block.diagnosis, ref.score > out.score ? 'search' : 'model');
+      const [first, second] = block.diagnosis === 'search' ? [ref.score, out.score] : [out.score, ref.score];
+      const d3 = (x) => x.toFixed(3).replace('-', '−');
+      assert.ok(block.why.includes(`error By this lane's ranking, ${rank}, the model puts `), block.why);
+      assert.ok(block.why.indexOf(`(${d3(first)})`) < block.why.indexOf(`(${d3(second)})`) && block.why.includes(`(${d3(second)})`),
+        `${rank}: ${block.why} names ${d3(first)} above ${d3(second)}`);
+      assert.ok(block.why.includes(`ranking by ${rank}`), 'the cure is worded under the same ranking');
+    }
+    assert.match(none.why, /another length normalisation/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Mask-Predict\'s first-pass scores follow the rule their caption states: with w × log P(length) where the length was predicted, without where it was imposed', async () => {
+    // Length weight 0.5 at the predicted length; 0.35 with length 6 imposed (both off the defaults).
+    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=mp:lengthScoreWeight=0.5&lane=mp:lengthScoreWeight=0.35,narLength=given,narGivenLength=6'));
+    await waitReady(page);
+    const blocks = await forcedBlocks(page);
+    const notes = await page.$$eval('.lane .forced', (fs) => fs.map((f) => f.querySelector('p.note:last-child').textContent));
+    const cmlm = await moduleModel(CMLM);
+    for (const [j, block] of blocks.entries()) {
+      const opts = moduleOptions(makeLane('mp', block.opts));
+      const imposed = block.opts.narLength === 'given';
+      for (const r of block.rows) {
+        const want = await sameForced(r, cmlm, 'DELETE', opts, `lane ${j} ${r.who}`);
+        const avg = want.logprob / want.tokens.length;
+        // The number as the caption says it is made.
+        const stated = imposed ? avg : avg + block.opts.lengthScoreWeight * want.lengthLogprob;
+        assert.ok(Math.abs(want.score - stated) < 1e-6, `lane ${j} ${r.who}: score ${want.score}, the caption's rule gives ${stated}`);
+      }
+      if (imposed) {
+        assert.ok(notes[j].includes('at the pronunciation\'s own length: avg log P.'), notes[j]);
+        assert.match(notes[j], /The length was imposed, so log P\(length\) does not enter/);
+      } else {
+        assert.ok(notes[j].includes(`at the pronunciation's own length: avg log P + ${block.opts.lengthScoreWeight} × log P(length).`), notes[j]);
+      }
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('in Chinese: the label and its explanation', async () => {
     const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lang=zh'));
     await waitReady(page);
     const [greedy] = await forcedBlocks(page);
     assert.equal(greedy.label, '搜索错误');
-    assert.match(greedy.why, /更宽的搜索/);
+    assert.match(greedy.why, /按本通道的排序依据 log P \/ \|Y\|，.*按 log P \/ \|Y\| 排序的更宽的搜索/);
     assert.match(greedy.resultProb, /对数概率 .* · 序列概率 /);
     assert.deepEqual(errors, []);
     await page.close();

@@ -24,12 +24,13 @@ const query = (lang) => `/?w=${WORD}&t=2${LANES.map((l) => `&lane=${l}`).join(''
 // and the terms the course notes gloss in English inside Chinese sentences (query, key, value, Pre-LN).
 const KEPT = new Set(['query', 'key', 'value', 'pre', 'mask', 'predict', 'gnmt', 'begin', 'end', 'arpabet', 'ipa', 'cmudict', 'transformer', 'webassembly', 'web',
   'worker', 'seq2seq', 'wasm', 'npm', 'rnn', 'gru', 'softmax', 'tanh', 'log', 'exp', 'top', 'best', 'bsd', 'clause', 'carnegie',
-  'mellon', 'university', 'code', 'bahdanau', 'g2p', 'cmlm', 'dot', 'multiplicative', 'additive', 'reduced', 'rank', 'none', 'logit']);
+  'mellon', 'university', 'code', 'bahdanau', 'g2p', 'cmlm', 'dot', 'multiplicative', 'additive', 'reduced', 'rank', 'logit']);
 // Every lower-case or capitalised English word of the English strings ("pass", "Beam"), not
 // ALL-CAPS ones: those are phonemes (AH, IY) and words the learner decodes (THROUGH).
 const ENGLISH = new Set(Object.values(en).flatMap((s) => s.replace(/\{\w+\}|<[^>]+>/g, ' ').match(/\b[A-Za-z][a-z]{2,}\b/g) ?? [])
   .map((w) => w.toLowerCase()).filter((w) => !KEPT.has(w)));
-const englishIn = (text) => [...new Set((text.match(/\b[A-Za-z][a-z]{2,}\b/g) ?? []).filter((w) => ENGLISH.has(w.toLowerCase())))];
+// Model ids (g2p-rnn-none) are names, not words: left out before the words are read.
+const englishIn = (text) => [...new Set((text.replace(/\bg2p-[\w.-]+/g, ' ').match(/\b[A-Za-z][a-z]{2,}\b/g) ?? []).filter((w) => ENGLISH.has(w.toLowerCase())))];
 
 const shown = (page) => page.evaluate(() => ({
   lang: document.documentElement.lang,

@@ -53,7 +53,9 @@ function probAt(inside, p, token) {
 }
 
 /** The scores table as shown: rows of numbers. */
-const scoresTable = (page) => page.$$eval('details.inside table.in-scores tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+// A key a row: the raw scores, scaled, the softmax, each as a list over the keys.
+const scoresTable = (page) => page.$eval('details.inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax']
+  .map((c) => [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => Number(x.textContent.replace('−', '-')))));
 
 /** The inside's QKᵀ matrix (its table twin's exact numbers), rows of queries. */
 const insideMatrix = (page) => page.$$eval('details.inside table.in-matrix tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.dataset.v))));
@@ -156,7 +158,7 @@ describe('inside a Mask-Predict iteration', () => {
     const before = await page.evaluate(() => location.search);
     await page.reload();
     await waitReady(page);
-    await page.waitForSelector('details.inside[open] .in-logits', { timeout: 20000 });
+    await page.waitForSelector('details.inside[open] .in-bars', { timeout: 20000 });
     assert.equal(await page.evaluate(() => location.search), before);
     assert.equal(await page.getAttribute(`.lane-mp .draft-tabs [data-draft="${d}"]`, 'aria-pressed'), 'true');
     assert.equal(await page.getAttribute(`details.inside [data-action="in-pos"][data-pos="${p}"]`, 'aria-pressed'), 'true');

@@ -80,6 +80,28 @@ test('the sentence: each word\'s source and phonemes, as the package gives them 
   await page.close();
 });
 
+test('a phoneme is written in IPA one way: the lanes read a stress-free phone as the phonemizer does', async () => {
+  // The package's table (models/g2p/ipa.js) reads a phone without a stress digit as
+  // CMUdict's commoner vowel: AH as ə, ER as ɚ. The lanes' chips and strips are the same.
+  const { phoneIpa } = await import(join(pkg.modelsDir, 'g2p/ipa.js'));
+  const { IPA, ipa, ipaOf } = await import('../../web/js/phonemes.js');
+  assert.equal(Object.keys(IPA).length, 39, 'CMUdict\'s 39 phonemes');
+  for (const p of Object.keys(IPA)) assert.equal(ipaOf(p), phoneIpa(p), p);
+  assert.equal(ipa('B ER D'), '/bɚd/');
+  // On the page: a made-up word (the model's, in both views) as a lane writes it and as the text view does.
+  const { page, errors } = await openPage(served.context, served.url('?w=FLURBER&lane=greedy'));
+  await waitReady(page);
+  const lane = await page.$eval('.lane-greedy .result-main .ipa-line', (l) => l.textContent);
+  assert.match(lane, /ɚ/);
+  const phones = await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).results[0].text);
+  await openText(page, '#text=flurber');
+  const [row] = await tableRows(page);
+  assert.equal(row[2], phones, 'the same phonemes');
+  assert.equal(`/${row[3].replace(/[ˈˌ]/g, '')}/`, lane, 'written the same in IPA');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model\'s word opens in the lanes, decoded there', async () => {
   const { page, errors } = await openPage(served.context);
   await openText(page);
@@ -110,6 +132,18 @@ test('the address holds the text; a text of its own is phonemized, in Chinese to
   await page.waitForFunction(() => location.hash === '#text=the+colonel');
   await page.click('#tv-run');
   await page.waitForFunction(() => document.querySelectorAll('.tv-words tbody tr').length === 2);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a lone modifier apostrophe (ʼ) does not cost the text: the words around it are read, no message', async () => {
+  const { page, errors } = await openPage(served.context);
+  await openText(page, '#text=hello%20%CA%BC%20world');
+  const want = await g2p.phonemize('hello ʼ world');
+  const rows = await tableRows(page);
+  assert.deepEqual(rows.map((r) => r.slice(0, 2)), [['hello', en['text.srcLexicon']], ['world', en['text.srcLexicon']]]);
+  assert.deepEqual(rows.map((r) => r[0]), want.tokens.filter((t) => t.source !== 'punctuation').map((t) => t.text));
+  assert.equal(await page.isHidden('#tv-message'), true, 'no message');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { before, describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { makeLane, moduleOptions, wordSeed } from '../../web/js/lane-types.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { cliPath, installPackage } from '../node/helpers.mjs';
@@ -124,7 +124,7 @@ describe('word-list mode', () => {
     const progress = await page.evaluate(() => ({ value: document.getElementById('wl-progress').value, max: document.getElementById('wl-progress').max, status: document.getElementById('wl-status').textContent }));
     assert.equal(progress.max, 2 * N * 3, 'two units per word and method');
     assert.equal(progress.value, progress.max);
-    assert.equal(progress.status, en['list.finished'].replace('{n}', N).replace('{lanes}', 3));
+    assert.equal(progress.status, `Done: ${N} words, 3 methods.`);
     // The progress bar is named.
     assert.equal(await page.evaluate(() => document.getElementById('wl-progress').labels[0].textContent), en['list.progress']);
     const rows = await summary(page);
@@ -220,6 +220,20 @@ test('a seeded sample is the same words every time, and the address keeps it', a
   await page.reload();
   await page.waitForFunction(() => Number(document.body.dataset.listRuns ?? 0) >= 1, null, { timeout: 60000 });
   assert.deepEqual((await perWord(page)).map((r) => r.word), first);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a sampling lane draws each word with the word\'s own seed, as its lane does; one method is one method', async () => {
+  const { page, errors } = await runList('?view=list&n=12&src=test&lane=sample');
+  const words = firstWords(12);
+  const model = await packedModel(AR);
+  const want = words.map((w) => model.decode(w, moduleOptions(makeLane('sample'), w))[0].text);
+  assert.deepEqual((await perWord(page)).map((r) => r.cells[0].output), want, 'the page\'s outputs are the module\'s under each word\'s seed');
+  // One seed for the whole list would draw the same uniforms for every word: a list that differs.
+  const shared = model.decodeBatch(words, moduleOptions(makeLane('sample', { seed: wordSeed(words[0]) }), words[0])).map((l) => l[0].text);
+  assert.notDeepEqual(shared, want);
+  assert.equal(await page.textContent('#wl-status'), 'Done: 12 words, 1 method.');
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -372,15 +386,19 @@ test('the list\'s address: values out of range are clamped, unknown ones fall ba
   const { decodeList, encodeList, sample } = await import(pathToFileURL(join(site, 'js/wordlist.js')).href);
   // The default list: a seeded sample of 1,000 test words (the split's first words are
   // alphabetical and too few to rank the methods).
-  assert.deepEqual(decodeList('?view=list'), { view: 'list', n: 1000, src: 'sample', seed: 1, words: '' });
-  assert.deepEqual(decodeList('?view=list&n=99999&src=nope&seed=-4'), { view: 'list', n: 2000, src: 'sample', seed: 0, words: '' });
-  assert.deepEqual(decodeList('?n=abc&view=lists'), { view: 'lanes', n: 1000, src: 'sample', seed: 1, words: '' });
-  for (const s of [{ view: 'list', n: 7, src: 'sample', seed: 42, words: '' }, { view: 'list', n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }]) {
+  assert.deepEqual(decodeList('?view=list'), { n: 1000, src: 'sample', seed: 1, words: '' });
+  assert.deepEqual(decodeList('?view=list&n=99999&src=nope&seed=-4'), { n: 2000, src: 'sample', seed: 0, words: '' });
+  assert.deepEqual(decodeList('?n=abc&view=lists'), { n: 1000, src: 'sample', seed: 1, words: '' });
+  for (const s of [{ n: 7, src: 'sample', seed: 42, words: '' }, { n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }]) {
     const { query, hash } = encodeList(s);
     assert.deepEqual(decodeList(query, hash), s);
   }
-  assert.deepEqual(encodeList({ view: 'list', n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }), { query: '&view=list&src=paste', hash: '#words=KNIGHT+QUEUE' });
-  assert.deepEqual(encodeList({ view: 'lanes', n: 5, src: 'test', seed: 1, words: '' }), { query: '', hash: '' });
+  assert.deepEqual(encodeList({ n: 1000, src: 'paste', seed: 1, words: 'KNIGHT QUEUE' }), { query: '&src=paste', hash: '#words=KNIGHT+QUEUE' });
+  // The mode is the page's (address.js), the list's part follows it.
+  const { decodeState, encodeState } = await import(pathToFileURL(join(site, 'js/address.js')).href);
+  assert.equal(decodeState('?w=A&view=list').mode, 'list');
+  assert.equal(decodeState('?w=A&view=lists').mode, 'lanes');
+  assert.match(encodeState({ word: 'A', step: null, lanes: [], mode: 'list' }) + encodeList({ n: 7, src: 'test', seed: 1, words: '' }).query, /&view=list&n=7&src=test$/);
   // A sample: n distinct items, in the list's order, the same for the same seed.
   const items = [...Array(500).keys()];
   const a = sample(items, 50, 9);

@@ -7,6 +7,7 @@
 #include "ar_search.h"
 #include "errors.h"
 #include "nar_search.h"
+#include "random.h"
 #include "toy_scorers.h"
 
 using namespace seq2seq;
@@ -194,6 +195,63 @@ TEST_CASE("sampling is reproducible for a seed and honours top-k", "[search][sam
   CHECK(draw(7, 0, 8) != draw(8, 0, 8));
   CHECK(draw(7, 0, 8).size() == 8);
   for (const auto& seq : draw(3, 1, 4)) CHECK(seq == std::vector<int>{A, A, A});  // top-k 1 is greedy
+}
+
+TEST_CASE("sampling says where its draw fell and what it left out", "[search][sample]") {
+  // UNK takes a tenth of the model's mass; search may not emit it, so the distribution
+  // drawn from is A, B, EOS renormalised over 0.9.
+  ToyStepScorer s([](const std::vector<int>&) { return std::map<int, double>{{A, 0.5}, {B, 0.3}, {UNK, 0.1}, {EOS, 0.1}}; });
+  DecodingOptions o;
+  o.strategy = Strategy::Sample;
+  o.seed = 11;
+  o.min_length = 1;
+  ArSearch search(s, toy_specials(), o, {B}, 12);
+  Random rng(o.seed);
+  const std::map<int, double> below = {{A, 0.0}, {B, 0.5 / 0.9}, {EOS, 0.8 / 0.9}};
+  int drawn = 0;
+  for (const Snapshot& snap : run_all(search))
+    for (const auto* list : {&snap.live, &snap.finished})
+      for (const auto& h : *list) {
+        if (static_cast<int>(h.tokens.size()) != snap.step) continue;  // made at an earlier step
+        if (h.forced) {  // the prefix's B: nothing drawn, nothing left out (its uniform is taken all the same)
+          rng.uniform();
+          CHECK(h.draw == -1);
+          CHECK(h.drawn_below == -1);
+          CHECK(h.left_out.empty());
+          continue;
+        }
+        ++drawn;
+        CHECK(h.draw == rng.uniform());  // one uniform per draw, in order
+        CHECK(h.drawn_below == Approx(below.at(h.tokens.back())));
+        CHECK(h.drawn_below <= h.draw);
+        CHECK(h.draw < h.drawn_below + h.token_drawn_prob + 1e-6);
+        std::vector<int> out;
+        for (const auto& x : h.left_out) {
+          out.push_back(x.token);
+          CHECK(x.drawn_prob == 0.0f);
+          CHECK(x.prob == Approx(0.1));
+        }
+        CHECK(out == std::vector<int>{UNK});
+      }
+  CHECK(drawn >= 1);
+
+  SECTION("below the minimum length EOS is left out too, and the other strategies say nothing of a draw") {
+    ToyStepScorer s2([](const std::vector<int>&) { return std::map<int, double>{{A, 0.5}, {B, 0.3}, {UNK, 0.1}, {EOS, 0.1}}; });
+    o.min_length = 2;
+    ArSearch two(s2, toy_specials(), o, {}, 12);
+    const Snapshot first = two.step();
+    const HypothesisView& h = first.live.at(0);
+    REQUIRE(h.left_out.size() == 2);
+    CHECK(h.left_out[0].token == UNK);
+    CHECK(h.left_out[1].token == EOS);
+    CHECK(h.token_drawn_prob == Approx(h.tokens.back() == A ? 0.625 : 0.375));
+    ToyStepScorer s3([](const std::vector<int>&) { return std::map<int, double>{{A, 0.5}, {B, 0.3}, {UNK, 0.1}, {EOS, 0.1}}; });
+    ArSearch greedy(s3, toy_specials(), beam(1), {}, 12);
+    const Snapshot g = greedy.step();
+    CHECK(g.live.at(0).draw == -1);
+    CHECK(g.live.at(0).drawn_below == -1);
+    CHECK(g.live.at(0).left_out.empty());
+  }
 }
 
 TEST_CASE("Mask-Predict: the length beam, the re-mask schedule and early stop", "[search][nar]") {

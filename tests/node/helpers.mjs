@@ -256,4 +256,36 @@ export function serveFiles(files, { dir, contentLength = true } = {}) {
   });
 }
 
+/**
+ * A server on 127.0.0.1 that stalls: it answers every request with a Content-Length
+ * of `length` and the first `sent` bytes of zeros, then sends nothing more (with
+ * `headers: false`, not even its headers). `requested` settles once a request has
+ * come and its bytes are written; `closed` once the client has dropped the connection.
+ */
+export async function stallingServer({ length = 100_000, sent = 1000, headers = true } = {}) {
+  let asked;
+  let dropped;
+  const requested = new Promise((resolve) => { asked = resolve; });
+  const closed = new Promise((resolve) => { dropped = resolve; });
+  const server = createServer((req, res) => {
+    req.socket.on('close', dropped);
+    if (!headers) {
+      asked();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': length });
+    res.write(new Uint8Array(sent), () => asked());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/stalled.safetensors`,
+    requested,
+    closed,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(resolve);
+    }),
+  };
+}
+
 export { dirname, join };

@@ -83,7 +83,14 @@ describe('IPA', () => {
     assert.equal(arpabetToIpa(['ER1']), 'ˈɝ');
     assert.equal(ARPABET_IPA.AH0, 'ə');
     assert.equal(ARPABET_IPA.ER, 'ɝ');
-    assert.throws(() => arpabetToIpa(['XX']), TypeError);
+  });
+
+  test('a symbol that is no ARPAbet phone, an object key\'s name included: UsageError naming it', () => {
+    for (const bad of ['XX', 'toString', 'constructor', '__proto__', 'hasOwnProperty', 'AH3', 'ah1', '']) {
+      assert.throws(() => arpabetToIpa(['HH', bad]), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError'
+        && e.message.includes(`${JSON.stringify(bad)} is no ARPAbet phone`), bad);
+    }
+    assert.throws(() => arpabetToIpa('HH AH0'), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && /must be an array/.test(e.message));
   });
 
   test('a vowel without a digit reads as CMUdict\'s commoner one: AH as ə (89 % of its AH), ER as ɚ (82 %)', () => {
@@ -121,7 +128,7 @@ describe('numbers', () => {
       3.14: 'three point one four', '0.5': 'zero point five', '.25': 'point two five',
       $5: 'five dollars', $1: 'one dollar', '$5.50': 'five dollars and fifty cents', '$0.99': 'ninety-nine cents', '$1,000': 'one thousand dollars',
       '£2.5': 'two pounds and fifty pence', '€1': 'one euro', '$1.005': 'one point zero zero five dollars',
-      '50%': 'fifty percent', '3.5%': 'three point five percent', '-7': 'minus seven', '007': 'zero zero seven',
+      '50%': 'fifty percent', '3.5%': 'three point five percent', '-7': 'minus seven', '-1st': 'minus first', '-5th': 'minus fifth', '007': 'zero zero seven',
       1000000000000000: 'one zero zero zero zero zero zero zero zero zero zero zero zero zero zero zero',
     };
     for (const [text, words] of Object.entries(cases)) assert.deepEqual(await spoken(text), [words], text);
@@ -137,7 +144,7 @@ describe('numbers', () => {
   test('digits next to letters and hyphens are numbers of their own', async () => {
     const r = await g2p.phonemize('COVID-19 mp3 10am 3-5');
     assert.deepEqual(r.tokens.map((t) => [t.text, t.source]),
-      [['COVID', 'model'], ['19', 'number'], ['mp', 'model'], ['3', 'number'], ['10', 'number'], ['am', 'lexicon'], ['3', 'number'], ['5', 'number']]);
+      [['COVID', 'model'], ['19', 'number'], ['mp', 'letters'], ['3', 'number'], ['10am', 'time'], ['3', 'number'], ['-', 'range'], ['5', 'number']]);
   });
 });
 
@@ -172,29 +179,33 @@ describe('words', () => {
   });
 
   test('hyphens: the whole word if CMUdict has it, else each part', async () => {
-    const r = await g2p.phonemize('state-of-the-art twenty-six');
-    assert.deepEqual(r.tokens.map((t) => t.text), ['state', 'of', 'the', 'art', 'twenty', 'six']);
-    assert.equal(r.ipa, 'ˈsteɪt ˈʌv ðə ˈɑɹt ˈtwɛnti ˈsɪks');
+    assert.ok(cmudict.has('state-of-the-art') && cmudict.has('x-ray') && !cmudict.has('self-esteem') && !cmudict.has('twenty-six'));
+    const r = await g2p.phonemize('state-of-the-art X-ray self-esteem twenty-six');
+    assert.deepEqual(r.tokens.map((t) => [t.text, t.source]),
+      [['state-of-the-art', 'lexicon'], ['X-ray', 'lexicon'], ['self', 'lexicon'], ['esteem', 'lexicon'], ['twenty', 'lexicon'], ['six', 'lexicon']]);
+    assert.deepEqual(r.tokens[0].phonemes, cmu('state-of-the-art')[0]);
+    assert.deepEqual(r.tokens[1].phonemes, cmu('x-ray')[0]);
+    assert.equal(r.ipa, `${arpabetToIpa(cmu('state-of-the-art')[0])} ${arpabetToIpa(cmu('x-ray')[0])} ˈsɛlf əˈstim ˈtwɛnti ˈsɪks`);
   });
 
   test('titles and street words with their dot: the word they stand for, by what follows', async () => {
     const r = await g2p.phonemize('Dr. O\'Brien lives at 4 Elm Dr. near St. Mark\'s, on Main St. with Mr. and Mrs. Li.');
     const by = r.tokens.filter((t) => /\w\.$/.test(t.text)).map((t) => [t.text, t.source, t.phonemes.join(' ')]);
-    assert.deepEqual(by, [['Dr.', 'lexicon', cmu('doctor')[0].join(' ')], ['Dr.', 'lexicon', cmu('drive')[0].join(' ')],
-      ['St.', 'lexicon', cmu('saint')[0].join(' ')], ['St.', 'lexicon', cmu('street')[0].join(' ')],
-      ['Mr.', 'lexicon', cmu('mister')[0].join(' ')], ['Mrs.', 'lexicon', cmu('missus')[0].join(' ')]]);
+    assert.deepEqual(by, [['Dr.', 'abbreviation', cmu('doctor')[0].join(' ')], ['Dr.', 'abbreviation', cmu('drive')[0].join(' ')],
+      ['St.', 'abbreviation', cmu('saint')[0].join(' ')], ['St.', 'abbreviation', cmu('street')[0].join(' ')],
+      ['Mr.', 'abbreviation', cmu('mister')[0].join(' ')], ['Mrs.', 'abbreviation', cmu('missus')[0].join(' ')]]);
     assert.equal(r.tokens.at(-1).text, '.', 'a sentence\'s last dot is punctuation');
     // Without its dot a title is the word CMUdict has ("dr" is its own entry).
     assert.equal((await g2p.phonemize('dr')).tokens[0].phonemes.join(' '), cmu('dr')[0].join(' '));
   });
 
-  test('homographs: CMUdict\'s first pronunciation, the others as alternatives', async () => {
-    const [read, live] = (await g2p.phonemize('read live')).tokens;
-    const [r0, ...rs] = cmu('read');
-    assert.deepEqual(read.phonemes, r0);
-    assert.deepEqual(read.alternatives, rs);
-    assert.ok(rs.length >= 1);
-    assert.ok(live.alternatives.length >= 1);
+  test('homographs: one of CMUdict\'s pronunciations chosen by context, the others as alternatives', async () => {
+    const [, read, , , live] = (await g2p.phonemize('I read; we live')).tokens;
+    for (const [t, word] of [[read, 'read'], [live, 'live']]) {
+      assert.deepEqual([t.phonemes, ...t.alternatives].map((p) => p.join(' ')).sort(), cmu(word).map((p) => p.join(' ')).sort(), word);
+      assert.ok(t.alternatives.length >= 1, word);
+    }
+    assert.deepEqual(live.phonemes, ['L', 'IH1', 'V']);
   });
 
   test('prototype keys are ordinary words', async () => {
@@ -204,7 +215,8 @@ describe('words', () => {
     }
     const r = await g2p.phonemize('constructor toString __proto__ hasOwnProperty valueOf');
     assert.deepEqual(r.tokens.find((t) => t.text === 'constructor').phonemes, cmu('constructor')[0]);
-    assert.equal(r.tokens.find((t) => t.text === 'hasOwnProperty').source, cmudict.has('hasownproperty') ? 'lexicon' : 'model');
+    // Written in parts, each a word CMUdict has: read part by part.
+    assert.deepEqual(['hasOwnProperty', 'compound', 'has Own Property'], ['source', 'spoken'].reduce((a, k) => [...a, r.tokens.find((t) => t.text === 'hasOwnProperty')[k]], ['hasOwnProperty']));
     assert.ok(r.tokens.every((t) => !t.error));
   });
 
@@ -212,9 +224,9 @@ describe('words', () => {
     const calls = [];
     const observed = { info: model.info, decodeBatch: (texts, options) => { calls.push({ texts, options }); return model.decodeBatch(texts, options); } };
     const p = await createPhonemizer({ model: observed });
-    const r = await p.phonemize('Kubernetes and WebAssembly: kubernetes, Zorblax and the colonel.');
+    const r = await p.phonemize('Kubernetes and Wasmtime: kubernetes, Zorblax and the colonel.');
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0].texts, ['KUBERNETES', 'WEBASSEMBLY', 'ZORBLAX']);
+    assert.deepEqual(calls[0].texts, ['KUBERNETES', 'WASMTIME', 'ZORBLAX']);
     assert.deepEqual(calls[0].options, plainEntry.decoding);
     for (const t of r.tokens.filter((x) => x.source === 'model')) assert.deepEqual(t.phonemes, decoded(t.text.toUpperCase()), t.text);
     await p.phonemize('the colonel');
@@ -229,6 +241,29 @@ describe('words', () => {
     const r = await p.phonemize('Kubernetes \'em colonel');
     assert.deepEqual(r.tokens.map((t) => [t.text, t.source]), [['Kubernetes', 'lexicon'], ['\'em', 'lexicon'], ['colonel', 'model']]);
     assert.equal(r.tokens[0].ipa, 'ˌkubɚˈnɛtiz');
+  });
+
+  test('a lexicon of one\'s own that answers with what is no pronunciation: UsageError naming the word and the phone', async () => {
+    const answers = {
+      tostr: [['T', 'toString']], proto: [['constructor']], lower: [['k', 'ae1', 't']], nophone: [['XX']], digit: [['AH3']],
+      notarray: 'K AE1 T', empty: [], emptypron: [[]], number: [[5]],
+    };
+    const p = await createPhonemizer({ model, lexicon: { lookup: (w) => answers[w] } });
+    const usage = (re) => (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && re.test(e.message);
+    await assert.rejects(p.phonemize('the tostr'), usage(/lookup\("tostr"\) gave "toString", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('proto'), usage(/lookup\("proto"\) gave "constructor", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('lower'), usage(/lookup\("lower"\) gave "k", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('nophone'), usage(/"XX", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('digit'), usage(/"AH3", which is no ARPAbet phone/));
+    await assert.rejects(p.phonemize('notarray'), usage(/lookup\("notarray"\) gave the string "K AE1 T", not undefined or an array/));
+    await assert.rejects(p.phonemize('empty'), usage(/lookup\("empty"\) gave an array, not undefined or an array of pronunciations/));
+    await assert.rejects(p.phonemize('emptypron'), usage(/lookup\("emptypron"\) gave a pronunciation that is an array, not an array of ARPAbet phones/));
+    await assert.rejects(p.phonemize('number'), usage(/lookup\("number"\) gave the number 5, which is no ARPAbet phone/));
+    // Its good answers are read as they are; words it lacks go to the model.
+    answers.cat = [['K', 'AE1', 'T'], ['K', 'AA1', 'T']];
+    const r = await p.phonemize('cat zorblax');
+    assert.deepEqual(r.tokens.map((t) => [t.source, t.ipa]), [['lexicon', 'ˈkæt'], ['model', arpabetToIpa(decoded('ZORBLAX'))]]);
+    p.delete();
   });
 
   test('lexicon: false sends every word to the model', async () => {
@@ -246,6 +281,30 @@ describe('in a worker', () => {
     try {
       const p = await createPhonemizer({ worker });
       assert.deepEqual(await p.phonemize(SENTENCE), await g2p.phonemize(SENTENCE));
+      p.delete();
+    } finally {
+      await worker.terminate();
+    }
+  });
+
+  test('a long text of words CMUdict lacks: the calling thread runs on while the worker decodes them', async () => {
+    // 40 made-up words: one batch the worker decodes while this thread keeps turning its event loop.
+    let seed = 3;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const word = () => Array.from({ length: 6 + Math.floor(rnd() * 5) }, (_, i) => (i % 2 ? 'aeiou' : 'bdfgklmnprstvz')[Math.floor(rnd() * (i % 2 ? 5 : 14))]).join('');
+    const text = Array.from({ length: 40 }, word).join(' ');
+    const worker = createDecoderWorker();
+    try {
+      const p = await createPhonemizer({ worker });
+      let turns = 0;
+      let done = false;
+      const spin = () => { if (!done) { turns++; setImmediate(spin); } };
+      setImmediate(spin);
+      const r = await p.phonemize(text);
+      done = true;
+      assert.ok(r.tokens.filter((t) => t.source === 'model').length > 30);
+      assert.ok(turns > 5, `the event loop turned ${turns} times while the worker decoded`);
+      assert.deepEqual(r, await g2p.phonemize(text), 'the same as decoded in this thread');
       p.delete();
     } finally {
       await worker.terminate();
@@ -279,6 +338,42 @@ describe('bad input', () => {
     assert.equal(r.ipa, 'həˈloʊ ˈwɝld');
   });
 
+  test('a text that ends with a word: its last token ends at the text\'s end', async () => {
+    for (const text of ['hello', 'the colonel', 'students\'', 'say hello']) {
+      const r = await g2p.phonemize(text);
+      assert.equal(r.tokens.at(-1).end, text.length, text);
+      for (const t of r.tokens) assert.equal(text.slice(t.start, t.end), t.text);
+    }
+  });
+
+  test('a lone modifier apostrophe (ʼ) is a quote: the words around it are read', async () => {
+    const r = await g2p.phonemize('hello ʼ world itʼs');
+    assert.deepEqual(r.tokens.map((t) => [t.text, t.source, t.start, t.end]),
+      [['hello', 'lexicon', 0, 5], ['ʼ', 'punctuation', 6, 7], ['world', 'lexicon', 8, 13], ['itʼs', 'lexicon', 14, 18]]);
+  });
+
+  test('a word the model refuses is that token\'s error; the others are read', async () => {
+    // The engine refuses a word longer than its positions; told a larger limit, the
+    // phonemizer sends one, and the engine's refusal of it must stay on its token.
+    const lax = { info: { ...model.info, maxPositions: 1000 }, decodeBatch: (texts, o) => model.decodeBatch(texts, o) };
+    const long = 'z'.repeat(model.info.maxPositions + 10);
+    const p = await createPhonemizer({ model: lax });
+    for (const text of [`zorblax ${long} the Kubernetes`, long]) {
+      const r = await p.phonemize(text);
+      const bad = r.tokens.find((t) => t.text === long);
+      assert.equal(bad.source, 'none');
+      assert.equal(bad.error.kind, 'InputError');
+      assert.match(bad.error.message, /^input: /);
+      assert.deepEqual(bad.phonemes, []);
+      for (const t of r.tokens.filter((x) => x.source === 'model')) assert.deepEqual(t.phonemes, decoded(t.text.toUpperCase()), t.text);
+      assert.equal(r.tokens.filter((x) => x.source === 'model').length, text === long ? 0 : 2);
+    }
+    // Any other failure of the model rejects the call.
+    const broken = { info: model.info, decodeBatch: () => { throw new Seq2SeqError('the model broke', 'ModelError'); } };
+    const q = await createPhonemizer({ model: broken });
+    await assert.rejects(q.phonemize('zorblax'), (e) => e.kind === 'ModelError');
+  });
+
   test('a word longer than the model reads is reported on its token', async () => {
     const long = 'z'.repeat(model.info.maxPositions + 1);
     const r = await g2p.phonemize(`the ${long} cat`);
@@ -296,7 +391,7 @@ describe('bad input', () => {
       const r = await g2p.phonemize(text);
       let covered = 0;
       for (const t of r.tokens) {
-        assert.ok(t.start >= covered && t.end > t.start, JSON.stringify(text));
+        assert.ok(t.start >= covered && t.end > t.start && t.end <= text.length, JSON.stringify(text));
         assert.equal(text.slice(t.start, t.end), t.text);
         assert.match(text.slice(covered, t.start), /^[\s\p{Cc}\p{Cf}-]*$/u, JSON.stringify(text));
         covered = t.end;
@@ -312,7 +407,7 @@ describe('bad input', () => {
     await assert.rejects(createPhonemizer({ stress: 'yes' }), usage(/stress must be true or false, not the string "yes"/));
     await assert.rejects(createPhonemizer(5), usage(/options must be an object, not the number 5/));
     await assert.rejects(createPhonemizer({ worker: {} }), usage(/worker must be a decoder worker/));
-    await assert.rejects(createPhonemizer({ lexicon: 'cmudict' }), usage(/lexicon must be a lexicon/));
+    await assert.rejects(createPhonemizer({ lexicon: 'cmudict' }), usage(/lexicon must be \{ word: pronunciation \}, a lexicon/));
     await assert.rejects(createPhonemizer({ model, decoding: { beamSize: 0 } }).then((p) => p.phonemize('zorblax')), (e) => e.kind === 'UsageError' && /beamSize/.test(e.message));
     const p = await createPhonemizer({ model });
     p.delete();

@@ -40,6 +40,11 @@ export const KINDS = {
   // A model card's metadata, in Hugging Face's YAML shape: parsed and held to
   // manifest.json by tests/node/model-cards.test.mjs.
   'yaml model-card': { run: 'card' },
+  // A recipe that feeds the phonemizer's output to a voice: run by
+  // tests/node/g2p-formats.test.mjs with the voice's tokenizer or phoneme map
+  // stood in for (the voices themselves are downloads from no registry here).
+  'js kokoro': { run: 'voice' },
+  'js piper': { run: 'voice' },
   'sh repository': {
     notRun: 'commands for a clone of the repository (they install Debian packages and build for minutes); '
       + 'scripts/test.sh runs the same builds and tests',

@@ -45,6 +45,19 @@ describe('a run', () => {
     assert.match(info.stdout, /f32 storage/);
   });
 
+  test('--arch rnn with scheduled sampling: its records carry epsilon and the share of the model\'s own inputs', () => {
+    const out = join(dir, 'rnn.safetensors');
+    const r = run(['train', ...TINY, '--arch', 'rnn', '--emb-dim', '16', '--enc-hidden', '16', '--dec-hidden', '32',
+      '--scheduled-sampling', 'linear', '--sampling-midpoint', '5', '--steps', '10', '--json', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const records = lines(r.stdout).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.step), [5, 10]);
+    assert.ok(records[0].trueTokenProbability > records[1].trueTokenProbability, 'epsilon falls');
+    assert.ok(records[1].ownTokenShare > 0 && records[1].ownTokenShare < 1);
+    assert.match(run(['info', out]).stdout, /rnn \(autoregressive\): bidirectional GRU encoder, GRU decoder, additive attention/);
+    assert.equal(run(['decode', '--model', out, '--beam', '2', 'abc']).status, 0);
+  });
+
   test('--int8 writes int8 weights; text progress names the steps and the held-out accuracy', () => {
     const out = join(dir, 'copy8.safetensors');
     const r = run(['train', ...TINY, '--steps', '10', '--int8', '--out', out]);
@@ -97,7 +110,8 @@ describe('bad input: a clear error, nothing written', () => {
     [['--task', 'g2p', '--data', join(dir, 'absent.tsv')], 1, `cannot open the data file '${join(dir, 'absent.tsv')}'`],
     [['--task', 'g2p', '--data', dir], 1, `the data file '${dir}' is not a regular file`],
     [['--data', broken], 2, 'task reverse is generated from the seed; --data is for task g2p'],
-    [['--arch', 'rnn'], 2, 'training option arch = rnn: this trainer builds Transformers so far (the GRU trainer is not here yet)'],
+    [['--scheduled-sampling', 'linear'], 2, 'scheduled sampling is built for the RNN so far; this model is a Transformer'],
+    [['--arch', 'rnn', '--attention', 'dot', '--dec-hidden', '100'], 2, 'training option dec_hidden = 100: dot attention needs dec_hidden = 2 * enc_hidden = 128'],
     [['--resume', broken], 1, /^checkpoint: not a checkpoint file: model file: /],
   ];
   for (const [flags, status, message] of cases) {

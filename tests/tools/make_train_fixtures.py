@@ -18,6 +18,8 @@ starting values, so that the engine's float32 numbers are held to the exact ones
                          parameter's gradient (.grads.safetensors) and the parameters after
                          AdamW (.updated.safetensors); and the loss of 100 steps from the
                          same start and batches (.json)
+  train_rnn_*            the same for the RNN encoder-decoder, each attention score, with
+                         and without scheduled sampling (tests/tools/train_rnn_fixtures.py)
 Deterministic: fixed seeds.
 """
 
@@ -349,6 +351,8 @@ def main():
               "ffn": [ffn_fixture(gen, a) for a in ("relu", "gelu")],
               "embedding": [embedding_fixture(gen, p) for p in ("sinusoidal", "learned")]}
     write("train_layers.json", layers)
+    from tests.tools.train_rnn_fixtures import write_rnn_fixtures  # the RNN's (it imports the helpers above)
+    write_rnn_fixtures()
 
 
 if __name__ == "__main__":

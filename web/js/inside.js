@@ -7,10 +7,13 @@
 // its config (the architecture strip: embedding + positional encoding, each
 // layer's sublayers, the final norm, the output layer) picks what is shown below
 // it (inside-parts.js, inside-output.js):
-//   embedding + PE   the token embedding, the positional encoding, their sum; the
-//                    positional table of the positions used, as a heatmap
-//   attention        q of the picked position, the keys, the raw scores q·k, the
-//                    scaling by 1/√(d/h), the mask (if any), the softmax; "without
+//   embedding + PE   the token embedding, the positional encoding, their sum; a few
+//                    dimensions of the encoding as curves over the positions used,
+//                    beside the table of them all, as a heatmap
+//   attention        q of the picked position, the keys, the raw scores q·k (a key a
+//                    row), the scaling by 1/√(d/h), the mask (0 or −∞, dark here and in
+//                    the map; the masked self-attention opens on a query with a later
+//                    position hidden), the softmax; "without
 //                    scaling" shows the softmax of the raw scores (it saturates); the
 //                    QKᵀ weights of every position; each head's output,
 //                    concatenated and projected by W_O
@@ -18,92 +21,89 @@
 //                    standard deviation, the normalised result
 //   FFN              the hidden layer after the activation (ReLU: the units cut
 //                    to 0 counted), the output
-//   output           the picked position's logits, and softmax(logits / T) with a
-//                    live temperature
+//   output           the picked position's logits and its distribution at a live
+//                    temperature, as bars (the tempered one as the engine samples from
+//                    it, the model's own behind it), and why the top one stops short
+//                    of 100 %: label smoothing, with the recipe's ε
 // A disclosure, closed by default: nothing is asked of the worker until it opens.
-// A cell of an attention map drawn with insidePick opens it at that map's
-// attention and that cell's query. What is open and picked is in the page's
-// address (insideState, inside-address.js).
+// A cell of an attention map drawn with this view's link (a lane's `viewLink('inside', ...)`)
+// opens it at that map's attention and that cell's query. What is open and picked
+// is in the page's address (its codec: inside-address.js).
 import { label } from './phonemes.js';
 import { esc } from './views.js';
 import { pickKeys } from './heatmap.js';
 import { t } from './i18n.js';
 import { embedView, normView, sublayerView } from './inside-parts.js';
 import { logitsTable, outputView, rnnBody } from './inside-output.js';
+import { readInside, writeInside } from './inside-address.js';
+import { registerView } from './view-registry.js';
 
-export { strip } from './inside-parts.js';
 
 const ARCHS = ['transformer', 'cmlm', 'rnn'];
 
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
+
 /** Whether `lane` shows the inside of its pass at step i: a model inspect can open, and a pass its type names. */
 function hasInside(lane, i) {
-  return ARCHS.includes(lane.model?.arch) && !!lane.insideRequest?.(i);
+  return ARCHS.includes(lane.model?.arch) && !!lane.pass(i);
 }
 
-/** The lane's inside state; the first call takes up what the address held and starts listening to its controls. */
-function stateOf(lane) {
-  if (lane.ui.inside) return lane.ui.inside;
+/** Once per lane: the state, with what the address held, and the listeners to its controls. */
+function init(lane) {
   const st = { open: false, key: null, data: null, error: null, stack: 'decoder', layer: 0, sub: 'self', head: 0, unscaled: false, temperature: null, pos: -1, fromAverage: false };
-  if (lane.addressView.inside) Object.assign(st, lane.addressView.inside, { open: true });
-  delete lane.addressView.inside;
-  lane.ui.inside = st;
-  const changed = () => lane.ctx.viewChanged?.();
-  lane.el.addEventListener('toggle', (e) => {
+  const held = lane.fromAddress();
+  if (held) Object.assign(st, held, { open: true });
+  lane.state = st;
+  lane.on('toggle', (e) => {
     const d = e.target;
     if (!d.classList?.contains('inside') || st.open === d.open) return;
     st.open = d.open;
     if (d.open) refresh(lane);
-    changed();
+    lane.changed();
   }, true);
-  lane.el.addEventListener('click', (e) => {
+  lane.on('click', (e) => {
     const b = e.target.closest('[data-action^="in-"]');
-    if (!b || !lane.el.contains(b)) return;
+    if (!b || !lane.contains(b)) return;
     const a = b.dataset.action;
-    if (a === 'in-cell') { jump(lane, b); changed(); return; }
+    if (a === 'in-cell') { jump(lane, b); lane.changed(); return; }
     if (a === 'in-pick') Object.assign(st, { stack: b.dataset.stack, layer: Number(b.dataset.layer), sub: b.dataset.sub, pos: -1, fromAverage: false, written: false });
     else if (a === 'in-head') Object.assign(st, { head: Number(b.dataset.head), fromAverage: false });
     else if (a === 'in-scale') st.unscaled = !st.unscaled;
     else if (a === 'in-pos') Object.assign(st, { pos: Number(b.dataset.pos), written: false });
     draw(lane);
-    changed();
-    lane.el.querySelector(`.inside [data-action="${a}"]${b.dataset.head ? `[data-head="${b.dataset.head}"]` : ''}${b.dataset.sub ? `[data-sub="${b.dataset.sub}"][data-layer="${b.dataset.layer}"][data-stack="${b.dataset.stack}"]` : ''}${b.dataset.pos ? `[data-pos="${b.dataset.pos}"]` : ''}`)?.focus();
+    lane.changed();
+    lane.query(`.inside [data-action="${a}"]${b.dataset.head ? `[data-head="${b.dataset.head}"]` : ''}${b.dataset.sub ? `[data-sub="${b.dataset.sub}"][data-layer="${b.dataset.layer}"][data-stack="${b.dataset.stack}"]` : ''}${b.dataset.pos ? `[data-pos="${b.dataset.pos}"]` : ''}`)?.focus();
   });
-  lane.el.addEventListener('keydown', pickKeys);
-  lane.el.addEventListener('input', (e) => {
+  lane.on('keydown', pickKeys);
+  lane.on('input', (e) => {
     if (!e.target.matches?.('.inside input[data-action="in-temp"]')) return;
     st.temperature = Number(e.target.value);
-    const box = lane.el.querySelector('.inside .in-logits-box');
+    const box = lane.query('.inside .in-logits-box');
     if (box && st.data) box.innerHTML = logitsTable(st.data, st, lane, st.at);
-    const out = lane.el.querySelector('.inside .in-temp output');
+    const out = lane.query('.inside .in-temp output');
     if (out) out.textContent = st.temperature.toFixed(1);
-    changed();
+    lane.changed();
   });
-  return st;
 }
 
-/**
- * What the address keeps of the lane's inside view (inside-address.js): its state
- * while open, nothing while closed; before the view was first drawn, what the
- * address held.
- */
-export function insideState(lane) {
-  const st = lane.ui.inside;
-  if (!st) return lane.addressView.inside;
+/** What the address keeps of the view (inside-address.js): its state while open, nothing while closed. */
+function save(lane) {
+  const st = lane.state;
   if (!st.open) return undefined;
   const { stack, sub, layer, head, pos, unscaled, temperature, fromAverage } = st;
   return { stack, sub, layer, head, pos, unscaled, temperature, fromAverage };
 }
 
 /**
- * The `pick` option of heatmap() for an attention map of `lane` at step i whose rows
- * are the queries of the pass the inside shows: a cell opens the inside at that
+ * The link of an attention map of `lane` at step i whose rows are the queries of the
+ * pass the inside shows (heatmap.js's `pick`): a cell opens the inside at that
  * attention (stack: encoder or decoder; sub: self or cross) and its row's query. `sel`
  * is the map's head ('l.h') or 'avg', the mean of every layer's heads: that opens the
  * last layer's first head, and the inside says it is one of those averaged. null where
  * the lane shows no inside. `written`: the map names each row by the token its query
  * wrote (an autoregressive step's), not by the query's own token.
  */
-export function insidePick(lane, i, { stack, sub, sel = 'avg', written = false }) {
+function link(lane, i, { stack, sub, sel = 'avg', written = false }) {
   if (!hasInside(lane, i)) return null;
   const avg = sel === 'avg';
   const [l, h] = avg ? [-1, 0] : sel.split('.').map(Number);   // layer -1: the last (settle)
@@ -116,21 +116,21 @@ export function insidePick(lane, i, { stack, sub, sel = 'avg', written = false }
 
 /** A map's cell was picked: the inside opens at its attention and query, and comes into view. */
 function jump(lane, cell) {
-  const st = lane.ui.inside;
+  const st = lane.state;
   const map = cell.closest('[data-in-stack]');
   if (!map) return;
   Object.assign(st, {
     stack: map.dataset.inStack, sub: map.dataset.inSub, layer: Number(map.dataset.inLayer), head: Number(map.dataset.inHead),
     pos: Number(cell.dataset.row), fromAverage: map.dataset.inAvg === '1', written: map.dataset.inWritten === '1', open: true, jumped: true,
   });
-  const det = lane.el.querySelector('details.inside');
+  const det = lane.query('details.inside');
   if (det) det.open = true;   // st.open is set: the toggle it fires asks nothing more
   refresh(lane);
 }
 
 function refresh(lane) {
-  const st = lane.ui.inside;
-  const req = lane.insideRequest(st.i);
+  const st = lane.state;
+  const req = lane.pass(st.i);
   if (!req) return;
   const key = JSON.stringify([req.word, req.tokens, lane.model?.id]);
   st.req = req;   // what the pass is shown for (the tokens after it, a draft's confidences) may change while its input does not
@@ -139,15 +139,15 @@ function refresh(lane) {
   st.data = null;
   st.error = null;
   draw(lane);
-  lane.slot.decoder.exclusive(({ inspect }) => inspect(req.word, req.tokens))
+  lane.inspect(req.word, req.tokens)
     .then((d) => { if (st.key === key) st.data = d; })
     .catch((e) => { if (st.key === key) st.error = String(e?.message ?? e); })
     .finally(() => { if (st.key === key && st.open) draw(lane); });
 }
 
 function draw(lane) {
-  const st = lane.ui.inside;
-  const box = lane.el.querySelector('.inside .in-body');
+  const st = lane.state;
+  const box = lane.query('.inside .in-body');
   if (!box) return;
   box.innerHTML = body(lane);
   // Reached from a map: the query picked comes into view, and the keyboard with it.
@@ -163,14 +163,26 @@ function draw(lane) {
  * The "Inside this step" section of `lane` at step i ('' where there is none: a
  * model inspect cannot open, a lane type that names no pass, nothing decoded yet).
  */
-export function insideView(lane, i) {
+function render(lane, i) {
   if (!hasInside(lane, i)) return '';
-  const st = stateOf(lane);
+  const st = lane.state;
   st.i = i;
   if (st.open) queueMicrotask(() => refresh(lane));
   return `<details class="view inside"${st.open ? ' open' : ''}><summary><h3>${esc(t('inside.heading'))}</h3></summary>`
     + `<div class="in-body">${st.open ? body(lane) : ''}</div></details>`;
 }
+
+export default registerView({
+  id: 'inside',
+  slot: 'body',
+  // Every lane but the compare lane, whose four panels show their raw scores themselves.
+  lanes: (kind) => !kind.compare,
+  init,
+  render,
+  codec: { read: readInside, write: writeInside },
+  save,
+  link,
+});
 
 /** The block picked, held to what this model has (an address may name a fifth layer of three). */
 function settle(st, d) {
@@ -185,7 +197,7 @@ function settle(st, d) {
 }
 
 function body(lane) {
-  const st = lane.ui.inside;
+  const st = lane.state;
   if (st.error) return `<p class="note">${esc(t('inside.failed', { error: st.error }))}</p>`;
   const d = st.data;
   if (!d || !st.req) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
@@ -194,11 +206,14 @@ function body(lane) {
   const cmlm = req.kind === 'cmlm';
   // A draft's positions are numbered: MASK, or a phoneme, may stand at several.
   const tokens = d.targetTexts.map((x, p) => (cmlm ? `${p + 1}·${label(x)}` : label(x)));
-  const letters = lane.sourceLetters();
+  const letters = lane.letters();
   const encoder = !d.rnn && st.stack === 'encoder';
   const names = encoder ? letters : tokens;
   const firstPredicted = cmlm ? Math.max(0, Array.from(req.masked).indexOf(1)) : tokens.length - 1;
-  const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : firstPredicted);
+  // The causal mask hides nothing from the last query (it reads every position before it):
+  // the masked self-attention opens one query earlier, where the newest position is hidden.
+  const causalSelf = !d.rnn && !cmlm && !encoder && st.sub === 'self' && d.causal;
+  const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : causalSelf ? Math.max(0, tokens.length - 2) : firstPredicted);
   st.at = pos;
   let html = `<p class="note">${intro(d, req, lane, tokens)}</p>`;
   if (d.rnn) return html + positionPicker(names, pos, 'decoder') + rnnBody(d, st, lane, letters, pos);
@@ -215,7 +230,7 @@ function body(lane) {
 
 /** What pass this is: the step's (the token it chose), or the iteration's over its draft. */
 function intro(d, req, lane, tokens) {
-  const vocab = lane.slot.decoder?.info?.targetVocab ?? [];
+  const vocab = lane.info?.targetVocab ?? [];
   if (req.kind === 'cmlm') {
     const masks = Array.from(req.masked).filter((m) => m === 1).length;
     return t(req.iteration === 1 ? 'inside.introCmlm1_html' : 'inside.introCmlm_html', { word: esc(req.word), k: req.iteration, prev: req.iteration - 1, L: tokens.length, masks });

@@ -6,8 +6,6 @@ import { heatmap } from './heatmap.js';
 import { SCORES, scoreWords } from './scores.js';
 import { t } from './i18n.js';
 import { Lane } from './lane.js';
-import { selfAttentionView } from './self-attention.js';
-import { insidePick, insideState, insideView } from './inside.js';
 
 /**
  * What the autoregressive lanes share (GreedyLane, BeamLane, SampleLane): the
@@ -16,10 +14,20 @@ import { insidePick, insideState, insideView } from './inside.js';
  * (chosenKey), its controls (ownControls) and, for a beam, its own view.
  */
 export class ArLane extends Lane {
+  constructor(ctx, spec) {
+    super(ctx, spec);
+    // The head the address names (head=2.3), checked against the model's once it has decoded (attentionView).
+    if (this.addressView.head) this.ui.head = this.addressView.head;
+    delete this.addressView.head;
+  }
+
+  // The head picked is part of the moment the address holds.
+  viewState() { return this.ui.head === 'avg' ? {} : { head: this.ui.head }; }
+
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
-    else if (a === 'unforce') this.ctx.update(this, { prefix: '', max: 0 });
-    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
+    else if (a === 'unforce') this.ctx.update(this, { prefix: '', maxLength: 0 });
+    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); this.ctx.viewChanged(); }
     else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
 
@@ -36,8 +44,8 @@ export class ArLane extends Lane {
     const h = s && (s.live[0] ?? s.finished[0]);
     if (!h) return;
     const before = h.tokens.slice(0, step - 1).map((_, i) => h.texts[i]);
-    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), max: step });
-    else this.ctx.update(this, { prefix: [...before, token].join(' '), max: 0 });
+    if (token === '</s>') this.ctx.update(this, { prefix: before.join(' '), maxLength: step });
+    else this.ctx.update(this, { prefix: [...before, token].join(' '), maxLength: 0 });
   }
 
   optionControls(builders, o) {
@@ -52,7 +60,7 @@ export class ArLane extends Lane {
   /** The option controls of the lane type (markup pieces), from the builders num, range and select. */
   ownControls() { return []; }
 
-  /** What a what-if forced (the `prefix` and `max` options), with its undo button. */
+  /** What a what-if forced (the `prefix` and `maxLength` options), with its undo button. */
   forcedNote() {
     const o = this.opts;
     const forced = o.prefix ? o.prefix.split(' ').map(label).join(' ') : '';
@@ -64,7 +72,20 @@ export class ArLane extends Lane {
     return this.arView(i);
   }
 
-  viewState() { return { inside: insideState(this) }; }
+  /**
+   * What the registered views follow at step i: the hypothesis picked (a beam's table
+   * or tree), else the best live one (highest log P), else the best finished one;
+   * with its path from the root.
+   */
+  viewFocus(i) {
+    const s = this.snaps[i];
+    if (!s?.autoregressive) return null;
+    const map = this.nodes(i);
+    const picked = this.selectsHypothesis && this.ui.selected ? map.get(this.ui.selected) ?? null : null;
+    const hyp = picked ?? s.live.reduce((a, h) => (!a || h.logprob > a.logprob ? h : a), null) ?? s.finished[0];
+    if (!hyp) return null;
+    return { hyp, path: this.path(map, hyp.id), picked: !!picked, pickable: this.selectsHypothesis };
+  }
 
   /**
    * The decoder pass "Inside this step" shows at step i (inside.js): the step's, over
@@ -78,9 +99,8 @@ export class ArLane extends Lane {
     return { kind: 'ar', word: this.word, tokens: cur.tokens.slice(0, -1), next: [...cur.tokens], id: cur.id };
   }
 
-  // The decoder's self-attention (self-attention.js): of the best hypothesis, unless the type lets one be picked.
+  // Whether the learner picks the hypothesis the views follow (a beam's), or they follow the best.
   get selectsHypothesis() { return false; }
-  get selfAttentionCaption() { return 'sa.decCaptionAr'; }
 
   afterRender(body) {
     const tree = body.querySelector('.tree-wrap');
@@ -129,14 +149,17 @@ export class ArLane extends Lane {
     return out;
   }
 
-  /** The cross-attention of a path, one row per token; `pick`: its cells open the inside (insidePick), or null. */
+  /** The cross-attention of a path, one row per token; `pick`: its cells open the inside (viewLink), or null. */
   attentionView(pathNodes, caption, pick = null) {
     // An RNN without attention reads one fixed context vector: there is no map to draw.
-    if (this.model?.arch === 'rnn' && this.model.attention === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
+    if (this.model?.arch === 'rnn' && this.model.attentionScore === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
     const s0 = this.snaps[this.lastIndex];
     const layers = s0?.layers ?? 0;
     const heads = s0?.heads ?? 0;
     const S = this.sourceLetters().length;
+    // A head the model has not (an address's) is the average.
+    const [hl, hh] = this.ui.head.split('.').map(Number);
+    if (this.ui.head !== 'avg' && !(hl < layers && hh < heads)) this.ui.head = 'avg';
     const sel = this.ui.head;
     const rows = pathNodes.map((n) => {
       if (sel === 'avg' || !n.attentionHeads) return n.attention ?? new Float32Array(S);
@@ -145,7 +168,7 @@ export class ArLane extends Lane {
       return n.attentionHeads.subarray(off, off + S);
     });
     // An RNN has one attention, no layers or heads to pick from.
-    const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attention) ? scoreWords(this.model.attention) : null;
+    const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attentionScore) ? scoreWords(this.model.attentionScore) : null;
     const which = score ? t('attn.whichScore', { score: score.short }) : sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: Number(sel.split('.')[0]) + 1, h: Number(sel.split('.')[1]) + 1 });
     // Each head's thumbnail: its rows of the path's per-head maps (none yet: zeros).
     const matrixOf = (l, h) => pathNodes.map((n) => n.attentionHeads?.subarray((l * heads + h) * S, (l * heads + h + 1) * S) ?? []);
@@ -158,11 +181,11 @@ export class ArLane extends Lane {
   decoderNotes(pos) {
     const m = this.model;
     if (m?.arch === 'rnn') {
-      const sc = Object.hasOwn(SCORES, m.attention) ? SCORES[m.attention] : null;
+      const sc = Object.hasOwn(SCORES, m.attentionScore) ? SCORES[m.attentionScore] : null;
       return {
         decoder: explain(t('rnn.decoderTitle'), t('rnn.decoder_html', { next: pos + 1, pos }), false),
-        attention: m.attention === 'none' ? '' : explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
-          score: sc ? t('rnn.namedScore_html', { name: esc(scoreWords(m.attention).short), formula: sc.formula }) : esc(t('rnn.modelScore')),
+        attention: m.attentionScore === 'none' ? '' : explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
+          score: sc ? t('rnn.namedScore_html', { name: esc(scoreWords(m.attentionScore).short), formula: sc.formula }) : esc(t('rnn.modelScore')),
           lane: esc(t('lane.compare')),
         }), false),
       };
@@ -199,12 +222,13 @@ export class ArLane extends Lane {
     html += `<div class="view"><h3>${esc(t('ar.outputSoFar'))}</h3>${outputStrip(cur.texts, { forced: path.map((n) => n.forced) })}
       ${notes.decoder}</div>`;
     html += `<div class="view"><h3>${esc(t(this.probsKey, { i, pos }))}</h3>
-      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i })}
+      ${bars(cands, chosen, { clickable: true, laneId: this.id, step: i, leftOut: cur.leftOut })}
       <p class="note">${cur.forced ? `${t('ar.wasForced_html')} ` : ''}${esc(t(this.chosenKey))} ${esc(t('ar.otherBars'))}</p></div>`;
+    html += this.viewsHtml('choice', i);   // how the token was chosen (the sampling lane's draw)
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
-    const pick = insidePick(this, i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
+    const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
     html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}
       ${notes.attention}</div>`;
-    return html + insideView(this, i) + selfAttentionView(this, i);
+    return html;
   }
 }

@@ -3,14 +3,18 @@
 // step the page is at. One class per type (lane-registry.js maps the address's
 // type names to them): GreedyLane, BeamLane and SampleLane on ArLane (lane-ar.js),
 // OnePassLane and MaskPredictLane on NarLane (lane-nar.js), CompareLane (four RNNs).
-// A lane reaches the page only through its context (ctx: App.makeLaneContext).
+// A lane reaches the page only through its context (ctx: App.makeLaneContext). Under
+// its own views it draws the views registered for its type (view-registry.js), each
+// through its facade of the lane (view-registry.js laneFacade).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions } from './lane-types.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions, optionFor, settleLaneOptions } from './lane-types.js';
+import { ruleMax } from './page-options.js';
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
-import { forcedScores, forcedView, forcingView, logprobLine } from './forced.js';
+import { logprobLine } from './forced.js';
 import { errorText } from './error-text.js';
+import { laneFacade, viewById, viewsOf } from './view-registry.js';
 
 let nextId = 1;
 
@@ -30,6 +34,7 @@ export class Lane {
     this.slot = { decoder: null, url: null };   // the decoder open on this lane's model (openIfChanged)
     this.ui = { head: 'avg', selected: null, draft: null, pruned: 'best' };
     this.addressView = { ...spec.view };   // what the address held open in the views (address.js), taken up as they are drawn
+    this.facades = new Map();  // view id -> the view's facade of this lane (facadeOf)
     this.el = document.createElement('section');
     this.el.className = `lane lane-${this.type}`;
     this.el.id = this.id;
@@ -42,10 +47,59 @@ export class Lane {
     this.el.addEventListener('input', (e) => this.onInput(e));
   }
 
-  get spec() { return { type: this.type, opts: { ...this.opts }, view: this.viewState() }; }
+  get spec() { return { type: this.type, opts: { ...this.opts }, view: { ...this.viewState(), ...this.registeredViewState() } }; }
 
-  /** What the learner opened and picked in the lane's views, for the address (address.js). */
+  /** What the learner picked in the lane type's own views, for the address (its `state` codecs in lane-types.js). */
   viewState() { return {}; }
+
+  // ------------------------------------------------------------ registered views
+  /** The facade `view` (view-registry.js) sees this lane through: made, and the view's init run, once. */
+  facadeOf(view) {
+    let f = this.facades.get(view.id);
+    if (!f) {
+      f = laneFacade(this, view);
+      this.facades.set(view.id, f);
+      view.init?.(f);
+    }
+    return f;
+  }
+
+  /** The markup of the registered views of this lane's type in `slot` ('body', 'result') at step i. */
+  viewsHtml(slot, i) {
+    return viewsOf(this.kind, slot).map((v) => v.render(this.facadeOf(v), i)).join('');
+  }
+
+  /** What the registered views hold open, for the address: {id: state} of those with a codec and something open. */
+  registeredViewState() {
+    const out = {};
+    for (const v of viewsOf(this.kind)) {
+      if (!v.codec) continue;
+      const st = v.save(this.facadeOf(v));
+      if (st !== undefined) out[v.id] = st;
+    }
+    return out;
+  }
+
+  /** What the address held for view `id`, once (the view takes it up when it is first drawn). */
+  takeAddressView(id) {
+    const v = this.addressView[id];
+    delete this.addressView[id];
+    return v;
+  }
+
+  /** View `id`'s link for a map of this lane at step i (its `link`), or null: a map opens another view without naming its module. */
+  viewLink(id, i, spec) {
+    const v = viewById(id);
+    return v?.link && v.lanes(this.kind) ? v.link(this.facadeOf(v), i, spec) : null;
+  }
+
+  /** What the registered views follow at step i (view-registry.js laneFacade's focus): the lane types say. */
+  viewFocus() { return null; }
+
+  /** A registered view's own state on this lane (its facade's), for the tests and the curious. */
+  viewStateOf(id) {
+    return this.facades.get(id)?.state ?? null;
+  }
 
   get kind() { return LANE_TYPES[this.type]; }
   get model() { return this.ctx.modelFor(this); }
@@ -93,7 +147,7 @@ export class Lane {
       }
       const problem = this.ctx.checkWord(word, m);
       if (problem) throw new Error(problem);   // written in the page's language: shown as it is (error-text.js)
-      const options = moduleOptions(this);
+      const options = moduleOptions(this, word);
       const got = await this.decodeAll(this.slot.decoder, word, options, gen);
       if (!got) return;
       performance.mark(`${this.id}-done`);
@@ -218,7 +272,9 @@ export class Lane {
     // Each builder notes its option's label and shown value for the summary line.
     const changed = [];
     const note = (key, lab, text) => { if (o[key] !== this.kind.defaults[key]) changed.push(t('lane.settingsItem', { option: lab, value: text })); };
-    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...this.uiOf(key), ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${o[key]}" inputmode="decimal">`; };
+    // An option that follows the word (null) shows the word's value.
+    const value = (key) => optionFor(this, key, this.ctx.word);
+    const num = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${value(key)}" inputmode="decimal">`; };
     const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => { note(key, lab, options.find(([v]) => String(o[key]) === String(v))?.[1] ?? o[key]); return `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`; };
     const controls = this.optionControls({ num, range, select }, o).join('');
@@ -241,10 +297,10 @@ export class Lane {
     this.fitToModel();
   }
 
-  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes. */
+  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes and the rules between options allow. */
   uiOf(key) {
     const ui = PAGE_OPTIONS[key].ui;
-    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model)) };
+    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model), ruleMax(key, { ...this.opts, strategy: this.kind.fixed.strategy })) };
   }
 
   /**
@@ -266,8 +322,10 @@ export class Lane {
     return notes;
   }
 
-  /** Brings options that depend on each other into line, in place (a beam lists no more than k). */
-  settleOptions() {}
+  /** Brings options that depend on each other into line, in place (the options table's rules: a beam lists no more than k). */
+  settleOptions(o) {
+    settleLaneOptions(this.type, o);
+  }
 
   /** The lane's own option controls (markup pieces), from the builders num, range and select. */
   optionControls() { return []; }
@@ -305,7 +363,7 @@ export class Lane {
     if (this.renderError(body, result)) return;
     const i = this.index(at);
     const keepOpen = [...body.querySelectorAll('details')].map((d) => d.open);
-    body.innerHTML = this.view(i);
+    body.innerHTML = this.view(i) + this.viewsHtml('body', i);
     // Keep the learner's open/closed choice of explanations and tables across steps.
     const ds = body.querySelectorAll('details');
     if (keepOpen.length === ds.length) ds.forEach((d, j) => { d.open = keepOpen[j]; });
@@ -334,34 +392,17 @@ export class Lane {
     if (rs.length > 1) {
       html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))} · ${logprobLine(r.logprob)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
     }
-    if (refs && this.scoresReference && i === this.lastIndex) {
-      const f = forcedScores(this, refs.prons, rs[0].text, () => this.renderResult());
-      html += forcedView(f, { cmlm: !this.kind.ar, lengths: this.kind.ar ? null : this.decodedLengths(s) });
-      if (this.kind.ar) html += forcingView(f, this.freeRunning(i));
+    // A word longer than any the model learned from: its output is a guess, and may stop early.
+    const n = this.sourceLetters().length;
+    const longest = this.ctx.longestTraining;
+    if (longest && n > longest) {
+      html += `<p class="note beyond-training">${esc(t('result.beyondTraining', { n, model: this.model?.name ?? '', longest, k: rs[0].tokens.length }))}</p>`;
     }
-    return html;
+    return html + this.viewsHtml('result', i);
   }
 
   /** The best output's tokens with the probability each had as decoded (autoregressive lanes: lane-ar.js). */
   freeRunning() { return null; }
-
-  /**
-   * A non-autoregressive decode's target lengths: those it tried (the last snapshot's),
-   * the length head's log-probabilities, and whether they were imposed (a fixed or
-   * given length) rather than predicted.
-   */
-  decodedLengths(s) {
-    return { decoded: [...s.lengths], logprobs: s.lengthLogprobs, imposed: (this.decodedOptions?.narLength ?? 'predicted') !== 'predicted' };
-  }
-
-  /**
-   * Whether the reference can be scored as the result was: every autoregressive
-   * model; of the non-autoregressive ones a CMLM, whose forced score is
-   * Mask-Predict's first-iteration score (docs/decoding.md).
-   */
-  get scoresReference() {
-    return this.kind.ar || this.slot.decoder?.info?.arch === 'cmlm';
-  }
 
   /** Redraws the result alone (the forced scores came in). */
   renderResult() {

@@ -6,22 +6,23 @@
 // Both are disclosures, closed by default: their contents are drawn only once
 // opened, so a lane's first view stays calm and its markup small. Where the rows
 // are the queries of the pass "Inside this step" shows, a cell opens it there
-// (inside.js's insidePick).
+// (the inside view's link).
 import { label } from './phonemes.js';
 import { esc } from './views.js';
 import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
-import { insidePick } from './inside.js';
+import { registerView } from './view-registry.js';
 
 const MATRICES = ['enc', 'dec'];
 
-/** The lane's self-attention state; the first call also starts listening to its disclosures and head buttons. */
-function stateOf(lane) {
-  if (lane.ui.sa) return lane.ui.sa;
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
+
+/** Once per lane: the state, and the listeners to its disclosures and head buttons. */
+function init(lane) {
   const sa = { open: { enc: false, dec: false }, twin: { enc: false, dec: false }, head: { enc: 'avg', dec: 'avg' }, i: 0 };
-  lane.ui.sa = sa;
+  lane.state = sa;
   // toggle does not bubble: listen in the capture phase.
-  lane.el.addEventListener('toggle', (e) => {
+  lane.on('toggle', (e) => {
     const d = e.target;
     const which = d.closest?.('[data-sa]')?.dataset.sa;
     if (!which) return;
@@ -30,32 +31,31 @@ function stateOf(lane) {
     sa.open[which] = d.open;
     if (d.open) fill(lane, which);
   }, true);
-  lane.el.addEventListener('click', (e) => {
+  lane.on('click', (e) => {
     const b = e.target.closest('[data-action="sa-head"]');
-    if (!b || !lane.el.contains(b)) return;
+    if (!b || !lane.contains(b)) return;
     const which = b.closest('[data-sa]').dataset.sa;
     sa.head[which] = b.dataset.head;
     fill(lane, which);
     // The buttons were drawn anew: keep the keyboard where it was.
-    lane.el.querySelector(`[data-sa="${which}"] [data-action="sa-head"][data-head="${b.dataset.head}"]`)?.focus();
+    lane.query(`[data-sa="${which}"] [data-action="sa-head"][data-head="${b.dataset.head}"]`)?.focus();
   });
-  return sa;
 }
 
 /** Draws one matrix's contents into its (open) disclosure, at the step the lane last drew. */
 function fill(lane, which) {
-  const box = lane.el.querySelector(`[data-sa="${which}"] .sa-body`);
-  if (box) box.innerHTML = content(lane, lane.ui.sa.i, which);
+  const box = lane.query(`[data-sa="${which}"] .sa-body`);
+  if (box) box.innerHTML = content(lane, lane.state.i, which);
 }
 
 /**
  * The self-attention section of `lane` at step i ('' where there is none: an
- * RNN, or nothing decoded yet). Called from the lanes' view(i).
+ * RNN, or nothing decoded yet).
  */
-export function selfAttentionView(lane, i) {
-  const s = lane.snaps[i];
+function render(lane, i) {
+  const s = lane.snapshot(i);
   if (!s || lane.model?.arch === 'rnn') return '';
-  const sa = stateOf(lane);
+  const sa = lane.state;
   sa.i = i;
   const summary = {
     enc: t('sa.encSummary'),
@@ -65,10 +65,19 @@ export function selfAttentionView(lane, i) {
   return `<div class="view sa-view"><h3>${esc(t('sa.heading'))}</h3>${parts.join('')}</div>`;
 }
 
+export default registerView({
+  id: 'self-attention',
+  slot: 'body',
+  // A Transformer's lanes (render says '' for an RNN's); the compare lane's are RNNs.
+  lanes: (kind) => !kind.compare,
+  init,
+  render,
+});
+
 function content(lane, i, which) {
   const m = which === 'enc' ? encoderMatrix(lane) : lane.kind.ar ? arDecoderMatrix(lane, i) : narDecoderMatrix(lane, i);
   if (m.missing) return `<p class="note">${esc(m.missing)}</p>`;
-  const sa = lane.ui.sa;
+  const sa = lane.state;
   // The head picked, while this model has it (another model may have fewer).
   const [l, h] = sa.head[which].split('.').map(Number);
   const sel = l < m.layers && h < m.heads && m.layers * m.heads > 1 ? sa.head[which] : 'avg';
@@ -77,7 +86,7 @@ function content(lane, i, which) {
   const caption = t('attn.captionWhich', { caption: m.caption, which: whichHead });
   const heads = { layers: m.layers, heads: m.heads, selected: sel, action: 'sa-head', aria: t(which === 'enc' ? 'sa.encThumbs' : 'sa.decThumbs'),
     matrixOf: (hl, hh) => m.rows.map((stack) => pick(stack, m.layers, m.heads, `${hl}.${hh}`)), cols: m.labels.length };
-  const cells = m.samePass ? insidePick(lane, i, { stack: which === 'enc' ? 'encoder' : 'decoder', sub: 'self', sel }) : null;
+  const cells = m.samePass ? lane.link('inside', i, { stack: which === 'enc' ? 'encoder' : 'decoder', sub: 'self', sel }) : null;
   return `<div class="sa-explain">${m.explain}</div>`
     + matrix({ labels: m.labels, numbered: m.numbered, rows, masked: m.masked, caption, axis: m.axis, twinOpen: sa.twin[which], heads, cells });
 }
@@ -109,8 +118,8 @@ function queryRows(data, maps, n) {
 }
 
 function encoderMatrix(lane) {
-  const s1 = lane.snaps[1];
-  const letters = lane.sourceLetters();
+  const s1 = lane.snapshot(1);
+  const letters = lane.letters();
   if (!s1?.encoderAttention) return { missing: t('sa.noEncoder') };
   const S = s1.sourceLength;
   return {
@@ -123,21 +132,13 @@ function encoderMatrix(lane) {
   };
 }
 
-// The hypothesis the decoder's matrix follows when none is selected: the best live one (highest log P, as
-// the beam's table ranks them); once none is live, the best finished one.
-function followed(s) {
-  const live = s.live.slice().sort((a, b) => b.logprob - a.logprob);
-  return live[0] ?? s.finished[0];
-}
-
 function arDecoderMatrix(lane, i) {
-  const s = lane.snaps[i];
-  const map = lane.nodes(i);
-  // In a beam lane, the hypothesis the learner picked (row of the table, node of the
-  // tree), as its cross-attention does; the root (nothing fed yet) has no row to show.
-  const picked = lane.selectsHypothesis && lane.ui.selected ? map.get(lane.ui.selected) : null;
-  const h = picked ?? followed(s);
-  const path = lane.path(map, h.id);
+  const s = lane.snapshot(i);
+  // The hypothesis the lane's views follow (in a beam lane the one the learner picked
+  // in the table or the tree, as its cross-attention does).
+  const focus = lane.focus(i);
+  if (!focus) return { missing: t('sa.noDecoder') };
+  const { hyp: h, path, picked, pickable } = focus;
   if (!path.length || path.some((n) => !n.selfAttention)) return { missing: t('sa.noDecoder') };
   // Row q is what position q (BEGIN, then the tokens written) looked at when it was fed,
   // kept by the ancestor that was made at that step.
@@ -145,16 +146,16 @@ function arDecoderMatrix(lane, i) {
   const hyp = h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty');
   return {
     layers: s.layers, heads: s.heads, rows: path.map((n) => n.selfAttention), masked: true, labels,
-    samePass: lane.insideRequest?.(i)?.id === h.id,   // the hypothesis the inside's pass reads
+    samePass: lane.pass(i)?.id === h.id,   // the hypothesis the inside's pass reads
     axis: { rows: t('sa.rowsPhonemes'), cols: t('sa.colsPhonemes') },
-    caption: t(picked ? 'sa.decCaptionBeamSel' : lane.selfAttentionCaption, { hyp, i }),
+    caption: t(picked ? 'sa.decCaptionBeamSel' : pickable ? 'sa.decCaptionBeam' : 'sa.decCaptionAr', { hyp, i }),
     explain: t('sa.decAr_html'),
   };
 }
 
 function narDecoderMatrix(lane, i) {
-  const s = lane.snaps[i];
-  const dr = s.drafts[lane.draftIndex(s)];
+  const s = lane.snapshot(i);
+  const dr = lane.focus(i)?.draft;
   if (!dr?.selfAttention || !s.layers) return { missing: t('sa.noDecoder') };
   const n = dr.length;
   // What each position was fed in this iteration: MASK where it was (re-)masked, else the token kept.
@@ -163,7 +164,7 @@ function narDecoderMatrix(lane, i) {
     layers: s.layers, heads: s.heads, rows: queryRows(dr.selfAttention, s.layers * s.heads, n), masked: false, labels, numbered: true, samePass: true,
     axis: { rows: t('sa.rowsPositions'), cols: t('sa.colsPositions') },
     caption: t('sa.decCaptionNar', { i, L: n }),
-    explain: t(lane.selfAttentionKey),
+    explain: t(lane.type === 'nar' ? 'sa.decNar_html' : 'sa.decMp_html'),
   };
 }
 

@@ -48,10 +48,10 @@ export class TextView {
     this.render();
   }
 
-  /** The view's part of the address: {query, hash}. */
+  /** The view's part of the address: {query, hash} (view=text itself is the page's mode, app.js). */
   address() {
     const text = this.text.trim();
-    return { query: '&view=text', hash: text ? `#${new URLSearchParams({ text })}` : '' };
+    return { query: '', hash: text ? `#${new URLSearchParams({ text })}` : '' };
   }
 
   /** Shown or hidden with the view; the first showing phonemizes the text. */
@@ -94,7 +94,7 @@ export class TextView {
 
   /** A model's word, into the lanes: they decode it step by step. */
   openWord(word) {
-    this.app.wordlist.show('lanes');
+    this.app.showMode('lanes');
     this.app.setWord(word);
     $('word').focus();
   }

@@ -1,6 +1,7 @@
 // Pieces of HTML/SVG the lanes are drawn from. Pure functions: data in, markup out.
 import { editDistance, ipa, ipaOf, label } from './phonemes.js';
 import { t } from './i18n.js';
+import { fmtPct, pctDigits } from './format.js';
 
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -57,12 +58,14 @@ export function explain(title, html, open = false) {
   return `<details class="explain"${open ? ' open' : ''}><summary>${esc(title)}</summary><div>${html}</div></details>`;
 }
 
-/** Top-k bars of a next-token distribution. */
-export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 } = {}) {
+/**
+ * Top-k bars of a next-token distribution. `leftOut` (sampling): the tokens the
+ * distribution drawn from leaves out ([{text, prob}], the snapshot's), named in the key.
+ */
+export function bars(cands, chosen, { clickable = false, laneId = '', step = 0, leftOut = null } = {}) {
   // A sampled step's candidates carry drawnProb, the distribution the token was drawn
   // from (tempered, top-k / top-p cut): that is the bar; the model's own is a ghost behind it.
   const drawn = cands.some((c) => typeof c.drawnProb === 'number');
-  const pctText = (pct) => `${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%`;
   const rows = cands.map((c) => {
     const model = c.prob * 100;
     const pct = drawn ? (c.drawnProb ?? 0) * 100 : model;
@@ -70,16 +73,20 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0 }
     const ghost = drawn ? `<span class="bar-ghost" style="width:${Math.max(0.5, model).toFixed(1)}%"></span>` : '';
     const inner = `<span class="bar-label">${esc(label(c.text))}<span class="ipa">${esc(ipaOf(c.text))}</span></span>`
       + `<span class="bar-track">${ghost}<span class="bar-fill" style="width:${pct > 0 ? Math.max(0.5, pct).toFixed(1) : 0}%"></span></span>`
-      + `<span class="bar-value">${pctText(pct)}${drawn ? `<span class="bar-model" title="${esc(t('bars.modelTitle'))}">${esc(t('bars.model', { pct: pctText(model) }))}</span>` : ''}</span>`;
+      + `<span class="bar-value">${fmtPct(pct / 100)}${drawn ? `<span class="bar-model" title="${esc(t('bars.modelTitle'))}">${esc(t('bars.model', { pct: fmtPct(c.prob) }))}</span>` : ''}</span>`;
     const desc = drawn
-      ? t(isChosen ? 'bars.descDrawnChosen' : 'bars.descDrawn', { token: label(c.text), pct: pct.toFixed(1), model: model.toFixed(1) })
-      : t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pct.toFixed(1) });
+      ? t(isChosen ? 'bars.descDrawnChosen' : 'bars.descDrawn', { token: label(c.text), pct: pctDigits(pct / 100), model: pctDigits(c.prob) })
+      : t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pctDigits(pct / 100) });
     if (clickable && !isChosen) {
       return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" title="${esc(t('bars.forceTitle', { token: label(c.text) }))}">${inner}<span class="visually-hidden"> ${esc(t('bars.forceAria', { desc }))}</span></button></li>`;
     }
     return `<li><div class="bar${isChosen ? ' chosen' : ''}" aria-label="${esc(desc)}">${inner}</div></li>`;
   });
-  const key = drawn ? `<p class="note bars-key">${t('bars.drawnKey_html')}</p>` : '';
+  // What renormalising over the tokens search may emit leaves out: drawn differs from the
+  // model by that much even with every filter off, so the key says what and how much.
+  const left = leftOut?.length ? leftOut.reduce((a, x) => a + x.prob, 0) : 0;
+  const leftText = left > 0 ? ` ${t('bars.leftOut_html', { tokens: esc(leftOut.map((x) => label(x.text)).join(', ')), pct: esc(fmtPct(left)), keep: (1 - left).toFixed(4) })}` : '';
+  const key = drawn ? `<p class="note bars-key" data-left-out="${left}">${t('bars.drawnKey_html')}${leftText}</p>` : '';
   return `${key}<ol class="bars${drawn ? ' drawn' : ''}" data-lane="${esc(laneId)}">${rows.join('')}</ol>`;
 }
 

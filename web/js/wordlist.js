@@ -3,7 +3,8 @@
 // of the CMUdict test split, a seeded random sample of N of them, or pasted words.
 //
 // URL: ?…&view=list&n=100&src=test | src=sample&seed=7 | src=paste#words=KNIGHT+QUEUE
-// (the lanes' own parameters stay as address.js writes them; these are added). Pasted
+// (the lanes' own parameters stay as address.js writes them, and view=list is the
+// page's mode, which the app switches (app.js); these are added). Pasted
 // words ride in the fragment, which a browser never sends to a server: up to 20,000
 // characters of them in the query made addresses that servers refuse (Node's 16 KB
 // header limit, ~8 KB on common static hosts). An older address's ?words= is still read.
@@ -18,7 +19,7 @@
 import { openDecoder } from './engine.js';
 import { lookup } from './dict.js';
 import { diagnose, scoreWithReferences } from './forced.js';
-import { measure, rates, tokens } from './metrics.js';
+import { measure, rates, tokens } from '../shared/metrics.js';
 import { repeatPositions } from './nar-length.js';
 import { moduleOptions } from './lane-types.js';
 import { esc, scrollRegion } from './views.js';
@@ -27,16 +28,13 @@ import { t } from './i18n.js';
 const $ = (id) => document.getElementById(id);
 
 export const SOURCES = ['test', 'sample', 'paste'];
-// The page's views: the lanes (one word), this list, and the text view (text-view.js,
-// which holds its own part of the address).
-const VIEWS = ['lanes', 'list', 'text'];
 const MAX_N = 2000;
 const MAX_PASTE_CHARS = 20000;
 // A large seeded random sample by default: the test split's first words are
 // alphabetical (A…), too few and too alike to rank the methods.
-const DEFAULTS = { view: 'lanes', n: 1000, src: 'sample', seed: 1, words: '' };
+const DEFAULTS = { n: 1000, src: 'sample', seed: 1, words: '' };
 
-/** The list's part of the address (its query and fragment): {view, n, src, seed, words}, out-of-range values clamped. */
+/** The list's part of the address (its query and fragment): {n, src, seed, words}, out-of-range values clamped. */
 export function decodeList(search, hash = '') {
   const q = new URLSearchParams(search);
   const h = new URLSearchParams(hash.replace(/^#/, ''));
@@ -45,7 +43,6 @@ export function decodeList(search, hash = '') {
     return v != null && v !== '' && Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : d;
   };
   return {
-    view: VIEWS.includes(q.get('view')) ? q.get('view') : 'lanes',
     n: int(q.get('n'), 1, MAX_N, DEFAULTS.n),
     src: SOURCES.includes(q.get('src')) ? q.get('src') : DEFAULTS.src,
     seed: int(q.get('seed'), 0, 2 ** 31 - 1, DEFAULTS.seed),
@@ -53,10 +50,9 @@ export function decodeList(search, hash = '') {
   };
 }
 
-/** The list's part of the address: {query, hash}, what encodeState's query gets appended and the fragment; both empty in the lanes view. */
+/** The list's part of the address: {query, hash}, what the page's query (with view=list) gets appended and the fragment. */
 export function encodeList(s) {
-  if (s.view !== 'list') return { query: '', hash: '' };
-  const q = new URLSearchParams({ view: 'list' });
+  const q = new URLSearchParams();
   if (s.src !== 'paste') q.set('n', String(s.n));
   q.set('src', s.src);
   if (s.src === 'sample') q.set('seed', String(s.seed));
@@ -136,20 +132,17 @@ export class WordList {
     this.el.addEventListener('click', (e) => this.onClick(e));
     this.el.addEventListener('input', (e) => this.onInput(e));
     this.el.addEventListener('submit', (e) => { e.preventDefault(); this.start(); });
-    for (const b of document.querySelectorAll('[data-view]')) b.addEventListener('click', () => this.show(b.dataset.view));
   }
 
-  /** Reads the address; in the list view, runs the list it names. */
+  /** Reads the list's part of the address. */
   init(search, hash) {
     this.state = decodeList(search, hash);
     this.render();
-    this.applyView();
-    if (this.state.view === 'list') this.start();
   }
 
   /** The list's part of the address: {query, hash} (encodeList). */
   address() {
-    return this.state.view === 'text' ? this.app.textView?.address() ?? { query: '&view=text', hash: location.hash } : encodeList(this.state);
+    return encodeList(this.state);
   }
 
   /** The lanes the list runs: every lane but compare, in the page's order. */
@@ -157,24 +150,12 @@ export class WordList {
     return this.app.lanes.filter((l) => l.type !== 'compare');
   }
 
-  show(view) {
-    if (view === this.state.view) return;
-    this.state.view = view;
-    this.applyView();
-    this.app.saveUrl();
-    if (view === 'list') {
-      this.render();   // the lanes may have changed since
-      $('wl-run').focus();
-    }
-  }
-
-  applyView() {
-    const { view } = this.state;
-    for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = view !== 'lanes';
-    this.el.hidden = view !== 'list';
-    for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === view));
-    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview' }[view]);
-    this.app.viewShown?.(view);
+  /** Shown (the page's mode is the list, app.js) or hidden; shown, it is drawn for the lanes of the moment. */
+  show(on, { focus = false } = {}) {
+    this.el.hidden = !on;
+    if (!on) return;
+    this.render();
+    if (focus) $('wl-run').focus();
   }
 
   // ------------------------------------------------------------ the form
@@ -186,7 +167,7 @@ export class WordList {
     else if (el.id === 'wl-words') this.state.words = el.value;
     else return;
     // The address keeps only what it can be read back as.
-    const { query, hash } = encodeList({ ...this.state, view: 'list' });
+    const { query, hash } = encodeList(this.state);
     const clean = decodeList(query, hash);
     if (el.id !== 'wl-words') Object.assign(this.state, { n: clean.n, seed: clean.seed });
     this.app.saveUrl();
@@ -227,7 +208,7 @@ export class WordList {
       </form>
       <div id="wl-message" class="message" role="alert" hidden></div>
       <div id="wl-results"></div>`;
-    this.el.querySelector('[data-view-link]').addEventListener('click', () => this.show('lanes'));
+    this.el.querySelector('[data-view-link]').addEventListener('click', () => this.app.showMode('lanes'));
     this.renderSourceFields();
     this.renderProgress();
     this.message(this.messageText, this.messageInfo);
@@ -346,7 +327,10 @@ export class WordList {
         this.result = { ...result, partial: true };
       }
       this.result = result;
-      this.status = t('list.finished', { n: texts.length, lanes: lanes.length });
+      this.status = t('list.finished', {
+        words: t(texts.length === 1 ? 'list.wordsOne' : 'list.wordsMany', { n: texts.length }),
+        methods: t(lanes.length === 1 ? 'list.methodsOne' : 'list.methodsMany', { n: lanes.length }),
+      });
     } catch (e) {
       this.status = '';
       if (e instanceof Cancelled || e?.kind === 'Cancelled') {
@@ -373,7 +357,10 @@ export class WordList {
   async runLane(job, lane, order, texts, words) {
     const name = this.laneName(lane);
     const model = lane.model;
-    const options = moduleOptions(lane);
+    // A sampling lane whose seed follows the word draws each word with the word's own seed,
+    // as the lane does: a batch under one seed would give every word the same uniforms.
+    const follows = Object.values(lane.opts).some((v) => v === null);
+    const options = (text) => moduleOptions(lane, text);
     const decoder = await openDecoder(new URL(model.file, document.baseURI).href);
     const base = job.done;
     const step = (what, n) => {
@@ -387,12 +374,21 @@ export class WordList {
         step('list.decoding', 0);
         // A few words first, untimed: a worker's first decodes run while its
         // WebAssembly is still being optimised, which would charge the first lane for it.
-        await api.decodeBatch(texts.slice(0, 5), options);
+        await api.decodeBatch(texts.slice(0, 5), options(texts[0]));
         if (job.cancelled) throw new Cancelled();
         const t0 = performance.now();
-        const lists = await api.decodeBatch(texts, options, {
-          onProgress: ({ done }) => { job.done = base + done; step('list.decoding', done); },
-        });
+        const onProgress = ({ done }) => { job.done = base + done; step('list.decoding', done); };
+        let lists;
+        if (follows) {
+          lists = [];
+          for (const text of texts) {
+            if (job.cancelled) throw new Cancelled();
+            lists.push((await api.decodeBatch([text], options(text)))[0]);
+            onProgress({ done: lists.length });
+          }
+        } else {
+          lists = await api.decodeBatch(texts, options(texts[0]), { onProgress });
+        }
         const ms = (performance.now() - t0) / texts.length;
         const rows = [];
         for (const [i, [best]] of lists.entries()) {
@@ -405,7 +401,7 @@ export class WordList {
           row.passes = best?.steps ?? 0;
           if (row.measure && !row.measure.right) {
             // As under a lane's result: the output and each reference scored under the lane's options.
-            const scored = await scoreWithReferences(api.score, texts[i], output, words[i].prons, options);
+            const scored = await scoreWithReferences(api.score, texts[i], output, words[i].prons, options(texts[i]));
             row.kind = diagnose(scored.output, scored.refs);
           }
           rows.push(row);
@@ -516,7 +512,7 @@ export class WordList {
 
   /** A word of the table, in the lanes view: decoded there, and in the address. */
   openWord(word) {
-    this.show('lanes');
+    this.app.showMode('lanes');
     this.app.setWord(word);
     $('word').focus();
   }
