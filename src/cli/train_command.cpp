@@ -36,7 +36,8 @@ const char* kTrainUsage =
     "  --data FILE                   g2p: the training recipe's train.tsv (WORD<TAB>PH ON ES lines)\n"
     "  --json                        progress as JSON lines (step, loss, tokenAccuracy, learningRate,\n"
     "                                gradNorm, stepsPerSecond, elapsedSeconds; wordAccuracy and heldOut\n"
-    "                                where the held-out set was decoded)\n"
+    "                                where the held-out set was decoded; trueTokenProbability and\n"
+    "                                ownTokenShare under scheduled sampling)\n"
     "  --checkpoint FILE             write a checkpoint there at every evaluation and at the end\n"
     "  --resume FILE                 continue the run of that checkpoint (the same options but for\n"
     "                                --steps, --log-every, --eval-every, --memory-limit-mb)\n"
@@ -177,6 +178,9 @@ void print_record(const seq2seq::train::ProgressRecord& r, bool json) {
     std::ostringstream line;
     line << std::fixed << "step " << r.step << "/" << r.steps << "  loss " << std::setprecision(4) << r.loss << "  token accuracy "
          << std::setprecision(1) << 100.0 * r.token_accuracy << "%  " << std::setprecision(1) << r.steps_per_second << " steps/s";
+    if (r.sampling)
+      line << "  true token " << std::setprecision(3) << r.true_token_probability << ", own read " << std::setprecision(1)
+           << 100.0 * r.own_token_share << "%";
     if (r.evaluated) line << "  held-out exact " << std::setprecision(1) << 100.0 * r.word_accuracy << "% of " << r.held_out;
     std::cout << line.str() << '\n';
   }

@@ -79,14 +79,18 @@ std::string describe(const TrainingOptions& o) {
   std::ostringstream d;
   d << "trained by seq2seq train: task " << to_string(o.task) << ", seed " << o.seed << ", " << o.steps << " steps of "
     << o.batch_size << ", ";
-  if (o.arch == TrainArch::Rnn)
-    d << "GRU encoder " << o.enc_hidden << " x 2, decoder " << o.dec_hidden << ", embeddings " << o.emb_dim << ", "
-      << to_string(o.attention) << " attention";
-  else
+  if (o.arch == TrainArch::Rnn) {
+    d << "GRU encoder-decoder, emb_dim " << o.emb_dim << ", enc_hidden " << o.enc_hidden << " a direction, dec_hidden "
+      << o.dec_hidden << ", attention " << to_string(o.attention);
+    if (o.attention == TrainAttention::ReducedRank || o.attention == TrainAttention::Additive) d << " (attn_dim " << o.attn_dim << ")";
+  } else {
     d << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff " << o.d_ff << ", "
       << to_string(o.norm) << "-LN";
-  if (o.scheduled_sampling != SamplingSchedule::Off) d << ", scheduled sampling " << to_string(o.scheduled_sampling);
+  }
   if (o.label_smoothing > 0) d << ", label smoothing " << o.label_smoothing;
+  if (o.scheduled_sampling != SamplingSchedule::Off)
+    d << ", scheduled sampling " << to_string(o.scheduled_sampling) << " (midpoint " << o.sampling_midpoint << ", "
+      << to_string(o.sampling_token) << ")";
   return d.str();
 }
 
@@ -94,46 +98,49 @@ std::string describe(const TrainingOptions& o) {
 
 ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
   ModelConfig c;
-  // The decoder reads BOS and the target (max_target_len + 1 with EOS predicted).
-  c.max_target_len = task.max_target_len() + 1;
-  c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
-  if (o.arch == TrainArch::Rnn) {
-    c.arch = Arch::Rnn;
-    c.cell = RnnCell::Gru;
-    c.emb_dim = o.emb_dim;
-    c.enc_hidden = o.enc_hidden;
-    c.enc_layers = 1;
-    c.dec_hidden = o.dec_hidden;
-    const TrainAttention a = o.attention;
-    c.attention = a == TrainAttention::Dot              ? AttentionScore::Dot
-                  : a == TrainAttention::Multiplicative ? AttentionScore::Multiplicative
-                  : a == TrainAttention::ReducedRank    ? AttentionScore::ReducedRank
-                  : a == TrainAttention::Additive       ? AttentionScore::Additive
-                                                        : AttentionScore::None;
-    // Only reduced-rank and additive scores have a width; the format writes 0 for the others.
-    c.attn_dim = a == TrainAttention::ReducedRank || a == TrainAttention::Additive ? o.attn_dim : 0;
-    c.max_target_len = 0;  // not an RNN's field
-  } else {
-    c.arch = Arch::Transformer;
-    c.d_model = o.d_model;
-    c.n_heads = o.heads;
-    c.d_ff = o.d_ff;
-    c.activation = o.activation == TrainActivation::Relu ? Activation::Relu : Activation::Gelu;
-    c.enc_layers = c.dec_layers = o.layers;
-    c.norm = o.norm == TrainNorm::Pre ? NormPlacement::Pre : NormPlacement::Post;
-    c.ln_eps = 1e-5f;
-    c.pos = o.pos == TrainPos::Sinusoidal ? PosEncoding::Sinusoidal : PosEncoding::Learned;
-    c.scale_embedding = o.scale_embedding;
-    c.tie_output = o.tie_output;
-  }
   c.src_vocab = task.source_vocab();
   c.tgt_vocab = task.target_vocab();
   c.src_specials = source_special_ids();
   c.tgt_specials = target_special_ids();
   c.src_case = task.source_case();
   c.src_tokens = task.word_level_source() ? SourceTokens::Words : SourceTokens::Chars;
-  c.name = std::string(to_string(o.task)) + (o.arch == TrainArch::Rnn ? std::string("-rnn-") + to_string(o.attention) : "-transformer");
   c.description = describe(o);
+  if (o.arch == TrainArch::Rnn) {
+    // The course notes' RNN encoder-decoder: one bidirectional GRU layer.
+    c.arch = Arch::Rnn;
+    c.cell = RnnCell::Gru;
+    c.emb_dim = o.emb_dim;
+    c.enc_hidden = o.enc_hidden;
+    c.enc_layers = 1;
+    c.dec_hidden = o.dec_hidden;
+    switch (o.attention) {
+      case TrainAttention::Dot: c.attention = AttentionScore::Dot; break;
+      case TrainAttention::Multiplicative: c.attention = AttentionScore::Multiplicative; break;
+      case TrainAttention::ReducedRank: c.attention = AttentionScore::ReducedRank; break;
+      case TrainAttention::Additive: c.attention = AttentionScore::Additive; break;
+      case TrainAttention::None: c.attention = AttentionScore::None; break;
+    }
+    c.attn_dim = c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive ? o.attn_dim : 0;
+    // The decoder reads BOS and the target, and predicts EOS after it.
+    c.max_pos = std::max(task.max_source_len(), task.max_target_len() + 2);
+    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention);
+    return c;
+  }
+  c.arch = Arch::Transformer;
+  c.d_model = o.d_model;
+  c.n_heads = o.heads;
+  c.d_ff = o.d_ff;
+  c.activation = o.activation == TrainActivation::Relu ? Activation::Relu : Activation::Gelu;
+  c.enc_layers = c.dec_layers = o.layers;
+  c.norm = o.norm == TrainNorm::Pre ? NormPlacement::Pre : NormPlacement::Post;
+  c.ln_eps = 1e-5f;
+  c.pos = o.pos == TrainPos::Sinusoidal ? PosEncoding::Sinusoidal : PosEncoding::Learned;
+  // The decoder reads BOS and the target (max_target_len + 1 with EOS predicted).
+  c.max_target_len = task.max_target_len() + 1;
+  c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
+  c.scale_embedding = o.scale_embedding;
+  c.tie_output = o.tie_output;
+  c.name = std::string(to_string(o.task)) + "-transformer";
   return c;
 }
 
@@ -192,10 +199,10 @@ ProgressRecord TrainingRun::step(int n) {
     loss += s.loss * s.tokens;
     tokens += s.tokens;
     correct += s.correct;
+    own += s.own_tokens;
+    r.true_token_probability = s.true_token_probability;
     r.learning_rate = s.learning_rate;
     r.grad_norm = s.grad_norm;
-    r.true_token_probability = s.true_token_probability;
-    own += s.own_tokens;
     ++taken;
     const int at = trainer_->steps_taken();
     if ((options_.eval_every > 0 && at % options_.eval_every == 0) || at == options_.steps) break;
@@ -204,8 +211,8 @@ ProgressRecord TrainingRun::step(int n) {
   r.step = trainer_->steps_taken();
   r.loss = tokens ? loss / static_cast<double>(tokens) : 0.0;
   r.token_accuracy = tokens ? static_cast<double>(correct) / static_cast<double>(tokens) : 0.0;
-  r.scheduled_sampling = options_.scheduled_sampling != SamplingSchedule::Off;
-  r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;
+  r.sampling = options_.scheduled_sampling != SamplingSchedule::Off;
+  r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
     r.evaluated = true;
@@ -251,7 +258,8 @@ std::vector<uint8_t> TrainingRun::checkpoint() const {
                                      {"config", config_json(trainer_->config())},
                                      {"training_options", options_json(options_).dump()},
                                      {"step", std::to_string(trainer_->steps_taken())},
-                                     {"dropout_rng", std::to_string(dropout.state())}});
+                                     {"dropout_rng", std::to_string(dropout.state())},
+                                     {"sampling_rng", std::to_string(const_cast<Trainer&>(*trainer_).sampling_rng().state())}});
 }
 
 std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& bytes, const TrainingOptions& o, const std::string* data) {
@@ -305,10 +313,11 @@ std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& byt
     }
   }
   int step = 0;
-  uint64_t dropout = 0;
+  uint64_t dropout = 0, sampling = 0;
   try {
     step = std::stoi(meta("step"));
     dropout = std::stoull(meta("dropout_rng"));
+    sampling = std::stoull(meta("sampling_rng"));
   } catch (const std::logic_error&) {
     throw CheckpointError("its step or generator state is not a number");
   }
@@ -316,6 +325,7 @@ std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& byt
     throw CheckpointError("it is at step " + std::to_string(step) + ", past this run's " + std::to_string(o.steps) + " steps");
   adam.set_steps_taken(step);
   t.dropout_rng() = Random(dropout);
+  t.sampling_rng() = Random(sampling);
   // The data stream continues where it stood: the batches of the steps taken are drawn again.
   for (int k = 0; k < step; ++k) run->fill_batch();
   return run;

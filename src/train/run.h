@@ -28,18 +28,18 @@ struct ProgressRecord {
   double grad_norm = 0;          // at the last step, before clipping
   double steps_per_second = 0;   // over this record's steps, evaluation excluded
   double elapsed_seconds = 0;    // since the run started (or resumed)
-  bool scheduled_sampling = false;
-  double true_token_probability = 1;  // scheduled sampling: epsilon at the last step
-  double own_token_share = 0;         // scheduled sampling: the share of decoder inputs that were the model's own
   bool evaluated = false;
   double word_accuracy = 0;      // free-running (greedy) exact match on the held-out set
   int held_out = 0;              // held-out examples scored
+  bool sampling = false;         // scheduled sampling is on:
+  double true_token_probability = 1;  // its epsilon at the last step
+  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were the model's own
 };
 
 // Each field of a record under its name on every face (the CLI's JSON lines, and
 // the module's records, camelCase as the snapshots'), stated once here; the
-// scheduled-sampling fields only in a run with it, the held-out fields only
-// where the record was evaluated.
+// held-out fields only where the record was evaluated, scheduled sampling's only
+// where it is on.
 template <typename Visit>
 void visit_fields(const ProgressRecord& r, Visit&& v) {
   v("step", r.step);
@@ -50,13 +50,13 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
   v("gradNorm", r.grad_norm);
   v("stepsPerSecond", r.steps_per_second);
   v("elapsedSeconds", r.elapsed_seconds);
-  if (r.scheduled_sampling) {
-    v("trueTokenProbability", r.true_token_probability);
-    v("ownTokenShare", r.own_token_share);
-  }
   if (r.evaluated) {
     v("wordAccuracy", r.word_accuracy);
     v("heldOut", r.held_out);
+  }
+  if (r.sampling) {
+    v("trueTokenProbability", r.true_token_probability);
+    v("ownTokenShare", r.own_token_share);
   }
 }
 

@@ -333,7 +333,7 @@ void for_each_numeric_training_option(Visit&& visit) {
 
 // Throws OptionError naming the first option out of range, or the first rule
 // between options broken (heads dividing d_model, min_length <= max_length, dot
-// attention's sizes, no attention dropout on an RNN).
+// attention's sizes, no attention dropout on an RNN, scheduled sampling on an RNN).
 void validate(const TrainingOptions& o);
 
 }  // namespace train

@@ -315,9 +315,19 @@ TEST_CASE("a run over its memory bound is refused before it starts, naming the o
   CHECK(option == "memory_limit_mb");
   CHECK(message.rfind("this run needs ", 0) == 0);
   CHECK(message.find("more than memory_limit_mb = 64") != std::string::npos);
-  o.scheduled_sampling = SamplingSchedule::Linear;
-  o.memory_limit_mb = 65536;
-  CHECK(error_of([&] { TrainingRun run(o, nullptr); }) == "scheduled sampling is built for the RNN so far; this model is a Transformer");
+  // The RNN's bound likewise, from its own graph's plan.
+  o.arch = TrainArch::Rnn;
+  o.enc_hidden = 512;
+  o.dec_hidden = 1024;
+  option.clear();
+  try {
+    TrainingRun run(o, nullptr);
+  } catch (const OptionError& e) {
+    option = e.option;
+    message = e.what();
+  }
+  CHECK(option == "memory_limit_mb");
+  CHECK(message.find("more than memory_limit_mb = 64") != std::string::npos);
 }
 
 TEST_CASE("divergence stops the step that met it, naming it, before any update; NaN weights are never exported",

@@ -1,35 +1,16 @@
-// The pieces "Inside this step" (inside.js) is drawn with: a vector as a colour
-// strip with its numbers, and one view per kind of block of a Transformer — the
+// The pieces "Inside this step" (inside.js) is drawn with: vectors as colour strips
+// (vec-strip.js), and one view per kind of block of a Transformer — the
 // embedding and positional encoding, a LayerNorm, a sublayer with its residual sum,
 // an attention's stages (q, k, q·k, scaling, mask, softmax, every query's weights,
 // the heads concatenated), the feed-forward network.
+// The view loads this module when it first opens (inside.js): a first visit does not.
 import { esc, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
 import { fmt } from './format.js';
+import { d3, diverge, maxAbs, strip } from './vec-strip.js';
 
-export function diverge(v, max) {
-  const x = Math.max(-1, Math.min(1, max > 0 ? v / max : 0));
-  const a = Math.abs(x);
-  const [r, g, b] = x >= 0 ? [203, 24, 29] : [33, 102, 172];
-  const mix = (c) => Math.round(255 + (c - 255) * a);
-  return `rgb(${mix(r)},${mix(g)},${mix(b)})`;
-}
-
-export const maxAbs = (xs) => xs.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-export const d3 = (v) => fmt(v, 3);
-
-/** A vector as a colour strip (one cell per value, its number on hover) with a table twin. */
-export function strip(values, name, { max = maxAbs(values), cell = 6 } = {}) {
-  const n = values.length;
-  const W = Math.max(1, n) * cell;
-  let svg = `<svg class="vec" width="${W}" height="14" viewBox="0 0 ${W} 14" role="img" aria-label="${esc(t('inside.vecAria', { name, n }))}">`;
-  for (let i = 0; i < n; i++) svg += `<rect x="${i * cell}" y="0" width="${cell}" height="14" fill="${diverge(values[i], max)}"><title>${esc(name)}[${i}] = ${d3(values[i])}</title></rect>`;
-  svg += '</svg>';
-  const cells = Array.from(values, (v, i) => `<td data-i="${i}">${d3(v)}</td>`).join('');
-  return `<div class="vec-row" data-vec="${esc(name)}"><span class="vec-name">${esc(name)}</span>${scrollRegion(svg, t('inside.vecAria', { name, n }))}`
-    + `<details class="twin"><summary>${esc(t('inside.numbers'))}</summary>${scrollRegion(`<table class="vec-table"><caption class="visually-hidden">${esc(name)}</caption><tbody><tr>${cells}</tr></tbody></table>`)}</details></div>`;
-}
+export { d3, diverge, maxAbs, strip };
 
 /** Row r (width w) of a flat row-major matrix. */
 export const row = (flat, r, w) => flat.subarray(r * w, (r + 1) * w);

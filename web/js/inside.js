@@ -33,13 +33,19 @@ import { label } from './phonemes.js';
 import { esc } from './views.js';
 import { pickKeys } from './heatmap.js';
 import { t } from './i18n.js';
-import { embedView, normView, sublayerView } from './inside-parts.js';
-import { logitsTable, outputView, rnnBody } from './inside-output.js';
 import { readInside, writeInside } from './inside-address.js';
 import { registerView } from './view-registry.js';
 
 
 const ARCHS = ['transformer', 'cmlm', 'rnn'];
+
+// The blocks' pictures (inside-parts.js, inside-output.js) load with the view's first
+// opening, beside the model's numbers: a first visit, which shows the view closed, does not
+// download them (the modules a first visit loads are its static imports, gen-module-lists.mjs).
+let blocks = null;
+let loading = null;
+const loadBlocks = () => (loading ??= Promise.all([import('./inside-parts.js'), import('./inside-output.js')])
+  .then(([parts, output]) => { blocks = { ...parts, ...output }; }, (e) => { loading = null; throw e; }));   // a failed download is asked again at the next opening
 
 // Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
@@ -79,7 +85,7 @@ function init(lane) {
     if (!e.target.matches?.('.inside input[data-action="in-temp"]')) return;
     st.temperature = Number(e.target.value);
     const box = lane.query('.inside .in-logits-box');
-    if (box && st.data) box.innerHTML = logitsTable(st.data, st, lane, st.at);
+    if (box && st.data && blocks) box.innerHTML = blocks.logitsTable(st.data, st, lane, st.at);
     const out = lane.query('.inside .in-temp output');
     if (out) out.textContent = st.temperature.toFixed(1);
     lane.changed();
@@ -139,8 +145,8 @@ function refresh(lane) {
   st.data = null;
   st.error = null;
   draw(lane);
-  lane.inspect(req.word, req.tokens)
-    .then((d) => { if (st.key === key) st.data = d; })
+  Promise.all([lane.inspect(req.word, req.tokens), loadBlocks()])
+    .then(([d]) => { if (st.key === key) st.data = d; })
     .catch((e) => { if (st.key === key) st.error = String(e?.message ?? e); })
     .finally(() => { if (st.key === key && st.open) draw(lane); });
 }
@@ -200,7 +206,8 @@ function body(lane) {
   const st = lane.state;
   if (st.error) return `<p class="note">${esc(t('inside.failed', { error: st.error }))}</p>`;
   const d = st.data;
-  if (!d || !st.req) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
+  if (!d || !st.req || !blocks) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
+  const { embedView, normView, sublayerView, outputView, rnnBody } = blocks;
   settle(st, d);
   const req = st.req;
   const cmlm = req.kind === 'cmlm';
