@@ -8,11 +8,13 @@
 //   models.mjs      models/*.safetensors (or $SEQ2SEQ_WEB_MODELS's; fixtures for a kind
 //                   missing) and their entries: the engine's own info() (model-info.mjs)
 //                   and what the site adds (id, file, examples, test WERs)
-//   here            models.json: those entries and the settings each kind of model is
-//                   measured with (models/train/decoding.json), the lane types' defaults
+//   here            models.json: those entries, the settings each kind of model is
+//                   measured with (models/train/decoding.json), the lane types' defaults, and
+//                   the recipe's cap on a word's letters (models/train/data_rules.json)
 //   index-html.mjs  index.html with models.json's content, boot.js and style.css inline and
 //                   its static words in English
-//   dictionary.mjs  dict/XX.tsv, dict/index.json, dict/test.tsv: reference pronunciations
+//   dictionary.mjs  dict/XX.tsv, dict/index.json (and the longest training word), dict/test.tsv:
+//                   reference pronunciations
 //   weight.mjs      weight.json (what a first visit transfers) and the .gz twins
 //
 // The page's own lists of modules (index.html's modulepreload links, the decoder
@@ -44,11 +46,12 @@ try {
   // model is measured with, which the lane types of that kind take as their defaults
   // (web/js/lane-types.js useModelDecoding).
   const { why: _why, ...decoding } = JSON.parse(readFileSync(join(root, 'models/train/decoding.json'), 'utf8'));
-  const site = { models, decoding };
+  // maxLetters: the recipe's cap on a word's letters; the models learned no longer word, and the page takes none.
+  const site = { models, decoding, maxLetters: rules.maxLength.letters };
   writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
   writeIndexHtml(root, out, site);
   writeDictionary(root, out, rules, { log });
-  const { raw, gzip } = writeWeight(out, models);
+  const { raw, gzip } = writeWeight(out, models, root);
   writeGzipTwins(out);
   log(`site: ${out}\nfirst visit (page + wasm + default models): ${raw} bytes raw, ${gzip} bytes gzip`);
 } catch (e) {

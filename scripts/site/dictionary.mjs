@@ -54,6 +54,10 @@ export function writeDictionary(root, out, rules, { log = () => {}, warn = conso
   }
   writeFileSync(join(out, 'dict/test.tsv'), [...testSplit].map(([w, list]) => `${w}\t${list.join('|')}\n`).join(''));
   log(`test split: ${testSplit.size} words (dict/test.tsv)`);
-  writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split' }) + '\n');
+  // The longest word of the training split: beyond it a model's output is a guess (the page says so under a result).
+  let longestTraining = 0;
+  for (const word of prons.keys()) if (!testSplit.has(word) && !isDev(word)) longestTraining = Math.max(longestTraining, [...word].length);
+  writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split',
+    ...(dictPath ? { longestTraining } : {}) }) + '\n');
   log(`dictionary: ${prons.size} words in ${shards.size} shards, ${bytes} bytes`);
 }

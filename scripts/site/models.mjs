@@ -1,15 +1,16 @@
 // The site's models: each model file of models/ (or of $SEQ2SEQ_WEB_MODELS) copied into
 // models/, and its entry in models.json: the engine's own info() (ModelInfo, read by
 // loading the file: model-info.mjs) with what the site adds, its id, file, whether it is
-// a random-weight fixture, the example words it reads, and the test WERs the models
-// package measured (models/manifest.json). A kind the folder lacks (autoregressive,
+// a random-weight fixture, the example words it reads, the test WERs the models
+// package measured (models/manifest.json), and how it was trained (its recipe's
+// config: trainedBy below). A kind the folder lacks (autoregressive,
 // CMLM, RNN) is filled in with the repository's test fixtures, so that every lane type
 // has a model to decode with.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ATTENTION_SCORES, foldCase, sourceLetters } from '../../web/shared/lane-models.js';
-import { modelInfo } from './model-info.mjs';
+import { StaleModuleError, modelInfo } from './model-info.mjs';
 
 // Example words, shown as buttons when every letter is in the model's alphabet.
 // Chosen to show something: silent letters, one spelling for several sounds,
@@ -36,6 +37,7 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
   // What the package measured of each shipped model (written by scripts/make-models-manifest.mjs).
   const manifestPath = join(root, 'models/manifest.json');
   const measured = new Map(existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')).models.map((m) => [m.sha256, m]) : []);
+  const recipes = trainedBy(root);
   const stress = new RegExp(rules.stress);
   const models = [];
   const add = async (path, fixture) => {
@@ -43,6 +45,8 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
     try {
       info = await modelInfo(path);
     } catch (e) {
+      // A stale module is no bad model file: skipping every model would hide it.
+      if (e instanceof StaleModuleError) throw e;
       warn(`build-web: skipping ${path}: ${e.message}`);
       return;
     }
@@ -56,7 +60,8 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
     copyFileSync(path, join(out, file));
     const bytes = readFileSync(path);
     const alphabet = new Set(sourceLetters(info));
-    const m = measured.get(createHash('sha256').update(bytes).digest('hex'));
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const m = measured.get(sha);
     models.push({
       ...info,
       name: info.name || id,
@@ -65,6 +70,7 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
       fixture,
       examples: EXAMPLES.map((w) => foldCase(info, w)).filter((w) => [...w].every((c) => alphabet.has(c))),
       ...(m ? { testWer: m.testWer, testWerByLength: m.testWerByLength } : {}),
+      ...(recipes.has(sha) ? { training: recipes.get(sha) } : {}),
     });
   };
   const real = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.safetensors')).sort() : [];
@@ -83,4 +89,29 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
     || (scoreOrder(a) - scoreOrder(b)) || a.id.localeCompare(b.id));
   for (const m of models) log(`model ${m.id} (${m.arch}${m.fixture ? ', random-weight fixture' : ''}): ${m.fileBytes} bytes`);
   return models;
+}
+
+/**
+ * How each shipped model was trained, by the sha256 of the file its recipe's chain
+ * ships (models/train/configs/NAME.json): the training step's label smoothing, and for
+ * a student of teachers the weight of distillation in its loss. The output block of
+ * "Inside this step" explains the model's capped confidence by them.
+ */
+function trainedBy(root) {
+  const recipes = new Map();
+  const dir = join(root, 'models/train/configs');
+  for (const f of existsSync(dir) ? readdirSync(dir).filter((x) => x.endsWith('.json')).sort() : []) {
+    const c = JSON.parse(readFileSync(join(dir, f), 'utf8'));
+    const train = (c.steps ?? []).filter((s) => (s.run ?? []).includes('--label-smoothing')).at(-1);
+    if (!c.sha256 || !train) continue;
+    const arg = (k) => (train.run.includes(k) ? Number(train.run[train.run.indexOf(k) + 1]) : undefined);
+    const student = train.run[0] === 'train-student' || train.run.includes('--kd-targets');
+    if (student && arg('--kd-weight') === undefined) throw new Error(`models/train/configs/${f}: a student's training step names no --kd-weight`);
+    recipes.set(c.sha256, {
+      config: `models/train/configs/${f}`,
+      labelSmoothing: arg('--label-smoothing'),
+      ...(student ? { distillWeight: arg('--kd-weight') } : {}),
+    });
+  }
+  return recipes;
 }

@@ -78,19 +78,54 @@ TrainingOptions options_from_json(const nlohmann::json& j) {
 std::string describe(const TrainingOptions& o) {
   std::ostringstream d;
   d << "trained by seq2seq train: task " << to_string(o.task) << ", seed " << o.seed << ", " << o.steps << " steps of "
-    << o.batch_size << ", " << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff "
-    << o.d_ff << ", " << to_string(o.norm) << "-LN";
+    << o.batch_size << ", ";
+  if (o.arch == TrainArch::Rnn) {
+    d << "GRU encoder-decoder, emb_dim " << o.emb_dim << ", enc_hidden " << o.enc_hidden << " a direction, dec_hidden "
+      << o.dec_hidden << ", attention " << to_string(o.attention);
+    if (o.attention == TrainAttention::ReducedRank || o.attention == TrainAttention::Additive) d << " (attn_dim " << o.attn_dim << ")";
+  } else {
+    d << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff " << o.d_ff << ", "
+      << to_string(o.norm) << "-LN";
+  }
   if (o.label_smoothing > 0) d << ", label smoothing " << o.label_smoothing;
+  if (o.scheduled_sampling != SamplingSchedule::Off)
+    d << ", scheduled sampling " << to_string(o.scheduled_sampling) << " (midpoint " << o.sampling_midpoint << ", "
+      << to_string(o.sampling_token) << ")";
   return d.str();
 }
 
 }  // namespace
 
 ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
-  if (o.arch != TrainArch::Transformer)
-    throw OptionError("arch", "", std::string("training option arch = ") + to_string(o.arch) +
-                                      ": this trainer builds Transformers so far (the GRU trainer is not here yet)");
   ModelConfig c;
+  c.src_vocab = task.source_vocab();
+  c.tgt_vocab = task.target_vocab();
+  c.src_specials = source_special_ids();
+  c.tgt_specials = target_special_ids();
+  c.src_case = task.source_case();
+  c.src_tokens = task.word_level_source() ? SourceTokens::Words : SourceTokens::Chars;
+  c.description = describe(o);
+  if (o.arch == TrainArch::Rnn) {
+    // The course notes' RNN encoder-decoder: one bidirectional GRU layer.
+    c.arch = Arch::Rnn;
+    c.cell = RnnCell::Gru;
+    c.emb_dim = o.emb_dim;
+    c.enc_hidden = o.enc_hidden;
+    c.enc_layers = 1;
+    c.dec_hidden = o.dec_hidden;
+    switch (o.attention) {
+      case TrainAttention::Dot: c.attention = AttentionScore::Dot; break;
+      case TrainAttention::Multiplicative: c.attention = AttentionScore::Multiplicative; break;
+      case TrainAttention::ReducedRank: c.attention = AttentionScore::ReducedRank; break;
+      case TrainAttention::Additive: c.attention = AttentionScore::Additive; break;
+      case TrainAttention::None: c.attention = AttentionScore::None; break;
+    }
+    c.attn_dim = c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive ? o.attn_dim : 0;
+    // The decoder reads BOS and the target, and predicts EOS after it.
+    c.max_pos = std::max(task.max_source_len(), task.max_target_len() + 2);
+    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention);
+    return c;
+  }
   c.arch = Arch::Transformer;
   c.d_model = o.d_model;
   c.n_heads = o.heads;
@@ -105,14 +140,7 @@ ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
   c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
   c.scale_embedding = o.scale_embedding;
   c.tie_output = o.tie_output;
-  c.src_vocab = task.source_vocab();
-  c.tgt_vocab = task.target_vocab();
-  c.src_specials = source_special_ids();
-  c.tgt_specials = target_special_ids();
-  c.src_case = task.source_case();
-  c.src_tokens = task.word_level_source() ? SourceTokens::Words : SourceTokens::Chars;
   c.name = std::string(to_string(o.task)) + "-transformer";
-  c.description = describe(o);
   return c;
 }
 
@@ -162,7 +190,7 @@ ProgressRecord TrainingRun::step(int n) {
   ProgressRecord r;
   r.steps = options_.steps;
   double loss = 0;
-  long tokens = 0, correct = 0;
+  long tokens = 0, correct = 0, own = 0;
   int taken = 0;
   const auto t0 = std::chrono::steady_clock::now();
   while (taken < n && !done()) {
@@ -171,6 +199,8 @@ ProgressRecord TrainingRun::step(int n) {
     loss += s.loss * s.tokens;
     tokens += s.tokens;
     correct += s.correct;
+    own += s.own_tokens;
+    r.true_token_probability = s.true_token_probability;
     r.learning_rate = s.learning_rate;
     r.grad_norm = s.grad_norm;
     ++taken;
@@ -181,6 +211,8 @@ ProgressRecord TrainingRun::step(int n) {
   r.step = trainer_->steps_taken();
   r.loss = tokens ? loss / static_cast<double>(tokens) : 0.0;
   r.token_accuracy = tokens ? static_cast<double>(correct) / static_cast<double>(tokens) : 0.0;
+  r.sampling = options_.scheduled_sampling != SamplingSchedule::Off;
+  r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
     r.evaluated = true;
@@ -226,7 +258,8 @@ std::vector<uint8_t> TrainingRun::checkpoint() const {
                                      {"config", config_json(trainer_->config())},
                                      {"training_options", options_json(options_).dump()},
                                      {"step", std::to_string(trainer_->steps_taken())},
-                                     {"dropout_rng", std::to_string(dropout.state())}});
+                                     {"dropout_rng", std::to_string(dropout.state())},
+                                     {"sampling_rng", std::to_string(const_cast<Trainer&>(*trainer_).sampling_rng().state())}});
 }
 
 std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& bytes, const TrainingOptions& o, const std::string* data) {
@@ -280,10 +313,11 @@ std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& byt
     }
   }
   int step = 0;
-  uint64_t dropout = 0;
+  uint64_t dropout = 0, sampling = 0;
   try {
     step = std::stoi(meta("step"));
     dropout = std::stoull(meta("dropout_rng"));
+    sampling = std::stoull(meta("sampling_rng"));
   } catch (const std::logic_error&) {
     throw CheckpointError("its step or generator state is not a number");
   }
@@ -291,6 +325,7 @@ std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& byt
     throw CheckpointError("it is at step " + std::to_string(step) + ", past this run's " + std::to_string(o.steps) + " steps");
   adam.set_steps_taken(step);
   t.dropout_rng() = Random(dropout);
+  t.sampling_rng() = Random(sampling);
   // The data stream continues where it stood: the batches of the steps taken are drawn again.
   for (int k = 0; k < step; ++k) run->fill_batch();
   return run;

@@ -31,11 +31,15 @@ struct ProgressRecord {
   bool evaluated = false;
   double word_accuracy = 0;      // free-running (greedy) exact match on the held-out set
   int held_out = 0;              // held-out examples scored
+  bool sampling = false;         // scheduled sampling is on:
+  double true_token_probability = 1;  // its epsilon at the last step
+  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were the model's own
 };
 
 // Each field of a record under its name on every face (the CLI's JSON lines, and
 // the module's records, camelCase as the snapshots'), stated once here; the
-// held-out fields only where the record was evaluated.
+// held-out fields only where the record was evaluated, scheduled sampling's only
+// where it is on.
 template <typename Visit>
 void visit_fields(const ProgressRecord& r, Visit&& v) {
   v("step", r.step);
@@ -49,6 +53,10 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
   if (r.evaluated) {
     v("wordAccuracy", r.word_accuracy);
     v("heldOut", r.held_out);
+  }
+  if (r.sampling) {
+    v("trueTokenProbability", r.true_token_probability);
+    v("ownTokenShare", r.own_token_share);
   }
 }
 

@@ -23,8 +23,8 @@ std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const T
                                               ParamStore& store) {
   validate(o);
   if (config.arch == Arch::Rnn) return nullptr;
-  if (o.scheduled_sampling != SamplingSchedule::Off)
-    throw OptionError("scheduled_sampling", "", "scheduled sampling is built for the RNN so far; this model is a Transformer");
+  if (o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses it for arch transformer)
+    throw UsageError("scheduled sampling is built for the RNN so far; this model is a Transformer");
   auto g = std::make_unique<TransformerGraph>(config, limits, rates_of(o), store);
   store.allocate();
   return g;

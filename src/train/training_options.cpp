@@ -75,19 +75,19 @@ TrainingOptions task_defaults(Task task) {
   o.task = task;
   if (task == Task::Names) {
     o.max_length = 8;
-    o.steps = 1000;
+    o.steps = 600;
   }
   if (task == Task::G2p) {
     o.layers = 3;
     o.d_model = 128;
-    o.d_ff = 512;
-    o.steps = 20000;
+    o.d_ff = 256;
+    o.steps = 12000;
     o.batch_size = 64;
     o.learning_rate = 0.001f;
     o.warmup_steps = 1000;
     o.dropout = 0.1f;
     o.label_smoothing = 0.1f;
-    o.eval_every = 2000;
+    o.eval_every = 1000;
   }
   return o;
 }
@@ -106,6 +106,9 @@ void validate(const TrainingOptions& o) {
   if (o.min_length > o.max_length)
     throw OptionError("min_length", "", "training option min_length = " + std::to_string(o.min_length) +
                                             " is more than max_length = " + std::to_string(o.max_length));
+  if (o.arch == TrainArch::Transformer && o.scheduled_sampling != SamplingSchedule::Off)
+    throw OptionError("scheduled_sampling", "", std::string("training option scheduled_sampling = ") + to_string(o.scheduled_sampling) +
+                                                   ": scheduled sampling is built for the RNN so far (--arch rnn)");
   if (o.arch == TrainArch::Rnn && o.attention_dropout > 0)
     throw OptionError("attention_dropout", "", "training option attention_dropout = " + shown(o.attention_dropout) +
                                                    ": the RNN has no dropout on its attention weights");

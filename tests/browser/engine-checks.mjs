@@ -68,9 +68,9 @@ const lanesIdle = () => Number(document.body.dataset.ready ?? 0) > 0 && window.s
 async function expectedLane(spec, word) {
   const lane = makeLane(spec.type, spec.opts);
   if (lane.type === 'compare') {
-    return Promise.all(COMPARE.map(async (m) => ({ model: m.id, results: (await moduleModel(m)).decode(word, moduleOptions(lane)) })));
+    return Promise.all(COMPARE.map(async (m) => ({ model: m.id, results: (await moduleModel(m)).decode(word, moduleOptions(lane, word)) })));
   }
-  return (await moduleModel(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR)).decode(word, moduleOptions(lane));
+  return (await moduleModel(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR)).decode(word, moduleOptions(lane, word));
 }
 
 /** The lanes shown equal the module's decode of `word` with the lanes' settings; with `shown`, each shows its best. */

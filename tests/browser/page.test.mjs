@@ -3,7 +3,7 @@
 //   node scripts/build-web.mjs && node --test tests/browser/
 // Expected values come from the npm module itself (wasm/src/index.js) in Node.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from './lanes.mjs';
@@ -20,7 +20,7 @@ const WORD2 = AR.examples.filter((w) => NAR.examples.includes(w))[1];
 async function expected(spec, word) {
   const lane = makeLane(spec.type, spec.opts);
   const m = await model(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR);
-  return m.decode(word, moduleOptions(lane));
+  return m.decode(word, moduleOptions(lane, word));
 }
 
 const served = servedSite({ cleanup: releaseModels });
@@ -563,6 +563,48 @@ describe('the page', () => {
     assert.deepEqual(e2, []);
     await page.close();
     await p2.close();
+  });
+
+  test('a word longer than the page takes is not cut: a message names the limit; a word longer than any trained on says so under its results', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp`));
+    let ready = await waitReady(page);
+    const { maxLetters } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+    assert.equal(maxLetters, JSON.parse(readFileSync(join(root, 'models/train/data_rules.json'), 'utf8')).maxLength.letters, 'the recipe\'s cap');
+    const long = 'PNEUMONOULTRAMICROSCOPICSILICOVOLCANOCONIOSIS';
+    await page.fill('#word', long);
+    assert.equal(await page.inputValue('#word'), long, 'every letter typed is kept');
+    await page.press('#word', 'Enter');
+    ready = await waitReady(page, ready);
+    assert.match(await page.textContent('#message'), new RegExp(`too long for g2p-transformer, g2p-cmlm: at most ${maxLetters} letters`));
+    // 40 letters: decoded, and each result says the word is longer than the longest it learned from.
+    let longest = 0;
+    for (const f of readdirSync(join(site, 'dict')).filter((x) => x.endsWith('.tsv'))) {
+      for (const line of readFileSync(join(site, 'dict', f), 'utf8').split('\n')) {
+        const [w, split] = line.split('\t');
+        if (split === 'r') longest = Math.max(longest, w.length);
+      }
+    }
+    const forty = long.slice(0, maxLetters);
+    await page.fill('#word', forty);
+    await page.press('#word', 'Enter');
+    await waitReady(page, ready);
+    await page.evaluate(() => seq2seqPage.go(seq2seqPage.maxT()));
+    const notes = await page.$$eval('.lane .beyond-training', (ns) => ns.map((n) => n.textContent));
+    const lanes = await laneState(page);
+    assert.equal(notes.length, 2);
+    for (const [j, l] of lanes.entries()) {
+      const want = await expected(l, forty);
+      assert.equal(l.results[0].text, want[0].text);
+      const k = want[0].text.split(' ').length;
+      assert.equal(notes[j], `This word has ${forty.length} letters; the longest word ${j ? 'g2p-cmlm' : 'g2p-transformer'} learned from has ${longest} (CMUdict's training split). Beyond what a model has seen, its output is a guess: here ${k} phonemes for ${forty.length} letters.`);
+    }
+    // A word within reach has no such note.
+    await page.fill('#word', WORD);
+    await page.press('#word', 'Enter');
+    await waitReady(page);
+    assert.equal(await page.locator('.lane .beyond-training').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 
   test('screenshots of every lane type, and at phone width', async () => {

@@ -101,3 +101,17 @@ TEST_CASE("training options: scheduled sampling's names, and the RNN refuses att
     CHECK(std::string(e.what()).find("the RNN has no dropout on its attention weights") != std::string::npos);
   }
 }
+
+TEST_CASE("training options: scheduled sampling is refused for the Transformer (it is built for the RNN)", "[train][sampling][options]") {
+  TrainingOptions o;
+  o.scheduled_sampling = SamplingSchedule::Exponential;
+  try {
+    validate(o);
+    FAIL("no error");
+  } catch (const OptionError& e) {
+    CHECK(e.option == "scheduled_sampling");
+    CHECK(std::string(e.what()) == "training option scheduled_sampling = exponential: scheduled sampling is built for the RNN so far (--arch rnn)");
+  }
+  o.arch = TrainArch::Rnn;
+  CHECK_NOTHROW(validate(o));
+}

@@ -54,6 +54,31 @@ describe('a run', () => {
     assert.match(run(['info', out]).stdout, /int8 storage/);
   });
 
+  test('--arch rnn with scheduled sampling: records carry epsilon and the share of own tokens read; the GRU model decodes greedy and beam', () => {
+    const out = join(dir, 'copy-rnn.safetensors');
+    const r = run(['train', '--arch', 'rnn', '--task', 'copy', '--min-length', '2', '--max-length', '4', '--emb-dim', '8',
+      '--enc-hidden', '16', '--dec-hidden', '32', '--attn-dim', '8', '--batch-size', '8', '--eval-size', '10', '--eval-every', '10',
+      '--log-every', '5', '--warmup-steps', '5', '--steps', '20', '--scheduled-sampling', 'inverse_sigmoid', '--sampling-midpoint', '8',
+      '--json', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const records = lines(r.stdout).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.step), [5, 10, 15, 20]);
+    // inverse sigmoid with k ln k = 8: epsilon = k / (k + exp((step - 1) / k)), 0.5 at step 9
+    let k = 1;
+    for (let lo = 1, hi = 16, i = 0; i < 200; i++) { k = (lo + hi) / 2; if (k * Math.log(k) < 8) lo = k; else hi = k; }
+    for (const x of records) {
+      assert.ok(Math.abs(x.trueTokenProbability - k / (k + Math.exp((x.step - 1) / k))) < 1e-9, JSON.stringify(x));
+      assert.ok(x.ownTokenShare >= 0 && x.ownTokenShare <= 1);
+    }
+    assert.ok(records[3].ownTokenShare > records[0].ownTokenShare, 'more of its own tokens as epsilon falls');
+    for (const beam of [[], ['--beam', '3']]) {
+      const d = run(['decode', '--model', out, ...beam, 'abc']);
+      assert.equal(d.status, 0, d.stderr);
+      assert.equal(lines(d.stdout).length, 1);
+    }
+    assert.match(run(['info', out]).stdout, /name: +copy-rnn-additive/);
+  });
+
   test('a checkpoint resumes to the very model an uninterrupted run writes', () => {
     const whole = join(dir, 'whole.safetensors');
     const part = join(dir, 'part.safetensors');
@@ -97,7 +122,12 @@ describe('bad input: a clear error, nothing written', () => {
     [['--task', 'g2p', '--data', join(dir, 'absent.tsv')], 1, `cannot open the data file '${join(dir, 'absent.tsv')}'`],
     [['--task', 'g2p', '--data', dir], 1, `the data file '${dir}' is not a regular file`],
     [['--data', broken], 2, 'task reverse is generated from the seed; --data is for task g2p'],
-    [['--arch', 'rnn'], 2, 'training option arch = rnn: this trainer builds Transformers so far (the GRU trainer is not here yet)'],
+    [['--arch', 'rnn', '--attention', 'dot', '--enc-hidden', '64', '--dec-hidden', '100'], 2,
+      'training option dec_hidden = 100: dot attention needs dec_hidden = 2 * enc_hidden = 128'],
+    [['--arch', 'rnn', '--attention-dropout', '0.1'], 2, 'training option attention_dropout = 0.1: the RNN has no dropout on its attention weights'],
+    [['--scheduled-sampling', 'linear'], 2, 'training option scheduled_sampling = linear: scheduled sampling is built for the RNN so far (--arch rnn)'],
+    [['--arch', 'rnn', '--scheduled-sampling', 'cosine'], 2, "option --scheduled-sampling needs one of off, linear, exponential, inverse_sigmoid, got 'cosine'"],
+    [['--arch', 'rnn', '--sampling-midpoint', '0'], 2, "option --sampling-midpoint needs an integer in [1, 10000000], got '0'"],
     [['--resume', broken], 1, /^checkpoint: not a checkpoint file: model file: /],
   ];
   for (const [flags, status, message] of cases) {

@@ -1,5 +1,5 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
-import { lookup } from './dict.js';
+import { longestTraining, lookup } from './dict.js';
 import { engineKind, firstResultDrawn } from './engine.js';
 import { createLane } from './lane-registry.js';
 import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
@@ -9,6 +9,7 @@ import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
 import { LaneTabs } from './lane-tabs.js';
+import { watchScrollBoxes } from './scroll-hint.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,8 +32,11 @@ function shownChar(c) {
 }
 
 class App {
-  constructor(models) {
+  /** models: models.json's; maxLetters: the recipe's cap on a word's letters (models.json). */
+  constructor(models, { maxLetters = Infinity } = {}) {
     this.models = models;
+    this.maxLetters = maxLetters;
+    this.longestTraining = null;   // the longest word the models learned from (dict/index.json), once looked up
     this.lanes = [];
     this.word = '';
     this.t = 0;
@@ -62,6 +66,7 @@ class App {
       get word() { return app.word; },
       get step() { return app.t; },
       get reference() { return app.reference; },
+      get longestTraining() { return app.longestTraining; },
       modelFor: (lane) => app.modelFor(lane),
       checkWord: (word, model) => app.checkWord(word, model),
       normalizedWord: (model, word) => app.normalizedWord(model, word),
@@ -97,7 +102,8 @@ class App {
       // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
       return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters: letters.map((c) => `“${c}”`).join(' ') });
     }
-    const limit = Math.min(model.maxPositions ?? Infinity, 40);
+    // The recipe's cap on a word's letters (models.json maxLetters): the models learned no longer word.
+    const limit = Math.min(model.maxPositions ?? Infinity, this.maxLetters ?? Infinity);
     if ([...w].length > limit) return t('word.tooLong', { model: name, n: limit });
     return null;
   }
@@ -151,6 +157,8 @@ class App {
     } catch {
       ref = null;
     }
+    // The longest word the models learned from (for a word beyond it, the lanes say so).
+    this.longestTraining ??= await longestTraining().catch(() => null);
     if (gen !== this.wordGen) return;
     this.reference = ref;
     this.renderReference();
@@ -486,9 +494,11 @@ async function main() {
   await setLang(decodeState(location.search).lang);
   applyStatic();
   let models;
+  let maxLetters;
   try {
     const data = await siteData();
     models = data.models;
+    maxLetters = data.maxLetters;
     if (!models?.length) throw new Error('models.json lists no model');
     useModelDecoding(data.decoding);
   } catch (e) {
@@ -498,10 +508,11 @@ async function main() {
     return;
   }
   performance.mark('models-json');
-  const app = new App(models);
+  const app = new App(models, { maxLetters });
   window.seq2seqPage = app;   // for the browser tests and the curious
   app.wire();
   app.watchBar();
+  watchScrollBoxes();
   const st = decodeState(location.search);
   app.addressSearch = location.search;
   app.relabel();

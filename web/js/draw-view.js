@@ -8,7 +8,6 @@ import { fmt } from './format.js';
 import { esc } from './views.js';
 import { t } from './i18n.js';
 import { wordSeed } from './lane-types.js';
-import { registerView } from './view-registry.js';
 
 // Below this share of the bar a stretch is too thin to see: the view zooms in on it.
 const THIN = 0.03;
@@ -91,7 +90,7 @@ function drawView(h, i, { seed, word }) {
   return `<div class="view draw" data-u="${u}" data-below="${lo}" data-token="${esc(h.texts.at(-1))}">${head}${html}<p class="note">${how}</p></div>`;
 }
 
-// `lane` is the view's facade of the lane (lane-facade.js). A seed equal to the word's
+// `lane` is the view's facade of the lane (view-registry.js laneFacade). A seed equal to the word's
 // own is the word's, as the address reads it (address.js).
 function render(lane, i) {
   const h = lane.focus(i)?.hyp;
@@ -100,9 +99,6 @@ function render(lane, i) {
   return drawView(h, i, { seed, word: seed === wordSeed(lane.word) ? lane.word : null });
 }
 
-export default registerView({
-  id: 'draw',
-  slot: 'choice',
-  lanes: (kind) => kind.fixed?.strategy === 'sample',
-  render,
-});
+// Registered in lane-views.js (id 'draw', slot 'choice', the sampling lane's), which
+// loads this module when a sampling lane is first drawn.
+export default { render };

@@ -392,6 +392,12 @@ export class Lane {
     if (rs.length > 1) {
       html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))} · ${logprobLine(r.logprob)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
     }
+    // A word longer than any the model learned from: its output is a guess, and may stop early.
+    const n = this.sourceLetters().length;
+    const longest = this.ctx.longestTraining;
+    if (longest && n > longest) {
+      html += `<p class="note beyond-training">${esc(t('result.beyondTraining', { n, model: this.model?.name ?? '', longest, k: rs[0].tokens.length }))}</p>`;
+    }
     return html + this.viewsHtml('result', i);
   }
 
