@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { ATTENTION_SCORES, foldCase, sourceLetters } from '../../web/shared/lane-models.js';
-import { modelInfo } from './model-info.mjs';
+import { StaleModuleError, modelInfo } from './model-info.mjs';
 
 // Example words, shown as buttons when every letter is in the model's alphabet.
 // Chosen to show something: silent letters, one spelling for several sounds,
@@ -45,6 +45,8 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
     try {
       info = await modelInfo(path);
     } catch (e) {
+      // A stale module is no bad model file: skipping every model would hide it.
+      if (e instanceof StaleModuleError) throw e;
       warn(`build-web: skipping ${path}: ${e.message}`);
       return;
     }

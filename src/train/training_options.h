@@ -201,7 +201,7 @@ struct TrainingOptions {
   uint64_t seed = 1;
 
   // What the decoder reads
-  // Teacher forcing, or scheduled sampling with this schedule for the probability of the true
+  // Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true
   // previous token.
   SamplingSchedule scheduled_sampling = SamplingSchedule::Off;
   // Scheduled sampling: the step at which the decoder reads the true token with probability 0.5.

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
-import { artifact, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { artifact, openPage, servedSite, settled, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
@@ -49,6 +49,11 @@ describe('the page in two languages', () => {
     await page.setViewportSize({ width: 1400, height: 1000 });
     await page.goto(served.url(query('zh')));
     await waitReady(page);
+    // Read once what the lanes ask of the model afterwards is in too: the reference's scores
+    // and their diagnosis, whose sentences name the lane's ranking (the one-pass lane, done by
+    // step 2, shows it); read before, the check would pass over them.
+    await settled(page);
+    assert.ok(await page.locator('.forced .forced-scores').count() >= 1, 'a lane shows the reference\'s scores and their note');
     let s = await shown(page);
     assert.equal(s.lang, 'zh-Hans');
     assert.equal(s.title, zh['page.title']);

@@ -302,14 +302,20 @@ describe('each lane names its passes and its scores', () => {
       const tab = l.el.querySelector('.draft-tabs [aria-pressed="true"] small')?.textContent.split('=')[0].trim() ?? null;
       const headers = [...l.el.querySelectorAll('table.forced-scores thead th')].map((th) => th.textContent);
       const out = l.el.querySelector('table.forced-scores tr.out');
-      return { line, tab, tabScore: Number(l.el.querySelector('.draft-tabs [aria-pressed="true"]')?.dataset.score), scoreHeader: headers[2], out: Number(out.dataset.score), result: l.snaps.at(-1).results[0].score };
+      return { line, tab, tabScore: Number(l.el.querySelector('.draft-tabs [aria-pressed="true"]')?.dataset.score), scoreHeader: headers[2], out: Number(out.dataset.score),
+        result: l.snaps.at(-1).results[0].score, model: l.model.id, options: l.decodedOptions };
     }, k);
     const split = (s) => { const m = /^(.*\S)\s+(\S+)$/.exec(s); return { name: m[1].toLowerCase(), value: num(m[2]) }; };
     const mp = await read(1);
     const line = split(mp.line), tab = split(mp.tab);
-    // One score of an output, called so wherever it is shown: the one the search ranked its drafts by.
+    // One score of an output, called so wherever it is shown: the one the search ranked its drafts by,
+    // the ranking value (the page's word for it, result.score), the module's number for the decode.
+    assert.equal(line.name, en['result.score'].replace('{score}', '').trim().toLowerCase());
     assert.equal(line.name, tab.name);
     assert.equal(line.value, tab.value);
+    const want = (await moduleModel(models.find((m) => m.id === mp.model))).decode('DELETE', mp.options);
+    close(mp.result, want[0].score, 1e-6, 'the result\'s ranking value is the module\'s');
+    close(line.value, want[0].score, 0.006, 'the ranking value written on the result line');
     // The table's number for the output is another quantity: it must not pass for the same one.
     const tableName = mp.scoreHeader.toLowerCase();
     assert.ok(Math.abs(mp.out - mp.result) < 0.005 || tableName !== line.name, `the table calls ${mp.out} "${mp.scoreHeader}", the result calls ${mp.result} "${line.name}"`);
