@@ -89,16 +89,19 @@ def pad_seqs(seqs, pad, length=None):
     return out
 
 
-def make_batches(examples, batch_size, seed, key=None):
+def make_batches(examples, batch_size, seed, key=None, bucket=True):
     """Length-bucketed batches in a deterministic, seed-dependent order.
 
     examples: list of items; key(item) -> length used for bucketing.
+    bucket=False: the shuffled examples taken batch_size at a time, unsorted.
     Returns a list of lists of indices.
     """
     rng = random.Random(seed)
     idx = list(range(len(examples)))
     rng.shuffle(idx)
     key = key or (lambda e: len(e[0]))
+    if not bucket:
+        return [idx[i:i + batch_size] for i in range(0, len(idx), batch_size)]
     chunk = batch_size * 50
     batches = []
     for c in range(0, len(idx), chunk):

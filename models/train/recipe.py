@@ -214,6 +214,12 @@ def train_autoregressive(args, config, codec, logits_fn, max_len):
                           loss_fn, eval_fn, batch_key=lambda e: len(e[0]) + len(e[1]))
     if model is None:
         return None
+    if args.steps:
+        # a fixed-step run (the engine trainer's twin): its last weights as they are
+        path = os.path.join(args.run_dir, "last.f32.safetensors")
+        export(model, config, path, "f32")
+        log(f"{args.steps} steps done: {path}")
+        return None
 
     def torch_evaluate(m, refs):
         return score(ar_beam(m, codec, sorted(refs), max_len, beam=args.beam), refs)

@@ -73,6 +73,22 @@ def add_train_args(ap, **defaults):
                          "directory, its sha256 logged) instead of a random init")
     ap.add_argument("--init-skip", default="", metavar="PREFIX[,PREFIX]",
                     help="with --init-from: tensors whose names start with these stay randomly initialised")
+    # A fixed-step run as the engine's trainer computes one (seq2seq train, src/train/), so that
+    # the two can be compared with one config: bench/train-g2p-twin.sh.
+    ap.add_argument("--steps", type=int, default=0,
+                    help="stop after this many optimizer steps (the schedule spans them instead of --epochs); "
+                         "the loss every --log-steps steps goes to RUN_DIR/steps.jsonl, and the command ends by "
+                         "exporting the last weights (RUN_DIR/last.f32.safetensors) without finalize's choice")
+    ap.add_argument("--log-steps", type=int, default=50, help="with --steps: the loss is logged every this many steps")
+    ap.add_argument("--final-lr-ratio", type=float, default=0.02,
+                    help="the learning rate at the last step, as a fraction of --lr (the engine's default: 0.1)")
+    ap.add_argument("--adam-eps", type=float, default=1e-9, help="AdamW's eps (the engine's default: 1e-8)")
+    ap.add_argument("--decay-matrices-only", action="store_true",
+                    help="weight decay on the weight matrices and embeddings only (tensors of 2 or more "
+                         "dimensions), not on biases or LayerNorms, as the engine's trainer decays")
+    ap.add_argument("--shuffle-batches", action="store_true",
+                    help="each epoch's batches are the shuffled rows taken in order, without length bucketing, "
+                         "as the engine's trainer draws them")
     ap.add_argument("--init-rows-by-name", action="store_true",
                     help="with --init-from: the rows of the target vocabulary's tensors (its embedding, the output "
                          "layer's weight and bias) come from the file's row of the same token, or of the token "
@@ -136,11 +152,19 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
     os.makedirs(run_dir, exist_ok=True)
     torch.manual_seed(args.seed)
     model = build_model(config, dropout=args.dropout, attn_dropout=args.attn_dropout)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9,
+    params = model.parameters()
+    if args.decay_matrices_only:
+        params = [{"params": [p for p in model.parameters() if p.dim() >= 2]},
+                  {"params": [p for p in model.parameters() if p.dim() < 2], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.98), eps=args.adam_eps,
                             weight_decay=args.weight_decay)
     n_params = sum(p.numel() for p in model.parameters())
-    steps_per_epoch = len(make_batches(examples, args.batch_size, args.seed, batch_key))
-    total = steps_per_epoch * args.epochs
+    bucket = not args.shuffle_batches
+    steps_per_epoch = len(make_batches(examples, args.batch_size, args.seed, batch_key, bucket))
+    total = args.steps or steps_per_epoch * args.epochs
+    epochs = -(-total // steps_per_epoch) if args.steps else args.epochs
+    steps_log = os.path.join(run_dir, "steps.jsonl")
+    window = {"loss": 0.0, "tokens": 0}
     state = {"epoch": 0, "batch": 0, "step": 0, "history": []}
     last = os.path.join(run_dir, "last.pt")
     if os.path.exists(last) and not args.bench:
@@ -155,7 +179,7 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
             f"step {state['step']}/{total}")
     else:
         log(f"new run in {run_dir}: {n_params} parameters, {len(examples)} examples, "
-            f"{steps_per_epoch} steps/epoch x {args.epochs} epochs")
+            f"{steps_per_epoch} steps/epoch x {epochs} epochs" + (f", stopping at step {total}" if args.steps else ""))
         if args.init_from:
             state["init"] = warm_start(model, args.init_from, args.init_skip, run_dir,
                                        config["tgt_vocab"] if args.init_rows_by_name else None)
@@ -165,19 +189,19 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
                      "state": state, "torch_rng": torch.get_rng_state(), "args": vars(args)}, last)
 
     last_ckpt = time.time()
-    while state["epoch"] < args.epochs:
+    while state["epoch"] < epochs and state["step"] < total:
         ep = state["epoch"]
-        batches = make_batches(examples, args.batch_size, args.seed * 1000 + ep, batch_key)
+        batches = make_batches(examples, args.batch_size, args.seed * 1000 + ep, batch_key, bucket)
         model.train()
         t0, tot_loss, tot_tok, n_steps = time.time(), 0.0, 0, 0
         c0 = time.process_time()
         cpu0 = cpu_seconds()
-        while state["batch"] < len(batches):
+        while state["batch"] < len(batches) and state["step"] < total:
             bi = state["batch"]
             rng = random.Random((args.seed * 1000 + ep) * 100003 + bi)
             batch = batch_fn([examples[i] for i in batches[bi]], rng)
             for g in opt.param_groups:
-                g["lr"] = lr_at(state["step"], total, args.lr, args.warmup)
+                g["lr"] = lr_at(state["step"], total, args.lr, args.warmup, args.final_lr_ratio)
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
                 loss, ntok = loss_fn(model, batch)
             opt.zero_grad(set_to_none=True)
@@ -189,6 +213,15 @@ def train(run_dir, config, args, examples, batch_fn, loss_fn, eval_fn=None, batc
             n_steps += 1
             tot_loss += loss.item() * ntok
             tot_tok += ntok
+            if args.steps:
+                window["loss"] += loss.item() * ntok
+                window["tokens"] += ntok
+                if state["step"] % args.log_steps == 0 or state["step"] == total:
+                    with open(steps_log, "a") as f:
+                        f.write(json.dumps({"step": state["step"], "loss": window["loss"] / window["tokens"],
+                                            "learningRate": opt.param_groups[0]["lr"],
+                                            "processCpuSeconds": time.process_time()}) + "\n")
+                    window["loss"], window["tokens"] = 0.0, 0
             if args.bench and n_steps == args.bench:
                 dt = (time.time() - t0) / n_steps
                 cpu = (time.process_time() - c0) / n_steps
