@@ -1,0 +1,181 @@
+"""The engine's trainer against its PyTorch twin on G2P: `seq2seq train --task g2p`
+with its defaults, and the training recipe's PyTorch loop (models/train/, one
+thread) with the same model, optimizer, schedule, label smoothing, dropout, batch
+size, steps and seed; both exported to the model format and decoded by the engine
+on the recipe's dev split (greedy, and beam 5 as the recipe scores). Hours of CPU:
+a measurement for docs/training.md "Measured", never run in CI.
+
+    /usr/bin/python3 bench/train_g2p_twin.py run [--seed S] [--out DIR] [--steps N]
+    /usr/bin/python3 bench/train_g2p_twin.py compare [--seed S] [--out DIR]
+
+`run` trains both side by side (two processes of one thread each, under
+/usr/bin/time -v), then runs `compare`: the two loss curves per 500 steps, the
+engine's held-out word accuracy and the twin's greedy dev WER on 1,000 dev words
+at its epoch ends, the dev WER/PER of both final models, CPU minutes and peak
+memory. The engine is $SEQ2SEQ_BIN or build/native/seq2seq.
+
+The twin's flags come from the g2p defaults of src/train/training_options.json,
+the one statement of them; an option the recipe cannot follow (it has fixed
+betas, clipping, cosine decay, sinusoidal positions, tied, scaled embeddings) is
+checked to be at the recipe's value instead. What still differs, and why it does
+not matter for the comparison, is listed in docs/training.md "Measured": the
+initial weights (each side's own generator), the batches (each side's own
+shuffle of the same rows), and the engine's 200 held-out training words.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+OPTIONS = os.path.join(ROOT, "src", "train", "training_options.json")
+DATA = os.path.join(ROOT, "models", "train", "work", "data")
+
+# options the recipe's trainer holds fixed (models/train/trainer.py, recipe.py, train_transformer.py)
+RECIPE_FIXED = {"arch": "transformer", "beta1": 0.9, "beta2": 0.98, "clip_norm": 1.0, "lr_decay": "cosine",
+                "pos": "sinusoidal", "tie_output": True, "scale_embedding": True, "scheduled_sampling": "off"}
+# engine option -> the recipe's flag
+RECIPE_FLAGS = {"d_model": "--d-model", "heads": "--heads", "d_ff": "--d-ff", "layers": ("--enc-layers", "--dec-layers"),
+                "norm": "--norm", "activation": "--activation", "steps": "--steps", "batch_size": "--batch-size",
+                "learning_rate": "--lr", "warmup_steps": "--warmup", "final_lr_ratio": "--final-lr-ratio",
+                "adam_eps": "--adam-eps", "weight_decay": "--weight-decay", "dropout": "--dropout",
+                "attention_dropout": "--attn-dropout", "label_smoothing": "--label-smoothing", "seed": "--seed"}
+
+
+def g2p_defaults():
+    with open(OPTIONS, encoding="utf-8") as f:
+        table = json.load(f)
+    return {o["cpp"]: o.get("taskDefaults", {}).get("g2p", o["default"]) for o in table["options"]}
+
+
+def twin_args(opts):
+    for k, v in RECIPE_FIXED.items():
+        if opts[k] != v:
+            raise SystemExit(f"the engine's g2p default {k} = {opts[k]}; the recipe's trainer has {v} only")
+    args = []
+    for k, flag in RECIPE_FLAGS.items():
+        for f in (flag if isinstance(flag, tuple) else (flag,)):
+            args += [f, str(opts[k])]
+    # the engine decays matrices and embeddings only; its batches are shuffled rows, not length buckets
+    return args + ["--decay-matrices-only", "--shuffle-batches", "--threads", "1", "--no-bf16"]
+
+
+def binary():
+    return os.environ.get("SEQ2SEQ_BIN") or os.path.join(ROOT, "build", "native", "seq2seq")
+
+
+def paths(out, seed):
+    return {"engine_log": os.path.join(out, f"engine-s{seed}.jsonl"),
+            "engine_model": os.path.join(out, f"engine-s{seed}.safetensors"),
+            "engine_time": os.path.join(out, f"engine-s{seed}.time"),
+            "torch_dir": os.path.join(out, f"torch-s{seed}"),
+            "torch_log": os.path.join(out, f"torch-s{seed}.log"),
+            "torch_model": os.path.join(out, f"torch-s{seed}", "last.f32.safetensors"),
+            "torch_time": os.path.join(out, f"torch-s{seed}.time")}
+
+
+def run(a):
+    if not os.path.exists(os.path.join(DATA, "train.tsv")):
+        subprocess.run([sys.executable, "-m", "models.train", "prepare-data"], cwd=ROOT, check=True)
+    opts = g2p_defaults()
+    opts["seed"] = a.seed
+    if a.steps:
+        opts["steps"] = a.steps
+    os.makedirs(a.out, exist_ok=True)
+    p = paths(a.out, a.seed)
+    engine = ["/usr/bin/time", "-v", "-o", p["engine_time"], binary(), "train", "--task", "g2p",
+              "--data", os.path.join(DATA, "train.tsv"), "--seed", str(a.seed), "--steps", str(opts["steps"]),
+              "--out", p["engine_model"], "--json"]
+    twin = ["/usr/bin/time", "-v", "-o", p["torch_time"], "/usr/bin/python3", "-m", "models.train",
+            "train-transformer", "--run-dir", p["torch_dir"], "--name", f"twin-s{a.seed}",
+            "--models-dir", p["torch_dir"]] + twin_args(opts)
+    print(" ".join(engine[4:]), "\n" + " ".join(twin[4:]), flush=True)
+    env = {**os.environ, "SEQ2SEQ_BIN": binary()}
+    with open(p["engine_log"], "w") as e_out, open(p["torch_log"], "w") as t_out:
+        procs = [subprocess.Popen(engine, cwd=ROOT, stdout=e_out, stderr=subprocess.STDOUT),
+                 subprocess.Popen(twin, cwd=ROOT, stdout=t_out, stderr=subprocess.STDOUT, env=env)]
+        codes = [q.wait() for q in procs]
+    if any(codes):
+        raise SystemExit(f"exit codes {codes}: see {p['engine_log']}, {p['torch_log']}")
+    compare(a)
+
+
+def time_v(path):
+    """CPU minutes (user + system, children included) and peak resident MB from /usr/bin/time -v."""
+    text = open(path, encoding="utf-8").read()
+    get = lambda label: float(re.search(re.escape(label) + r": ([0-9.]+)", text).group(1))  # noqa: E731
+    return {"cpu_min": (get("User time (seconds)") + get("System time (seconds)")) / 60,
+            "peak_mb": get("Maximum resident set size (kbytes)") / 1024}
+
+
+def dev_scores(model, greedy):
+    cmd = ["/usr/bin/python3", "-m", "models.train", "eval-engine", model, "--split", "dev", "--json"]
+    out = subprocess.run(cmd + (["--greedy"] if greedy else []), cwd=ROOT, check=True, capture_output=True,
+                         text=True, env={**os.environ, "SEQ2SEQ_BIN": binary()}).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    return r["engine_wer"], r["engine_per"], r["words"]
+
+
+def per_window(records, key_step, key_loss, window):
+    """Mean loss of the records in each window of steps (the records are every 50 steps)."""
+    sums = {}
+    for r in records:
+        w = -(-r[key_step] // window) * window
+        s = sums.setdefault(w, [0.0, 0])
+        s[0] += r[key_loss]
+        s[1] += 1
+    return {w: s[0] / s[1] for w, s in sums.items()}
+
+
+def compare(a):
+    p = paths(a.out, a.seed)
+    eng = [json.loads(ln) for ln in open(p["engine_log"]) if ln.startswith("{")]
+    twin = [json.loads(ln) for ln in open(os.path.join(p["torch_dir"], "steps.jsonl"))]
+    hist = json.load(open(os.path.join(p["torch_dir"], "history.json")))
+    steps_per_epoch = None
+    m = re.search(r"(\d+) steps/epoch", open(p["torch_log"]).read())
+    if m:
+        steps_per_epoch = int(m.group(1))
+    e_loss = per_window(eng, "step", "loss", a.window)
+    t_loss = per_window(twin, "step", "loss", a.window)
+    held = {r["step"]: r["wordAccuracy"] for r in eng if "wordAccuracy" in r}
+    print(f"| step | engine loss | PyTorch loss | engine held-out exact ({eng[-1].get('heldOut', '?')} words) |")
+    print("| ---: | ---: | ---: | ---: |")
+    for w in sorted(set(e_loss) | set(t_loss)):
+        h = held.get(w)
+        print(f"| {w} | {e_loss.get(w, float('nan')):.4f} | {t_loss.get(w, float('nan')):.4f} | "
+              f"{'' if h is None else f'{100 * h:.1f} %'} |")
+    if steps_per_epoch:
+        print("\nPyTorch's greedy dev WER on the first 1,000 dev words at its epoch ends: " +
+              ", ".join(f"step {min(r['epoch'] * steps_per_epoch, twin[-1]['step'])}: {r['dev_greedy_wer']}"
+                        for r in hist))
+    print("\n| side | dev WER greedy | dev PER greedy | dev WER beam 5 | dev PER beam 5 | CPU min (all) | "
+          "CPU min (training process) | peak MB |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for side, model, tfile, train_cpu in (
+            ("engine", p["engine_model"], p["engine_time"], None),
+            ("PyTorch", p["torch_model"], p["torch_time"], twin[-1]["processCpuSeconds"] / 60)):
+        gw, gp, n = dev_scores(model, True)
+        bw, bp, _ = dev_scores(model, False)
+        t = time_v(tfile) if os.path.exists(tfile) else {"cpu_min": float("nan"), "peak_mb": float("nan")}
+        print(f"| {side} | {gw:.2f} | {gp:.2f} | {bw:.2f} | {bp:.2f} | {t['cpu_min']:.1f} | "
+              f"{'' if train_cpu is None else f'{train_cpu:.1f}'} | {t['peak_mb']:.0f} |")
+    print(f"\n(dev: {n} words of models/train/work/data/dev.tsv, none trained on by either side)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["run", "compare"])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "train-g2p-twin"))
+    ap.add_argument("--steps", type=int, default=0, help="run: steps for both (default: the engine's g2p default)")
+    ap.add_argument("--window", type=int, default=500, help="compare: steps per row of the loss table")
+    a = ap.parse_args()
+    run(a) if a.command == "run" else compare(a)
+
+
+if __name__ == "__main__":
+    main()
