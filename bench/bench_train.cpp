@@ -10,7 +10,7 @@
 //
 // One JSON line: the parameters, the kernel set, steps per second over the timed
 // steps (after the warm-up steps, which fill the caches and let AdamW's moments
-// start), the trainer's own bytes (parameters, gradients, moments, activations),
+// start), of wall time and of the process's CPU time, the trainer's own bytes (parameters, gradients, moments, activations),
 // and the peak memory: natively the process's peak resident set, in wasm the
 // module's linear memory (it only grows, so its size at the end is its peak).
 #include <chrono>
@@ -20,9 +20,11 @@
 #include <string>
 
 #if defined(__EMSCRIPTEN__)
+#include <emscripten/em_asm.h>
 #include <emscripten/heap.h>
 #else
 #include <sys/resource.h>
+#include <ctime>
 #endif
 
 #include "kernel_set.h"
@@ -41,6 +43,22 @@ int arg(char** argv, int i) {
     std::exit(2);
   }
   return static_cast<int>(v);
+}
+
+// CPU seconds of the process: on a loaded machine the wall time says how much of
+// a core the process got, the CPU time how fast it ran. Under Node, the whole
+// process's (its compiler and GC threads too), as process.cpuUsage() counts it.
+double cpu_seconds() {
+#if defined(__EMSCRIPTEN__)
+  return EM_ASM_DOUBLE({
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  });
+#else
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+#endif
 }
 
 double peak_memory_mb() {
@@ -76,18 +94,21 @@ int main(int argc, char** argv) {
     int done = 0;
     while (done < warm) done = run.step(warm - done).step;
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = cpu_seconds();
     while (done < warm + timed) done = run.step(warm + timed - done).step;
+    const double cpu = cpu_seconds() - cpu0;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf(
         "{\"side\":\"%s\",\"isa\":\"%s\",\"params\":%zu,\"dModel\":%d,\"heads\":%d,\"dFf\":%d,\"layers\":%d,"
-        "\"batch\":%d,\"steps\":%d,\"seconds\":%.4f,\"stepsPerSecond\":%.3f,\"trainerMB\":%.2f,\"peakMB\":%.1f}\n",
+        "\"batch\":%d,\"steps\":%d,\"seconds\":%.4f,\"stepsPerSecond\":%.3f,\"cpuSeconds\":%.4f,\"stepsPerCpuSecond\":%.3f,"
+        "\"trainerMB\":%.2f,\"peakMB\":%.1f}\n",
 #if defined(__EMSCRIPTEN__)
         "wasm",
 #else
         "native",
 #endif
         kernels().isa, run.trainer().params().size(), o.d_model, o.heads, o.d_ff, o.layers, o.batch_size, timed,
-        seconds, timed / seconds, static_cast<double>(run.trainer().memory_bytes()) / (1 << 20), peak_memory_mb());
+        seconds, timed / seconds, cpu, timed / cpu, static_cast<double>(run.trainer().memory_bytes()) / (1 << 20), peak_memory_mb());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_train: %s\n", e.what());
     return 1;

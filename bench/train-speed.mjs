@@ -16,7 +16,10 @@
 // Each round runs every side of every config once, the order of the sides
 // rotating between rounds, so load on a shared machine falls on all alike; the
 // table has medians over rounds and the medians of the per-round ratios, with
-// the load average before and after. Memory: natively and for PyTorch the
+// the load average before and after. Two rates: steps per second of wall time,
+// and per second of the process's CPU time (on a loaded machine a process gets a
+// share of a core, which the wall time measures too; under Node the CPU time is
+// the whole process's, its compiler and GC threads included). Memory: natively and for PyTorch the
 // process's peak resident set (PyTorch's includes the interpreter and torch);
 // in wasm the module's linear memory at the end (it only grows: its peak).
 import { execFileSync } from "node:child_process";
@@ -86,13 +89,15 @@ const loadAfter = loadavg();
 const rows = [];
 for (const c of configs) {
   const per = results[c.name];
-  const sps = (side) => median(per[side].map((x) => x.stepsPerSecond));
-  const ratio = (a, b) => median(per[a].map((x, i) => x.stepsPerSecond / per[b][i].stepsPerSecond));
+  const sps = (side, key = "stepsPerSecond") => median(per[side].map((x) => x[key]));
+  const ratio = (a, b, key = "stepsPerSecond") => median(per[a].map((x, i) => x[key] / per[b][i][key]));
   rows.push({
     config: c.name, params: per.native[0].params, torchParams: per.pytorch[0].params,
     shape: `d_model ${c.shape[0]}, ${c.shape[1]} heads, d_ff ${c.shape[2]}, ${c.shape[3]} + ${c.shape[3]} layers, batch ${c.shape[4]}`,
     native: sps("native"), wasm: sps("wasm"), pytorch: sps("pytorch"),
     wasmOverTorch: ratio("wasm", "pytorch"), nativeOverTorch: ratio("native", "pytorch"), wasmOverNative: ratio("wasm", "native"),
+    nativeCpu: sps("native", "stepsPerCpuSecond"), wasmCpu: sps("wasm", "stepsPerCpuSecond"), pytorchCpu: sps("pytorch", "stepsPerCpuSecond"),
+    wasmOverTorchCpu: ratio("wasm", "pytorch", "stepsPerCpuSecond"), nativeOverTorchCpu: ratio("native", "pytorch", "stepsPerCpuSecond"),
     nativePeakMB: Math.max(...per.native.map((x) => x.peakMB)), wasmMemoryMB: Math.max(...per.wasm.map((x) => x.peakMB)),
     torchPeakMB: Math.max(...per.pytorch.map((x) => x.peakMB)), trainerMB: per.native[0].trainerMB,
   });
@@ -100,10 +105,15 @@ for (const c of configs) {
 const f = (x, d = 1) => x.toFixed(d);
 console.log(`load average before ${loadBefore.map((x) => f(x, 2)).join(" ")}, after ${loadAfter.map((x) => f(x, 2)).join(" ")}; ` +
   `${rounds} rounds; native kernels ${results[configs[0].name].native[0].isa}, wasm ${results[configs[0].name].wasm[0].isa}, torch ${results[configs[0].name].pytorch[0].torch}`);
-console.log("| config | parameters | steps/s native | steps/s wasm | steps/s PyTorch (1 thread) | wasm / PyTorch | native / PyTorch | wasm / native | trainer's buffers MB | peak MB native (RSS) | wasm memory MB | peak MB PyTorch (RSS) |");
+console.log("steps per second (wall):\n| config | parameters | native | wasm | PyTorch (1 thread) | wasm / PyTorch | native / PyTorch | wasm / native | trainer's buffers MB | peak MB native (RSS) | wasm memory MB | peak MB PyTorch (RSS) |");
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) {
   console.log(`| ${r.config}: ${r.shape} | ${r.params.toLocaleString("en")} | ${f(r.native, 2)} | ${f(r.wasm, 2)} | ${f(r.pytorch, 2)} | ` +
     `${f(r.wasmOverTorch, 2)} | ${f(r.nativeOverTorch, 2)} | ${f(r.wasmOverNative, 2)} | ${f(r.trainerMB)} | ${f(r.nativePeakMB)} | ${f(r.wasmMemoryMB)} | ${f(r.torchPeakMB)} |`);
+}
+console.log("\nsteps per CPU second:\n| config | native | wasm | PyTorch (1 thread) | wasm / PyTorch | native / PyTorch |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+for (const r of rows) {
+  console.log(`| ${r.config} | ${f(r.nativeCpu, 2)} | ${f(r.wasmCpu, 2)} | ${f(r.pytorchCpu, 2)} | ${f(r.wasmOverTorchCpu, 2)} | ${f(r.nativeOverTorchCpu, 2)} |`);
 }
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ loadBefore, loadAfter, rounds, rows, results }, null, 1));

@@ -10,8 +10,8 @@ uniform; source vocabulary 2 specials + 26, target 5 + 26), padded as the
 recipe pads (models/train/recipe.py's teacher_forcing_batch). A step is what
 the recipe's trainer does (models/train/trainer.py): forward, cross-entropy,
 backward, clip_grad_norm_ 1.0, AdamW; dropout and label smoothing 0, as the
-task's defaults. One JSON line, as bench_train prints: steps per second over
-the timed steps after the warm-up steps; peak resident set of the process (the
+task's defaults. One JSON line, as bench_train prints: steps per second (of wall
+time and of the process's CPU time) over the timed steps after the warm-up steps; peak resident set of the process (the
 interpreter and torch included).
 """
 
@@ -84,14 +84,15 @@ def main():
 
     for _ in range(warm):
         step()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(timed):
         step()
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(json.dumps({
         "side": "pytorch", "torch": torch.__version__, "params": sum(p.numel() for p in model.parameters()),
         "dModel": d_model, "heads": heads, "dFf": d_ff, "layers": layers, "batch": batch_size, "steps": timed,
         "seconds": round(seconds, 4), "stepsPerSecond": round(timed / seconds, 3),
+        "cpuSeconds": round(cpu, 4), "stepsPerCpuSecond": round(timed / cpu, 3),
         "peakMB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
 
 
