@@ -12,7 +12,9 @@ a measurement for docs/training.md "Measured", never run in CI.
 /usr/bin/time -v), then runs `compare`: the two loss curves per 500 steps, the
 engine's held-out word accuracy and the twin's greedy dev WER on 1,000 dev words
 at its epoch ends, the dev WER/PER of both final models, CPU minutes and peak
-memory. The engine is $SEQ2SEQ_BIN or build/native/seq2seq.
+memory, and the difference of their greedy dev WERs with a 95 % interval from a
+paired bootstrap over the dev words (--also-seeds adds the models of other seeds,
+trained by `run --seed N`: the other source of noise). The engine is $SEQ2SEQ_BIN or build/native/seq2seq.
 
 The twin's flags come from the g2p defaults of src/train/training_options.json,
 the one statement of them; an option the recipe cannot follow (it has fixed
@@ -26,6 +28,7 @@ shuffle of the same rows), and the engine's 200 held-out training words.
 import argparse
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -33,6 +36,7 @@ import sys
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 OPTIONS = os.path.join(ROOT, "src", "train", "training_options.json")
 DATA = os.path.join(ROOT, "models", "train", "work", "data")
+sys.path.insert(0, ROOT)
 
 # options the recipe's trainer holds fixed (models/train/trainer.py, recipe.py, train_transformer.py)
 RECIPE_FIXED = {"arch": "transformer", "beta1": 0.9, "beta2": 0.98, "clip_norm": 1.0, "lr_decay": "cosine",
@@ -111,12 +115,25 @@ def time_v(path):
             "peak_mb": get("Maximum resident set size (kbytes)") / 1024}
 
 
-def dev_scores(model, greedy):
-    cmd = ["/usr/bin/python3", "-m", "models.train", "eval-engine", model, "--split", "dev", "--json"]
-    out = subprocess.run(cmd + (["--greedy"] if greedy else []), cwd=ROOT, check=True, capture_output=True,
-                         text=True, env={**os.environ, "SEQ2SEQ_BIN": binary()}).stdout
-    r = json.loads(out.strip().splitlines()[-1])
-    return r["engine_wer"], r["engine_per"], r["words"]
+def dev_decode(model, beam):
+    """The engine's outputs for the dev words (greedy: beam 1), as eval-engine decodes."""
+    from models.train.engine_cli import RECIPE_COMPUTE, decode
+    from models.train.eval_engine import engine_options
+    from models.train.export import load_model_file
+    from models.train.g2p_common import load_tsv, refs_by_word
+    cfg, _ = load_model_file(model)
+    refs = refs_by_word(load_tsv(os.path.join(DATA, "dev.tsv")))
+    hyps, _ = decode(binary(), model, sorted(refs), engine_options(cfg, beam=beam), compute=RECIPE_COMPUTE)
+    return hyps, refs
+
+
+def paired_bootstrap(wrong_a, wrong_b, rounds=2000):
+    """95 % interval of WER(a) - WER(b) in points, resampling the dev words."""
+    rng = random.Random(0)
+    n = len(wrong_a)
+    diffs = sorted(100.0 * sum(wrong_a[i] - wrong_b[i] for i in (rng.randrange(n) for _ in range(n))) / n
+                   for _ in range(rounds))
+    return diffs[int(0.025 * rounds)], diffs[int(0.975 * rounds) - 1]
 
 
 def per_window(records, key_step, key_loss, window):
@@ -155,15 +172,36 @@ def compare(a):
     print("\n| side | dev WER greedy | dev PER greedy | dev WER beam 5 | dev PER beam 5 | CPU min (all) | "
           "CPU min (training process) | peak MB |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for side, model, tfile, train_cpu in (
-            ("engine", p["engine_model"], p["engine_time"], None),
-            ("PyTorch", p["torch_model"], p["torch_time"], twin[-1]["processCpuSeconds"] / 60)):
-        gw, gp, n = dev_scores(model, True)
-        bw, bp, _ = dev_scores(model, False)
+    from models.train.metrics import score
+    sides = [(f"engine, seed {a.seed}", p["engine_model"], p["engine_time"], None),
+             (f"PyTorch, seed {a.seed}", p["torch_model"], p["torch_time"], twin[-1]["processCpuSeconds"] / 60)]
+    for seed in a.also_seeds:
+        q = paths(a.out, seed)
+        sides.append((f"engine, seed {seed}", q["engine_model"], q["engine_time"], None))
+        if os.path.exists(q["torch_model"]):
+            steps = [json.loads(ln) for ln in open(os.path.join(q["torch_dir"], "steps.jsonl"))]
+            sides.append((f"PyTorch, seed {seed}", q["torch_model"], q["torch_time"], steps[-1]["processCpuSeconds"] / 60))
+    wrong = {}
+    for side, model, tfile, train_cpu in sides:
+        if not os.path.exists(model):
+            print(f"| {side} | (no model yet: {model}) |")
+            continue
+        hyps, refs = dev_decode(model, 1)
+        words = sorted(refs)
+        wrong[side] = [0 if tuple(hyps.get(w, ())) in refs[w] else 1 for w in words]
+        gw, gp = score(hyps, refs)
+        bw, bp = score(*dev_decode(model, 5))
         t = time_v(tfile) if os.path.exists(tfile) else {"cpu_min": float("nan"), "peak_mb": float("nan")}
         print(f"| {side} | {gw:.2f} | {gp:.2f} | {bw:.2f} | {bp:.2f} | {t['cpu_min']:.1f} | "
               f"{'' if train_cpu is None else f'{train_cpu:.1f}'} | {t['peak_mb']:.0f} |")
-    print(f"\n(dev: {n} words of models/train/work/data/dev.tsv, none trained on by either side)")
+    print(f"\n(dev: {len(refs)} words of models/train/work/data/dev.tsv, none trained on by either side)")
+    names = list(wrong)
+    for i, x in enumerate(names):
+        for y in names[i + 1:]:
+            lo, hi = paired_bootstrap(wrong[x], wrong[y])
+            d = 100.0 * (sum(wrong[x]) - sum(wrong[y])) / len(wrong[x])
+            print(f"greedy dev WER, {x} minus {y}: {d:+.2f} points (95 % paired bootstrap over the dev words: "
+                  f"{lo:+.2f} to {hi:+.2f})")
 
 
 def main():
@@ -173,6 +211,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.environ.get("TMPDIR", "/tmp"), "train-g2p-twin"))
     ap.add_argument("--steps", type=int, default=0, help="run: steps for both (default: the engine's g2p default)")
     ap.add_argument("--window", type=int, default=500, help="compare: steps per row of the loss table")
+    ap.add_argument("--also-seeds", type=int, nargs="*", default=[],
+                    help="compare: the models of these seeds too (engine-sN, torch-sN in --out, where they are)")
     a = ap.parse_args()
     run(a) if a.command == "run" else compare(a)
 
