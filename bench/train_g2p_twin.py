@@ -159,7 +159,8 @@ def compare(a):
     e_loss = per_window(eng, "step", "loss", a.window)
     t_loss = per_window(twin, "step", "loss", a.window)
     held = {r["step"]: r["wordAccuracy"] for r in eng if "wordAccuracy" in r}
-    print(f"| step | engine loss | PyTorch loss | engine held-out exact ({eng[-1].get('heldOut', '?')} words) |")
+    held_words = next((r["heldOut"] for r in eng if "heldOut" in r), "?")
+    print(f"| step | engine loss | PyTorch loss | engine held-out exact ({held_words} words) |")
     print("| ---: | ---: | ---: | ---: |")
     for w in sorted(set(e_loss) | set(t_loss)):
         h = held.get(w)
@@ -194,7 +195,8 @@ def compare(a):
         t = time_v(tfile) if os.path.exists(tfile) else {"cpu_min": float("nan"), "peak_mb": float("nan")}
         print(f"| {side} | {gw:.2f} | {gp:.2f} | {bw:.2f} | {bp:.2f} | {t['cpu_min']:.1f} | "
               f"{'' if train_cpu is None else f'{train_cpu:.1f}'} | {t['peak_mb']:.0f} |")
-    print(f"\n(dev: {len(refs)} words of models/train/work/data/dev.tsv, none trained on by either side)")
+    if wrong:
+        print(f"\n(dev: {len(refs)} words of models/train/work/data/dev.tsv, none trained on by either side)")
     names = list(wrong)
     for i, x in enumerate(names):
         for y in names[i + 1:]:
