@@ -97,19 +97,41 @@ const Rnn& ModelAccess::rnn(const Model& m) {
   return static_cast<const Rnn&>(*m.network_);
 }
 
-std::vector<int> Model::tokenize(const std::string& text) const {
-  return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos);
+std::vector<int> Model::tokenize(const std::string& text) const { return read_source(text).ids; }
+
+SourceTokens Model::read_source(const std::string& text) const {
+  return seq2seq::read_source(text, src_vocab_, config_.src_case, config_.src_unit, config_.src_specials.unk, config_.max_pos);
+}
+
+ReadSource ModelAccess::read(const Model& m, const std::string& text) {
+  SourceTokens src = m.read_source(text);
+  ReadSource r;
+  r.input.ids = std::move(src.ids);
+  if (!m.config_.copy) {  // the model's own vocabulary, not owned: the caller holds the model
+    r.output_vocab = std::shared_ptr<const Vocabulary>(&m.tgt_vocab_, [](const Vocabulary*) {});
+    return r;
+  }
+  r.input.copy = copy_map(src.texts, m.tgt_vocab_, m.config_.tgt_specials);
+  r.output_vocab = std::make_shared<const Vocabulary>(m.tgt_vocab_.extended(r.input.copy.extra));
+  return r;
+}
+
+std::shared_ptr<const Vocabulary> Model::output_vocab(const std::string& source) const {
+  return ModelAccess::read(*this, source).output_vocab;
 }
 
 StepInside Model::inspect(const std::string& source, const std::vector<int>& tokens) const {
-  const std::vector<int> src = tokenize(source);
+  ReadSource src = ModelAccess::read(*this, source);
+  const Vocabulary& out_vocab = *src.output_vocab;  // a copy model's output holds the source's copy-only tokens too
   const SpecialIds& sp = config_.tgt_specials;
   const bool ar = config_.autoregressive();
   for (size_t i = 0; i < tokens.size(); ++i) {
     const int id = tokens[i];
-    if (id < 0 || id >= static_cast<int>(tgt_vocab_.size()))
-      throw InputError("token id " + std::to_string(id) + " at position " + std::to_string(i + 1) +
-                       " is outside the target vocabulary of " + std::to_string(tgt_vocab_.size()));
+    if (id < 0 || id >= out_vocab.size())
+      throw InputError("token id " + std::to_string(id) + " at position " + std::to_string(i + 1) + " is outside the " +
+                       (config_.copy ? "output vocabulary (the target vocabulary and this source's copy-only tokens) of "
+                                     : "target vocabulary of ") +
+                       std::to_string(out_vocab.size()));
     // A CMLM's draft is what Mask-Predict feeds back: any token it emitted (END included, kept
     // where it was sure of it) and the mask where it re-masked.
     const bool in_draft = !ar && (id == sp.mask || id == sp.eos);
@@ -131,7 +153,7 @@ StepInside Model::inspect(const std::string& source, const std::vector<int>& tok
   if (static_cast<int>(input.size()) > config_.max_pos)
     throw InputError("the decoder input has " + std::to_string(input.size()) + " positions; this model has " +
                      std::to_string(config_.max_pos));
-  return network_->inspect(src, input);
+  return network_->inspect(src.input, input);
 }
 
 }  // namespace seq2seq

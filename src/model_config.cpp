@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "model_limits.h"
 #include "safetensors.h"
+#include "vocabulary.h"
 
 namespace seq2seq {
 
@@ -57,11 +58,8 @@ E get_enum(const json& j, const char* key, std::initializer_list<std::pair<const
 }
 
 // White space as JavaScript's \s knows it (which the npm package splits target
-// tokens on), and the C0 and C1 control characters.
-bool is_space(uint32_t c) {
-  return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
-}
+// tokens on: vocabulary.h), and the C0 and C1 control characters.
+bool is_space(uint32_t c) { return is_white_space(c); }
 bool is_control(uint32_t c) { return c < 0x20 || (c >= 0x7f && c <= 0x9f); }
 
 constexpr uint32_t kNone = 0xffffffff;
@@ -189,6 +187,9 @@ ModelConfig parse_model_config(const std::string& text) {
   c.src_case = j.contains("src_case")
                    ? get_enum<CaseFold>(j, "src_case", {{"none", CaseFold::None}, {"upper", CaseFold::Upper}, {"lower", CaseFold::Lower}})
                    : CaseFold::None;
+  if (j.contains("src_unit"))  // optional: files written before it existed read characters
+    c.src_unit = get_enum<SourceUnit>(j, "src_unit", {{"char", SourceUnit::Char}, {"word", SourceUnit::Word}});
+  if (j.contains("copy")) c.copy = get_bool(j, "copy");  // optional, false when absent
   if (j.contains("name")) c.name = get_string(j, "name");
   if (j.contains("description")) c.description = get_string(j, "description");
 
@@ -200,6 +201,19 @@ ModelConfig parse_model_config(const std::string& text) {
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
   } else if (j.contains("max_target_len")) {  // written by every Transformer export; checked, not used
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
+  }
+  if (c.src_unit == SourceUnit::Word && c.src_specials.unk < 0)
+    throw ModelError("config: a word-level model (src_unit \"word\") needs 'unk' in src_specials: a word outside the "
+                     "vocabulary reads as it");
+  if (c.copy) {
+    if (c.arch == Arch::Cmlm)
+      throw ModelError("config: the copy mechanism ('copy': true) needs an autoregressive model (transformer or rnn); a cmlm "
+                       "predicts every position at once and has no copy");
+    if (c.arch == Arch::Rnn && c.attention == AttentionScore::None)
+      throw ModelError("config: the copy mechanism copies through the attention, and attention 'none' has none");
+    if (c.tgt_specials.unk < 0)
+      throw ModelError("config: a copy model needs 'unk' in tgt_specials: the decoder reads it after a copied token the "
+                       "target vocabulary lacks");
   }
   if (j.contains("length_offset")) {  // optional: files written before it existed have absolute lengths
     c.length_offset = get_int(j, "length_offset", 0, std::max(0, c.max_target_len));
@@ -225,6 +239,7 @@ const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post
 const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
 const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
+const char* to_string(SourceUnit u) { return u == SourceUnit::Word ? "word" : "char"; }
 
 Compute parse_compute(const std::string& name) {
   if (name == "auto") return Compute::Auto;

@@ -15,6 +15,9 @@ enum class NormPlacement { Post, Pre };
 enum class PosEncoding { Sinusoidal, Learned };
 enum class Activation { Relu, Gelu };
 enum class CaseFold { None, Upper, Lower };
+// What one source token is: a character (an unknown one is an error), or a word of a
+// text split at white space (an unknown one reads as the source's unk).
+enum class SourceUnit { Char, Word };
 
 // The length logit of lengths an offset length head cannot reach (docs/model-format.md):
 // finite so that log-probabilities stay finite (snapshots are JSON), low enough that
@@ -63,6 +66,11 @@ struct ModelConfig {
   std::vector<std::string> src_vocab, tgt_vocab;
   SpecialIds src_specials, tgt_specials;
   CaseFold src_case = CaseFold::None;
+  SourceUnit src_unit = SourceUnit::Char;
+  // The copy mechanism (pointer-generator; docs/model-format.md "The copy mechanism"):
+  // the output distribution mixes the vocabulary's with a copy of the source through
+  // the attention, over the target vocabulary and the source's tokens it lacks (copy.h).
+  bool copy = false;
   std::string name, description;
 
   bool autoregressive() const { return arch != Arch::Cmlm; }
@@ -78,6 +86,7 @@ const char* to_string(PosEncoding p);
 const char* to_string(Activation a);
 const char* to_string(AttentionScore a);
 const char* to_string(Compute c);
+const char* to_string(SourceUnit u);
 Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
 
 }  // namespace seq2seq

@@ -15,6 +15,11 @@ class Vocabulary {
  public:
   Vocabulary() = default;
   explicit Vocabulary(std::vector<std::string> tokens);
+  // This vocabulary followed by `extra` (ids size(), size() + 1, ...): a copy model's
+  // output vocabulary for one source, its tokens past the target vocabulary those the
+  // source holds and the target vocabulary lacks (copy.h). A text already in the
+  // vocabulary keeps its first id for id().
+  Vocabulary extended(const std::vector<std::string>& extra) const;
 
   int size() const { return static_cast<int>(tokens_.size()); }
   const std::string& token(int id) const;        // throws InputError when out of range
@@ -29,6 +34,24 @@ class Vocabulary {
 // Throws InputError when a text of `bytes` bytes (UTF-8) is longer than
 // limits::kMaxTextBytes; `what` names it in the message ("the text").
 void check_text_length(uint64_t bytes, const char* what);
+
+// White space as JavaScript's \s knows it (space, TAB, no-break space, ...): what
+// separates target tokens, and a word-level model's source words.
+bool is_white_space(uint32_t code_point);
+
+// A source as a model reads it: each token's id and its text (after case folding).
+// A word-level model's word outside the vocabulary has the unk id and its own text.
+struct SourceTokens {
+  std::vector<int> ids;
+  std::vector<std::string> texts;
+};
+
+// Reads `text` as `unit` says: characters (tokenize_source), or words separated by
+// white space, each looked up after `fold`, a word outside `vocab` read as `unk`.
+// Throws InputError for empty text, invalid UTF-8, a character outside the
+// vocabulary (characters) or a control character in a word (words), more than
+// `max_len` tokens, or a text over limits::kMaxTextBytes.
+SourceTokens read_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, SourceUnit unit, int unk, int max_len);
 
 // Splits `text` into code points after trimming surrounding white space and
 // applying `fold`, and maps each to its id. Throws InputError for empty text,

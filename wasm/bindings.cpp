@@ -213,6 +213,8 @@ class ModelHandle {
       o.set("positions", std::string(to_string(c.pos)));
       o.set("maxPositions", c.max_pos);
       o.set("maxTargetLength", c.max_target_len);
+      o.set("sourceUnit", std::string(to_string(c.src_unit)));
+      o.set("copy", c.copy);
       if (c.arch == Arch::Rnn) {  // the RNN's own sizes; the Transformer fields above are 0
         o.set("cell", std::string("gru"));
         o.set("attentionScore", std::string(to_string(c.attention)));
@@ -250,9 +252,11 @@ class ModelHandle {
   val inspect(const val& source, const val& tokens) const {
     return guarded([&] {
       const Model& m = require();
-      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(text_of(tokens), m.target_vocab())
+      const std::string text = text_of(source);
+      const auto vocab = m.output_vocab(text);  // a copy model's output may hold the source's tokens
+      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(text_of(tokens), *vocab)
                                                      : emscripten::vecFromJSArray<int>(tokens);
-      return ValueWriter::object(m.inspect(text_of(source), ids), m.target_vocab());
+      return ValueWriter::object(m.inspect(text, ids), *vocab);
     });
   }
 
@@ -285,16 +289,25 @@ class SessionHandle {
     });
   }
   val step() {
-    return guarded([&] { return ValueWriter::object(require().step(), model_->target_vocab()); });
+    return guarded([&] {
+      Session& s = require();
+      const Snapshot snap = s.step();
+      return ValueWriter::object(snap, s.output_vocab());
+    });
   }
   val run() {
-    return guarded([&] { return results(require().run(), model_->target_vocab()); });
+    return guarded([&] {
+      Session& s = require();
+      const std::vector<Result> rs = s.run();
+      return results(rs, s.output_vocab());
+    });
   }
   // The forced score of `target` for `source`; the decode in progress is left as it was.
   val score(const val& source, const val& target) {
     return guarded([&] {
-      return ValueWriter::object(require().score(text_of(source), text_of(target)), model_->target_vocab(),
-                                 model_->config().autoregressive());
+      const std::string text = text_of(source);
+      const ForcedScore f = require().score(text, text_of(target));
+      return ValueWriter::object(f, *model_->output_vocab(text), model_->config().autoregressive());
     });
   }
   // Checks every text of the array as start() would, decoding none; the first
@@ -320,7 +333,7 @@ class SessionHandle {
       val values = val::array();
       for (at = 0; at < n; ++at) {
         if (decoded[at].error) std::rethrow_exception(decoded[at].error);
-        values.set(at, results(decoded[at].results, model_->target_vocab()));
+        values.set(at, results(decoded[at].results, model_->target_vocab()));  // a result's text is written in C++
       }
       return values;
     });

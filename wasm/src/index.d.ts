@@ -174,6 +174,14 @@ export interface ModelInfoBase {
   maxPositions: number;
   /** CMLM: the length head predicts lengths 0..maxTargetLength. */
   maxTargetLength: number;
+  /** What a source token is: a character, or (a word-level model) a word of a text split at white space, an unknown word read as the source's unk. */
+  sourceUnit: 'char' | 'word';
+  /**
+   * The copy mechanism (pointer-generator): the output distribution mixes the vocabulary's with a copy of the
+   * source, over the target vocabulary and the source's tokens it lacks (ids past `targetVocab`, whose texts are
+   * the source's). Its snapshots carry `pGen`, `copyProbs` and `copyAttention`.
+   */
+  copy: boolean;
   parameters: number;
   fileBytes: number;
   /** How the weights are stored in the file: the narrowest dtype in it (quantized files keep biases and norms wider). */
@@ -282,6 +290,24 @@ export interface Hypothesis {
    * triangle. Transformer only: absent for the RNN (no self-attention) and with attention off.
    */
   selfAttention?: Float32Array;
+  /**
+   * A copy model only: p_gen, the probability of generating from the vocabulary at the step that
+   * produced the last token; 1 - p_gen went to copying the source. The token's probability is p_gen
+   * P_vocab + (1 - p_gen) times its copy probability.
+   */
+  pGen?: number;
+  /**
+   * A copy model only: the attention its copy distribution read at that step, [sourceLength] (a
+   * Transformer: the last decoder layer's cross-attention averaged over its heads; an RNN: its
+   * attention).
+   */
+  copyAttention?: Float32Array;
+  /**
+   * A copy model only: the copy distribution of that step, the attention summed over the source
+   * positions holding each token (sum_i a_i [x_i = w], summing to 1), best first. A source token
+   * the target vocabulary lacks has an id past it, and its text is the source's.
+   */
+  copyProbs?: TokenCandidate[];
 }
 
 /** A candidate considered at a step and dropped. */
@@ -491,6 +517,11 @@ export interface ForcedScore {
   length: number;
   /** CMLM only: log P(length) from the length head (autoregressive: 0, and absent from JS). */
   lengthLogprob?: number;
+  /**
+   * A copy model only: p_gen (the probability of generating from the vocabulary rather than
+   * copying) at each scored position, as tokenLogprobs.
+   */
+  tokenPGen?: number[];
 }
 
 /**
@@ -622,6 +653,38 @@ interface StepInsideBase {
    * next-token distribution.
    */
   logits: Float32Array;
+  /**
+   * A copy model (pointer-generator): its output distribution mixes the vocabulary's with a copy of
+   * the source.
+   */
+  copy: boolean;
+  /**
+   * The output distribution's size: V and the source's tokens the target vocabulary lacks, ids V, V
+   * + 1, ...
+   */
+  outputVocabSize?: number;
+  /** The output id copying each source position gives: [S]. */
+  copyIds?: number[];
+  /** Their texts (a token past the vocabulary: the source's). */
+  copyTexts?: string[];
+  /**
+   * The attention the copy distribution reads at every position: [T * S] (Transformer: the last
+   * decoder layer's cross-attention averaged over its heads; RNN: its attention).
+   */
+  copyAttention?: Float32Array;
+  /**
+   * The context the gate reads, the copy attention's weighted sum of the encoder output (RNN: the
+   * context a_t): [T * width].
+   */
+  copyContext?: Float32Array;
+  /** P_gen = sigmoid(w . [context ; decoder state ; decoder input] + b) at every position: [T]. */
+  pGen?: Float32Array;
+  /**
+   * The output distribution's log-probabilities, log(p_gen P_vocab(w) + (1 - p_gen) sum_i a_i [x_i
+   * = w]): [T * output_vocab_size]; -infinity (JSON: null) for a copy-only token no attention
+   * reaches.
+   */
+  logProbs?: Float32Array;
 }
 
 /** A Transformer (autoregressive or CMLM): the encoder and decoder stacks. */
