@@ -14,7 +14,7 @@
 // without the test words (scripts/build-lexicon.mjs, `exclude`), so that every
 // test word goes through the model, as a word CMUdict lacks would. Scored two ways:
 //   ARPAbet   stress-free, against the split's references (WER: the output is none
-//             of them; PER: edits to the closest over its length: web/js/metrics.js).
+//             of them; PER: edits to the closest over its length: web/shared/metrics.js).
 //             phonemize's ARPAbet has symbols CMUdict does not use, mapped by
 //             PHONEMIZE_ARPABET below. eSpeak writes IPA only, and its IPA does not
 //             map onto ARPAbet one to one (a flap ɾ is T or D, ᵻ is IH or AH, ʔ is a
@@ -35,7 +35,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { installPackage } from '../tests/node/helpers.mjs';
 import { buildLexicon } from '../scripts/build-lexicon.mjs';
-import { measure, parseReferences, rates } from '../web/js/metrics.js';
+import { measure, parseReferences, rates } from '../web/shared/metrics.js';
 import { ALSO, broadIpa } from './g2p-broad.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

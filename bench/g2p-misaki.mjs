@@ -1,22 +1,30 @@
 #!/usr/bin/env node
 // How often the phonemizer's `misaki` format agrees with misaki's own US lexicon
 // (us_gold.json of the misaki repository, Apache-2.0: read from where you keep it,
-// never committed here) on the words both have:
+// never committed here) on the words both have, and why the rest do not:
 //
 //   node bench/g2p-misaki.mjs PATH/us_gold.json [--examples N]
 //
 // Each shared word is written from CMUdict's first pronunciation, as phonemize()
-// writes a word alone, and compared with misaki's entry (its DEFAULT where it has
-// one per part of speech). misaki's keys are case-sensitive: a lower-case key is
-// taken before a capitalised one; all-capital keys (read as letters) are left out.
-// Reported: exact agreement, agreement with secondary stress ignored, with all
-// stress ignored, and the symbol error rate (edits over misaki's length).
+// writes a word alone (a function word as a sentence reads it), and compared with
+// misaki's entry (its DEFAULT where it has one per part of speech). misaki's keys are
+// case-sensitive: a lower-case key is taken before a capitalised one; all-capital keys
+// (read as letters) are left out. Reported: exact agreement, agreement with secondary
+// stress ignored, with all stress ignored, the symbol error rate (edits over misaki's
+// length), and each disagreeing word in one class:
+//   another CMUdict reading   one of CMUdict's other pronunciations gives misaki's exactly
+//   CMUdict differs           the phonemes differ even with the conventions below set
+//                             aside: CMUdict and misaki say the word differently (split by
+//                             kind: ɑ/ɔ alone, a full or reduced unstressed vowel, other)
+//   reduced vowels, ᵊ, flap   only ə ɪ ʌ ᵊ ᵻ, ɜɹ/əɹ, t/ɾ/ʔ differ
+//   secondary stress          only a secondary stress mark differs
+//   primary stress            the primary stress is elsewhere
 import { readFileSync } from 'node:fs';
 import { loadLexicon } from '../models/g2p/lexicon.js';
-import { wordToMisaki, FUNCTION_WORDS } from '../models/g2p/formats.js';
+import { functionWord, wordToMisaki } from '../models/g2p/formats.js';
 
 const path = process.argv[2];
-if (!path) {
+if (!path || path.startsWith('--')) {
   console.error('usage: node bench/g2p-misaki.mjs PATH/us_gold.json [--examples N]');
   process.exit(2);
 }
@@ -44,21 +52,60 @@ function edits(a, b) {
   return row[b.length];
 }
 
-let shared = 0, exact = 0, noSecondary = 0, noStress = 0, errors = 0, length = 0;
-const wrong = [];
+const noStress = (s) => s.replace(/[ˈˌ]/g, '');
+// The phonemes with misaki's conventions set aside: stress, the reduced vowels, ᵊ, ɜɹ/əɹ, the flap and glottal t.
+const phonemic = (s) => noStress(s).replace(/ʔᵊn|ʔn/g, 'tən').replace(/[ɾʔ]/g, 't').replace(/[ᵊᵻɪʌ]/g, 'ə').replace(/ɜɹ/g, 'əɹ');
+// Further: ɑ and ɔ one vowel; every unstressed vowel one (V); an r-coloured vowel one (R).
+const lot = (s) => phonemic(s).replace(/ɔ/g, 'ɑ');
+function unstressedAsOne(s) {
+  let out = '';
+  let marked = false;
+  for (const c of s) {
+    if (c === 'ˈ' || c === 'ˌ') marked = true;
+    else if ('AIOWYiuæɑɔəɛɜɪʊʌᵻᵊ'.includes(c)) {
+      out += marked ? c.replace('ɔ', 'ɑ') : 'V';
+      marked = false;
+    } else out += c === 'ɾ' || c === 'ʔ' ? 't' : c;
+  }
+  return out.replace(/Vɹ|ɜɹ/g, 'R');
+}
+
+const CLASSES = ['exact', 'another CMUdict reading', 'CMUdict differs: ɑ/ɔ alone', 'CMUdict differs: an unstressed vowel full or reduced',
+  'CMUdict differs: other phonemes', 'reduced vowels, ᵊ, flap', 'secondary stress', 'primary stress'];
+const count = Object.fromEntries(CLASSES.map((c) => [c, 0]));
+const wrong = Object.fromEntries(CLASSES.map((c) => [c, []]));
+let shared = 0, noSecondary = 0, stressFree = 0, errors = 0, length = 0;
 for (const [word, reading] of byWord) {
   const prons = lexicon.lookup(word);
   if (!prons) continue;
   shared++;
-  const ours = wordToMisaki(prons[0], Object.hasOwn(FUNCTION_WORDS, word) ? FUNCTION_WORDS[word] : undefined);
-  if (ours === reading) exact++;
-  else wrong.push([word, prons[0].join(' '), ours, reading]);
+  const write = (p) => wordToMisaki(p, functionWord('misaki', word), word);
+  const ours = write(prons[0]);
+  let c;
+  if (ours === reading) c = 'exact';
+  else if (prons.slice(1).some((p) => write(p) === reading)) c = 'another CMUdict reading';
+  else if (phonemic(ours) !== phonemic(reading)) {
+    c = lot(ours) === lot(reading) ? 'CMUdict differs: ɑ/ɔ alone'
+      : unstressedAsOne(ours) === unstressedAsOne(reading) ? 'CMUdict differs: an unstressed vowel full or reduced'
+        : 'CMUdict differs: other phonemes';
+  } else if (noStress(ours) !== noStress(reading)) c = 'reduced vowels, ᵊ, flap';
+  else if (ours.replace(/ˌ/g, '') === reading.replace(/ˌ/g, '')) c = 'secondary stress';
+  else c = 'primary stress';
+  count[c]++;
+  if (c !== 'exact') wrong[c].push([word, prons[0].join(' '), ours, reading]);
   if (ours.replace(/ˌ/g, '') === reading.replace(/ˌ/g, '')) noSecondary++;
-  if (ours.replace(/[ˈˌ]/g, '') === reading.replace(/[ˈˌ]/g, '')) noStress++;
+  if (noStress(ours) === noStress(reading)) stressFree++;
   errors += edits([...ours], [...reading]);
   length += [...reading].length;
 }
 const pct = (n, d) => `${((100 * n) / d).toFixed(2)} %`;
 console.log(`misaki's US gold lexicon: ${byWord.size} words; ${shared} also in CMUdict (${lexicon.source.package}@${lexicon.source.version})`);
-console.log(`exact ${pct(exact, shared)}; secondary stress ignored ${pct(noSecondary, shared)}; all stress ignored ${pct(noStress, shared)}; symbol error rate ${pct(errors, length)}`);
-for (const w of wrong.filter((_, i) => i % Math.max(1, Math.floor(wrong.length / Math.max(examples, 1))) === 0).slice(0, examples)) console.log(w.join(' | '));
+console.log(`exact ${pct(count.exact, shared)}; secondary stress ignored ${pct(noSecondary, shared)}; all stress ignored ${pct(stressFree, shared)}; symbol error rate ${pct(errors, length)}`);
+for (const c of CLASSES) console.log(`  ${c.padEnd(54)} ${String(count[c]).padStart(6)}  ${pct(count[c], shared)}`);
+if (examples) {
+  for (const c of CLASSES.slice(1)) {
+    console.log(`\n${c}: word | CMUdict | ours | misaki`);
+    const list = wrong[c];
+    for (let i = 0; i < Math.min(examples, list.length); i++) console.log(list[Math.floor((i * list.length) / Math.min(examples, list.length))].join(' | '));
+  }
+}

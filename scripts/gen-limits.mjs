@@ -11,9 +11,10 @@
 //
 // limits.js is committed (the builds need no Node); tests/node/limits.test.mjs
 // fails when it is stale.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { staleOf, writeStale } from './write-generated.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const HEADER_PATH = 'src/model_limits.h';
@@ -65,20 +66,7 @@ export function generatedFiles(root = ROOT) {
 }
 
 export function staleFiles(root = ROOT) {
-  return generatedFiles(root).filter(([path, text]) => !existsSync(join(root, path)) || readFileSync(join(root, path), 'utf8') !== text)
-    .map(([path]) => path);
+  return staleOf(generatedFiles(root), root);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const checkOnly = process.argv.includes('--check');
-  const wanted = new Map(generatedFiles());
-  const stale = staleFiles();
-  for (const path of stale) {
-    if (checkOnly) console.error(`gen-limits: ${path} is stale: run node scripts/gen-limits.mjs`);
-    else {
-      writeFileSync(join(ROOT, path), wanted.get(path));
-      console.log(`gen-limits: wrote ${path}`);
-    }
-  }
-  if (checkOnly && stale.length) process.exit(1);
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) writeStale('gen-limits', generatedFiles());

@@ -137,6 +137,13 @@ function headerBlock(table) {
   out.push('// The name to_string() gives; false (and `out` untouched) for any other text.');
   for (const name of Object.keys(table.enums)) out.push(`bool from_string(const std::string& name, ${name}& out);`);
   out.push('',
+    '// Calls visit(name, member pointer) for every option, in the order of the struct (a',
+    '// checkpoint writes and compares them all this way).',
+    'template <typename Visit>',
+    'void for_each_training_option(Visit&& visit) {');
+  for (const o of table.options) out.push(`  visit("${o.cpp}", &TrainingOptions::${o.cpp});`);
+  out.push('}');
+  out.push('',
     '// The defaults for a task: the struct\'s, and the task\'s own where the table gives one.',
     'TrainingOptions task_defaults(Task task);',
     '',

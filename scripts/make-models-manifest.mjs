@@ -11,22 +11,25 @@
 // training results use f32 and differ from these by at most one word,
 // docs/performance.md): the native CLI ($SEQ2SEQ_CLI, else build/native/seq2seq)
 // decodes the 11,994 words of the standard CMUdict test split in one process,
-// all words on stdin, and the outputs are scored by web/js/metrics.js, as
+// all words on stdin, and the outputs are scored by web/shared/metrics.js, as
 // models/train/metrics.py scores them (tests/node/metrics.test.mjs). A model
 // whose outputs carry stress digits is scored with stress, against the test
 // words' CMUdict 0.7b pronunciations with their digits (the recipe's rules, read
 // by scripts/cmudict.mjs), and with the digits removed from its outputs, against
 // the test split as the others are. A few minutes on two cores (beam 5 over 12k
-// words is the most).
+// words is the most). Each model's facts (its architecture, description, target
+// vocabulary) are the engine's own info(), read through the package's module
+// (scripts/site/model-info.mjs: wasm/dist/ must be built).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseReferences, score } from '../web/js/metrics.js';
+import { parseReferences, score } from '../web/shared/metrics.js';
 import { camelCase, readTable } from './gen-options.mjs';
 import { dataRules, findCmudict, readCmudict, stressStripper } from './cmudict.mjs';
 import { manifestModule } from './gen-manifest-module.mjs';
+import { modelInfo } from './site/model-info.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const modelsDir = join(root, 'models');
@@ -84,13 +87,6 @@ function cli() {
   return p;
 }
 
-function modelConfig(path) {
-  const buf = readFileSync(path);
-  const n = Number(buf.readBigUInt64LE(0));
-  const meta = JSON.parse(buf.subarray(8, 8 + n).toString('utf8')).__metadata__ ?? {};
-  return JSON.parse(meta.config);
-}
-
 function decodeAll(binary, model, words, flags) {
   const r = spawnSync(binary, ['decode', '--model', model, ...flags, '--compute', 'auto'], { input: words.join('\n') + '\n', encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   // Exit 1: some words were refused (each named on stderr); they count as empty outputs.
@@ -104,7 +100,7 @@ function decodeAll(binary, model, words, flags) {
 }
 
 const RULES = dataRules(root);
-const hasStress = (config) => config.tgt_vocab.some((t) => new RegExp(RULES.stress).test(t));
+const hasStress = (info) => info.targetVocab.some((t) => new RegExp(RULES.stress).test(t));
 
 /** The test words' pronunciations with stress (word -> [phonemes]), from the pinned CMUdict. */
 function stressedReferences(words) {
@@ -120,7 +116,7 @@ function stressedReferences(words) {
 const round2 = (x) => Math.round(x * 100) / 100;
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-function measure() {
+async function measure() {
   const binary = cli();
   const refs = parseReferences(readFileSync(testSplit, 'utf8'));
   const words = [...refs.keys()];
@@ -130,11 +126,12 @@ function measure() {
   for (const file of MODEL_FILES) {
     const path = join(modelsDir, file);
     const bytes = readFileSync(path);
-    const config = modelConfig(path);
-    const settings = config.arch === 'cmlm' ? SETTINGS.cmlm : SETTINGS.autoregressive;
+    // The model's facts as the engine reads them (its info(), as the page has them).
+    const info = await modelInfo(path);
+    const settings = info.autoregressive ? SETTINGS.autoregressive : SETTINGS.cmlm;
     const start = Date.now();
     const hyps = decodeAll(binary, path, words, settings.cli);
-    const stress = hasStress(config);
+    const stress = hasStress(info);
     if (stress) stressed ??= stressedReferences(words);
     const own = stress ? stressed.refs : refs;
     const { wer, per } = score(hyps, own);
@@ -148,10 +145,10 @@ function measure() {
       + ` (${((Date.now() - start) / 1000).toFixed(0)} s)`);
     models.push({
       name: basename(file, '.safetensors'),
-      architecture: config.arch,
-      ...(config.arch === 'rnn' ? { attention: config.attention } : {}),
-      autoregressive: config.arch !== 'cmlm',
-      description: config.description,
+      architecture: info.arch,
+      ...(info.arch === 'rnn' ? { attention: info.attentionScore } : {}),
+      autoregressive: info.autoregressive,
+      description: info.description,
       stress,
       file,
       bytes: bytes.length,
@@ -189,7 +186,7 @@ function measure() {
   };
 }
 
-const text = JSON.stringify(measure(), null, 2) + '\n';
+const text = JSON.stringify(await measure(), null, 2) + '\n';
 if (check) {
   const current = existsSync(manifestPath) ? readFileSync(manifestPath, 'utf8') : '';
   if (current !== text) {

@@ -19,10 +19,8 @@ bool better(double a_lp, int a_row, int a_tok, double b_lp, int b_row, int b_tok
   return a_tok < b_tok;
 }
 
-std::string position_name(int t) { return "output position " + std::to_string(t + 1); }
-
 ModelError nothing_to_emit(int t) {
-  return ModelError("no token can be emitted at " + position_name(t) + ": the model gives every allowed token probability 0");
+  return ModelError("no token can be emitted at " + output_position(t) + ": the model gives every allowed token probability 0");
 }
 
 }  // namespace
@@ -195,7 +193,7 @@ Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& att
   try {
     if (lp.rows() != static_cast<long>(live_.size()) || lp.cols() != scorer_.vocab_size())
       throw UsageError("advance: scores of the wrong shape for the live hypotheses");
-    for (long row = 0; row < lp.rows(); ++row) require_finite_scores(lp.row(row).data(), lp.cols(), position_name(t));
+    for (long row = 0; row < lp.rows(); ++row) require_finite_scores(lp.row(row).data(), lp.cols(), output_position(t));
     chosen = opt_.strategy == Strategy::Sample ? select_sample(lp, t) : select_beam(lp, t, pruned);
   } catch (...) {
     done_ = true;  // the scorer's cache is in no state to go on from: this decode is over

@@ -1,5 +1,6 @@
 #include "decoding_options.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -43,6 +44,24 @@ bool from_string(const std::string& name, LengthNorm& out) { return value_of(nam
 constexpr std::pair<NarLength, const char*> kNarLengthNames[] = {{NarLength::Predicted, "predicted"}, {NarLength::Fixed, "fixed"}, {NarLength::Given, "given"}};
 const char* to_string(NarLength v) { return name_of(v, kNarLengthNames); }
 bool from_string(const std::string& name, NarLength& out) { return value_of(name, kNarLengthNames, out); }
+
+// The rules between options; validate() calls it after the ranges.
+static void check_rules(const DecodingOptions& o) {
+  if (o.min_length >= o.max_length) throw UsageError("option min_length = " + std::to_string(o.min_length) + " must be below max_length = " + std::to_string(o.max_length));
+  if (o.strategy == Strategy::Beam && o.n_best > o.beam_size) throw UsageError("option n_best = " + std::to_string(o.n_best) + " exceeds beam_size = " + std::to_string(o.beam_size) + " (beam search keeps only beam_size hypotheses)");
+  if (o.strategy == Strategy::Greedy && o.n_best != 1) throw UsageError("greedy search returns one hypothesis: n_best must be 1");
+  if (o.strategy == Strategy::Nar && o.nar_length == NarLength::Given && o.nar_given_length < 1) throw UsageError("strategy = nar and nar_length = given needs nar_given_length >= 1");
+}
+
+// log P(Y) normalised by the length |Y| (length, EOS counted) as `norm` says.
+double normalized_score(double logprob, int length, LengthNorm norm, double alpha) {
+  switch (norm) {
+    case LengthNorm::None: return logprob;
+    case LengthNorm::Average: return logprob / std::max(length, 1);
+    case LengthNorm::Gnmt: return logprob / std::pow((5.0 + length) / 6.0, alpha);
+  }
+  return logprob;
+}
 // END GENERATED
 
 namespace {
@@ -66,27 +85,10 @@ void validate(const DecodingOptions& o) {
     if (!range.contains(v))
       throw UsageError(std::string("option ") + opt.name + " = " + std::to_string(v) + " " + opt.outside + " " + range_text(range));
   });
-  if (o.min_length >= o.max_length)
-    throw UsageError("option min_length = " + std::to_string(o.min_length) + " must be below max_length = " +
-                     std::to_string(o.max_length));
-  if (o.strategy == Strategy::Beam && o.n_best > o.beam_size)
-    throw UsageError("option n_best = " + std::to_string(o.n_best) + " exceeds beam_size = " + std::to_string(o.beam_size) +
-                     " (beam search keeps only beam_size hypotheses)");
-  if (o.strategy == Strategy::Greedy && o.n_best != 1) throw UsageError("greedy search returns one hypothesis: n_best must be 1");
-  if (o.strategy == Strategy::Nar && o.nar_length == NarLength::Given && o.nar_given_length < 1)
-    throw UsageError("nar_length = given needs nar_given_length >= 1");
+  check_rules(o);
   if (o.prefix.size() > limits::kMaxTextBytes)
     throw UsageError("option prefix has " + std::to_string(o.prefix.size()) + " bytes (UTF-8); the longest accepted is " +
                      std::to_string(limits::kMaxTextBytes));
-}
-
-double normalized_score(double logprob, int length, LengthNorm norm, double alpha) {
-  switch (norm) {
-    case LengthNorm::None: return logprob;
-    case LengthNorm::Average: return logprob / std::max(length, 1);
-    case LengthNorm::Gnmt: return logprob / std::pow((5.0 + length) / 6.0, alpha);
-  }
-  return logprob;
 }
 
 }  // namespace seq2seq

@@ -75,8 +75,14 @@ std::unique_ptr<StepScorer> Ensemble::step_scorer(const SourceInput& source, int
   return std::make_unique<EnsembleStepScorer>(members_, source, capacity);
 }
 
+namespace {
+UsageError no_single_inside() { return UsageError("an ensemble has no single inside to show: inspect one of its models"); }
+}  // namespace
+
+uint64_t Ensemble::inside_values(int, int, int) const { throw no_single_inside(); }
+
 StepInside Ensemble::inspect(const SourceInput&, const std::vector<int>&) const {
-  throw UsageError("an ensemble has no single inside to show: inspect one of its models");
+  throw no_single_inside();
 }
 
 std::unique_ptr<ParallelScorer> Ensemble::parallel_scorer(const std::vector<int>&) const {
@@ -103,7 +109,7 @@ std::shared_ptr<const Model> Model::ensemble(const std::vector<std::shared_ptr<c
     if (!b.autoregressive()) throw UsageError(which + " is non-autoregressive; an ensemble decodes autoregressively");
     // Each copy model's distribution spans its own mix of the vocabulary and the source: no mean of those is defined here.
     if (b.copy) throw UsageError(which + " has the copy mechanism; an ensemble averages models without it");
-    if (b.src_vocab != a.src_vocab || b.src_case != a.src_case || b.src_unit != a.src_unit ||
+    if (b.src_vocab != a.src_vocab || b.src_case != a.src_case || b.src_tokens != a.src_tokens ||
         !same_specials(b.src_specials, a.src_specials))
       throw UsageError(which + " has another source vocabulary than member 1");
     if (b.tgt_vocab != a.tgt_vocab || !same_specials(b.tgt_specials, a.tgt_specials))

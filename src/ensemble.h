@@ -27,6 +27,7 @@ class Ensemble final : public Network {
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
   // Throws UsageError: the inside of a step is one network's, not a mix of several.
   StepInside inspect(const SourceInput& source, const std::vector<int>& target) const override;
+  uint64_t inside_values(int source_length, int target_length, int extra = 0) const override;
   const std::vector<std::shared_ptr<const Model>>& members() const { return members_; }
 
  private:

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.h"
 #include "model_config.h"
 #include "snapshot.h"
 #include "vocabulary.h"
@@ -55,11 +56,8 @@ class Model {
   // ensemble's "mixed".
   const std::string& compute() const { return compute_; }
 
-  // The source text as token ids (see read_source for what is rejected).
+  // The source text as token ids (see tokenize_source for what is rejected).
   std::vector<int> tokenize(const std::string& text) const;
-  // The source text as token ids and their texts (vocabulary.h, read_source): characters,
-  // or for a word-level model (src_unit "word") words, an unknown one read as unk.
-  SourceTokens read_source(const std::string& text) const;
   // The vocabulary a decode of `source` writes its output in: the target vocabulary,
   // and for a copy model the source's tokens it lacks after it (ids V, V + 1, ...: a
   // copied token the vocabulary lacks shows the source token's text). For a model
@@ -71,10 +69,15 @@ class Model {
   // computes a step, with its numbers. `tokens`: an autoregressive model's output so far
   // (ids, no BOS: the pass feeds BOS and them, and its last position's logits are the
   // next token's distribution; a copy model's may be ids of output_vocab(source)), or a
-  // CMLM's draft (one id per target position, the mask id where masked). Throws InputError for bad source text, a special token where none
+  // CMLM's draft (one id per target position, the mask id where masked). Throws
+  // InputError for bad source text, a special token where none
   // may be, a draft that is empty or longer than the length head reaches, or too many
   // tokens for the model's positions; UsageError for an ensemble.
   StepInside inspect(const std::string& source, const std::vector<int>& tokens) const;
+  // inspect()'s error for an id of `tokens` outside `vocab` (the target vocabulary, or a
+  // copy model's output_vocab for the source), at position `position` (from 1). A double,
+  // so that a caller holding ids wider than int (JS numbers) names the id it was given.
+  InputError target_id_outside(double id, size_t position, const Vocabulary& vocab) const;
 
   ~Model();
 

@@ -9,7 +9,6 @@
 #include "errors.h"
 #include "model_limits.h"
 #include "safetensors.h"
-#include "vocabulary.h"
 
 namespace seq2seq {
 
@@ -58,8 +57,11 @@ E get_enum(const json& j, const char* key, std::initializer_list<std::pair<const
 }
 
 // White space as JavaScript's \s knows it (which the npm package splits target
-// tokens on: vocabulary.h), and the C0 and C1 control characters.
-bool is_space(uint32_t c) { return is_white_space(c); }
+// tokens on), and the C0 and C1 control characters.
+bool is_space(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
+}
 bool is_control(uint32_t c) { return c < 0x20 || (c >= 0x7f && c <= 0x9f); }
 
 constexpr uint32_t kNone = 0xffffffff;
@@ -187,8 +189,9 @@ ModelConfig parse_model_config(const std::string& text) {
   c.src_case = j.contains("src_case")
                    ? get_enum<CaseFold>(j, "src_case", {{"none", CaseFold::None}, {"upper", CaseFold::Upper}, {"lower", CaseFold::Lower}})
                    : CaseFold::None;
-  if (j.contains("src_unit"))  // optional: files written before it existed read characters
-    c.src_unit = get_enum<SourceUnit>(j, "src_unit", {{"char", SourceUnit::Char}, {"word", SourceUnit::Word}});
+  // Optional, "chars" when absent (files written before it existed read characters).
+  if (j.contains("src_tokens"))
+    c.src_tokens = get_enum<SourceTokens>(j, "src_tokens", {{"chars", SourceTokens::Chars}, {"words", SourceTokens::Words}});
   if (j.contains("copy")) c.copy = get_bool(j, "copy");  // optional, false when absent
   if (j.contains("name")) c.name = get_string(j, "name");
   if (j.contains("description")) c.description = get_string(j, "description");
@@ -202,9 +205,6 @@ ModelConfig parse_model_config(const std::string& text) {
   } else if (j.contains("max_target_len")) {  // written by every Transformer export; checked, not used
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
   }
-  if (c.src_unit == SourceUnit::Word && c.src_specials.unk < 0)
-    throw ModelError("config: a word-level model (src_unit \"word\") needs 'unk' in src_specials: a word outside the "
-                     "vocabulary reads as it");
   if (c.copy) {
     if (c.arch == Arch::Cmlm)
       throw ModelError("config: the copy mechanism ('copy': true) needs an autoregressive model (transformer or rnn); a cmlm "
@@ -239,7 +239,8 @@ const char* to_string(NormPlacement n) { return n == NormPlacement::Post ? "post
 const char* to_string(PosEncoding p) { return p == PosEncoding::Sinusoidal ? "sinusoidal" : "learned"; }
 const char* to_string(Activation a) { return a == Activation::Relu ? "relu" : "gelu"; }
 const char* to_string(Compute c) { return c == Compute::F32 ? "f32" : "auto"; }
-const char* to_string(SourceUnit u) { return u == SourceUnit::Word ? "word" : "char"; }
+const char* to_string(SourceTokens t) { return t == SourceTokens::Words ? "words" : "chars"; }
+const char* to_string(CaseFold c) { return c == CaseFold::Upper ? "upper" : c == CaseFold::Lower ? "lower" : "none"; }
 
 Compute parse_compute(const std::string& name) {
   if (name == "auto") return Compute::Auto;

@@ -15,9 +15,9 @@ enum class NormPlacement { Post, Pre };
 enum class PosEncoding { Sinusoidal, Learned };
 enum class Activation { Relu, Gelu };
 enum class CaseFold { None, Upper, Lower };
-// What one source token is: a character (an unknown one is an error), or a word of a
-// text split at white space (an unknown one reads as the source's unk).
-enum class SourceUnit { Char, Word };
+// What a source token is: a character (a word's letters), or a word of a
+// space-separated text (word-level models, such as a trained chatbot's).
+enum class SourceTokens { Chars, Words };
 
 // The length logit of lengths an offset length head cannot reach (docs/model-format.md):
 // finite so that log-probabilities stay finite (snapshots are JSON), low enough that
@@ -66,7 +66,7 @@ struct ModelConfig {
   std::vector<std::string> src_vocab, tgt_vocab;
   SpecialIds src_specials, tgt_specials;
   CaseFold src_case = CaseFold::None;
-  SourceUnit src_unit = SourceUnit::Char;
+  SourceTokens src_tokens = SourceTokens::Chars;
   // The copy mechanism (pointer-generator; docs/model-format.md "The copy mechanism"):
   // the output distribution mixes the vocabulary's with a copy of the source through
   // the attention, over the target vocabulary and the source's tokens it lacks (copy.h).
@@ -86,7 +86,8 @@ const char* to_string(PosEncoding p);
 const char* to_string(Activation a);
 const char* to_string(AttentionScore a);
 const char* to_string(Compute c);
-const char* to_string(SourceUnit u);
+const char* to_string(SourceTokens t);
+const char* to_string(CaseFold c);
 Compute parse_compute(const std::string& name);  // "auto" | "f32"; throws UsageError
 
 }  // namespace seq2seq

@@ -40,5 +40,17 @@ constexpr int kMaxVocab = 65536;     // entries in each vocabulary
 // it is copied into the heap, the CLI a longer line before it is held.
 constexpr uint64_t kMaxTextBytes = uint64_t{1} << 16;
 
+// The inside of one pass (Model::inspect: `seq2seq inspect`, `--trace-inside`,
+// Model.inspect in JS) keeps every intermediate, and what it keeps grows with
+// layers x heads x L^2 (every attention's scores, scaled scores and weights)
+// besides layers x L x d: a model within every bound above, read at its longest,
+// would keep ~10^12 numbers. Model::inspect counts the numbers the pass would
+// keep (Network::inside_values, exact, from the model's shapes and the two
+// lengths) and refuses more than this with an InputError before computing
+// anything: 2^24 numbers, 64 MB as float32 (the JSON of them is ~200 MB). A
+// shipped model at its longest (48 positions, 3 + 3 layers of 4 heads, d 256)
+// keeps 2.1 million, an eighth of it.
+constexpr uint64_t kMaxInsideValues = uint64_t{1} << 24;
+
 }  // namespace limits
 }  // namespace seq2seq

@@ -98,7 +98,7 @@ Snapshot NarSearch::step() {
     for (size_t r = 0; r < drafts_.size(); ++r)
       for (int i = 0; i < drafts_[r].length; ++i)
         if (drafts_[r].masked[static_cast<size_t>(i)])
-          require_finite_scores(lp[r].row(i).data(), lp[r].cols(), "output position " + std::to_string(i + 1));
+          require_finite_scores(lp[r].row(i).data(), lp[r].cols(), output_position(i));
   } catch (...) {
     done_ = true;  // half-predicted drafts are no result: this decode is over
     throw;

@@ -35,6 +35,13 @@ class Network {
   // Separate from decoding, which keeps none of it.
   // A copy model's pass also shows its mix (copy.h), with the source's copy map.
   virtual StepInside inspect(const SourceInput& source, const std::vector<int>& target) const = 0;
+  // How many numbers inspect() over a source of `source_length` ids and a decoder input of
+  // `target_length` would keep (the elements of every float and byte array of its StepInside),
+  // worked out from the shapes alone, so that Model::inspect can refuse a pass too large for
+  // limits::kMaxInsideValues before computing any of it. `extra`: a copy model's copy-only
+  // tokens of the source (its output distribution's width past the vocabulary). Written next
+  // to each inspect(), and held equal to what it keeps by a test.
+  virtual uint64_t inside_values(int source_length, int target_length, int extra = 0) const = 0;
 };
 
 }  // namespace seq2seq

@@ -15,6 +15,9 @@ class Random {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   }
+  // Where the stream stands: Random(state()) continues it exactly (a checkpoint
+  // keeps a trainer's generator this way).
+  uint64_t state() const { return state_; }
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
 

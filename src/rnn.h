@@ -45,6 +45,7 @@ class Rnn final : public Network {
   void reorder(RnnState& state, const std::vector<int>& parents) const;
   // Every intermediate of one pass (rnn_inside.cpp): states, scores, weights, contexts.
   StepInside inspect(const SourceInput& source, const std::vector<int>& target) const override;
+  uint64_t inside_values(int source_length, int target_length, int extra = 0) const override;
 
  private:
   struct Gru { Linear ih, hh; };  // gates r, z, n stacked as PyTorch stores them

@@ -8,6 +8,18 @@
 
 namespace seq2seq {
 
+// What inspect() below keeps, array by array, in its order.
+uint64_t Rnn::inside_values(int source_length, int target_length, int extra) const {
+  const uint64_t S = static_cast<uint64_t>(source_length), T = static_cast<uint64_t>(target_length);
+  const uint64_t H2 = 2 * static_cast<uint64_t>(cfg_.enc_hidden), D = static_cast<uint64_t>(cfg_.dec_hidden);
+  const uint64_t V = cfg_.tgt_vocab.size();
+  const uint64_t scored = cfg_.attention == AttentionScore::None ? 0 : 2 * T * S;  // scores, weights
+  // a copy model's, per position: the copy attention, its context, p_gen, the mixed distribution
+  const uint64_t copied = cfg_.copy ? T * (S + H2 + 1 + V + static_cast<uint64_t>(extra)) : 0;
+  // encoder states, context vector; per position: decoder state, context, logits
+  return S * H2 + H2 + T * (D + H2 + V) + scored + copied;
+}
+
 StepInside Rnn::inspect(const SourceInput& source, const std::vector<int>& target_ids) const {
   if (target_ids.empty()) throw InputError("the target is empty");
   if (static_cast<int>(target_ids.size()) > cfg_.max_pos)

@@ -25,6 +25,10 @@ inline void require_finite_scores(const float* lp, long n, const std::string& wh
       throw ModelError("the scores of " + where + " are not finite (NaN or infinity): the weights are too large for float arithmetic");
 }
 
+// How those errors and others name the output position of index t (0-based): search's, and
+// Model::inspect's, whose row t of logits predicts that position.
+inline std::string output_position(long t) { return "output position " + std::to_string(t + 1); }
+
 // Attention probabilities per (layer, head): maps[layer*heads + head].
 struct HeadMaps {
   int layers = 0, heads = 0;

@@ -44,6 +44,7 @@ void Session::start(const std::string& source) {
   out_vocab_.reset();
   ReadSource src = ModelAccess::read(*model_, source);
   source_ = src.input.ids;
+  source_text_ = source;
   max_len_ = max_length_for(source_);
   const ModelConfig& c = model_->config();
   const SpecialIds& sp = c.tgt_specials;
@@ -91,6 +92,7 @@ bool Session::done() const {
 Snapshot Session::step() {
   if (!started()) throw UsageError("step() before start(): give the session a source first");
   Snapshot s = ar_ ? ar_->step() : nar_->step();
+  s.source = source_text_;
   fill_text(s.results, output_vocab());
   return s;
 }

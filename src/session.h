@@ -92,6 +92,7 @@ class Session {
   DecodingOptions opt_;
   std::vector<int> source_;
   std::shared_ptr<const Vocabulary> out_vocab_;  // the current source's output vocabulary
+  std::string source_text_;  // the source as start() was given it: each snapshot names it
   int max_len_ = 0;
   std::unique_ptr<StepScorer> step_scorer_;
   std::unique_ptr<ParallelScorer> parallel_scorer_;

@@ -144,6 +144,8 @@ struct Snapshot {
   bool autoregressive = true;
   bool done = false;
   int source_length = 0;
+  // The source text the decode started from, as given.
+  std::string source;
   // Decoder layers, the shape of the per-head attention (the RNN: 1); a Mask-Predict snapshot has
   // it only with the drafts' self-attention.
   int layers = 0;

@@ -82,6 +82,7 @@ void visit_fields(const Snapshot& x, V& v) {
   v.boolean("autoregressive", x.autoregressive);
   v.boolean("done", x.done);
   v.number("sourceLength", x.source_length);
+  v.string("source", x.source);
   if (x.autoregressive || x.layers > 0) v.number("layers", x.layers);
   if (x.autoregressive || x.layers > 0) v.number("heads", x.heads);
   if (!x.encoder_attention.empty()) v.number("encoderLayers", x.encoder_layers);

@@ -52,6 +52,88 @@ class JsonWriter {
   const Vocabulary& vocab_;
 };
 
+// The writer visit_fields() drives to write one JSON object straight to a stream: nothing is
+// built but each scalar (a json value that allocates nothing, but for a string), which
+// nlohmann's own serializer writes, so that numbers read as dump() writes them.
+class JsonStream {
+ public:
+  JsonStream(std::ostream& out, const Vocabulary& vocab)
+      : out_(out), vocab_(vocab), serializer_(nlohmann::detail::output_adapter<char>(out), ' ') {}
+
+  template <typename T>
+  void number(const char* name, T x) { key(name); value(x); }
+  void boolean(const char* name, bool x) { key(name); value(x); }
+  void string(const char* name, const std::string& x) { key(name); value(x); }
+  void int_array(const char* name, const std::vector<int>& x) { key(name); array(x); }
+  void float_list(const char* name, const std::vector<float>& x) { key(name); array(x); }
+  void float32_array(const char* name, const std::vector<float>& x) { key(name); array(x); }
+  void uint8_array(const char* name, const std::vector<uint8_t>& x) { key(name); array(x); }
+  void token(const char* name, const char* text_name, int id) {
+    number(name, id);
+    string(text_name, vocab_.token(id));
+  }
+  void tokens(const char* name, const char* texts_name, const std::vector<int>& ids) {
+    int_array(name, ids);
+    key(texts_name);
+    out_ << '[';
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (i) out_ << ',';
+      value(vocab_.token(ids[i]));
+    }
+    out_ << ']';
+  }
+  template <typename T>
+  void list(const char* name, const std::vector<T>& xs) {
+    key(name);
+    out_ << '[';
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) out_ << ',';
+      object(xs[i]);
+    }
+    out_ << ']';
+  }
+  template <typename T>
+  void record(const char* name, const T& x) {
+    key(name);
+    object(x);
+  }
+
+  template <typename T>
+  void object(const T& x) {
+    out_ << '{';
+    const bool outer = first_;
+    first_ = true;
+    visit_fields(x, *this);
+    first_ = outer;
+    out_ << '}';
+  }
+
+ private:
+  // The names are the schema's camelCase identifiers: nothing in them to escape.
+  void key(const char* name) {
+    if (!first_) out_ << ',';
+    first_ = false;
+    out_ << '"' << name << "\":";
+  }
+  template <typename T>
+  void value(const T& x) { serializer_.dump(nlohmann::json(x), false, false, 0); }
+  void value(float x) { serializer_.dump(nlohmann::json(static_cast<double>(x)), false, false, 0); }
+  template <typename T>
+  void array(const std::vector<T>& xs) {
+    out_ << '[';
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (i) out_ << ',';
+      value(xs[i]);
+    }
+    out_ << ']';
+  }
+
+  std::ostream& out_;
+  const Vocabulary& vocab_;
+  nlohmann::detail::serializer<nlohmann::json> serializer_;
+  bool first_ = true;
+};
+
 }  // namespace
 
 nlohmann::json to_json(const Snapshot& s, const Vocabulary& v) { return JsonWriter::object(s, v); }
@@ -59,6 +141,6 @@ nlohmann::json to_json(const Result& r, const Vocabulary& v) { return JsonWriter
 nlohmann::json to_json(const ForcedScore& f, const Vocabulary& v, bool autoregressive) {
   return JsonWriter::object(f, v, autoregressive);
 }
-nlohmann::json to_json(const StepInside& s, const Vocabulary& v) { return JsonWriter::object(s, v); }
+void write_json(std::ostream& out, const StepInside& s, const Vocabulary& v) { JsonStream(out, v).object(s); }
 
 }  // namespace seq2seq

@@ -129,6 +129,7 @@ class Transformer final : public Network {
   // Every intermediate of one pass over `source` with the decoder input `target`
   // (BOS first for an autoregressive model; a draft for a CMLM): snapshot.h, StepInside.
   StepInside inspect(const SourceInput& source, const std::vector<int>& target) const override;
+  uint64_t inside_values(int source_length, int target_length, int extra = 0) const override;
 
  private:
   struct SelfAttentionWeights { Linear qkv, out; };

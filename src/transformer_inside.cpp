@@ -76,6 +76,26 @@ AttentionInside attention_inside(const RowMatrix& q, const RowMatrix& k, const R
 
 }  // namespace
 
+// What inspect() below keeps, array by array, in its order.
+uint64_t Transformer::inside_values(int source_length, int target_length, int extra) const {
+  const uint64_t S = static_cast<uint64_t>(source_length), T = static_cast<uint64_t>(target_length);
+  const uint64_t d = static_cast<uint64_t>(cfg_.d_model), H = static_cast<uint64_t>(cfg_.n_heads);
+  const uint64_t ff = static_cast<uint64_t>(cfg_.d_ff), V = cfg_.tgt_vocab.size();
+  const bool pre = cfg_.norm == NormPlacement::Pre;
+  auto norm = [&](uint64_t n) { return 2 * n * d + 2 * n; };            // input, output; mean, std
+  auto sublayer = [&](uint64_t n) { return 4 * n * d + norm(n); };      // input, delta, sum, output; its norm
+  auto attention = [&](uint64_t nq, uint64_t nk) {                      // q, k, v, head outputs; mask, scores, scaled, weights
+    return 2 * nq * d + 2 * nk * d + nq * nk + 3 * H * nq * nk;
+  };
+  auto stack = [&](uint64_t n, bool final_norm) { return 3 * n * d + (final_norm ? norm(n) : 0); };  // embeddings, positions, input
+  uint64_t total = stack(S, pre && cfg_.enc_layers > 0) + stack(T, pre) + T * V;
+  total += static_cast<uint64_t>(enc_.size()) * (2 * sublayer(S) + attention(S, S) + S * ff);
+  total += static_cast<uint64_t>(dec_.size()) * (3 * sublayer(T) + attention(T, T) + attention(T, S) + T * ff);
+  // a copy model's, per position: the copy attention, its context, p_gen, the mixed distribution
+  if (cfg_.copy) total += T * (S + d + 1 + V + static_cast<uint64_t>(extra));
+  return total;
+}
+
 StepInside Transformer::inspect(const SourceInput& source_input, const std::vector<int>& target_ids) const {
   const std::vector<int>& source = source_input.ids;
   check_ids(source, static_cast<int>(cfg_.src_vocab.size()), "source");

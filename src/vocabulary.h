@@ -35,30 +35,18 @@ class Vocabulary {
 // limits::kMaxTextBytes; `what` names it in the message ("the text").
 void check_text_length(uint64_t bytes, const char* what);
 
-// White space as JavaScript's \s knows it (space, TAB, no-break space, ...): what
-// separates target tokens, and a word-level model's source words.
-bool is_white_space(uint32_t code_point);
-
-// A source as a model reads it: each token's id and its text (after case folding).
-// A word-level model's word outside the vocabulary has the unk id and its own text.
-struct SourceTokens {
-  std::vector<int> ids;
-  std::vector<std::string> texts;
-};
-
-// Reads `text` as `unit` says: characters (tokenize_source), or words separated by
-// white space, each looked up after `fold`, a word outside `vocab` read as `unk`.
-// Throws InputError for empty text, invalid UTF-8, a character outside the
-// vocabulary (characters) or a control character in a word (words), more than
-// `max_len` tokens, or a text over limits::kMaxTextBytes.
-SourceTokens read_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, SourceUnit unit, int unk, int max_len);
-
 // Splits `text` into code points after trimming surrounding white space and
 // applying `fold`, and maps each to its id. Throws InputError for empty text,
 // invalid UTF-8, a character not in the vocabulary (named with its position), or
 // more than `max_len` characters; a text over limits::kMaxTextBytes is refused
-// before anything is copied.
-std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len);
+// before anything is copied. With SourceTokens::Words the tokens are the text's
+// space-separated words instead, and a word not in the vocabulary is `unk` (an
+// InputError naming it when the vocabulary has no unk: unk < 0). `texts`, if given,
+// receives each token's text after `fold` (a word read as unk: the word itself, what a
+// copy model copies).
+std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len,
+                                 SourceTokens tokens = SourceTokens::Chars, int unk = -1,
+                                 std::vector<std::string>* texts = nullptr);
 
 // Parses a space-separated list of target tokens ("HH AH L OW"); throws
 // InputError naming an unknown token, or for a text over limits::kMaxTextBytes.

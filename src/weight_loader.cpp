@@ -34,6 +34,8 @@ WeightLoader::Raw WeightLoader::quantized(const std::string& name, int64_t rows,
   if (s->second.shape != std::vector<int64_t>{rows})
     throw ModelError("tensor " + quote(scale_name) + " has shape " + shape_str(s->second.shape) + ", expected [" +
                      std::to_string(rows) + "]");
+  if (s->second.dtype != DType::F32 && s->second.dtype != DType::F16)
+    throw ModelError("tensor " + quote(scale_name) + " is stored as " + dtype_name(s->second.dtype) + "; a weight's scales are F32 or F16");
   used_.insert(scale_name);
   Raw r;
   r.scale = tensor_to_f32(s->second, scale_name);

@@ -213,8 +213,6 @@ class ModelHandle {
       o.set("positions", std::string(to_string(c.pos)));
       o.set("maxPositions", c.max_pos);
       o.set("maxTargetLength", c.max_target_len);
-      o.set("sourceUnit", std::string(to_string(c.src_unit)));
-      o.set("copy", c.copy);
       if (c.arch == Arch::Rnn) {  // the RNN's own sizes; the Transformer fields above are 0
         o.set("cell", std::string("gru"));
         o.set("attentionScore", std::string(to_string(c.attention)));
@@ -232,13 +230,20 @@ class ModelHandle {
       for (size_t i = 0; i < c.tgt_vocab.size(); ++i) tv.set(i, c.tgt_vocab[i]);
       o.set("sourceVocab", sv);
       o.set("targetVocab", tv);
-      val sp = val::object();
-      sp.set("pad", c.tgt_specials.pad);
-      sp.set("unk", c.tgt_specials.unk);
-      sp.set("bos", c.tgt_specials.bos);
-      sp.set("eos", c.tgt_specials.eos);
-      sp.set("mask", c.tgt_specials.mask);
-      o.set("targetSpecials", sp);
+      auto specials = [](const SpecialIds& ids) {
+        val sp = val::object();
+        sp.set("pad", ids.pad);
+        sp.set("unk", ids.unk);
+        sp.set("bos", ids.bos);
+        sp.set("eos", ids.eos);
+        sp.set("mask", ids.mask);
+        return sp;
+      };
+      o.set("sourceSpecials", specials(c.src_specials));
+      o.set("targetSpecials", specials(c.tgt_specials));
+      o.set("sourceCase", std::string(to_string(c.src_case)));
+      o.set("sourceTokens", std::string(to_string(c.src_tokens)));
+      o.set("copy", c.copy);
       return o;
     });
   }
@@ -254,8 +259,17 @@ class ModelHandle {
       const Model& m = require();
       const std::string text = text_of(source);
       const auto vocab = m.output_vocab(text);  // a copy model's output may hold the source's tokens
-      const std::vector<int> ids = tokens.isString() ? parse_target_tokens(text_of(tokens), *vocab)
-                                                     : emscripten::vecFromJSArray<int>(tokens);
+      std::vector<int> ids;
+      if (tokens.isString()) {
+        ids = parse_target_tokens(text_of(tokens), *vocab);
+      } else {
+        // Read as the numbers they are: an id past int (2^31 and up) would wrap to another.
+        const std::vector<double> given = emscripten::vecFromJSArray<double>(tokens);
+        for (size_t i = 0; i < given.size(); ++i) {
+          if (!(given[i] >= 0 && given[i] < vocab->size())) throw m.target_id_outside(given[i], i + 1, *vocab);
+          ids.push_back(static_cast<int>(given[i]));
+        }
+      }
       return ValueWriter::object(m.inspect(text, ids), *vocab);
     });
   }

@@ -12,7 +12,7 @@
 // lexicon.js (loaded when a phonemizer is created, not when this module is).
 import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
-import { FORMATS, FUNCTION_WORDS, INVENTORY, STRESSED_FORMATS, WORD_WRITERS, punctuationIn } from './formats.js';
+import { FORMATS, INVENTORY, STRESSED_FORMATS, WORD_WRITERS, functionWord, punctuationIn } from './formats.js';
 import { ARPABET_IPA, arpabetToIpa, isPhone, stripStress } from './ipa.js';
 import { chooseReading } from './homographs.js';
 import { loadLexicon } from './lexicon.js';
@@ -397,7 +397,7 @@ function forVoice(format, text, spoken, dropped) {
   return join(text, kept(format, spoken, dropped), ({ n, phones: words, keys }) => words.map((phones, w) => {
     const key = keys[w];
     const read = key && Object.hasOwn(IN_CONTEXT, key) ? IN_CONTEXT[key][startsWithVowel(following.get(`${n}/${w}`)) ? 1 : 0] : phones;
-    return write(read, key && Object.hasOwn(FUNCTION_WORDS, key) ? FUNCTION_WORDS[key] : undefined);
+    return write(read, functionWord(format, key), key ?? '');
   }).join(' '), (s) => s.mark);
 }
 

@@ -46,10 +46,10 @@ TEST = os.path.join(HERE, "..", "data", "cmudict-0.7b.test")
 TEST_SHA256 = "ece787fd3d88c7b130d43e7c2307ac11e6dfb4c052d661c37808ec7ed1df8574"
 OUT = os.path.join(WORK, "data")
 OUT_STRESS = os.path.join(WORK, "data-stress")
-MAX_LEN = 40
-# The stress digits, the word rule and the dev split, shared with scripts/build-web.mjs.
+# The stress digits, the word rule, the longest word and the dev split, shared with scripts/build-web.mjs.
 with open(os.path.join(HERE, "data_rules.json"), encoding="utf-8") as _f:
     RULES = json.load(_f)
+MAX_LEN = RULES["maxLength"]["letters"]
 VARIANT_RE = re.compile(RULES["variant"], re.ASCII)
 WORD_RE = re.compile(RULES["word"], re.ASCII)
 DEV = RULES["dev"]

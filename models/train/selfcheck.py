@@ -525,7 +525,7 @@ def check_copy():
     assert source_copy_ids(["P1", "Q", "</s>", "Q"], TGT_VOCAB, {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4}) == \
         ([6, 14, 15, 14], ["Q", "</s>"])
     words = ["<pad>", "<unk>", "my", "name", "is"]
-    for c in (cfg(arch="transformer", copy=True), cfg(arch="transformer", copy=True, src_vocab=words, src_unit="word"),
+    for c in (cfg(arch="transformer", copy=True), cfg(arch="transformer", copy=True, src_vocab=words, src_tokens="words"),
               dict(arch="rnn", emb_dim=6, enc_hidden=4, dec_hidden=5, attention="additive", attn_dim=3, max_pos=16,
                    src_vocab=SRC_VOCAB, tgt_vocab=TGT_VOCAB, copy=True)):
         m = build_model(c)
@@ -534,14 +534,14 @@ def check_copy():
             path = os.path.join(td, "m.safetensors")
             export(m, c, path, "f32")
             c2, sd = load_model_file(path)
-            assert c2["copy"] and c2["src_unit"] == c.get("src_unit", "char")
+            assert c2["copy"] and c2["src_tokens"] == c.get("src_tokens", "chars")
             assert all(torch.equal(sd[k], v) for k, v in m.state_dict().items()) and "copy_gate.weight" in sd
     c = cfg(arch="transformer")
     with tempfile.TemporaryDirectory() as td:
         path = os.path.join(td, "m.safetensors")
         export(build_model(c), c, path, "f32")
         written = read_safetensors(path)[0]["config"]
-        assert '"copy"' not in written and '"src_unit"' not in written, written
+        assert '"copy"' not in written and '"src_tokens"' not in written, written
 
 
 def main(argv=None):

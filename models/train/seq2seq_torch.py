@@ -30,10 +30,9 @@ VOCAB_CONFIG_DEFAULTS = {
     "src_specials": {"pad": 0, "unk": 1},
     "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
     "src_case": "upper",
-    # "char": a source token is one character (a character outside src_vocab is an
-    # error); "word": sources are words separated by white space, and a word outside
-    # src_vocab reads as the source's unk (docs/model-format.md).
-    "src_unit": "char",
+    # "chars": a source token is a character; "words": a word of a space-separated text
+    # (word-level models; a word outside src_vocab reads as <unk>)
+    "src_tokens": "chars",
     # The copy mechanism (pointer-generator, See et al. 2017): the output distribution
     # mixes the vocabulary's with a copy of the source through the attention
     # (copy_distribution below; docs/model-format.md "The copy mechanism").
@@ -70,7 +69,7 @@ CONFIG_DEFAULTS = {
 CONFIG_KEY_ORDER = list(CONFIG_DEFAULTS.keys())
 
 # Keys added after the first models shipped: written only when not at their default.
-OPTIONAL_CONFIG_KEYS = ("length_offset", "src_unit", "copy")
+OPTIONAL_CONFIG_KEYS = ("length_offset", "src_tokens", "copy")
 
 # The logit given to lengths an offset length head cannot reach (docs/model-format.md):
 # finite, so that log-probabilities stay finite (JSON has no -inf), and low enough that
@@ -98,15 +97,8 @@ def _check_vocab(vocab, specials, which):
     _check(len(set(ids)) == len(ids), f"{which}_specials ids must be distinct")
 
 
-def _check_unit_and_copy(cfg):
-    """src_unit and copy, the same rules for every architecture (the C++ loader's)."""
-    _check(cfg["src_unit"] in ("char", "word"), "src_unit must be char|word")
-    if cfg["src_unit"] == "char":
-        src_special_ids = set(cfg["src_specials"].values())
-        _check(all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
-               "source tokens must be single characters (specials excepted)")
-    else:
-        _check("unk" in cfg["src_specials"], "a word-level model needs unk in src_specials (unknown words read as it)")
+def _check_copy(cfg):
+    """The copy mechanism's rules, the same for every architecture (the C++ loader's)."""
     _check(isinstance(cfg["copy"], bool), "copy must be a boolean")
     if cfg["copy"]:
         _check(cfg["arch"] in ("transformer", "rnn"),
@@ -149,7 +141,11 @@ def normalize_config(config):
     _check(cfg["length_offset"] == 0 or cfg["arch"] == "cmlm", "length_offset applies to cmlm models only")
     _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
     _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
-    _check_unit_and_copy(cfg)
+    _check(cfg["src_tokens"] in ("chars", "words"), "src_tokens must be chars|words")
+    src_special_ids = set(cfg["src_specials"].values())
+    _check(cfg["src_tokens"] == "words" or all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
+           "source tokens must be single characters (specials excepted) unless src_tokens is words")
+    _check_copy(cfg)
     _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
     if cfg["arch"] == "transformer":
         _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "transformer needs bos and eos")
@@ -618,7 +614,11 @@ def normalize_rnn_config(config):
     _check(cfg["src_case"] in ("upper", "lower", "none"), "src_case must be upper|lower|none")
     _check_vocab(cfg["src_vocab"], cfg["src_specials"], "src")
     _check_vocab(cfg["tgt_vocab"], cfg["tgt_specials"], "tgt")
-    _check_unit_and_copy(cfg)
+    _check(cfg["src_tokens"] in ("chars", "words"), "src_tokens must be chars|words")
+    src_special_ids = set(cfg["src_specials"].values())
+    _check(cfg["src_tokens"] == "words" or all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
+           "source tokens must be single characters (specials excepted) unless src_tokens is words")
+    _check_copy(cfg)
     _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
     _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "rnn needs bos and eos")
     _check(not cfg["copy"] or cfg["attention"] != "none",

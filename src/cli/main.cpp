@@ -3,6 +3,7 @@
 //   seq2seq decode --model M [options] [--trace [--trace-inside STEP]] [WORD ...]   (no words: one source per line on stdin)
 //   seq2seq score --model M [options] [WORD TARGET ...]   (none: WORD<TAB>TARGET lines on stdin)
 //   seq2seq inspect --model M [--compute C] WORD [TOKENS]
+//   seq2seq train --task T [options] --out FILE   (cli/train_command.cpp)
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -12,18 +13,25 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "cli/parse_flags.h"
 #include "errors.h"
 #include "kernel_set.h"
 #include "model.h"
 #include "model_limits.h"
 #include "session.h"
 #include "snapshot_json.h"
+#include "cli/train_command.h"
 
 namespace {
+
+using seq2seq_cli::parse_enum;
+using seq2seq_cli::parse_number;
 
 const char* kUsage =
     "usage:\n"
@@ -45,6 +53,8 @@ const char* kUsage =
     "      FFN of each layer (an RNN: its states, scores and contexts) and the logits; TOKENS\n"
     "      (\"F OW\"): the output so far, whose next token the pass predicts (a cmlm: the\n"
     "      draft, <mask> where masked)\n"
+    "  seq2seq train --task reverse|sort|copy|names|g2p [--data FILE] [options] --out FILE\n"
+    "      train a model in the engine and write it (seq2seq train --help lists its options)\n"
     "\n"
     "decode and score options (defaults in brackets):\n";
 
@@ -101,9 +111,10 @@ int info(const std::string& path) {
       std::cout << '\n';
     }
   }
-  if (c.src_unit == seq2seq::SourceUnit::Word)
-    std::cout << "source:          words (separated by white space; an unknown word reads as "
-              << c.src_vocab[static_cast<size_t>(c.src_specials.unk)] << ")\n";
+  if (c.src_tokens == seq2seq::SourceTokens::Words)
+    std::cout << "source:          words (separated by white space; an unknown word "
+              << (c.src_specials.unk >= 0 ? "reads as " + c.src_vocab[static_cast<size_t>(c.src_specials.unk)] : std::string("is an error"))
+              << ")\n";
   if (c.copy)
     std::cout << "copy mechanism:  pointer-generator (P = p_gen P_vocab + (1 - p_gen) copy through the "
               << (c.arch == seq2seq::Arch::Rnn ? "attention" : "last layer's cross-attention") << ")\n";
@@ -120,47 +131,6 @@ int info(const std::string& path) {
   print_vocab("source vocabulary", model->source_vocab());
   print_vocab("target vocabulary", model->target_vocab());
   return 0;
-}
-
-// Strict number parsing against the option's range: "3x", "", "1e10" for an
-// integer, "-1" for the seed are errors naming the flag and what was given,
-// never a value cast out of range.
-template <typename T>
-bool parse_in(const std::string& s, const seq2seq::Range<T>& range, T& out) {
-  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0]))) return false;
-  if constexpr (std::is_integral<T>::value) {
-    const char* end = s.data() + s.size();
-    const auto r = std::from_chars(s.data(), end, out);  // decimal digits only; no sign for unsigned T
-    return r.ec == std::errc() && r.ptr == end && range.contains(out);
-  } else {
-    try {
-      size_t used = 0;
-      const double v = std::stod(s, &used);
-      // In range as a double first, so that the cast to float is defined.
-      if (used != s.size() || !seq2seq::Range<double>{range.lo, range.hi, range.open_lo}.contains(v)) return false;
-      out = static_cast<T>(v);
-      return range.contains(out);
-    } catch (const std::exception&) {  // no number, or beyond double
-      return false;
-    }
-  }
-}
-
-template <typename T>
-T parse_number(const std::string& flag, const std::string& s, const seq2seq::Range<T>& range) {
-  T v{};
-  if (!parse_in(s, range, v))
-    throw seq2seq::UsageError("option " + flag + " needs " + (std::is_integral<T>::value ? "an integer" : "a number") + " in " +
-                              seq2seq::to_string(range) + ", got " + seq2seq::quote(s));
-  return v;
-}
-
-// An enum option's value by its name; `names` lists them for the message.
-template <typename E>
-E parse_enum(const std::string& flag, const std::string& s, const char* names) {
-  E v{};
-  if (!seq2seq::from_string(s, v)) throw seq2seq::UsageError("option " + flag + " needs one of " + names + ", got " + seq2seq::quote(s));
-  return v;
 }
 
 // A numeric option's own flag (for_each_numeric_option names it), parsed against
@@ -423,18 +393,29 @@ int decode(const std::vector<std::string>& args) {
       int passes = 0;
       while (!session.done()) {
         const seq2seq::Snapshot s = session.step();
-        nlohmann::json j = seq2seq::to_json(s, vocab);
-        j["source"] = word;
-        // The inside is a pass of its own after the step's: the search never computes it.
+        // The inside is a pass of its own after the step's: the search never computes it. It is
+        // computed before the line's JSON document is made, and written after it, streamed
+        // (snapshot_json.h), so that no document is alive when it runs out of memory.
+        std::unique_ptr<seq2seq::StepInside> inside;
+        std::optional<TracedPass> p;
         if (s.step == cmd.trace_inside) {
-          const TracedPass p = traced_pass(s, before, model->config().tgt_specials.mask);
-          j[p.key] = p.index;
-          j["inside"] = seq2seq::to_json(model->inspect(word, p.tokens), vocab);
+          p = traced_pass(s, before, model->config().tgt_specials.mask);
+          inside = std::make_unique<seq2seq::StepInside>(model->inspect(word, p->tokens));
         } else if (s.step + 1 == cmd.trace_inside) {
           before = s.live;
         }
         passes = s.step;
-        std::cout << j.dump() << '\n';
+        nlohmann::json j = seq2seq::to_json(s, vocab);   // with its source, as the module's snapshots
+        if (p) j[p->key] = p->index;
+        std::string line = j.dump();
+        if (inside) {
+          line.pop_back();  // the object's '}': the inside is its last member
+          std::cout << line << ",\"inside\":";
+          seq2seq::write_json(std::cout, *inside, vocab);
+          std::cout << "}\n";
+        } else {
+          std::cout << line << '\n';
+        }
       }
       if (cmd.trace_inside > passes)
         throw seq2seq::UsageError("--trace-inside " + std::to_string(cmd.trace_inside) + " asks for a pass this decode never ran: it took " +
@@ -549,7 +530,8 @@ int inspect(const std::vector<std::string>& args) {
   const auto model = load_model(cmd);
   const auto vocab = model->output_vocab(cmd.words[0]);  // a copy model's output may hold the source's tokens
   const std::vector<int> tokens = cmd.words.size() == 2 ? seq2seq::parse_target_tokens(cmd.words[1], *vocab) : std::vector<int>{};
-  std::cout << seq2seq::to_json(model->inspect(cmd.words[0], tokens), *vocab).dump() << '\n';
+  seq2seq::write_json(std::cout, model->inspect(cmd.words[0], tokens), *vocab);
+  std::cout << '\n';
   return 0;
 }
 
@@ -558,6 +540,7 @@ int run(const std::string& cmd, const std::vector<std::string>& rest) {
   if (cmd == "decode") return decode(rest);
   if (cmd == "score") return score(rest);
   if (cmd == "inspect") return inspect(rest);
+  if (cmd == "train") return seq2seq_cli::train_command(rest);
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::cout << kUsage << kOptionUsage << kCommandUsage;
     return 0;

@@ -60,6 +60,12 @@ bool from_string(const std::string& name, TrainActivation& out) { return value_o
 constexpr std::pair<TrainAttention, const char*> kTrainAttentionNames[] = {{TrainAttention::Dot, "dot"}, {TrainAttention::Multiplicative, "multiplicative"}, {TrainAttention::ReducedRank, "reduced_rank"}, {TrainAttention::Additive, "additive"}, {TrainAttention::None, "none"}};
 const char* to_string(TrainAttention v) { return name_of(v, kTrainAttentionNames); }
 bool from_string(const std::string& name, TrainAttention& out) { return value_of(name, kTrainAttentionNames, out); }
+constexpr std::pair<SamplingSchedule, const char*> kSamplingScheduleNames[] = {{SamplingSchedule::Off, "off"}, {SamplingSchedule::Linear, "linear"}, {SamplingSchedule::Exponential, "exponential"}, {SamplingSchedule::InverseSigmoid, "inverse_sigmoid"}};
+const char* to_string(SamplingSchedule v) { return name_of(v, kSamplingScheduleNames); }
+bool from_string(const std::string& name, SamplingSchedule& out) { return value_of(name, kSamplingScheduleNames, out); }
+constexpr std::pair<SampledToken, const char*> kSampledTokenNames[] = {{SampledToken::Sample, "sample"}, {SampledToken::Argmax, "argmax"}};
+const char* to_string(SampledToken v) { return name_of(v, kSampledTokenNames); }
+bool from_string(const std::string& name, SampledToken& out) { return value_of(name, kSampledTokenNames, out); }
 constexpr std::pair<LrDecay, const char*> kLrDecayNames[] = {{LrDecay::None, "none"}, {LrDecay::Linear, "linear"}, {LrDecay::Cosine, "cosine"}};
 const char* to_string(LrDecay v) { return name_of(v, kLrDecayNames); }
 bool from_string(const std::string& name, LrDecay& out) { return value_of(name, kLrDecayNames, out); }
@@ -100,6 +106,12 @@ void validate(const TrainingOptions& o) {
   if (o.min_length > o.max_length)
     throw OptionError("min_length", "", "training option min_length = " + std::to_string(o.min_length) +
                                             " is more than max_length = " + std::to_string(o.max_length));
+  if (o.arch == TrainArch::Transformer && o.scheduled_sampling != SamplingSchedule::Off)
+    throw OptionError("scheduled_sampling", "", std::string("training option scheduled_sampling = ") + to_string(o.scheduled_sampling) +
+                                                   ": scheduled sampling is built for the RNN so far (--arch rnn)");
+  if (o.arch == TrainArch::Rnn && o.attention_dropout > 0)
+    throw OptionError("attention_dropout", "", "training option attention_dropout = " + shown(o.attention_dropout) +
+                                                   ": the RNN has no dropout on its attention weights");
   if (o.arch == TrainArch::Rnn && o.attention == TrainAttention::Dot && o.dec_hidden != 2 * o.enc_hidden)
     throw OptionError("dec_hidden", "", "training option dec_hidden = " + std::to_string(o.dec_hidden) +
                                             ": dot attention needs dec_hidden = 2 * enc_hidden = " + std::to_string(2 * o.enc_hidden));

@@ -51,6 +51,8 @@ inline constexpr Range<float> dropout{0.0f, 0.9f};
 inline constexpr Range<float> attention_dropout{0.0f, 0.9f};
 inline constexpr Range<float> label_smoothing{0.0f, 0.99f};
 inline constexpr Range<uint64_t> seed{0, std::numeric_limits<uint64_t>::max()};
+inline constexpr Range<int> sampling_midpoint{1, 10000000};
+inline constexpr Range<float> sampling_min{0.0f, 1.0f};
 inline constexpr Range<int> log_every{1, 10000000};
 inline constexpr Range<int> eval_every{0, 10000000};
 inline constexpr Range<int> memory_limit_mb{1, 65536};
@@ -92,6 +94,21 @@ enum class TrainActivation { Relu, Gelu };
 //   Additive:       v tanh(W1 h_j + W2 s_t), attn_dim wide
 //   None:           no attention: the fixed context vector
 enum class TrainAttention { Dot, Multiplicative, ReducedRank, Additive, None };
+
+// What the decoder reads during training: the true previous token (teacher forcing), or, with a
+// probability that falls as training goes on, its own (scheduled sampling, Bengio et al. 2015).
+// epsilon is the probability of the true token at step i (i = steps taken before), N =
+// sampling_midpoint (epsilon = 0.5 there), never below sampling_min.
+//   Off:            teacher forcing: always the true token (epsilon = 1)
+//   Linear:         epsilon = 1 - i / 2N (the paper's k - c i with k = 1, c = 1 / 2N)
+//   Exponential:    epsilon = k^i with k = 2^(-1/N)
+//   InverseSigmoid: epsilon = k / (k + exp(i / k)) with k ln k = N
+enum class SamplingSchedule { Off, Linear, Exponential, InverseSigmoid };
+
+// Scheduled sampling: the decoder's own token, when it does not read the true one.
+//   Sample: drawn from its output distribution at the previous position, as Bengio et al.
+//   Argmax: its most probable token at the previous position, as greedy decoding would read
+enum class SampledToken { Sample, Argmax };
 
 // How the learning rate falls after warm-up, to final_lr_ratio of learning_rate at the last step.
 //   None:   constant
@@ -169,10 +186,12 @@ struct TrainingOptions {
   float weight_decay = 0.01f;
   // Gradient clipping: the largest global norm of the gradients; 0 is off. Range [0, 1000000].
   float clip_norm = 1.0f;
-  // Dropout on embeddings and on each sublayer's output before the residual add. Range [0, 0.9].
-  // Default g2p: 0.1.
+  // Transformer: dropout on the embeddings and on each sublayer's output before the residual add;
+  // RNN: on the embeddings, between encoder layers and on [a; s] before the output layer. Range [0,
+  // 0.9]. Default g2p: 0.1.
   float dropout = 0.0f;
-  // Dropout on the attention probabilities. Range [0, 0.9].
+  // Transformer: dropout on the attention probabilities (the RNN's reference has none). Range [0,
+  // 0.9].
   float attention_dropout = 0.0f;
   // The target distribution is (1 - e) one-hot + e uniform over the target vocabulary. Range [0,
   // 0.99]. Default g2p: 0.1.
@@ -180,6 +199,18 @@ struct TrainingOptions {
   // Seeds the initial weights, the data, dropout and the held-out set; a seed repeats a run. Range
   // [0, 2^64 - 1].
   uint64_t seed = 1;
+
+  // What the decoder reads
+  // Teacher forcing, or scheduled sampling with this schedule for the probability of the true
+  // previous token.
+  SamplingSchedule scheduled_sampling = SamplingSchedule::Off;
+  // Scheduled sampling: the step at which the decoder reads the true token with probability 0.5.
+  // Range [1, 10000000].
+  int sampling_midpoint = 500;
+  // Scheduled sampling: the least probability of reading the true token. Range [0, 1].
+  float sampling_min = 0.0f;
+  // Scheduled sampling: the decoder's own token.
+  SampledToken sampling_token = SampledToken::Sample;
 
   // Watching it learn
   // A progress record every this many steps. Range [1, 10000000].
@@ -198,6 +229,8 @@ const char* to_string(TrainNorm v);
 const char* to_string(TrainPos v);
 const char* to_string(TrainActivation v);
 const char* to_string(TrainAttention v);
+const char* to_string(SamplingSchedule v);
+const char* to_string(SampledToken v);
 const char* to_string(LrDecay v);
 // The name to_string() gives; false (and `out` untouched) for any other text.
 bool from_string(const std::string& name, Task& out);
@@ -206,7 +239,56 @@ bool from_string(const std::string& name, TrainNorm& out);
 bool from_string(const std::string& name, TrainPos& out);
 bool from_string(const std::string& name, TrainActivation& out);
 bool from_string(const std::string& name, TrainAttention& out);
+bool from_string(const std::string& name, SamplingSchedule& out);
+bool from_string(const std::string& name, SampledToken& out);
 bool from_string(const std::string& name, LrDecay& out);
+
+// Calls visit(name, member pointer) for every option, in the order of the struct (a
+// checkpoint writes and compares them all this way).
+template <typename Visit>
+void for_each_training_option(Visit&& visit) {
+  visit("task", &TrainingOptions::task);
+  visit("min_length", &TrainingOptions::min_length);
+  visit("max_length", &TrainingOptions::max_length);
+  visit("eval_size", &TrainingOptions::eval_size);
+  visit("arch", &TrainingOptions::arch);
+  visit("layers", &TrainingOptions::layers);
+  visit("heads", &TrainingOptions::heads);
+  visit("d_model", &TrainingOptions::d_model);
+  visit("d_ff", &TrainingOptions::d_ff);
+  visit("norm", &TrainingOptions::norm);
+  visit("pos", &TrainingOptions::pos);
+  visit("activation", &TrainingOptions::activation);
+  visit("tie_output", &TrainingOptions::tie_output);
+  visit("scale_embedding", &TrainingOptions::scale_embedding);
+  visit("attention", &TrainingOptions::attention);
+  visit("emb_dim", &TrainingOptions::emb_dim);
+  visit("enc_hidden", &TrainingOptions::enc_hidden);
+  visit("dec_hidden", &TrainingOptions::dec_hidden);
+  visit("attn_dim", &TrainingOptions::attn_dim);
+  visit("steps", &TrainingOptions::steps);
+  visit("batch_size", &TrainingOptions::batch_size);
+  visit("learning_rate", &TrainingOptions::learning_rate);
+  visit("warmup_steps", &TrainingOptions::warmup_steps);
+  visit("lr_decay", &TrainingOptions::lr_decay);
+  visit("final_lr_ratio", &TrainingOptions::final_lr_ratio);
+  visit("beta1", &TrainingOptions::beta1);
+  visit("beta2", &TrainingOptions::beta2);
+  visit("adam_eps", &TrainingOptions::adam_eps);
+  visit("weight_decay", &TrainingOptions::weight_decay);
+  visit("clip_norm", &TrainingOptions::clip_norm);
+  visit("dropout", &TrainingOptions::dropout);
+  visit("attention_dropout", &TrainingOptions::attention_dropout);
+  visit("label_smoothing", &TrainingOptions::label_smoothing);
+  visit("seed", &TrainingOptions::seed);
+  visit("scheduled_sampling", &TrainingOptions::scheduled_sampling);
+  visit("sampling_midpoint", &TrainingOptions::sampling_midpoint);
+  visit("sampling_min", &TrainingOptions::sampling_min);
+  visit("sampling_token", &TrainingOptions::sampling_token);
+  visit("log_every", &TrainingOptions::log_every);
+  visit("eval_every", &TrainingOptions::eval_every);
+  visit("memory_limit_mb", &TrainingOptions::memory_limit_mb);
+}
 
 // The defaults for a task: the struct's, and the task's own where the table gives one.
 TrainingOptions task_defaults(Task task);
@@ -241,6 +323,8 @@ void for_each_numeric_training_option(Visit&& visit) {
   visit(NumericOption{"attention_dropout", "--attention-dropout", "is outside"}, &TrainingOptions::attention_dropout, option_range::attention_dropout);
   visit(NumericOption{"label_smoothing", "--label-smoothing", "is outside"}, &TrainingOptions::label_smoothing, option_range::label_smoothing);
   visit(NumericOption{"seed", "--seed", "is outside"}, &TrainingOptions::seed, option_range::seed);
+  visit(NumericOption{"sampling_midpoint", "--sampling-midpoint", "is outside"}, &TrainingOptions::sampling_midpoint, option_range::sampling_midpoint);
+  visit(NumericOption{"sampling_min", "--sampling-min", "is outside"}, &TrainingOptions::sampling_min, option_range::sampling_min);
   visit(NumericOption{"log_every", "--log-every", "is outside"}, &TrainingOptions::log_every, option_range::log_every);
   visit(NumericOption{"eval_every", "--eval-every", "is outside"}, &TrainingOptions::eval_every, option_range::eval_every);
   visit(NumericOption{"memory_limit_mb", "--memory-limit-mb", "is outside"}, &TrainingOptions::memory_limit_mb, option_range::memory_limit_mb);
@@ -249,7 +333,7 @@ void for_each_numeric_training_option(Visit&& visit) {
 
 // Throws OptionError naming the first option out of range, or the first rule
 // between options broken (heads dividing d_model, min_length <= max_length, dot
-// attention's sizes).
+// attention's sizes, no attention dropout on an RNN, scheduled sampling on an RNN).
 void validate(const TrainingOptions& o);
 
 }  // namespace train

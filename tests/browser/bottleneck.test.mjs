@@ -11,7 +11,7 @@ import { moduleModel, releaseModels } from './expect.mjs';
 import { openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
-const NONE = models.find((m) => m.arch === 'rnn' && m.attention === 'none' && !m.fixture);
+const NONE = models.find((m) => m.arch === 'rnn' && m.attentionScore === 'none' && !m.fixture);
 const served = servedSite({ cleanup: releaseModels });
 const num = (s) => Number(String(s).replace('−', '-'));
 
@@ -19,7 +19,7 @@ describe('the bottleneck and the raw scores', { skip: NONE ? false : 'this build
   test('compare lane, DELETE step 2: WER by length from the manifest, raw scores from the module', async () => {
     const { page, errors } = await openPage(served.context, served.url('?w=DELETE&lane=compare&t=2'));
     await waitReady(page);
-    await page.waitForFunction(() => document.querySelectorAll('.lane-compare table.raw-e').length === 4, null, { timeout: 20000 });
+    await page.waitForFunction(() => document.querySelectorAll('.lane-compare dl.raw-e').length === 4, null, { timeout: 20000 });
     const table = await page.$$eval('table.by-length tbody tr', (rs) => rs.map((r) => ({ id: r.dataset.model, cells: [...r.querySelectorAll('td')].map((c) => c.textContent) })));
     const rnns = models.filter((m) => m.arch === 'rnn' && m.testWerByLength);
     assert.deepEqual(table.map((r) => r.id), rnns.map((m) => m.id));
@@ -36,7 +36,7 @@ describe('the bottleneck and the raw scores', { skip: NONE ? false : 'this build
       const lane = seq2seqPage.lanes[0];
       return lane.panels.map((p) => ({ id: p.model.id, tokens: (p.snaps[2].live[0] ?? p.snaps[2].finished[0]).tokens }));
     });
-    const shown = await page.$$eval('.lane-compare table.raw-e', (ts) => ts.map((t) => ({ cells: [...t.querySelectorAll('td')].map((c) => c.textContent), lo: Number(t.dataset.lo), hi: Number(t.dataset.hi) })));
+    const shown = await page.$$eval('.lane-compare dl.raw-e', (ts) => ts.map((t) => ({ cells: [...t.querySelectorAll('dd')].map((c) => c.textContent), lo: Number(t.dataset.lo), hi: Number(t.dataset.hi) })));
     const spreads = [];
     for (const [k, p] of panels.entries()) {
       const model = await moduleModel(models.find((m) => m.id === p.id));

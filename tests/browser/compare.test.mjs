@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { compareModels, makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
 import { artifact, assertFitsPhone, openPage, servedSite, settled, site, waitReady } from './helpers.mjs';
 
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const { models } = siteData;
 const RNN = models.filter((m) => m.arch === 'rnn');
-const COMPARE = siteData.compare.map((id) => models.find((m) => m.id === id));
+const COMPARE = compareModels(models).filter(Boolean);
 // A word every compared model reads (a dictionary word with the trained models).
 const WORD = COMPARE.reduce((ws, m) => ws.filter((w) => m.examples.includes(w)), COMPARE[0]?.examples ?? [])[0];
 const SCORE_NAMES = { dot: 'Dot product', multiplicative: 'Multiplicative', reduced_rank: 'Reduced rank', additive: 'Additive' };
@@ -69,8 +69,8 @@ async function moduleGreedy(m, word) {
 describe('RNN models on the page', { skip: RNN.length ? false : 'this build has no RNN models' }, () => {
   test('the site lists the RNN stand-ins or the trained RNNs, never both, one per attention score in the comparison', () => {
     assert.ok(!(RNN.some((m) => m.fixture) && RNN.some((m) => !m.fixture)), 'trained and random RNNs mixed');
-    for (const [i, m] of COMPARE.entries()) assert.equal(m.attention, ['dot', 'multiplicative', 'reduced_rank', 'additive'].filter((s) => RNN.some((r) => r.attention === s))[i]);
-    if (RNN.some((m) => m.fixture)) assert.deepEqual(COMPARE.map((m) => m.attention), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
+    for (const [i, m] of COMPARE.entries()) assert.equal(m.attentionScore, ['dot', 'multiplicative', 'reduced_rank', 'additive'].filter((s) => RNN.some((r) => r.attentionScore === s))[i]);
+    if (RNN.some((m) => m.fixture)) assert.deepEqual(COMPARE.map((m) => m.attentionScore), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
     assert.ok(WORD, 'a word every compared model reads');
   });
 
@@ -108,7 +108,7 @@ describe('RNN models on the page', { skip: RNN.length ? false : 'this build has 
     assert.deepEqual(panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
     const letters = [...WORD.toUpperCase()].length;
     for (const p of panels) {
-      const m = COMPARE.find((x) => x.attention === p.score);
+      const m = COMPARE.find((x) => x.attentionScore === p.score);
       assert.equal(p.title, SCORE_NAMES[p.score]);
       assert.match(p.formula, /score\(s, hj\) = /);
       if (!m) {

@@ -18,6 +18,7 @@ import { after, before, describe, test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import { decodeState } from '../../web/js/address.js';
 import { STOPS } from '../../web/js/tour.js';
+import { compareModels } from '../../web/shared/lane-models.js';
 import { installPackage } from '../node/helpers.mjs';
 import { READMES, importMapOf, readmeBlocks } from '../node/readme-blocks.mjs';
 import { moduleModel, releaseModels, sameResults } from './expect.mjs';
@@ -28,7 +29,7 @@ import { SPLIT, firstWords } from './test-split.mjs';
 const siteData = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = siteData.models.find((m) => m.autoregressive);
 const NAR = siteData.models.find((m) => !m.autoregressive);
-const COMPARE = siteData.compare.map((id) => siteData.models.find((m) => m.id === id));
+const COMPARE = compareModels(siteData.models).filter(Boolean);
 const WORD = AR.examples.filter((w) => NAR.examples.includes(w))[1];
 
 const BLOCKS = readmeBlocks(READMES[0].path);
@@ -67,9 +68,9 @@ const lanesIdle = () => Number(document.body.dataset.ready ?? 0) > 0 && window.s
 async function expectedLane(spec, word) {
   const lane = makeLane(spec.type, spec.opts);
   if (lane.type === 'compare') {
-    return Promise.all(COMPARE.map(async (m) => ({ model: m.id, results: (await moduleModel(m)).decode(word, moduleOptions(lane)) })));
+    return Promise.all(COMPARE.map(async (m) => ({ model: m.id, results: (await moduleModel(m)).decode(word, moduleOptions(lane, word)) })));
   }
-  return (await moduleModel(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR)).decode(word, moduleOptions(lane));
+  return (await moduleModel(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR)).decode(word, moduleOptions(lane, word));
 }
 
 /** The lanes shown equal the module's decode of `word` with the lanes' settings; with `shown`, each shows its best. */

@@ -160,6 +160,34 @@ describe('scores under the results', () => {
     await page.close();
   });
 
+  test('Mask-Predict\'s first-pass scores follow the rule their caption states: with w × log P(length) where the length was predicted, without where it was imposed', async () => {
+    // Length weight 0.5 at the predicted length; 0.35 with length 6 imposed (both off the defaults).
+    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=mp:lengthScoreWeight=0.5&lane=mp:lengthScoreWeight=0.35,narLength=given,narGivenLength=6'));
+    await waitReady(page);
+    const blocks = await forcedBlocks(page);
+    const notes = await page.$$eval('.lane .forced', (fs) => fs.map((f) => f.querySelector('p.note:last-child').textContent));
+    const cmlm = await moduleModel(CMLM);
+    for (const [j, block] of blocks.entries()) {
+      const opts = moduleOptions(makeLane('mp', block.opts));
+      const imposed = block.opts.narLength === 'given';
+      for (const r of block.rows) {
+        const want = await sameForced(r, cmlm, 'DELETE', opts, `lane ${j} ${r.who}`);
+        const avg = want.logprob / want.tokens.length;
+        // The number as the caption says it is made.
+        const stated = imposed ? avg : avg + block.opts.lengthScoreWeight * want.lengthLogprob;
+        assert.ok(Math.abs(want.score - stated) < 1e-6, `lane ${j} ${r.who}: score ${want.score}, the caption's rule gives ${stated}`);
+      }
+      if (imposed) {
+        assert.ok(notes[j].includes('at the pronunciation\'s own length: avg log P.'), notes[j]);
+        assert.match(notes[j], /The length was imposed, so log P\(length\) does not enter/);
+      } else {
+        assert.ok(notes[j].includes(`at the pronunciation's own length: avg log P + ${block.opts.lengthScoreWeight} × log P(length).`), notes[j]);
+      }
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('in Chinese: the label and its explanation', async () => {
     const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lang=zh'));
     await waitReady(page);

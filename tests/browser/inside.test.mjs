@@ -23,10 +23,10 @@ async function openInside(page) {
   await page.waitForSelector('details.inside .arch', { timeout: 20000 });
 }
 
-/** The scores table as shown: rows of numbers (masked cells null), with the row names. */
-const scoresTable = (page) => page.$$eval('details.inside table.in-scores tbody tr', (rows) => rows.map((r) => ({
-  name: r.querySelector('th').textContent,
-  cells: [...r.querySelectorAll('td')].map((c) => (c.classList.contains('sa-masked') ? null : Number(c.textContent.replace('−', '-')))),
+/** The scores table as shown, a key a row: per stage (raw, scaled, softmax) its header and numbers (masked cells null). */
+const scoresTable = (page) => page.$eval('details.inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax'].map((c) => ({
+  name: tb.querySelector(`thead th[data-col="${c}"]`).textContent,
+  cells: [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => (x.classList.contains('sa-masked') ? null : Number(x.textContent.replace('−', '-')))),
 })));
 
 const softmax = (xs) => {
@@ -74,7 +74,7 @@ describe('inside this step', () => {
       assert.ok(row && Math.abs(row.p - c.prob) < 2e-3, `${c.text}: ${row?.p} vs ${c.prob}`);
     }
     await page.$eval('details.inside input[data-action="in-temp"]', (s) => { s.value = '2'; s.dispatchEvent(new Event('input', { bubbles: true })); });
-    const hot = await page.$$eval('details.inside table.in-logits tbody tr', (rows) => rows.map((r) => Number(r.dataset.p)));
+    const hot = await page.$$eval('details.inside table.in-logits tbody tr', (rows) => rows.map((r) => Number(r.dataset.pt)));
     assert.ok(hot[0] < probs[0].p, `temperature 2 flattens the top probability: ${hot[0]} vs ${probs[0].p}`);
     assert.deepEqual(errors, []);
     await page.close();
@@ -128,7 +128,7 @@ describe('inside this step', () => {
     await page.click(`.lane [data-action="select"][data-node="${pick.id}"]`);
     await openInside(page);
     await page.click('details.inside [data-action="in-pick"][data-sub="out"]');
-    await page.waitForSelector('details.inside table.in-logits');
+    await page.waitForSelector('details.inside .in-bars');   // the numbers' table is the bars' twin, folded
     const probs = await page.$$eval('details.inside table.in-logits tbody tr', (rows) => rows.map((r) => ({ token: r.dataset.token, p: Number(r.dataset.p) })));
     const model = await moduleModel(AR);
     const d = model.inspect('DELETE', ['D', 'IH']);
@@ -175,7 +175,33 @@ describe('inside this step', () => {
     await page.close();
   });
 
-  test('a sampling lane at temperature 3: the output block opens at 3, its probabilities softmax(logits / 3)', async () => {
+  test('positions are counted from 1 inside as everywhere on the page: the embedding of position 2 is the pass\'s second row', async () => {
+    // The address's q2, the second button of the position picker, the heading and the
+    // numbers (the module's row 1, counting from 0) all speak of one position. Decoder
+    // at step 3 of greedy; encoder at step 2 of beam search with k = 1.
+    for (const [lane, t, stack, q, sub] of [['greedy', 3, 'dec', 2, 'embed'], ['beam:beamSize=1', 2, 'enc', 3, 'embed']]) {
+      const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&t=${t}&lane=${lane}${lane.includes(':') ? ',' : ':'}inside=${stack}-${sub}-q${q}`));
+      await waitReady(page);
+      await openInside(page);
+      await page.waitForSelector('details.inside [data-stage="embed"] h4', { timeout: 20000 });
+      const shown = await page.evaluate(() => ({
+        heading: document.querySelector('details.inside [data-stage="embed"] h4').textContent,
+        picked: [...document.querySelectorAll('details.inside .in-pos button')].findIndex((b) => b.getAttribute('aria-pressed') === 'true'),
+        names: [...document.querySelectorAll('details.inside .in-pos button')].map((b) => b.textContent),
+        tokens: (() => { const s = seq2seqPage.lanes[0].snaps[seq2seqPage.t]; return (s.live[0] ?? s.finished[0]).tokens; })(),
+        pe: [...document.querySelectorAll('details.inside .vec-row[data-vec="positional encoding"] td')].map((c) => Number(c.textContent.replace('−', '-'))),
+      }));
+      assert.equal(shown.picked, q - 1, `q${q} picks the ${q}th position`);
+      assert.equal(shown.heading, `Position ${q} (${shown.names[q - 1]}): token embedding + positional encoding`);
+      const d = (await moduleModel(AR)).inspect(WORD, shown.tokens.slice(0, -1));
+      const st = stack === 'enc' ? d.encoder : d.decoder;
+      shown.pe.forEach((v, i) => assert.ok(Math.abs(v - st.positional[(q - 1) * d.dModel + i]) < 1.5e-3, `${stack} PE ${i} of position ${q}`));
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  test('a sampling lane at temperature 3: the output block opens at 3, its probabilities softmax(log p / 3) over the tokens search emits', async () => {
     const { page, errors } = await openPage(served.context, served.url(`?w=${WORD}&lane=sample:temperature=3,seed=1&t=1`));
     await waitReady(page);
     await openInside(page);
@@ -184,8 +210,12 @@ describe('inside this step', () => {
     const model = await moduleModel(AR);
     const d = model.inspect(WORD, []);
     const logits = Array.from(d.logits.subarray(d.logits.length - d.vocabSize));
-    const want = softmax(logits.map((v) => v / 3));
-    const rows = await page.$$eval('details.inside table.in-logits tbody tr', (rs) => rs.map((r) => ({ token: r.dataset.token, p: Number(r.dataset.p) })));
+    // As the engine samples: the tokens search may emit (not PAD, UNK, BEGIN, MASK), log p / 3, renormalised.
+    const sp = model.info.targetSpecials;
+    const never = new Set([sp.pad, sp.unk, sp.bos, sp.mask].filter((v) => v !== undefined));
+    const lp = softmax(logits).map(Math.log);
+    const want = softmax(lp.map((v, i) => (never.has(i) ? -Infinity : v / 3)));
+    const rows = await page.$$eval('details.inside table.in-logits tbody tr', (rs) => rs.map((r) => ({ token: r.dataset.token, p: Number(r.dataset.pt) })));
     for (const r of rows.slice(0, 3)) assert.ok(Math.abs(r.p - want[model.info.targetVocab.indexOf(r.token)]) < 1e-4, r.token);
     assert.deepEqual(errors, []);
     await page.close();

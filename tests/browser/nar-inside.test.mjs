@@ -53,7 +53,9 @@ function probAt(inside, p, token) {
 }
 
 /** The scores table as shown: rows of numbers. */
-const scoresTable = (page) => page.$$eval('details.inside table.in-scores tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+// A key a row: the raw scores, scaled, the softmax, each as a list over the keys.
+const scoresTable = (page) => page.$eval('details.inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax']
+  .map((c) => [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => Number(x.textContent.replace('−', '-')))));
 
 /** The inside's QKᵀ matrix (its table twin's exact numbers), rows of queries. */
 const insideMatrix = (page) => page.$$eval('details.inside table.in-matrix tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.dataset.v))));
@@ -156,7 +158,7 @@ describe('inside a Mask-Predict iteration', () => {
     const before = await page.evaluate(() => location.search);
     await page.reload();
     await waitReady(page);
-    await page.waitForSelector('details.inside[open] .in-logits', { timeout: 20000 });
+    await page.waitForSelector('details.inside[open] .in-bars', { timeout: 20000 });
     assert.equal(await page.evaluate(() => location.search), before);
     assert.equal(await page.getAttribute(`.lane-mp .draft-tabs [data-draft="${d}"]`, 'aria-pressed'), 'true');
     assert.equal(await page.getAttribute(`details.inside [data-action="in-pos"][data-pos="${p}"]`, 'aria-pressed'), 'true');
@@ -300,14 +302,20 @@ describe('each lane names its passes and its scores', () => {
       const tab = l.el.querySelector('.draft-tabs [aria-pressed="true"] small')?.textContent.split('=')[0].trim() ?? null;
       const headers = [...l.el.querySelectorAll('table.forced-scores thead th')].map((th) => th.textContent);
       const out = l.el.querySelector('table.forced-scores tr.out');
-      return { line, tab, tabScore: Number(l.el.querySelector('.draft-tabs [aria-pressed="true"]')?.dataset.score), scoreHeader: headers[2], out: Number(out.dataset.score), result: l.snaps.at(-1).results[0].score };
+      return { line, tab, tabScore: Number(l.el.querySelector('.draft-tabs [aria-pressed="true"]')?.dataset.score), scoreHeader: headers[2], out: Number(out.dataset.score),
+        result: l.snaps.at(-1).results[0].score, model: l.model.id, options: l.decodedOptions };
     }, k);
     const split = (s) => { const m = /^(.*\S)\s+(\S+)$/.exec(s); return { name: m[1].toLowerCase(), value: num(m[2]) }; };
     const mp = await read(1);
     const line = split(mp.line), tab = split(mp.tab);
-    // One score of an output, called so wherever it is shown: the one the search ranked its drafts by.
+    // One score of an output, called so wherever it is shown: the one the search ranked its drafts by,
+    // the ranking value (the page's word for it, result.score), the module's number for the decode.
+    assert.equal(line.name, en['result.score'].replace('{score}', '').trim().toLowerCase());
     assert.equal(line.name, tab.name);
     assert.equal(line.value, tab.value);
+    const want = (await moduleModel(models.find((m) => m.id === mp.model))).decode('DELETE', mp.options);
+    close(mp.result, want[0].score, 1e-6, 'the result\'s ranking value is the module\'s');
+    close(line.value, want[0].score, 0.006, 'the ranking value written on the result line');
     // The table's number for the output is another quantity: it must not pass for the same one.
     const tableName = mp.scoreHeader.toLowerCase();
     assert.ok(Math.abs(mp.out - mp.result) < 0.005 || tableName !== line.name, `the table calls ${mp.out} "${mp.scoreHeader}", the result calls ${mp.result} "${line.name}"`);

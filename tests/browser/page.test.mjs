@@ -3,7 +3,7 @@
 //   node scripts/build-web.mjs && node --test tests/browser/
 // Expected values come from the npm module itself (wasm/src/index.js) in Node.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from './lanes.mjs';
@@ -20,7 +20,7 @@ const WORD2 = AR.examples.filter((w) => NAR.examples.includes(w))[1];
 async function expected(spec, word) {
   const lane = makeLane(spec.type, spec.opts);
   const m = await model(lane.type === 'nar' || lane.type === 'mp' ? NAR : AR);
-  return m.decode(word, moduleOptions(lane));
+  return m.decode(word, moduleOptions(lane, word));
 }
 
 const served = servedSite({ cleanup: releaseModels });
@@ -268,6 +268,47 @@ describe('the page', () => {
     await page2.close();
   });
 
+  test('the head picked for the cross-attention is in the address, and a link brings it back with the module\'s weights', async () => {
+    // Greedy, and beam search with k = 1: the head picked, layer 2 head 3, rides in the
+    // address as head=2.3; a reload shows that head's map, each weight the module's.
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&t=3&lane=greedy&lane=beam:beamSize=1`));
+    await waitReady(page);
+    for (const j of [0, 1]) await page.click(`#${await page.evaluate((k) => seq2seqPage.lanes[k].id, j)} .thumb[data-head="1.2"]`);
+    await urlMatches(page, /lane=greedy:head=2\.3&lane=beam:beamSize=1,head=2\.3/);
+    const link = await page.evaluate(() => location.href);
+    const { page: again, errors: errors2 } = await openPage(served.context, link);
+    await waitReady(again);
+    const shown = await again.evaluate(() => seq2seqPage.lanes.map((l) => ({
+      pressed: l.el.querySelector('.thumb[aria-pressed="true"]')?.dataset.head,
+      caption: l.el.querySelector('svg.heatmap').getAttribute('aria-label'),
+      rows: [...l.el.querySelectorAll('svg.heatmap rect[data-row]')].reduce((a, r) => { (a[r.dataset.row] ??= [])[Number(r.dataset.col)] = Number(r.querySelector('title').textContent.match(/[\d.]+$/)[0]); return a; }, []),
+    })));
+    const m = await model(AR);
+    for (const [j, spec] of [[0, { type: 'greedy', opts: {} }], [1, { type: 'beam', opts: { beamSize: 1 } }]]) {
+      assert.equal(shown[j].pressed, '1.2');
+      assert.match(shown[j].caption, /layer 2, head 3/);
+      const session = m.createSession(moduleOptions(makeLane(spec.type, spec.opts)));
+      session.start(WORD);
+      const steps = [session.step(), session.step(), session.step()];
+      session.delete?.();
+      const S = steps[0].sourceLength;
+      const heads = steps[0].heads;
+      steps.forEach((s, r) => {
+        const h = s.live[0] ?? s.finished[0];
+        const want = h.attentionHeads.subarray((1 * heads + 2) * S, (1 * heads + 3) * S);
+        shown[j].rows[r].forEach((v, c) => assert.ok(Math.abs(v - want[c]) < 6e-4, `lane ${j} row ${r} col ${c}: ${v} vs ${want[c]}`));
+      });
+    }
+    // A head the model has not: the average, quietly.
+    await again.goto(url(`?w=${WORD}&t=3&lane=greedy:head=9.9`));
+    await waitReady(again);
+    assert.equal(await again.evaluate(() => seq2seqPage.lanes[0].el.querySelector('.thumb[aria-pressed="true"]')?.dataset.head), 'avg');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(errors2, []);
+    await page.close();
+    await again.close();
+  });
+
   test('every slider shows the value its lane decodes with (a default off the slider\'s step would snap)', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam&lane=sample&lane=mp`));
     await waitReady(page);
@@ -364,9 +405,69 @@ describe('the page', () => {
     await waitReady(page, ready);
     const none = await order();
     for (let i = 1; i < none.length; i++) assert.ok(none[i - 1] >= none[i]);
-    assert.match(await page.textContent('.lane-beam table.hyps .formula'), /score = log P = /);
+    assert.match(await page.textContent('.lane-beam table.hyps .formula'), /^log P = /);
     const lane = (await laneState(page))[0];
     sameResults(lane.results, await expected({ type: 'beam', opts: lane.opts }, WORD), 'beam, norm none');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('beam: the score is log P, as the course notes have it; beside it the ranking value and its formula, both the module\'s', async () => {
+    // Two settings off the defaults: k = 3 unnormalised, and k = 1 under GNMT with α = 1.2.
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=beam:beamSize=3,lengthNorm=none&lane=beam:beamSize=1,lengthNorm=gnmt,gnmtAlpha=1.2`));
+    await waitReady(page);
+    const lanes = await laneState(page);
+    const fmt = (x) => (x < 0 && Number(Math.abs(x).toFixed(2)) !== 0 ? '−' : '') + Math.abs(x).toFixed(2);
+    for (const [j, lane] of lanes.entries()) {
+      const session = (await model(AR)).createSession(moduleOptions(makeLane('beam', lane.opts)));
+      session.start(WORD);
+      const snaps = [null];
+      for (let done = false; !done;) { const s = session.step(); snaps.push(s); done = s.done; }
+      session.delete?.();
+      const formula = lane.opts.lengthNorm === 'none' ? 'log P' : 'log P / ((5+|Y|)/6)^1.2';
+      for (const i of [2, snaps.length - 1]) {
+        await page.evaluate((k) => seq2seqPage.go(k), i);
+        const shown = await page.evaluate((k) => {
+          const el = seq2seqPage.lanes[k].el;
+          const table = (tb) => tb && ({
+            head: [...tb.querySelectorAll('thead th')].map((th) => th.innerText.replace(/\s+/g, ' ')),
+            rows: [...tb.querySelectorAll('tbody tr:not(.formula-row)')].map((tr) => ({ node: Number(tr.querySelector('[data-node]').dataset.node), cells: [...tr.querySelectorAll('td.num')].map((td) => td.firstChild.textContent) })),
+            formulas: [...tb.querySelectorAll('.formula')].map((f) => f.textContent),
+          });
+          const tables = [table(el.querySelector('table.hyps.live')), table(el.querySelector('table.hyps.finished'))];
+          const tags = [...el.querySelectorAll('.tree .node[data-node]')].map((g) => ({ node: Number(g.dataset.node), tag: g.querySelector('text.tag')?.textContent ?? null }));
+          return { tables, tags, legend: el.querySelector('.legend').textContent };
+        }, j);
+        const nodes = new Map();
+        for (let k = 1; k <= i; k++) for (const h of [...snaps[k].live, ...snaps[k].finished]) nodes.set(h.id, h);
+        const s = snaps[i];
+        const [live, fin] = shown.tables;
+        assert.equal(!!live, s.live.length > 0);
+        assert.equal(!!fin, s.finished.length > 0);
+        if (live) {
+          assert.deepEqual(live.head, ['#', 'hypothesis', 'score (log P)', '|Y|'], 'live hypotheses are ranked by their score, log P');
+          assert.deepEqual(live.rows.map((r) => r.node), s.live.slice().sort((a, b) => b.logprob - a.logprob).map((h) => h.id));
+          for (const r of live.rows) assert.deepEqual(r.cells, [fmt(nodes.get(r.node).logprob), String(nodes.get(r.node).tokens.length)]);
+          assert.deepEqual(live.formulas, []);
+        }
+        if (s.finished.length) {
+          assert.deepEqual(fin.head, ['#', 'hypothesis', 'score (log P)', '|Y|', 'ranking value']);
+          assert.deepEqual(fin.rows.map((r) => r.node), s.finished.slice(0, 8).map((h) => h.id), 'finished in the engine\'s order');
+          fin.rows.forEach((r, k) => {
+            const h = nodes.get(r.node);
+            assert.deepEqual(r.cells, [fmt(h.logprob), String(h.tokens.length), fmt(h.score)], `step ${i}: the engine's log P, |Y| and normalised score`);
+            assert.ok(fin.formulas[k].startsWith(`${formula} = ${fmt(h.logprob)}`) && fin.formulas[k].endsWith(`= ${fmt(h.score)}`), fin.formulas[k]);
+          });
+        }
+        for (const { node, tag } of shown.tags) {
+          const h = nodes.get(node);
+          if (!tag) continue;
+          assert.ok(tag.includes(fmt(h.logprob)), `step ${i} node ${node}: the tree shows its score, log P ${fmt(h.logprob)}: ${tag}`);
+          if (h.finished) assert.ok(tag.endsWith(`(${fmt(h.score)})`), `step ${i}: a finished node shows its ranking value: ${tag}`);
+        }
+        assert.ok(shown.legend.includes(`ranking value, ${formula}`), shown.legend);
+      }
+    }
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -462,6 +563,48 @@ describe('the page', () => {
     assert.deepEqual(e2, []);
     await page.close();
     await p2.close();
+  });
+
+  test('a word longer than the page takes is not cut: a message names the limit; a word longer than any trained on says so under its results', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp`));
+    let ready = await waitReady(page);
+    const { maxLetters } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+    assert.equal(maxLetters, JSON.parse(readFileSync(join(root, 'models/train/data_rules.json'), 'utf8')).maxLength.letters, 'the recipe\'s cap');
+    const long = 'PNEUMONOULTRAMICROSCOPICSILICOVOLCANOCONIOSIS';
+    await page.fill('#word', long);
+    assert.equal(await page.inputValue('#word'), long, 'every letter typed is kept');
+    await page.press('#word', 'Enter');
+    ready = await waitReady(page, ready);
+    assert.match(await page.textContent('#message'), new RegExp(`too long for g2p-transformer, g2p-cmlm: at most ${maxLetters} letters`));
+    // 40 letters: decoded, and each result says the word is longer than the longest it learned from.
+    let longest = 0;
+    for (const f of readdirSync(join(site, 'dict')).filter((x) => x.endsWith('.tsv'))) {
+      for (const line of readFileSync(join(site, 'dict', f), 'utf8').split('\n')) {
+        const [w, split] = line.split('\t');
+        if (split === 'r') longest = Math.max(longest, w.length);
+      }
+    }
+    const forty = long.slice(0, maxLetters);
+    await page.fill('#word', forty);
+    await page.press('#word', 'Enter');
+    await waitReady(page, ready);
+    await page.evaluate(() => seq2seqPage.go(seq2seqPage.maxT()));
+    const notes = await page.$$eval('.lane .beyond-training', (ns) => ns.map((n) => n.textContent));
+    const lanes = await laneState(page);
+    assert.equal(notes.length, 2);
+    for (const [j, l] of lanes.entries()) {
+      const want = await expected(l, forty);
+      assert.equal(l.results[0].text, want[0].text);
+      const k = want[0].text.split(' ').length;
+      assert.equal(notes[j], `This word has ${forty.length} letters; the longest word ${j ? 'g2p-cmlm' : 'g2p-transformer'} learned from has ${longest} (CMUdict's training split). Beyond what a model has seen, its output is a guess: here ${k} phonemes for ${forty.length} letters.`);
+    }
+    // A word within reach has no such note.
+    await page.fill('#word', WORD);
+    await page.press('#word', 'Enter');
+    await waitReady(page);
+    assert.equal(await page.locator('.lane .beyond-training').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 
   test('screenshots of every lane type, and at phone width', async () => {

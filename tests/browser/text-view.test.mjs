@@ -80,6 +80,28 @@ test('the sentence: each word\'s source and phonemes, as the package gives them 
   await page.close();
 });
 
+test('a phoneme is written in IPA one way: the lanes read a stress-free phone as the phonemizer does', async () => {
+  // The package's table (models/g2p/ipa.js) reads a phone without a stress digit as
+  // CMUdict's commoner vowel: AH as ə, ER as ɚ. The lanes' chips and strips are the same.
+  const { phoneIpa } = await import(join(pkg.modelsDir, 'g2p/ipa.js'));
+  const { IPA, ipa, ipaOf } = await import('../../web/js/phonemes.js');
+  assert.equal(Object.keys(IPA).length, 39, 'CMUdict\'s 39 phonemes');
+  for (const p of Object.keys(IPA)) assert.equal(ipaOf(p), phoneIpa(p), p);
+  assert.equal(ipa('B ER D'), '/bɚd/');
+  // On the page: a made-up word (the model's, in both views) as a lane writes it and as the text view does.
+  const { page, errors } = await openPage(served.context, served.url('?w=FLURBER&lane=greedy'));
+  await waitReady(page);
+  const lane = await page.$eval('.lane-greedy .result-main .ipa-line', (l) => l.textContent);
+  assert.match(lane, /ɚ/);
+  const phones = await page.evaluate(() => seq2seqPage.lanes[0].snaps.at(-1).results[0].text);
+  await openText(page, '#text=flurber');
+  const [row] = await tableRows(page);
+  assert.equal(row[2], phones, 'the same phonemes');
+  assert.equal(`/${row[3].replace(/[ˈˌ]/g, '')}/`, lane, 'written the same in IPA');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a model\'s word opens in the lanes, decoded there', async () => {
   const { page, errors } = await openPage(served.context);
   await openText(page);

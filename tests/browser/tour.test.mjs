@@ -1,7 +1,8 @@
 // The guided tour (web/js/tour.js): every stop, in English and Chinese, wide and at
 // phone width, opened by the "Take the tour" button and Next pressed from the
-// keyboard. At each stop its element is outlined and in view (below the sticky step
-// bar, not under the panel); in English wide and Chinese on a phone the page still
+// keyboard. At each stop its elements (on a phone, in the lane the tour opened) are
+// outlined and wholly in view, below the sticky step bar and clear of the panel; in
+// English wide and Chinese on a phone the page still
 // shows what the stop's text says, read from the lanes' rendered results of the
 // shipped models, with axe and screenshots. Back, Escape, a reload at a stop.
 import assert from 'node:assert/strict';
@@ -134,9 +135,9 @@ const CLAIMS = [
   async (page, { lang, reference, lanes: [compare] }) => {
     assert.deepEqual(compare.panels.map((p) => p.score), ['dot', 'multiplicative', 'reduced_rank', 'additive']);
     // The raw scores' spreads, as each panel computes them (max − min of e_j at step 2), are the text's.
-    await page.waitForFunction(() => document.querySelectorAll('.lane-compare table.raw-e').length === 4, null, { timeout: 20000 });
-    const spreads = await page.$$eval('.lane-compare table.raw-e', (ts) => ts.map((t) => {
-      const e = [...t.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')));
+    await page.waitForFunction(() => document.querySelectorAll('.lane-compare dl.raw-e').length === 4, null, { timeout: 20000 });
+    const spreads = await page.$$eval('.lane-compare dl.raw-e', (ts) => ts.map((t) => {
+      const e = [...t.querySelectorAll('dd')].map((c) => Number(c.textContent.replace('−', '-')));
       return (Math.max(...e) - Math.min(...e)).toFixed(1);
     }));
     const said = TEXT[lang]['tour.scores.text'];
@@ -192,7 +193,9 @@ const CLAIMS = [
     assert.equal(Math.max(...weights), weights[0], 'D has the largest weight');
     assert.equal(Math.max(...unscaled), unscaled[0]);
     // The page's table is these numbers; without scaling its softmax row is the raw scores'.
-    const table = () => page.$$eval('.lane .inside table.in-scores tbody tr', (rs) => rs.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent.replace('−', '-')))));
+    // Its columns (a key a row): the raw scores, scaled, the softmax.
+    const table = () => page.$eval('.lane .inside table.in-scores', (tb) => ['raw', 'scaled', 'softmax']
+      .map((c) => [...tb.querySelectorAll(`td[data-col="${c}"]`)].map((x) => Number(x.textContent.replace('−', '-')))));
     const rows = await table();
     raw.forEach((v, j) => assert.ok(Math.abs(rows[0][j] - v) < 1.5e-3, `raw ${j}`));
     raw.forEach((v, j) => assert.ok(Math.abs(rows[1][j] - v * a.scale) < 1.5e-3, `scaled ${j}`));
@@ -299,34 +302,97 @@ const CLAIMS = [
   },
 ];
 
-/** The stop's element: outlined, and its start in view between the step bar and the panel. */
-async function assertTargetInView(page, n, label) {
-  const got = await page.evaluate(() => {
-    const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height }; };
-    const targets = [...document.querySelectorAll('.tour-target')];
-    const t = window.seq2seqPage.tour.targets()[0];   // the one scrolled to
-    if (!t) return { count: 0 };
-    const r = rect(t);
-    const bar = rect(document.querySelector('.transport-bar'));
-    const panel = rect(document.getElementById('tour'));
-    // What is drawn just inside the target's top left corner: the target, not the panel or the bar.
-    const x = Math.min(Math.max(r.left + 6, 1), window.innerWidth - 2);
-    const y = Math.max(r.top + 6, bar.bottom + 1);
-    const hit = document.elementFromPoint(x, y);
-    return { count: targets.length, r, bar, panel, inner: window.innerHeight, width: window.innerWidth, hitInside: !!hit && t.contains(hit),
-      outline: getComputedStyle(t).outlineStyle };
-  });
-  assert.ok(got.count >= 1, `${label}: no element outlined`);
-  assert.equal(got.outline, 'solid', `${label}: outline`);
-  const { r, bar, panel } = got;
-  assert.ok(r.height > 0, `${label}: the target is drawn`);
-  assert.ok(r.top >= bar.bottom - 1, `${label}: the target (top ${r.top}) starts below the step bar (${bar.bottom})`);
+/**
+ * The stop's elements (its narrow ones on a phone, all in the lane the tour opened there):
+ * every one found, outlined, drawn, and wholly in view between the sticky step bar and
+ * the panel, touching neither; nothing else outlined.
+ */
+async function assertTargetInView(page, n, label, width) {
+  const s = STOPS[n - 1];
+  const sels = (width <= 720 && s.narrow) || s.targets;
+  const got = await page.evaluate((selectors) => {
+    const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width }; };
+    const lanes = document.getElementById('lanes');
+    const want = selectors.map((sel) => lanes.querySelector(sel));
+    const outlined = [...document.querySelectorAll('.tour-target')];
+    return {
+      found: want.map((el) => !!el),
+      same: outlined.length === want.length && want.every((el) => outlined.includes(el)),
+      targets: want.filter(Boolean).map((t) => {
+        const r = rect(t);
+        // What is drawn at the target's corners and centre: the target, not the panel or the bar.
+        const pts = [[r.left + 6, r.top + 6], [r.right - 6, r.top + 6], [r.left + 6, r.bottom - 6], [r.right - 6, r.bottom - 6], [(r.left + r.right) / 2, (r.top + r.bottom) / 2]];
+        const covered = pts.filter(([x, y]) => { const hit = document.elementFromPoint(x, y); return !hit || !t.contains(hit); }).length;
+        return { r, covered, outline: getComputedStyle(t).outlineStyle };
+      }),
+      bar: rect(document.querySelector('.transport-bar')),
+      panel: rect(document.getElementById('tour')),
+      width: window.innerWidth,
+      tab: document.querySelector('#lane-tabs [aria-selected="true"]')?.getAttribute('aria-controls') ?? null,
+    };
+  }, sels);
+  got.found.forEach((f, i) => assert.ok(f, `${label}: ${sels[i]} is on the page`));
+  assert.ok(got.same, `${label}: the stop's elements, and only they, are outlined`);
+  const { bar, panel } = got;
   assert.ok(bar.bottom <= panel.top, `${label}: the panel (top ${panel.top}) leaves the step bar (bottom ${bar.bottom}) alone`);
-  const band = panel.top - bar.bottom;
-  if (r.height <= band - 16) assert.ok(r.bottom <= panel.top, `${label}: the target (${r.top}–${r.bottom}) is above the panel (top ${panel.top})`);
-  else assert.ok(panel.top - r.top >= 0.5 * band, `${label}: at least half the free height shows the target (${r.top}, panel ${panel.top})`);
-  assert.ok(r.left >= -1 && r.left < got.width - 20, `${label}: the target is across the window (${r.left})`);
-  assert.ok(got.hitInside, `${label}: the target's corner is not covered`);
+  got.targets.forEach(({ r, covered, outline }, i) => {
+    const what = `${label}, ${sels[i]}`;
+    assert.equal(outline, 'solid', `${what}: outline`);
+    assert.ok(r.height > 0 && r.width > 0, `${what}: drawn (its lane shown)`);
+    assert.ok(r.top >= bar.bottom - 1, `${what}: starts (${r.top}) below the step bar (${bar.bottom})`);
+    assert.ok(r.bottom <= panel.top + 1, `${what}: ends (${r.bottom}) above the panel (top ${panel.top})`);
+    const apart = r.bottom <= panel.top + 1 || r.top >= panel.bottom - 1 || r.right <= panel.left + 1 || r.left >= panel.right - 1;
+    assert.ok(apart, `${what}: does not meet the panel`);
+    assert.ok(r.left >= -1 && r.right <= got.width + 1, `${what}: across the window (${r.left}–${r.right} of ${got.width})`);
+    assert.equal(covered, 0, `${what}: nothing drawn over it`);
+  });
+}
+
+/**
+ * The numbers the stop's text cites (a decimal point: 44.3, −28.858) that its elements
+ * show: at least one showing of each within the visible area of every box it sits in
+ * (a table's scroll region, a lane), so that nothing the text points at is scrolled out
+ * of sight with no sign of it. Returns the numbers checked.
+ */
+async function assertCitedInView(page, n, label, width, lang) {
+  const s = STOPS[n - 1];
+  const sels = (width <= 720 && s.narrow) || s.targets;
+  const num = /(−)?(\d+\.\d+)/g;
+  const cited = [...new Set([...TEXT[lang][s.text].matchAll(num)].map((m) => (m[1] ? '-' : '') + m[2]))];
+  const found = await page.evaluate(([selectors, wanted, src]) => {
+    const re = new RegExp(src, 'g');
+    const clipped = (r, el) => {
+      for (let a = el.parentElement; a && a !== document.documentElement; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        if (cs.overflowX === 'visible' && cs.overflowY === 'visible') continue;
+        const b = a.getBoundingClientRect();
+        const left = b.left + a.clientLeft, top = b.top + a.clientTop;
+        if (r.left < left - 1 || r.right > left + a.clientWidth + 1 || r.top < top - 1 || r.bottom > top + a.clientHeight + 1) return true;
+      }
+      return r.left < -1 || r.right > innerWidth + 1 || r.top < -1 || r.bottom > innerHeight + 1;
+    };
+    const out = {};
+    for (const sel of selectors) {
+      const root = document.getElementById('lanes').querySelector(sel);
+      if (!root) continue;
+      const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+        for (const m of node.data.matchAll(re)) {
+          const v = (m[1] ? '-' : '') + m[2];
+          if (!wanted.includes(v)) continue;
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const r = range.getBoundingClientRect();
+          if (r.width <= 1 || r.height <= 1) continue;   // not drawn: a closed disclosure, a screen reader's words
+          (out[v] ??= []).push(!clipped(r, node.parentElement));
+        }
+      }
+    }
+    return out;
+  }, [sels, cited, num.source]);
+  for (const [v, shown] of Object.entries(found)) assert.ok(shown.some(Boolean), `${label}: ${v}, which the text cites, is on the page but out of its box's visible area`);
+  return Object.keys(found);
 }
 
 async function axe(page) {
@@ -374,7 +440,10 @@ for (const lang of ['en', 'zh']) {
         assert.equal(await page.textContent('#tour-title'), TEXT[lang][s.title]);
         assert.equal(await page.textContent('#tour-text'), TEXT[lang][s.text]);
         assert.equal(await page.textContent('#tour-count'), TEXT[lang]['tour.count'].replace('{n}', n).replace('{of}', STOPS.length));
-        await assertTargetInView(page, n, label);
+        await assertTargetInView(page, n, label, width);
+        const cited = await assertCitedInView(page, n, label, width, lang);
+        if (n === 7) assert.ok(cited.includes('-28.858'), `${label}: the lowest q·k is among the numbers checked (${cited})`);
+        if (n === 4) assert.ok(cited.includes('73.0'), `${label}: the 12+ bucket's WER is among the numbers checked (${cited})`);
         if (width < 500) await assertFitsPhone(page);
         if (!full) continue;
         // The stop as it opens (a claim may step the decode on).

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { launch, openPage, site, startServer, waitReady } from './helpers.mjs';
 import { recordNetwork, timeline, transferredBy } from './load-record.mjs';
+import { compareModels } from '../../web/shared/lane-models.js';
 
 const LIMIT = 6_000_000;
 const FIRST_RESULT_LIMIT = 3_100_000;
@@ -64,13 +65,22 @@ test('a first visit transfers one model and at most 3.1 MB by its first result, 
   assert.ok(by(/\.wasm$/) > 50_000, 'the WebAssembly is counted');
   assert.deepEqual([...downloaded].sort(), [...used].sort(), 'each model a lane uses is downloaded once, and no other');
   assert.ok(!models.some((m) => m.arch === 'rnn' && downloaded.includes(m.file)), 'no RNN model on a first visit');
+  // The modules it loads are the ones index.html preloads and the decoder worker names
+  // (scripts/gen-module-lists.mjs), each of them, and no other: no module waits for the
+  // one that imports it, and no preload is fetched for nothing.
+  const listed = (file, re) => [...readFileSync(join(site, file), 'utf8').matchAll(re)].map((m) => new URL(m[1], new URL(file, 'http://site/')).pathname.slice(1));
+  const preloaded = listed('index.html', /<link rel="modulepreload" href="([^"]+)">/g);
+  const named = listed('js/decoder-worker.js', /^import '([^']+)';$/gm);
+  const modules = [...new Set(responses.map((r) => new URL(r.url).pathname.slice(1)).filter((p) => /\.m?js$/.test(p)))];
+  assert.deepEqual(modules.filter((p) => p !== 'js/decoder-worker.js').sort(), [...new Set([...preloaded, ...named])].sort(),
+    'the modules a first visit loads, against index.html\'s preloads and decoder-worker.js\'s imports');
 });
 
 test('a link to the compare lane downloads the RNN models it compares, and nothing else', async () => {
-  const { compare } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
+  const compare = compareModels(models).filter(Boolean);
   if (!compare.length) return;
-  const files = compare.map((id) => models.find((m) => m.id === id).file);
-  const word = models.find((m) => m.id === compare[0]).examples[0];
+  const files = compare.map((m) => m.file);
+  const word = compare[0].examples[0];
   const { downloaded, used, tl } = await firstVisit(`/?w=${word}&lane=compare`);
   assert.deepEqual([...used].sort(), [...files].sort());
   assert.deepEqual([...downloaded].sort(), [...files].sort());

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { before, describe, test } from 'node:test';
-import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
+import { makeLane, moduleOptions, wordSeed } from '../../web/js/lane-types.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { cliPath, installPackage } from '../node/helpers.mjs';
@@ -124,7 +124,7 @@ describe('word-list mode', () => {
     const progress = await page.evaluate(() => ({ value: document.getElementById('wl-progress').value, max: document.getElementById('wl-progress').max, status: document.getElementById('wl-status').textContent }));
     assert.equal(progress.max, 2 * N * 3, 'two units per word and method');
     assert.equal(progress.value, progress.max);
-    assert.equal(progress.status, en['list.finished'].replace('{n}', N).replace('{lanes}', 3));
+    assert.equal(progress.status, `Done: ${N} words, 3 methods.`);
     // The progress bar is named.
     assert.equal(await page.evaluate(() => document.getElementById('wl-progress').labels[0].textContent), en['list.progress']);
     const rows = await summary(page);
@@ -220,6 +220,20 @@ test('a seeded sample is the same words every time, and the address keeps it', a
   await page.reload();
   await page.waitForFunction(() => Number(document.body.dataset.listRuns ?? 0) >= 1, null, { timeout: 60000 });
   assert.deepEqual((await perWord(page)).map((r) => r.word), first);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a sampling lane draws each word with the word\'s own seed, as its lane does; one method is one method', async () => {
+  const { page, errors } = await runList('?view=list&n=12&src=test&lane=sample');
+  const words = firstWords(12);
+  const model = await packedModel(AR);
+  const want = words.map((w) => model.decode(w, moduleOptions(makeLane('sample'), w))[0].text);
+  assert.deepEqual((await perWord(page)).map((r) => r.cells[0].output), want, 'the page\'s outputs are the module\'s under each word\'s seed');
+  // One seed for the whole list would draw the same uniforms for every word: a list that differs.
+  const shared = model.decodeBatch(words, moduleOptions(makeLane('sample', { seed: wordSeed(words[0]) }), words[0])).map((l) => l[0].text);
+  assert.notDeepEqual(shared, want);
+  assert.equal(await page.textContent('#wl-status'), 'Done: 12 words, 1 method.');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -22,6 +22,8 @@ committed="$here/corpus/$target"
 kind=asan+ubsan
 grep -q '^SEQ2SEQ_SANITIZE:STRING=none$' "$build/CMakeCache.txt" && kind=plain
 
+# The commit the run fuzzes, taken now: the worktree may move on while it runs.
+engine=$(git -C "$root" rev-parse --short HEAD)
 work="$build/fuzz-long/$target-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$work/corpus" "$work/findings" "$work/merged"
 cp "$committed"/* "$work/corpus/"
@@ -77,7 +79,6 @@ findings=0
 ((status == 0)) || findings=$(find "$work/findings" -type f | wc -l)
 ((status == 0 || findings > 0)) || findings=1   # a failure that left no input (e.g. out of memory in the fuzzer)
 
-engine=$(git -C "$root" rev-parse --short HEAD)
 flock "$root/docs/reliability.md" node "$here/record-run.mjs" "$root/docs/reliability.md" \
   "$(date -u +%F)" "$engine" "$kind" "$target" "$elapsed" "${execs:-0}" "${cov:-?}" "${ft:-?}" "$files" "$kb" "$findings"
 echo "fuzz_$target: $execs executions in $elapsed s, cov ${cov:-?} ft ${ft:-?}; corpus $files files, $kb KB; findings $findings"

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 // The goals: the loaders are cheap per execution and see every byte of a file.
-const GOALS = { load_bytes: 10e6, load_framed: 10e6, decode: 1e6, score: 1e6 };
+const GOALS = { load_bytes: 10e6, load_framed: 10e6, decode: 1e6, score: 1e6, inspect: 1e6 };
 const BUILDS = ['asan+ubsan', 'plain'];
 
 const [doc, ...row] = process.argv.slice(2);

@@ -16,7 +16,7 @@ build=$1
 seconds=$2
 shift 2
 targets=("$@")
-((${#targets[@]})) || targets=(load_bytes load_framed decode score)
+((${#targets[@]})) || targets=(load_bytes load_framed decode score inspect)
 
 # -rss_limit_mb holds the whole process, and ASan keeps freed memory in
 # quarantine (256 MB by default) and its free lists: smaller and released, so

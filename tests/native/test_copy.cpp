@@ -233,25 +233,21 @@ TEST_CASE("inspect shows a copy model's mix, and takes copied tokens as the deco
   CHECK(plain->output_vocab("ABC").get() == &plain->target_vocab());
 }
 
-TEST_CASE("word-level sources: words between white space, an unknown one read as unk", "[copy][tokenizer]") {
+TEST_CASE("a word-level source's texts: what a copy model copies, an unknown word its own", "[copy][tokenizer]") {
   const Vocabulary v({"<pad>", "<unk>", "my", "name", "is"});
-  const SourceTokens s = read_source("  My\tname  IS kuroro\n", v, CaseFold::Lower, SourceUnit::Word, 1, 8);
-  CHECK(s.ids == std::vector<int>{2, 3, 4, 1});
-  CHECK(s.texts == std::vector<std::string>{"my", "name", "is", "kuroro"});
-  // No-break space separates words too (white space as JavaScript's \s knows it).
-  CHECK(read_source("my\xc2\xa0name", v, CaseFold::None, SourceUnit::Word, 1, 8).ids == std::vector<int>{2, 3});
-  CHECK_THROWS_AS(read_source(" \t ", v, CaseFold::None, SourceUnit::Word, 1, 8), InputError);
-  CHECK_THROWS_WITH(read_source(" \t ", v, CaseFold::None, SourceUnit::Word, 1, 8), Catch::Contains("empty"));
-  CHECK_THROWS_AS(read_source("my name is is", v, CaseFold::None, SourceUnit::Word, 1, 3), InputError);
-  CHECK_THROWS_WITH(read_source("my name is is", v, CaseFold::None, SourceUnit::Word, 1, 3), Catch::Contains("at most 3"));
-  CHECK_THROWS_AS(read_source("my na\x01me", v, CaseFold::None, SourceUnit::Word, 1, 8), InputError);
-  CHECK_THROWS_WITH(read_source("my na\x01me", v, CaseFold::None, SourceUnit::Word, 1, 8), Catch::Contains("word 2 holds control character 0x1"));
-  CHECK_THROWS_AS(read_source("my \xff", v, CaseFold::None, SourceUnit::Word, 1, 8), InputError);
-  CHECK_THROWS_WITH(read_source("my \xff", v, CaseFold::None, SourceUnit::Word, 1, 8), Catch::Contains("UTF-8"));
-  // Characters read as before: an unknown one is an error, not unk.
+  std::vector<std::string> texts;
+  const std::vector<int> ids = tokenize_source("  My name  IS kuroro\n", v, CaseFold::Lower, 8, SourceTokens::Words, 1, &texts);
+  CHECK(ids == std::vector<int>{2, 3, 4, 1});
+  CHECK(texts == std::vector<std::string>{"my", "name", "is", "kuroro"});
+  // Characters give their own texts, folded.
   const Vocabulary chars({"<pad>", "<unk>", "A", "B"});
-  CHECK(read_source("ab", chars, CaseFold::Upper, SourceUnit::Char, 1, 8).texts == std::vector<std::string>{"A", "B"});
-  CHECK_THROWS_AS(read_source("AC", chars, CaseFold::None, SourceUnit::Char, 1, 8), InputError);
+  CHECK(tokenize_source("ab", chars, CaseFold::Upper, 8, SourceTokens::Chars, 1, &texts) == std::vector<int>{2, 3});
+  CHECK(texts == std::vector<std::string>{"A", "B"});
+  // The copy map of a word-level model's source: "kuroro", read as <unk>, is still copied as itself.
+  const auto model = load("copy_words_post_learned_untied");
+  const ReadSource read = ModelAccess::read(*model, "My name is Kuroro");
+  CHECK(read.input.ids.back() == model->config().src_specials.unk);
+  CHECK(read.output_vocab->token(read.input.copy.ids.back()) == "kuroro");
 }
 
 TEST_CASE("the copy map: a source's tokens to the target vocabulary's, the rest past it", "[copy]") {
@@ -296,9 +292,6 @@ TEST_CASE("a copy model's configuration is checked, and the CMLM and ensembles r
   CHECK_THAT(with([](Parts&, json& c) { c["copy"] = "yes"; }), Catch::Matchers::Contains("'copy' is not true/false"));
   CHECK_THAT(with([](Parts&, json& c) { c["copy"] = false; }), Catch::Matchers::Contains("unexpected tensor 'copy_gate."));
   CHECK_THAT(with([](Parts& p, json&) { p.header.erase("copy_gate.bias"); }), Catch::Matchers::Contains("missing tensor 'copy_gate.bias'"));
-  CHECK_THAT(with([](Parts&, json& c) { c["src_unit"] = "syllable"; }), Catch::Matchers::Contains("'src_unit'"));
-  CHECK_THAT(with([](Parts&, json& c) { c["src_unit"] = "word"; c["src_specials"].erase("unk"); }),
-             Catch::Matchers::Contains("word-level model"));
   // A CMLM predicts every position at once: the copy flag is refused, naming why.
   Parts cmlm = split(valid_file());
   json c = config_of(cmlm);

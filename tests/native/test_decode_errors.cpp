@@ -131,3 +131,33 @@ TEST_CASE("check() refuses exactly what start() refuses, and decodes nothing", "
   CHECK_NOTHROW(fresh.check("ABCDEFG"));
   CHECK_FALSE(fresh.started());
 }
+
+TEST_CASE("inspect refuses the scores decoding refuses, with decoding's error", "[inside][errors]") {
+  struct Case {
+    const char* what;
+    std::shared_ptr<const Model> model;
+  };
+  const Case cases[] = {
+      {"autoregressive transformer, decoder FFN weights x 1e20", scaled("ar_post_sin_tied_relu", "decoder.layers.1.ffn", 1e20)},
+      {"RNN, output projection at 3.4e38", scaled("rnn_dot", "out.weight", 1e39)},
+      {"CMLM, decoder FFN weights x 1e20", scaled("cmlm_pre_sin_tied_relu", "decoder.layers.1.ffn", 1e20)},
+      // Quantized weights whose scales are finite but huge: they load, and overflow.
+      {"int8 transformer, decoder FFN scales at 3.4e38", scaled("ar_pre_sin_tied_relu_i8", "decoder.layers.1.ffn.fc1.weight.scale", 1e39)},
+      {"4-bit CMLM, decoder FFN scales at 3.4e38", scaled("cmlm_pre_sin_tied_relu_q4", "decoder.layers.1.ffn.fc1.weight.scale", 1e39)},
+  };
+  for (const Case& c : cases) {
+    SECTION(c.what) {
+      const bool ar = c.model->config().autoregressive();
+      DecodingOptions o = with(ar ? Strategy::Greedy : Strategy::Nar);
+      o.nar_length = NarLength::Given;
+      o.nar_given_length = 4;
+      Session s(c.model, o);
+      const std::string refused = model_error(s, "ABC");
+      REQUIRE_THAT(refused, Catch::Contains("are not finite"));
+      // The pass the decode's first step made: BOS alone, or a draft of masks.
+      const std::vector<int> input = ar ? std::vector<int>{} : std::vector<int>(4, c.model->config().tgt_specials.mask);
+      CHECK_THROWS_WITH(c.model->inspect("ABC", input), refused);
+      CHECK_THROWS_AS(c.model->inspect("ABC", input), ModelError);
+    }
+  }
+}

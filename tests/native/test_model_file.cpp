@@ -237,6 +237,14 @@ TEST_CASE("int8 weights need their per-row scales, sane ones", "[model_file][int
       CHECK_THAT(msg, Catch::Contains(w + ".scale"));
     }
   }
+  SECTION("a scale stored as U8 or I8 (a row's scale is a float)") {
+    for (const char* dtype : {"U8", "I8"}) {
+      Parts p = good;
+      p.header[w + ".scale"]["dtype"] = dtype;  // one byte a row: once read as a weight of its own, asking for its scale
+      p.header[w + ".scale"]["data_offsets"][1] = p.header[w + ".scale"]["data_offsets"][0].get<size_t>() + 64;
+      CHECK(load_error(join(p)) == "model file: tensor '" + w + ".scale' is stored as " + dtype + "; a weight's scales are F32 or F16");
+    }
+  }
   SECTION("int8 where no scale can go: a 1-D tensor") {
     Parts p = good;
     const std::string b = "encoder.layers.0.ffn.fc1.bias";  // [64] f32 -> claimed as 64 int8 bytes

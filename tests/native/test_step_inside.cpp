@@ -7,9 +7,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <sstream>
 
 #include "errors.h"
 #include "fixtures.h"
+#include "model_access.h"
+#include "model_bytes.h"
+#include "model_limits.h"
+#include "network.h"
+#include "snapshot_fields.h"
 #include "session.h"
 #include "snapshot_json.h"
 
@@ -64,7 +70,12 @@ TEST_CASE("the inside of a step matches PyTorch's forward hooks, field by field"
       const auto fx = load_json(fixture_path(name + ".inside.json"));
       const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()), Compute::F32);
       const StepInside inside = model->inspect(fx["source"].get<std::string>(), fx["tokens"].get<std::vector<int>>());
-      const nlohmann::json got = to_json(inside, *model->output_vocab(fx["source"].get<std::string>()));
+      std::ostringstream written;
+      write_json(written, inside, *model->output_vocab(fx["source"].get<std::string>()));
+      const nlohmann::json got = nlohmann::json::parse(written.str());
+      // Streamed, every number reads back as the float it was.
+      REQUIRE(got["logits"].size() == inside.logits.size());
+      for (size_t i = 0; i < inside.logits.size(); ++i) CHECK(got["logits"][i].get<float>() == inside.logits[i]);
       const std::string diff = first_difference(got, fx["inside"], fx["tolerance"].get<double>());
       INFO(name << diff);
       CHECK(diff.empty());
@@ -157,4 +168,84 @@ TEST_CASE("inspect: bad calls are clear errors", "[inside][errors]") {
   // Mask-Predict feeds back an END it kept: a draft may hold one.
   CHECK_NOTHROW(cmlm->inspect("ABC", {5, cmlm->config().tgt_specials.eos, cmlm->config().tgt_specials.mask}));
   CHECK_THROWS_AS(Model::ensemble({ar, ar})->inspect("ABC", {}), UsageError);
+}
+
+namespace {
+
+// Counts the numbers a StepInside keeps, as visit_fields shows its arrays to a writer.
+struct ValueCounter {
+  uint64_t n = 0;
+  template <typename T>
+  void number(const char*, T) {}
+  void boolean(const char*, bool) {}
+  void string(const char*, const std::string&) {}
+  void int_array(const char*, const std::vector<int>&) {}
+  void float_list(const char*, const std::vector<float>& x) { n += x.size(); }
+  void float32_array(const char*, const std::vector<float>& x) { n += x.size(); }
+  void uint8_array(const char*, const std::vector<uint8_t>& x) { n += x.size(); }
+  void token(const char*, const char*, int) {}
+  void tokens(const char*, const char*, const std::vector<int>&) {}
+  template <typename T>
+  void list(const char*, const std::vector<T>& xs) {
+    for (const T& x : xs) visit_fields(x, *this);
+  }
+  template <typename T>
+  void record(const char*, const T& x) { visit_fields(x, *this); }
+};
+
+uint64_t values_kept(const StepInside& inside) {
+  ValueCounter c;
+  visit_fields(inside, c);
+  return c.n;
+}
+
+// The model of `fixture` with its max_pos raised (a sinusoidal one: its table is computed, not stored).
+std::shared_ptr<const Model> with_max_pos(const std::string& fixture, int max_pos) {
+  Parts p = split(read_bytes(fixture_path(fixture + ".safetensors")));
+  json c = config_of(p);
+  c["max_pos"] = max_pos;
+  set_config(p, c);
+  const std::vector<uint8_t> bytes = join(p);
+  return Model::from_buffer(bytes.data(), bytes.size());
+}
+
+}  // namespace
+
+TEST_CASE("inside_values counts exactly the numbers inspect keeps", "[inside][limits]") {
+  for (const auto& name : inside_fixtures()) {
+    SECTION(name) {
+      const auto model = Model::from_file(fixture_path(name + ".safetensors"));
+      const Network& net = ModelAccess::network(*model);
+      const bool ar = model->config().autoregressive();
+      const int mask = model->config().tgt_specials.mask;
+      for (const char* source : {"A", "ABC", "ABCDEFG"}) {
+        for (size_t tokens : {0, 1, 4}) {
+          if (!ar && tokens == 0) continue;
+          const std::vector<int> ids(tokens, ar ? 5 : mask);
+          const StepInside inside = model->inspect(source, ids);
+          INFO(source << ", " << tokens << " tokens");
+          // A copy model's distribution is as wide as its vocabulary and the source's copy-only tokens.
+          const int extra = inside.copy ? inside.output_vocab_size - inside.vocab_size : 0;
+          CHECK(values_kept(inside) == net.inside_values(inside.source_length, static_cast<int>(inside.target.size()), extra));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("an inspect over kMaxInsideValues is an InputError, refused before it is computed", "[inside][errors][limits]") {
+  // The fixture read at 1,024 positions: decoding a word of 1,024 letters is cheap, its inside is not.
+  const auto model = with_max_pos("ar_post_sin_tied_relu", 1024);
+  const Network& net = ModelAccess::network(*model);
+  REQUIRE(net.inside_values(1024, 1) > limits::kMaxInsideValues);
+  CHECK_THROWS_WITH(model->inspect(std::string(1024, 'A'), {}),
+                    "input: the inside of this pass (a source of 1024 positions, a decoder input of 1) holds " +
+                        std::to_string(net.inside_values(1024, 1)) + " numbers; inspect keeps at most 16777216: give a shorter source or fewer tokens");
+  // The boundary: the longest source whose inside fits is shown, one letter more is refused.
+  int fits = 1;
+  while (net.inside_values(fits + 1, 1) <= limits::kMaxInsideValues) ++fits;
+  CHECK_THROWS_AS(model->inspect(std::string(static_cast<size_t>(fits) + 1, 'A'), {}), InputError);
+  const StepInside inside = model->inspect(std::string(static_cast<size_t>(fits), 'A'), {});
+  CHECK(values_kept(inside) == net.inside_values(fits, 1));
+  CHECK(values_kept(inside) <= limits::kMaxInsideValues);
 }

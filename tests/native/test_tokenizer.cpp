@@ -87,4 +87,11 @@ TEST_CASE("a message quotes a bounded prefix of a value, with its size", "[token
   // Cut at a character boundary: 63 bytes of 'A', then a 2-byte character that would straddle byte 64.
   CHECK(quote(std::string(63, 'A') + "\xc3\x89" + "B") == "'" + std::string(63, 'A') + "...' (66 bytes)");
   CHECK(quote("AB", 1000) == "'AB...' (1000 bytes)");  // the start of a longer value
+  // A byte that is no part of a UTF-8 character is an escape too, so that a message stays UTF-8:
+  // a stray byte, a truncated sequence, an overlong NUL, a surrogate; characters around them are kept.
+  CHECK(quote("A\xff" "B") == "'A\\xFFB'");
+  CHECK(quote("\xc3" "A\xc3\x89") == "'\\xC3A\xc3\x89'");
+  CHECK(quote("\xc0\x80") == "'\\xC0\\x80'");
+  CHECK(quote("\xed\xa0\x80\xf0\x9f\x98\x80") == "'\\xED\\xA0\\x80\xf0\x9f\x98\x80'");
+  CHECK(quote(std::string(63, 'A') + "\xc3") == "'" + std::string(63, 'A') + "\\xC3'");
 }

@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { after, describe, test } from 'node:test';
 import { FIXTURES, cliPath, join } from './helpers.mjs';
 import { dirname } from 'node:path';
-import { OVERFLOWING } from './scaled-model.mjs';
+import { OVERFLOWING, editedConfig } from './scaled-model.mjs';
 import { readTable } from '../../scripts/gen-options.mjs';
+import { readLimits } from '../../scripts/gen-limits.mjs';
 
 const AR = join(FIXTURES, 'ar_post_sin_tied_relu.safetensors');
 const CMLM = join(FIXTURES, 'cmlm_pre_sin_tied_relu.safetensors');
@@ -192,8 +193,57 @@ describe('weights that overflow float arithmetic', () => {
         assert.doesNotMatch(r.stdout, /nan|\t\t/i, s.join(' '));
         if (!s.includes('--trace')) assert.equal(r.stdout, '', s.join(' '));
       }
+      // inspect of the pass that decode refused refuses it with decode's words (it once printed
+      // hundreds of nulls and exited 0). The length head is no part of a pass.
+      if (where === 'the target lengths') return;
+      const pass = name.startsWith('CMLM') ? ['<mask> <mask> <mask> <mask>'] : [];
+      const r = run(['inspect', '--model', path, 'ABC', ...pass]);
+      assert.equal(r.status, 1, r.stderr);
+      assert.equal(r.stderr, `seq2seq: model file: the scores of ${where} are not finite (NaN or infinity): the weights are too large for float arithmetic\n`);
+      assert.equal(r.stdout, '');
     });
   }
+});
+
+describe('inspect and --trace-inside keep what the pass computes, within a stated bound', () => {
+  // The AR fixture read at 1,024 positions (its positions are sinusoidal: computed, not stored).
+  const dir = mkdtempSync(join(tmpdir(), 'seq2seq-cli-inside-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const model = join(dir, 'ar-1024.safetensors');
+  writeFileSync(model, editedConfig('ar_post_sin_tied_relu', (c) => { c.max_pos = 1024; }));
+  const { maxInsideValues } = Object.fromEntries(readLimits().map(([k, v]) => [k, v]));
+  const tooMany = /^input: the inside of this pass \(a source of 1024 positions, a decoder input of 1\) holds (\d+) numbers; inspect keeps at most (\d+): give a shorter source or fewer tokens$/;
+
+  test('a pass over the bound (1,024 letters: decoded at once, its inside 28 million numbers) is an InputError, exit 1, nothing written', () => {
+    const word = 'A'.repeat(1024);
+    const r = run(['inspect', '--model', model, word]);
+    assert.equal(r.status, 1, r.stderr.slice(0, 300));
+    assert.equal(r.stdout, '');
+    const m = tooMany.exec(r.stderr.replace(/^seq2seq: /, '').trimEnd());
+    assert.ok(m, r.stderr);
+    assert.ok(Number(m[1]) > maxInsideValues);
+    assert.equal(Number(m[2]), maxInsideValues);
+    // The decode itself is fine; --trace-inside of its first pass reports the word and goes on to the next.
+    const t = run(['decode', '--model', model, '--greedy', '--max-length', '1', '--trace', '--trace-inside', '1', word, 'ABC']);
+    assert.equal(t.status, 1, t.stderr.slice(0, 300));
+    assert.equal(lines(t.stderr).length, 1);
+    assert.ok(t.stderr.startsWith(`seq2seq: word 1 '${'A'.repeat(64)}...' (1024 bytes): input: the inside of this pass`), t.stderr);
+    assert.deepEqual(lines(t.stdout).map((l) => [JSON.parse(l).source, 'inside' in JSON.parse(l)]), [['ABC', true]]);
+  });
+
+  test('a pass within the bound is streamed: under a 60 MB address-space limit, 87 MB of JSON; one over the memory is "out of memory", exit 1', () => {
+    // Held as one JSON document, the 400-letter inside took over 150 MB and ended in
+    // `terminate called after throwing std::bad_alloc` (exit 134): the document, failing to
+    // allocate, allocated again while destroying itself.
+    const script = 'ulimit -v 60000; "$0" inspect --model "$1" "$2" | tail -c 24; echo " ${PIPESTATUS[0]}"';
+    const streamed = spawnSync('bash', ['-c', script, cliPath(), model, 'A'.repeat(400)], { encoding: 'utf8' });
+    assert.equal(streamed.stderr, '');
+    assert.equal(streamed.stdout, ',"hasFinalNorm":false}}\n 0\n');
+    // Near the bound the inside alone (16 million numbers, 64 MB) is more than the limit leaves.
+    const over = spawnSync('bash', ['-c', script, cliPath(), model, 'A'.repeat(700)], { encoding: 'utf8' });
+    assert.equal(over.stderr, 'seq2seq: out of memory\n');
+    assert.equal(over.stdout, ' 1\n');
+  });
 });
 
 test('the CLI never aborts: a directory as the model is an error with exit 1', () => {
@@ -244,6 +294,20 @@ describe('long values are quoted by their start and their size', () => {
       assert.equal(r.stderr, `seq2seq: ${message}\n`);
     }
   });
+});
+
+test('a byte that is no part of a UTF-8 character is quoted as an escape, as a control character is: every message is UTF-8', () => {
+  // inspect's TOKENS, decode's word and prefix: each message once echoed the raw byte 0xFF.
+  const script = `b=$(printf 'A\\377'); "$0" inspect --model "$1" ABC "$b"; "$0" decode --model "$1" "$b"; "$0" decode --model "$1" --prefix "$b" ABC`;
+  const r = spawnSync('bash', ['-c', script, cliPath(), AR]);
+  assert.equal(r.status, 1);
+  const stderr = r.stderr.toString('latin1');
+  assert.ok(!stderr.includes('\xff'), stderr);
+  assert.deepEqual(lines(stderr), [
+    "seq2seq: input: target token 'A\\xFF' is not in the model's target vocabulary",
+    "seq2seq: word 1 'A\\xFF': input: text is not valid UTF-8 (byte 1)",
+    "seq2seq: word 1 'ABC': input: target token 'A\\xFF' is not in the model's target vocabulary",
+  ]);
 });
 
 describe('score takes a pair of arguments as given', () => {

@@ -24,7 +24,7 @@ const GREEDY = { maxLength: fx.greedy.max_length, minLength: fx.greedy.min_lengt
 
 test('info: a word-level copy model', () => {
   assert.equal(model.info.copy, true);
-  assert.equal(model.info.sourceUnit, 'word');
+  assert.equal(model.info.sourceTokens, 'words');
   assert.deepEqual(model.tokenize('My  name is KURORO'), fx.source_ids[0]);  // an unknown word reads as <unk>
 });
 

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { FIXTURES, ROOT, installPackage, join, modelPath, wordsFor } from './helpers.mjs';
 
 const pkg = installPackage();
-const { loadModel, Seq2SeqError } = await pkg.importPackage();
+const { LIMITS, loadModel, Seq2SeqError } = await pkg.importPackage();
 const { createWorkerHandler } = await pkg.importPackage('/worker-protocol');
 const { createDecoderWorker } = await pkg.importPackage('/worker');
 
@@ -117,6 +117,11 @@ describe('Model.decodeBatch', () => {
     // A lone surrogate is refused in JS, the rest in C++: the first bad text wins either way.
     assert.throws(() => m.decodeBatch(['AB', 'C\uD800', '']), seqError('InputError', /^texts\[1\] "C\\ud800": input: the text holds a lone UTF-16 surrogate \(U\+D800\) at index 1$/));
     assert.throws(() => m.decodeBatch(['AB', '', 'C\uD800']), seqError('InputError', /^texts\[1\] "": /));
+    // And one too long to convert: the first bad text is named, not the long one after it.
+    const huge = 'A'.repeat(LIMITS.maxTextBytes + 1);
+    assert.throws(() => m.decodeBatch(['AB', '', huge]), seqError('InputError', /^texts\[1\] "": input: the source text is empty$/));
+    assert.throws(() => m.decodeBatch(['AB', 'A#', huge]), seqError('InputError', /^texts\[1\] "A#": /));
+    assert.throws(() => m.decodeBatch(['AB', huge, '']), seqError('InputError', /^texts\[1\] "A{40}"… \(65537 characters\): input: the text has 65537 characters; the longest accepted is 65536 bytes/));
     // What the options leave no room for, for this source only, is found before decoding too, in order.
     const options = { maxLengthRatio: 0.5, minLength: 2 };
     assert.throws(() => m.decodeBatch(['ABCDEF', 'AB', long], options),

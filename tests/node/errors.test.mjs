@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { installPackage, modelPath } from './helpers.mjs';
+import { OPTION_RULES } from '../../web/js/page-options.js';
 
 const { loadModel, Model, Session, Seq2SeqError } = await installPackage().importPackage();
 
@@ -151,6 +152,21 @@ describe('bad options', () => {
       assert.throws(() => model.decode(word(model), options), seqError('UsageError', message), JSON.stringify(options));
       const e = (() => { try { model.createSession(options); } catch (x) { return x; } return null; })();
       assert.doesNotMatch(e.message, snake, 'no C++ option names in a JS message');
+    }
+  });
+  test('every rule between options of the table (OPTION_RULES) is refused by the engine when broken, and holds when kept', () => {
+    assert.ok(OPTION_RULES.length >= 4);
+    for (const rule of OPTION_RULES) {
+      const model = rule.when.strategy === 'nar' ? cmlm : ar;
+      const kind = ['below', 'atMost', 'equals', 'atLeast'].find((k) => k in rule);
+      // The bound, and the option one past it on the wrong side (kept: on it).
+      const bound = typeof rule[kind] === 'string' ? 4 : rule[kind];
+      const other = typeof rule[kind] === 'string' ? { [rule[kind]]: bound } : {};
+      const broken = { below: bound, atMost: bound + 1, equals: bound + 1, atLeast: bound - 1 }[kind];
+      const kept = { below: bound - 1, atMost: bound, equals: bound, atLeast: bound }[kind];
+      const options = (v) => ({ ...rule.when, ...other, [rule.option]: v });
+      assert.throws(() => model.createSession(options(broken)), usage(new RegExp(rule.option)), JSON.stringify(options(broken)));
+      model.createSession(options(kept)).delete();
     }
   });
   test('a minimum length the source leaves no room for', () => {

@@ -16,7 +16,7 @@ import { readmeBlocks } from './readme-blocks.mjs';
 const pkg = installPackage();
 const { loadModel, Seq2SeqError } = await pkg.importPackage();
 const { createPhonemizer, INVENTORY, FORMATS, MODEL_NAMES } = await import(await pkg.resolve('seq2seq-wasm-models/g2p'));
-const { wordToMisaki, wordToEspeak, PUNCTUATION, FUNCTION_WORDS } = await import(join(pkg.modelsDir, 'g2p/formats.js'));
+const { wordToMisaki, wordToEspeak, vowelLetters, functionWord, PUNCTUATION, FUNCTION_WORDS } = await import(join(pkg.modelsDir, 'g2p/formats.js'));
 const manifest = (await import(await pkg.resolve('seq2seq-wasm-models'))).default;
 const cmudict = pronunciationsOf((await readPackage()).dictionary);
 const cmu = (word) => cmudict.get(word).map((p) => p.split(' '));
@@ -65,7 +65,8 @@ describe('inventories', () => {
   test('every CMUdict pronunciation, and a long text of every kind of token: inside the inventory', async () => {
     for (const [format, write] of Object.entries(WRITERS)) {
       const written = new Map();   // each symbol written → a pronunciation that wrote it
-      for (const prons of cmudict.values()) for (const p of prons) for (const c of write(p.split(' '))) if (!written.has(c)) written.set(c, p);
+      // With each word's spelling, which the rules for suffixes and unstressed vowels read.
+      for (const [word, prons] of cmudict) for (const p of prons) for (const c of write(p.split(' '), undefined, word)) if (!written.has(c)) written.set(c, p);
       assert.deepEqual([...written].filter(([c]) => !INVENTORY[format].includes(c)), [], format);
     }
     const symbols = '. , ! ? ; : … ... — – -- - ( ) [ ] { } " “ ” « » ‘ ’ \' / \\ & + @ # % * = < > ~ ^ | _ ` $ £ € ¥ © ° ¿ ¡';
@@ -93,23 +94,48 @@ describe('misaki: the conventions Kokoro was trained on', () => {
   test('diphthongs one letter, ʤ ʧ, ɜɹ and əɹ, ᵊ, a flapped t, ʔ before syllabic n, ᵻ, the stress mark before its vowel', () => {
     const cases = {
       hello: 'həlˈO', world: 'wˈɜɹld', my: 'mˈI', day: 'dˈA', now: 'nˈW', boy: 'bˈY', judge: 'ʤˈʌʤ', church: 'ʧˈɜɹʧ', butter: 'bˈʌɾəɹ',
-      water: 'wˈɔɾəɹ', city: 'sˈɪɾi', party: 'pˈɑɹɾi', model: 'mˈɑdᵊl', open: 'ˈOpᵊn', button: 'bˈʌʔn', wanted: 'wˈɔntᵻd', horses: 'hˈɔɹsᵻz',
+      water: 'wˈɔɾəɹ', city: 'sˈɪɾi', party: 'pˈɑɹɾi', model: 'mˈɑdᵊl', sudden: 'sˈʌdᵊn', button: 'bˈʌʔn', wanted: 'wˈɔntᵻd', horses: 'hˈɔɹsᵻz',
       attack: 'ətˈæk', twenty: 'twˈɛnti', singing: 'sˈɪŋɪŋ',
     };
     for (const [w, want] of Object.entries(cases)) assert.equal(word(w), want, w);
   });
 
-  test('function words unstressed, their vowels as CMUdict has them; question words and not with a secondary stress at most', () => {
+  test('where misaki\'s lexicon writes a word otherwise than CMUdict\'s phones read plainly: its conventions', () => {
+    // Each word as misaki's US lexicon has it (bench/g2p-misaki.mjs measures the rest).
+    const cases = {
+      // An unstressed IH: ɪ in a closed syllable, ə in an open one, ə before most consonants in -ive-ly.
+      intend: 'ɪntˈɛnd', engage: 'ɪnɡˈAʤ', actively: 'ˈæktəvli',
+      // Suffixes CMUdict writes alike, told apart by their spelling: -sis, -ist, -est, -ically.
+      analysis: 'ənˈæləsɪs', artist: 'ˈɑɹɾɪst', happiest: 'hˈæpiᵻst', chemically: 'kˈɛməkᵊli', fanatical: 'fənˈæɾəkᵊl',
+      // ᵊ after most consonants in a last syllable; no flap before a schwa and n.
+      apple: 'ˈæpᵊl', camel: 'kˈæmᵊl', important: 'ɪmpˈɔɹtᵊnt', botany: 'bˈɑtəni',
+      // u glides into a schwa; I and W before r take əɹ.
+      mutual: 'mjˈuʧəwəl', inspire: 'ɪnspˈIəɹ',
+      // One primary stress, the last; over-'s and un-'s secondary; none right before the primary in the first syllable.
+      overheard: 'ˌOvəɹhˈɜɹd', unhappy: 'ˌʌnhˈæpi', impossible: 'ɪmpˈɑsəbᵊl',
+    };
+    for (const [w, want] of Object.entries(cases)) assert.equal(wordToMisaki(cmu(w)[0], undefined, w), want, w);
+    // Without its spelling a word is written by its phones alone.
+    assert.equal(wordToMisaki(cmu('analysis')[0]), 'ənˈæləsəs');
+  });
+
+  test('function words as misaki\'s lexicon stresses them in a sentence, their vowels as CMUdict has them', () => {
     assert.equal(FUNCTION_WORDS.of, 'none');
-    assert.equal(word('of', 'none'), 'ʌv');
-    assert.equal(word('is', 'none'), 'ɪz');
-    assert.equal(word('what', 'secondary'), 'wˌʌt');
-    assert.equal(word('not', 'secondary'), 'nˌɑt');
+    assert.equal(word('of', functionWord('misaki', 'of')), 'ʌv');
+    assert.equal(word('is', functionWord('misaki', 'is')), 'ɪz');
+    assert.equal(word('in', functionWord('misaki', 'in')), 'ɪn');
+    assert.equal(word('what', functionWord('misaki', 'what')), 'wˌʌt');
+    assert.equal(word('not', functionWord('misaki', 'not')), 'nˌɑt');
+    // misaki keeps a secondary stress on these, a primary on these; eSpeak's format reduces them.
+    assert.equal(word('him', functionWord('misaki', 'him')), 'hˌɪm');
+    assert.equal(word('must', functionWord('misaki', 'must')), 'mˈʌst');
+    assert.equal(functionWord('espeak', 'must'), 'none');
+    assert.equal(functionWord('misaki', 'hello'), undefined);
   });
 
   test('in a sentence: the, a and to by what follows; function words reduced; punctuation as Kokoro reads it', async () => {
     const r = await g2p.phonemize('The cat sat on the apple, to go to it — "quite" (so) … what is a dog?');
-    assert.equal(r.phonemes, 'ðə kˈæt sˈæt ɑn ði ˈæpəl, tə ɡˈO tu ɪt — "kwˈIt" (sˌO) … wˌʌt ɪz ə dˈɔɡ?');
+    assert.equal(r.phonemes, 'ðə kˈæt sˈæt ˌɑn ði ˈæpᵊl, tə ɡˈO tu ɪt — "kwˈIt" (sˌO) … wˌʌt ɪz ə dˈɔɡ?');
     assert.deepEqual(r.dropped, []);
   });
 });
@@ -123,9 +149,30 @@ describe('espeak: the IPA Piper\'s en_US voices read', () => {
     for (const [w, want] of Object.entries(cases)) assert.equal(wordToEspeak(cmu(w)[0]), want, w);
   });
 
+  test('unstressed vowels by their spelling, stress next to the primary, a t before a schwa and n: as eSpeak NG writes them', () => {
+    // Each word as eSpeak NG writes it for en-us (bench/g2p-espeak.mjs measures the rest).
+    const cases = {
+      against: 'ɐɡˈɛnst', deliver: 'dᵻlˈɪvɚ', embellish: 'ɛmbˈɛlɪʃ', unpaid: 'ʌnpˈeɪd', timidly: 'tˈɪmɪdli', density: 'dˈɛnsᵻɾi',
+      secular: 'sˈɛkjʊlɚ', criminal: 'kɹˈɪmɪnəl', reflection: 'ɹᵻflˈɛkʃən', deceitful: 'dᵻsˈiːtfəl', hello: 'həlˈoʊ',
+      mutant: 'mjˈuːtənt', setback: 'sˈɛtbæk', upkeep: 'ˈʌpkiːp', infective: 'ɪnfˈɛktɪv', tsunami: 'tsuːnˈɑːmi', ok: 'ˌoʊkˈeɪ',
+    };
+    for (const [w, want] of Object.entries(cases)) assert.equal(wordToEspeak(cmu(w)[0], undefined, w), want, w);
+  });
+
+  test('each vowel phone\'s letters: one run of vowel letters each, a silent e left out, two vowels in one run split; null where they do not match', () => {
+    assert.deepEqual(vowelLetters('criminal', cmu('criminal')[0]), ['i', 'i', 'a']);
+    assert.deepEqual(vowelLetters('timidly', cmu('timidly')[0]), ['i', 'i', 'y']);
+    assert.deepEqual(vowelLetters('hospice', cmu('hospice')[0]), ['o', 'i']);
+    assert.deepEqual(vowelLetters('media', cmu('media')[0]), ['e', 'i', 'a']);
+    assert.deepEqual(vowelLetters('yes', cmu('yes')[0]), ['e']);
+    assert.deepEqual(vowelLetters('realism', cmu('realism')[0]), ['e', 'a', 'i']);
+    assert.equal(vowelLetters('faceless', cmu('faceless')[0]), null);
+    assert.equal(vowelLetters('', cmu('criminal')[0]), null);
+  });
+
   test('punctuation Piper\'s map has, the rest as the pause it is or dropped', async () => {
     const r = await g2p.phonemize('Hello — “world”; (yes) ... ok!', { format: 'espeak' });
-    assert.equal(r.phonemes, 'həlˈoʊ , wˈɜːld; (jˈɛs) . ˌoʊkˈeɪ!');
+    assert.equal(r.phonemes, 'həlˈoʊ , wˈɜːld; (jˈɛs) . oʊkˈeɪ!');
     assert.deepEqual(r.dropped.map((d) => d.text), ['“', '”']);
     assert.equal(PUNCTUATION.espeak['—'], ',');
   });
@@ -145,7 +192,7 @@ describe('stress for voices', () => {
       assert.equal(r.tokens[0].source, 'model');
       assert.equal(r.tokens[0].stressed, true);
       assert.deepEqual(r.tokens[0].phonemes, model.decode('KUBERNETES', stressed.decoding)[0].text.split(' '));
-      assert.equal(r.phonemes, wordToMisaki(r.tokens[0].phonemes));
+      assert.equal(r.phonemes, wordToMisaki(r.tokens[0].phonemes, undefined, 'kubernetes'));
       assert.match(r.phonemes, /ˈ/);
     } finally {
       model.delete();
@@ -165,7 +212,7 @@ describe('stress for voices', () => {
     for (const w of words) assert.equal([...w].filter((c) => c === 'ˈ').length, 1, w);
     const first = r.tokens[0].phonemes;
     const main = first.findIndex((p) => /^(AA|AE|AO|AW|AY|EH|EY|IH|IY|OW|OY|UH|UW)$/.test(p));
-    assert.equal(words[0], wordToMisaki(first.map((p, i) => (/^(AA|AE|AH|AO|AW|AY|EH|ER|EY|IH|IY|OW|OY|UH|UW)$/.test(p) ? `${p}${i === main ? 1 : 0}` : p))));
+    assert.equal(words[0], wordToMisaki(first.map((p, i) => (/^(AA|AE|AH|AO|AW|AY|EH|ER|EY|IH|IY|OW|OY|UH|UW)$/.test(p) ? `${p}${i === main ? 1 : 0}` : p)), undefined, 'kubernetes'));
   });
 });
 

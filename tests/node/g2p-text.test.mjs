@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURES, ROOT, installPackage } from './helpers.mjs';
 import { buildLexicon, pronunciationsOf, readPackage } from '../../scripts/build-lexicon.mjs';
-import { parseReferences } from '../../web/js/metrics.js';
+import { parseReferences } from '../../web/shared/metrics.js';
 import { broadString, readingPattern } from '../../bench/g2p-broad.mjs';
 
 const pkg = installPackage();

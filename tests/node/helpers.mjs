@@ -193,14 +193,15 @@ const UNKNOWN_WORDS = ['kuroro', 'zed', 'quux'];
 /** Words every character of which each given model reads (its sourceVocab):
  * a shipped G2P model and a fixture standing in for another kind read different
  * alphabets, and a test that feeds one word to both needs words both can read.
- * Word-level models (sourceUnit 'word', all of them with one source vocabulary)
+ * Word-level models (sourceTokens 'words', all of them with one source vocabulary)
  * get phrases of their own source words and words in no vocabulary instead. */
 export function wordsFor(...infos) {
   const count = typeof infos.at(-1) === 'number' ? infos.pop() : Infinity;
-  if (infos.some((info) => info.sourceUnit === 'word')) {
+  if (infos.some((info) => info.sourceTokens === 'words')) {
     const vocab = infos[0].sourceVocab;
-    if (!infos.every((info) => info.sourceUnit === 'word' && info.sourceVocab.join(' ') === vocab.join(' '))) return [];
-    const known = vocab.filter((w) => !/^<.*>$/.test(w));  // not the specials (<pad>, <unk>)
+    if (!infos.every((info) => info.sourceTokens === 'words' && info.sourceVocab.join(' ') === vocab.join(' '))) return [];
+    const specials = new Set(Object.values(infos[0].sourceSpecials));
+    const known = vocab.filter((w, i) => !specials.has(i));
     const phrases = [];
     for (let i = 0; i < Math.min(count, 12); i++) {
       const words = [known[i % known.length], known[(3 * i + 1) % known.length], UNKNOWN_WORDS[i % UNKNOWN_WORDS.length]];
@@ -271,6 +272,38 @@ export function serveFiles(files, { dir, contentLength = true } = {}) {
       });
     });
   });
+}
+
+/**
+ * A server on 127.0.0.1 that stalls: it answers every request with a Content-Length
+ * of `length` and the first `sent` bytes of zeros, then sends nothing more (with
+ * `headers: false`, not even its headers). `requested` settles once a request has
+ * come and its bytes are written; `closed` once the client has dropped the connection.
+ */
+export async function stallingServer({ length = 100_000, sent = 1000, headers = true } = {}) {
+  let asked;
+  let dropped;
+  const requested = new Promise((resolve) => { asked = resolve; });
+  const closed = new Promise((resolve) => { dropped = resolve; });
+  const server = createServer((req, res) => {
+    req.socket.on('close', dropped);
+    if (!headers) {
+      asked();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': length });
+    res.write(new Uint8Array(sent), () => asked());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/stalled.safetensors`,
+    requested,
+    closed,
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(resolve);
+    }),
+  };
 }
 
 export { dirname, join };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { createServer } from 'node:http';
-import { cliPath, FIXTURES, installPackage } from './helpers.mjs';
+import { cliPath, FIXTURES, installPackage, stallingServer } from './helpers.mjs';
 import { editedConfig } from './scaled-model.mjs';
 
 const pkg = installPackage();
@@ -254,5 +254,73 @@ describe('npm module: a download is bounded by LIMITS.maxModelBytes', () => {
     writeFileSync(path, model);
     await assert.rejects(readModel(new Blob([model]), {}, { maxBytes: 1000 }), rejects('ModelError', new RegExp(`^model file: the Blob has ${model.length} bytes, more than the largest model accepted \\(1000 bytes\\)$`)));
     await assert.rejects(readModel(path, {}, { maxBytes: 1000 }), rejects('ModelError', new RegExp(`^model file: '.*model\\.safetensors' has ${model.length} bytes, more than the largest model accepted \\(1000 bytes\\)$`)));
+  });
+});
+
+describe('npm module: a download that stalls, or that the caller gives up', () => {
+  const rejects = (kind, message) => (e) => {
+    assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
+    assert.equal(e.kind, kind, `kind of: ${e.message}`);
+    assert.match(e.message, message);
+    return true;
+  };
+  const stalled = (url, ms, bytes) => rejects('NetworkError',
+    new RegExp(`^the download of the model from ${url} stalled: no data for ${ms} ms after ${bytes} bytes; try again \\(loadModel\\(source, \\{ stallTimeout \\}\\) allows a slower server more time\\)$`));
+  const cancelled = rejects('Cancelled', /^the load was cancelled \(its signal was aborted\)$/);
+
+  test('a server that sends a Content-Length and then nothing: a NetworkError after stallTimeout, the connection closed', async () => {
+    // Once pending for ever: no timeout, and no way to give up.
+    const server = await stallingServer();
+    try {
+      const t0 = performance.now();
+      await assert.rejects(loadModel(server.url, { stallTimeout: 300 }), stalled(server.url, 300, 1000));
+      const ms = performance.now() - t0;
+      assert.ok(ms >= 300 && ms < 10_000, `${ms.toFixed(0)} ms`);
+      await server.closed;
+    } finally {
+      await server.close();
+    }
+  });
+  test('a server that never answers: the same, after 0 bytes', async () => {
+    const server = await stallingServer({ headers: false });
+    try {
+      await assert.rejects(loadModel(server.url, { stallTimeout: 200 }), stalled(server.url, 200, 0));
+      await server.closed;
+    } finally {
+      await server.close();
+    }
+  });
+  test('a Response whose body stalls', async () => {
+    const body = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(10)); } });   // then nothing
+    await assert.rejects(loadModel(new Response(body), { stallTimeout: 100 }), stalled('a Response', 100, 10));
+  });
+  test('an AbortSignal gives the load up at once, mid-download (the connection closed) or before it starts', async () => {
+    const server = await stallingServer();
+    try {
+      const controller = new AbortController();
+      const loading = loadModel(server.url, { signal: controller.signal });
+      await server.requested;
+      controller.abort();
+      await assert.rejects(loading, cancelled);
+      await server.closed;
+      await assert.rejects(loadModel(server.url, { signal: AbortSignal.abort() }), cancelled);
+      // A reason the caller gave is named.
+      await assert.rejects(loadModel(new Uint8Array(8), { signal: AbortSignal.abort(new Error('the user went elsewhere')) }),
+        rejects('Cancelled', /^the load was cancelled \(its signal was aborted\): the user went elsewhere$/));
+    } finally {
+      await server.close();
+    }
+    // Bytes given whole, with a signal that is never aborted: loaded as ever.
+    const m = await loadModel(new Uint8Array(readFileSync(join(FIXTURES, 'ar_post_sin_tied_relu.safetensors'))), { signal: new AbortController().signal });
+    assert.equal(m.decode('ABC').length, 1);
+    m.delete();
+  });
+  test('signal and stallTimeout of the wrong kind are UsageErrors naming what was given', async () => {
+    const usage = (message) => rejects('UsageError', message);
+    await assert.rejects(loadModel('x', { signal: 'stop' }), usage(/^loadModel: signal must be an AbortSignal \(an AbortController's signal\); got the string "stop"$/));
+    await assert.rejects(loadModel('x', { signal: new AbortController() }), usage(/signal must be an AbortSignal .*; got an AbortController$/));
+    for (const [bad, shown] of [[0, 'the number 0'], [-5, 'the number -5'], [NaN, 'the number NaN'], ['100', 'the string "100"'], [2 ** 31, 'the number 2147483648']]) {
+      await assert.rejects(loadModel('x', { stallTimeout: bad }), usage(new RegExp(`^loadModel: stallTimeout must be a number of milliseconds in \\(0, 2147483647\\]; got ${shown}$`)));
+    }
   });
 });

@@ -1,4 +1,4 @@
-// web/js/metrics.js (the page's word list and scripts/make-models-manifest.mjs score
+// web/shared/metrics.js (the page's word list and scripts/make-models-manifest.mjs score
 // with it) against models/train/metrics.py (training and evaluation score with it):
 // the same WER, PER and per-word edit distances, to the last bit, over the standard
 // test split, for a shipped model's own outputs and for outputs made to hit every
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { editDistance, measure, parseReferences, rates, score } from '../../web/js/metrics.js';
+import { editDistance, measure, parseReferences, rates, score } from '../../web/shared/metrics.js';
 import { ROOT, cliPath, join } from './helpers.mjs';
 
 const SPLIT = join(ROOT, 'models/data/cmudict-0.7b.test');

@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { TABLE_PATH, generatedFiles, readTable, staleFiles } from '../../scripts/gen-options.mjs';
 import { DEFAULT_OPTIONS, normalizeOptions } from '../../wasm/src/options.js';
-import { LANE_TYPES, LaneSpecError, PAGE_OPTIONS, makeLane, moduleOptions, wordSeed } from '../../web/js/lane-types.js';
+import { LANE_TYPES, LaneSpecError, PAGE_OPTIONS, makeLane, moduleOptions, settleLaneOptions, wordSeed } from '../../web/js/lane-types.js';
+import { normalizedScore, ruleMax } from '../../web/js/page-options.js';
+import { fmt, scoreFormula } from '../../web/js/format.js';
 import { decodeState, encodeState } from '../../web/js/address.js';
 import { ROOT } from './helpers.mjs';
 
@@ -144,6 +146,56 @@ test('a lane is made of its type\'s options only: an unknown type or option is r
   for (const type of ['lookahead', 'constructor', '']) assert.throws(() => makeLane(type), (e) => e.kind === 'UsageError' && /unknown lane type/.test(e.message), type);
   assert.equal(makeLane('greedy', { maxLength: 3 }).opts.maxLength, 3);
   assert.equal(makeLane('beam', { beamSize: 99 }).opts.beamSize, PAGE_OPTIONS.beamSize.ui.max, 'a known option is still clamped to the page\'s range');
+});
+
+test('the rules between options and the length normalisations are the table\'s: a change there makes the engine\'s and the page\'s stale', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'gen-options-'));
+  try {
+    for (const [path] of generatedFiles()) cpSync(join(ROOT, path), join(scratch, path), { recursive: true });
+    cpSync(join(ROOT, TABLE_PATH), join(scratch, TABLE_PATH));
+    const changed = readTable(scratch);
+    changed.rules.find((r) => r.atMost === 'beam_size').atMost = 'top_candidates';
+    writeFileSync(join(scratch, TABLE_PATH), JSON.stringify(changed));
+    assert.deepEqual(staleFiles(scratch), ['src/decoding_options.cpp', 'web/js/page-options.js']);
+    cpSync(join(ROOT, TABLE_PATH), join(scratch, TABLE_PATH));
+    const norm = readTable(scratch);
+    norm.enums.LengthNorm.values.find((v) => v.js === 'gnmt').divisor = 'pow((6.0 + length) / 7.0, alpha)';
+    writeFileSync(join(scratch, TABLE_PATH), JSON.stringify(norm));
+    assert.ok(['src/decoding_options.cpp', 'web/js/page-options.js'].every((f) => staleFiles(scratch).includes(f)), staleFiles(scratch).join(', '));
+    // A rule or a divisor the generator cannot write the same in C++ and JS is refused.
+    norm.enums.LengthNorm.values.find((v) => v.js === 'gnmt').divisor = 'exp(length)';
+    writeFileSync(join(scratch, TABLE_PATH), JSON.stringify(norm));
+    assert.throws(() => staleFiles(scratch), /divisor uses numbers/);
+    const bad = readTable(ROOT);
+    bad.rules[0].atMost = 'beam_size';
+    writeFileSync(join(scratch, TABLE_PATH), JSON.stringify(bad));
+    assert.throws(() => staleFiles(scratch), /one of below, atMost/);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  // Neither face writes the formulas or the rules by hand.
+  const read = (p) => readFileSync(join(ROOT, p), 'utf8');
+  assert.doesNotMatch(read('web/js/format.js'), /Math\.pow|\(5 \+/);
+  assert.doesNotMatch(read('web/js/lane-types.js') + read('web/js/lane-beam.js'), /Math\.min\(o\.nBest/);
+  const handWritten = read('src/decoding_options.cpp').replace(/BEGIN GENERATED[\s\S]*END GENERATED/, '');
+  assert.doesNotMatch(handWritten, /n_best|std::pow/);
+});
+
+test('the page brings a lane\'s options into line with the table\'s rules: a beam lists no more than k, its control says so', () => {
+  assert.equal(moduleOptions(makeLane('beam', { beamSize: 2, nBest: 5 })).nBest, 2);
+  assert.equal(moduleOptions(makeLane('beam', { beamSize: 6, nBest: 5 })).nBest, 5);
+  assert.equal(ruleMax('nBest', { strategy: 'beam', beamSize: 4 }), 4);
+  assert.equal(ruleMax('nBest', { strategy: 'sample', beamSize: 4 }), Infinity, 'a rule holds only under its strategy');
+  assert.deepEqual(settleLaneOptions('beam', { beamSize: 3, nBest: 9 }), { beamSize: 3, nBest: 3 });
+  // The one-pass lane's single iteration and the bars' candidates are stated once.
+  assert.equal(moduleOptions(makeLane('nar')).iterations, 1);
+  assert.deepEqual(['greedy', 'beam', 'sample'].map((type) => moduleOptions(makeLane(type), 'DELETE').topCandidates), [8, 8, 8]);
+  // The page's score is the table's formula, written out with its numbers.
+  assert.equal(normalizedScore(-2.4, 3, 'average', 0), -2.4 / 3);
+  assert.ok(Math.abs(normalizedScore(-2.4, 3, 'gnmt', 0.6) - -2.4 / ((5 + 3) / 6) ** 0.6) < 1e-12);
+  assert.equal(scoreFormula(-2.4, 3, 'average', 0.6), 'log P / |Y| = −2.40 / 3 = −0.80');
+  assert.equal(scoreFormula(-2.4, 3, 'gnmt', 0.6), `log P / ((5+|Y|)/6)^0.6 = −2.40 / ((5+3)/6)^0.6 = −2.40 / ${(((5 + 3) / 6) ** 0.6).toFixed(3)} = ${fmt(-2.4 / ((5 + 3) / 6) ** 0.6)}`);
+  assert.equal(scoreFormula(-2.4, 3, 'none', 0.6), 'log P = −2.40');
 });
 
 test('the names options had before they were derived are refused, not ignored', () => {

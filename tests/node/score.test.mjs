@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { FIXTURES, cliPath, close, installPackage, join, modelPath, runCli, wordsFor } from './helpers.mjs';
+import { LENGTH_NORMS, normalizedScore } from '../../web/js/page-options.js';
 
 const pkg = installPackage();
 const { loadModel, Seq2SeqError } = await pkg.importPackage();
@@ -37,6 +38,19 @@ function cliScores(path, flags, pairs) {
     return { word, text, logprob: Number(logprob), score: Number(score), tokenLogprobs: tokens.split(' ').map(Number) };
   });
 }
+
+test('the page\'s length-normalised score (web/js/page-options.js) is the engine\'s, for every normalisation', () => {
+  const model = models.find(([path]) => path === AR)[1];
+  const word = wordsFor(model.info, 1)[0];
+  const { text } = model.decode(word)[0];
+  for (const norm of Object.keys(LENGTH_NORMS)) {
+    for (const alpha of [0.3, 1.7]) {
+      const f = model.score(word, text, { lengthNorm: norm, gnmtAlpha: alpha });
+      const page = normalizedScore(f.logprob, f.length, norm, alpha);
+      assert.ok(Math.abs(page - f.score) < 1e-5 * Math.max(1, Math.abs(f.score)), `${norm} α ${alpha}: page ${page}, engine ${f.score}`);
+    }
+  }
+});
 
 for (const [path, model] of models) {
   describe(basename(path), () => {

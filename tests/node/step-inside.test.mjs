@@ -7,9 +7,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { FIXTURES, installPackage, modelPath } from './helpers.mjs';
+import { OVERFLOWING, editedConfig, scaledFixture } from './scaled-model.mjs';
 
 const pkg = installPackage();
-const { loadModel, Seq2SeqError } = await pkg.importPackage();
+const { LIMITS, loadModel, Seq2SeqError } = await pkg.importPackage();
 const { createDecoderWorker } = await pkg.importPackage('/worker');
 
 const NAMES = readdirSync(FIXTURES).filter((f) => f.endsWith('.inside.json')).map((f) => f.slice(0, -'.inside.json'.length)).sort();
@@ -109,6 +110,112 @@ describe('Model.inspect: the inside of a step', () => {
       assert.equal(kind(() => model.inspect('')), 'InputError');
     } finally {
       model.delete();
+    }
+  });
+});
+
+describe('Model.inspect: what it keeps is bounded, and what decode refuses it refuses', () => {
+  const seqError = (kind, message) => (e) => {
+    assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
+    assert.equal(e.kind, kind, e.message);
+    assert.match(e.message, message);
+    return true;
+  };
+
+  test('token ids past 2^31 are named as given, not as the int they wrap to', async () => {
+    const model = await loadModel(modelPath('ar'));
+    try {
+      const V = model.info.targetVocab.length;
+      for (const [id, shown] of [[2 ** 31, '2147483648'], [2 ** 32 + 5, '4294967301'], [-(2 ** 31) - 1, '-2147483649'], [2 ** 53, '9007199254740992'], [1e300, '1e+300'], [-1, '-1']]) {
+        assert.throws(() => model.inspect('HELLO', [5, id]), seqError('InputError', new RegExp(`^input: token id ${shown.replace('+', '\\+')} at position 2 is outside the target vocabulary of ${V}$`)));
+      }
+    } finally {
+      model.delete();
+    }
+  });
+
+  test('a pass over LIMITS.maxInsideValues is an InputError before anything is allocated, in the module and in the worker', async () => {
+    // The AR fixture read at 1,024 positions: a 1,024-letter word decodes at once; its inside once
+    // filled the heap to 874 MB before failing as OutOfMemory.
+    const bytes = editedConfig('ar_post_sin_tied_relu', (c) => { c.max_pos = 1024; });
+    const model = await loadModel(bytes);
+    const worker = createDecoderWorker();
+    try {
+      const word = 'A'.repeat(1024);
+      assert.equal(model.decode(word, { maxLength: 2 }).length, 1);
+      const heap = model._core().HEAPU8.length;
+      const tooMany = seqError('InputError', new RegExp(`^input: the inside of this pass \\(a source of 1024 positions, a decoder input of 1\\) holds \\d+ numbers; inspect keeps at most ${LIMITS.maxInsideValues}: give a shorter source or fewer tokens$`));
+      assert.throws(() => model.inspect(word), tooMany);
+      assert.equal(model._core().HEAPU8.length, heap, 'the wasm heap did not grow');
+      await worker.load(bytes);
+      await assert.rejects(worker.inspect(word), tooMany);
+      assert.equal((await worker.inspect('ABC')).sourceLength, 3);
+    } finally {
+      await worker.terminate();
+      model.delete();
+    }
+  });
+
+  test('an inspect that runs out of wasm memory is an OutOfMemory, and gives back every byte it took', async () => {
+    const model = await loadModel(editedConfig('ar_post_sin_tied_relu', (c) => { c.max_pos = 1024; }));
+    const core = model._core();
+    const word = 'A'.repeat(400);   // about 4.5 million numbers: 18 MB kept, more while computing
+    const expected = model.inspect(word);
+    // The largest block malloc gives now (binary search, to 64 KB).
+    const largest = () => {
+      let lo = 0;
+      let hi = 2 ** 30;
+      while (hi - lo > 1 << 16) {
+        const mid = Math.floor((lo + hi) / 2);
+        const p = core._malloc(mid);
+        if (p) { core._free(p); lo = mid; } else hi = mid;
+      }
+      return lo;
+    };
+    const taken = [];
+    try {
+      // The heap filled to its cap, then 8 MB given back: room for small calls, not for this inside.
+      for (const size of [64 << 20, 1 << 20, 64 << 10]) for (let p; (p = core._malloc(size));) taken.push([p, size]);
+      for (let freed = 0; freed < 8 << 20;) {
+        const [p, size] = taken.pop();
+        core._free(p);
+        freed += size;
+      }
+      const before = largest();
+      for (let i = 0; i < 3; i++) assert.throws(() => model.inspect(word), seqError('OutOfMemory', /^out of memory$/));
+      const after = largest();
+      assert.equal(after, before, `the largest free block: ${before} bytes before, ${after} after three failed inspects`);
+      assert.equal(model.inspect('ABC').sourceLength, 3, 'a small inspect still fits');
+    } finally {
+      for (const [p] of taken) core._free(p);
+    }
+    assert.deepEqual(Array.from(model.inspect(word).logits), Array.from(expected.logits));
+    model.delete();
+  });
+
+  test('weights whose scores overflow: inspect refuses the pass with decode\'s ModelError, in the module and in the worker', async () => {
+    const cases = [
+      ...OVERFLOWING.filter(([, , where]) => where !== 'the target lengths'),
+      // 4-bit weights with finite scales of 3.4e38: they load, and overflow.
+      ['4-bit CMLM, scales at 3.4e38', () => scaledFixture('cmlm_pre_sin_tied_relu_q4', 'decoder.layers.1.ffn.fc1.weight.scale', 1e39), 'output position 1'],
+    ];
+    const worker = createDecoderWorker();
+    try {
+      for (const [name, bytes, where] of cases) {
+        const model = await loadModel(bytes());
+        const draft = model.autoregressive ? [] : Array(4).fill(model.info.targetSpecials.mask);
+        const options = model.autoregressive ? {} : { narLength: 'given', narGivenLength: 4 };
+        let refused = null;
+        try { model.decode('ABC', options); } catch (e) { refused = e; }
+        assert.equal(refused?.kind, 'ModelError', name);
+        assert.match(refused.message, new RegExp(`the scores of ${where} are not finite`), name);
+        assert.throws(() => model.inspect('ABC', draft), (e) => e.kind === 'ModelError' && e.message === refused.message, name);
+        await worker.load(bytes());
+        await assert.rejects(worker.inspect('ABC', draft), (e) => e.kind === 'ModelError' && e.message === refused.message, name);
+        model.delete();
+      }
+    } finally {
+      await worker.terminate();
     }
   });
 });

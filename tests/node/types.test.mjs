@@ -126,6 +126,7 @@ test('the declared interfaces have exactly the fields of the objects the binding
     const info = model.info;
     check(info.arch === 'rnn' ? 'RnnModelInfo' : 'TransformerModelInfo', info);
     check('TargetSpecials', info.targetSpecials);
+    check('TargetSpecials', info.sourceSpecials);
     const word = wordsFor(info)[0];
     for (const attention of [true, false]) {
       const s = model.createSession(model.autoregressive ? { strategy: 'beam', beamSize: 2, nBest: 2, attention } : { lengthCandidates: 2, attention });

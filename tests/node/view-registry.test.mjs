@@ -1,5 +1,5 @@
 // The views under the lanes are registered in one place (web/js/lane-views.js) and see
-// a lane only through its facade (web/js/lane-facade.js): a lane class names no view,
+// a lane only through its facade (laneFacade, web/js/view-registry.js): a lane class names no view,
 // address.js names no view, and a view's module reads nothing of a lane but the
 // facade's members. A view registered here, in Node, rides in the address with its
 // codec and no other file changed.
@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { registerView, registeredViews, viewById, viewsOf } from '../../web/js/view-registry.js';
-import { laneFacade } from '../../web/js/lane-facade.js';
+import { laneFacade, registerView, registeredViews, viewById, viewsOf } from '../../web/js/view-registry.js';
+
 import { decodeState, encodeState } from '../../web/js/address.js';
 import { LANE_TYPES, PAGE_OPTIONS, makeLane } from '../../web/js/lane-types.js';
 
@@ -35,7 +35,7 @@ test('nothing but lane-views.js imports a view\'s module; a lane reaches another
     const bad = importsOf(source(f)).filter((m) => viewModules.includes(m));
     assert.deepEqual(bad, [], `${f} imports a view's module`);
   }
-  for (const f of modules.filter((x) => /^lane-|^compare\.js$/.test(x) && x !== 'lane-views.js' && x !== 'lane-facade.js')) {
+  for (const f of modules.filter((x) => /^lane-|^compare\.js$/.test(x) && x !== 'lane-views.js')) {
     assert.doesNotMatch(source(f), /insideView|selfAttentionView|forcedScores|insidePick/, `${f} draws or links a view by hand`);
   }
 });
@@ -78,9 +78,9 @@ test('a view sees the lane through its facade: the decode, the model, inspect an
 test('a view\'s module reads nothing of a lane but the facade\'s members', () => {
   const members = new Set(Object.keys(Object.getOwnPropertyDescriptors(laneFacade(standIn(), { id: 'x', slot: 'body' }))));
   // The view modules and the modules that draw parts of a view from its facade.
-  const helpers = new Set(viewModules);
-  for (const f of viewModules) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) helpers.add(m);
-  for (const f of helpers) {
+  const drawing = new Set(viewModules);
+  for (const f of viewModules) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) drawing.add(m);
+  for (const f of drawing) {
     const used = new Set([...source(f).matchAll(/\blane\.(\w+)/g)].map((m) => m[1]));
     const beyond = [...used].filter((m) => !members.has(m));
     assert.deepEqual(beyond, [], `${f} reads lane.${beyond.join(', lane.')}`);

@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { installPackage, modelPath, serveFiles, wordsFor } from './helpers.mjs';
+import { installPackage, modelPath, serveFiles, stallingServer, wordsFor } from './helpers.mjs';
 
 const pkg = installPackage();
 const { loadModel, Seq2SeqError } = await pkg.importPackage();
@@ -315,6 +315,60 @@ describe('real workers through createDecoderWorker()', () => {
     }
   });
 
+  test('requests leave the client in the order they are made: what follows an unawaited load runs on its model', async () => {
+    // A Blob is read on this thread before the load is posted; the requests made meanwhile
+    // once went ahead of it and ran on the model before (HELLO decoded by the other model).
+    const decoder = createDecoderWorker();
+    try {
+      await decoder.load(arBytes);
+      const words = wordsFor(ar.info, cmlm.info, 6);
+      const toCmlm = decoder.load(new Blob([cmlmBytes]));
+      const batch = decoder.decodeBatch(words);
+      const scored = decoder.score(words[0], cmlm.decode(words[0])[0].tokens.map((t) => cmlm.info.targetVocab[t]));
+      assert.equal((await toCmlm).arch, 'cmlm');
+      assert.deepEqual(await batch, cmlm.decodeBatch(words));
+      assert.equal((await scored).logprob, cmlm.score(words[0], cmlm.decode(words[0])[0].tokens.map((t) => cmlm.info.targetVocab[t])).logprob);
+      // And back, a Response this time, with start and run behind it.
+      const toAr = decoder.load(new Response(arBytes));
+      const started = decoder.start(words[1]);
+      const ran = decoder.run();
+      assert.equal((await toAr).arch, 'transformer');
+      await started;
+      assert.deepEqual(await ran, ar.decode(words[1]));
+    } finally {
+      await decoder.terminate();
+    }
+  });
+
+  test('load(url) from a server that stalls: a NetworkError after stallTimeout; an AbortSignal gives it up at once; the model stays', async () => {
+    const decoder = createDecoderWorker();
+    const first = await stallingServer();
+    const second = await stallingServer();
+    try {
+      await decoder.load(arBytes);
+      const words = wordsFor(ar.info, 4);
+      await assert.rejects(decoder.load(first.url, { stallTimeout: 300 }), (e) => e instanceof ClientSeq2SeqError && e.kind === 'NetworkError'
+        && e.message === `the download of the model from ${first.url} stalled: no data for 300 ms after 1000 bytes; try again (loadModel(source, { stallTimeout }) allows a slower server more time)`);
+      await first.closed;
+      const controller = new AbortController();
+      const loading = decoder.load(second.url, { signal: controller.signal });
+      const batch = decoder.decodeBatch(words);   // behind the load, in the worker's queue
+      await second.requested;
+      controller.abort();
+      await assert.rejects(loading, (e) => e.kind === 'Cancelled' && e.message === 'the load was cancelled (its signal was aborted)');
+      await second.closed;   // the worker's download was aborted too
+      assert.deepEqual(await batch, ar.decodeBatch(words), 'the model it had');
+      await assert.rejects(decoder.load(cmlmBytes, { signal: AbortSignal.abort() }), (e) => e.kind === 'Cancelled');
+      await assert.rejects(decoder.load(cmlmBytes, { stallTimeout: -1 }), (e) => e.kind === 'UsageError' && /^load: stallTimeout must be/.test(e.message));
+      assert.deepEqual(await decoder.decodeBatch(words), ar.decodeBatch(words));
+      assert.equal((await decoder.load(cmlmBytes, { signal: new AbortController().signal, stallTimeout: 5000 })).arch, 'cmlm');
+    } finally {
+      await decoder.terminate();
+      await first.close();
+      await second.close();
+    }
+  });
+
   test('terminate rejects what is pending and everything after', async () => {
     const decoder = createDecoderWorker();
     await decoder.load(arBytes);
@@ -349,6 +403,9 @@ describe('real workers through createDecoderWorker()', () => {
       await assert.rejects(decoder.score(word, huge), tooLong);
       await assert.rejects(decoder.inspect(huge), tooLong);
       await assert.rejects(decoder.decodeBatch([word, huge]), (e) => tooLong(e) && e.message.startsWith('texts[1] "'));
+      // A bad text before it is the one named (the worker checks those, decoding nothing); bad options first.
+      await assert.rejects(decoder.decodeBatch([word, '', huge]), (e) => e.kind === 'InputError' && e.message === 'texts[1] "": input: the source text is empty');
+      await assert.rejects(decoder.decodeBatch([word, huge], { strategy: 'beam', beamSize: 0 }), (e) => e.kind === 'UsageError' && /beamSize = 0/.test(e.message));
       assert.ok(performance.now() - t0 < 1000, `${(performance.now() - t0).toFixed(0)} ms`);
       // The worker goes on.
       assert.deepEqual(await decoder.decodeBatch([word]), [ar.decode(word, { attention: false })]);

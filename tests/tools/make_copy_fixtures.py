@@ -56,17 +56,17 @@ FIXTURES = {
     "copy_words_post_learned_untied": (dict(TRANSFORMER, arch="transformer", norm="post", pos="learned",
                                             tie_output=False, activation="gelu", scale_embedding=True,
                                             src_vocab=WORD_SRC, tgt_vocab=WORD_TGT, src_case="lower",
-                                            src_unit="word"), WORD_SOURCES, -2.0, 3009),
+                                            src_tokens="words"), WORD_SOURCES, -2.0, 3009),
 }
 
 TGT_LENS = [5, 6, 4]
 
 
 def read_source(text, cfg):
-    """The engine's reading of a source (Model::read_source): -> (ids, texts)."""
+    """The engine's reading of a source (tokenize_source with its texts): -> (ids, texts)."""
     vocab = {t: i for i, t in enumerate(cfg["src_vocab"])}
     text = text.upper() if cfg["src_case"] == "upper" else text.lower() if cfg["src_case"] == "lower" else text
-    toks = text.split() if cfg.get("src_unit") == "word" else list(text.strip())
+    toks = text.split() if cfg.get("src_tokens") == "words" else list(text.strip())
     return [vocab.get(t, cfg["src_specials"]["unk"]) for t in toks], toks
 
 

@@ -18,16 +18,20 @@ starting values, so that the engine's float32 numbers are held to the exact ones
                          parameter's gradient (.grads.safetensors) and the parameters after
                          AdamW (.updated.safetensors); and the loss of 100 steps from the
                          same start and batches (.json)
+  train_rnn_*            the same for the RNN encoder-decoder, each attention score, with
+                         and without scheduled sampling (tests/tools/train_rnn_fixtures.py)
 Deterministic: fixed seeds.
 """
 
 import json
 import math
 import os
-import struct
 
 import torch
 import torch.nn.functional as F
+
+from models.train.export import export, write_safetensors
+from models.train.seq2seq_torch import FFN, Attention, Seq2SeqTransformer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.join(HERE, "..", "fixtures")
@@ -133,11 +137,222 @@ def loss_fixture(gen):
     return {"rows": rows, "V": V, "ignore": ignore, "logits": r(logits), "targets": targets, "cases": out}
 
 
+# ----------------------------------------------------------------------------
+# Each layer alone
+# ----------------------------------------------------------------------------
+
+def randomize_module(module, gen, scale=0.4):
+    """float32-representable weights, biases and gains far from 0 and 1."""
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            v = torch.randn(p.shape, generator=gen) * scale
+            if name.endswith("weight") and p.dim() == 1:  # a LayerNorm gain
+                v = 1.0 + v
+            p.copy_(f32(v))
+
+
+def grads_of(module):
+    return {n: r(p.grad) for n, p in module.named_parameters()}
+
+
+def linear_fixture(gen):
+    lin = torch.nn.Linear(5, 7)
+    randomize_module(lin, gen)
+    x = f32(torch.randn(4, 5, generator=gen)).requires_grad_(True)
+    dy = f32(torch.randn(4, 7, generator=gen))
+    y = lin(x)
+    y.backward(dy)
+    return {"in": 5, "out": 7, "rows": 4, "weight": r(lin.weight), "bias": r(lin.bias), "x": r(x), "dy": r(dy),
+            "y": r(y), "dx": r(x.grad), "grads": grads_of(lin)}
+
+
+def layer_norm_fixture(gen):
+    ln = torch.nn.LayerNorm(6, eps=1e-5)
+    randomize_module(ln, gen, 0.3)
+    x = f32(torch.randn(4, 6, generator=gen) * 2.0 + 0.5).requires_grad_(True)
+    dy = f32(torch.randn(4, 6, generator=gen))
+    y = ln(x)
+    y.backward(dy)
+    return {"d": 6, "rows": 4, "eps": 1e-5, "weight": r(ln.weight), "bias": r(ln.bias), "x": r(x), "dy": r(dy),
+            "y": r(y), "dx": r(x.grad), "grads": grads_of(ln)}
+
+
+def packed(t, lengths):
+    """The valid rows of a padded [B, T, ...] tensor, one example after another."""
+    return torch.cat([t[b, :n] for b, n in enumerate(lengths)], 0)
+
+
+def attention_fixture(gen, kind):
+    """The reference's Attention module (projections and core) over a padded batch:
+    self (encoder: key padding), causal (decoder: key padding and the causal mask)
+    or cross (queries and keys of different lengths)."""
+    L, H = 8, 2
+    attn = Attention(L, H)
+    randomize_module(attn, gen)
+    q_lens = {"self": [3, 5], "causal": [4, 2], "cross": [4, 2]}[kind]
+    k_lens = {"self": [3, 5], "causal": [4, 2], "cross": [3, 5]}[kind]
+    B, Tq, Tk = 2, max(q_lens), max(k_lens)
+    xq = f32(torch.randn(B, Tq, L, generator=gen)).requires_grad_(True)
+    xkv = xq if kind != "cross" else f32(torch.randn(B, Tk, L, generator=gen)).requires_grad_(True)
+    kpad = torch.arange(Tk)[None, :] >= torch.tensor(k_lens)[:, None]
+    mask = kpad[:, None, None, :]
+    if kind == "causal":
+        mask = mask | torch.ones(Tq, Tk, dtype=torch.bool).triu(1)[None, None]
+    y, probs = attn(xq, xkv, mask)
+    qvalid = (torch.arange(Tq)[None, :] < torch.tensor(q_lens)[:, None]).to(y.dtype)[:, :, None]
+    dy = f32(torch.randn(B, Tq, L, generator=gen)) * qvalid
+    y.backward(dy)
+    out = {"kind": kind, "d": L, "heads": H, "q_lens": q_lens, "k_lens": k_lens,
+           "params": {n: r(p) for n, p in attn.named_parameters()},
+           "xq": r(packed(xq, q_lens)), "dy": r(packed(dy, q_lens)), "y": r(packed(y, q_lens)),
+           "probs": [r(probs[b, :, :q_lens[b], :k_lens[b]]) for b in range(B)],
+           "dxq": r(packed(xq.grad, q_lens)), "grads": grads_of(attn)}
+    if kind == "cross":
+        out["xkv"] = r(packed(xkv, k_lens))
+        out["dxkv"] = r(packed(xkv.grad, k_lens))
+    return out
+
+
+def ffn_fixture(gen, activation):
+    ffn = FFN(6, 10, activation)
+    randomize_module(ffn, gen, 0.5)
+    x = f32(torch.randn(5, 6, generator=gen)).requires_grad_(True)
+    dy = f32(torch.randn(5, 6, generator=gen))
+    y = ffn(x)
+    y.backward(dy)
+    return {"activation": activation, "d": 6, "d_ff": 10, "rows": 5, "params": {n: r(p) for n, p in ffn.named_parameters()},
+            "x": r(x), "dy": r(dy), "y": r(y), "dx": r(x.grad), "grads": grads_of(ffn)}
+
+
+def embedding_fixture(gen, pos):
+    """Seq2SeqTransformer.embed_tgt: the token's row times sqrt(d_model), plus its position's."""
+    cfg = dict(TINY, pos=pos, d_model=8, n_heads=2, d_ff=16, enc_layers=1, dec_layers=1, max_pos=8, max_target_len=7)
+    model = Seq2SeqTransformer(cfg)
+    randomize_module(model, gen)
+    ids = [[2, 7, 9, 5], [2, 11, 6, 0]]  # the second padded after 3 tokens
+    lens = [4, 3]
+    x = model.embed_tgt(torch.tensor(ids))
+    dy = f32(torch.randn(x.shape, generator=gen)) * (torch.arange(4)[None, :] < torch.tensor(lens)[:, None]).to(x.dtype)[:, :, None]
+    x.backward(dy)
+    out = {"pos": pos, "d": 8, "scale": math.sqrt(8), "ids": [i[:n] for i, n in zip(ids, lens)], "lens": lens,
+           "table": r(model.tgt_embed.weight), "x": r(packed(x, lens)), "dy": r(packed(dy, lens)),
+           "dtable": r(model.tgt_embed.weight.grad)}
+    if pos == "learned":
+        out["pos_table"] = r(model.tgt_pos.weight)
+        out["dpos"] = r(model.tgt_pos.weight.grad)
+    return out
+
+
+TINY = {"arch": "transformer", "src_vocab": ["<pad>", "<unk>"] + list("abcdefghij"),
+        "tgt_vocab": ["<pad>", "<unk>", "<s>", "</s>", "<mask>"] + list("abcdefghijk"),
+        "src_specials": {"pad": 0, "unk": 1}, "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3, "mask": 4},
+        "src_case": "lower"}
+
+
+# ----------------------------------------------------------------------------
+# Whole steps of a tiny Transformer
+# ----------------------------------------------------------------------------
+
+STEP_BASE = dict(TINY, d_model=16, n_heads=2, d_ff=32, enc_layers=2, dec_layers=2, ln_eps=1e-5, max_pos=16,
+                 max_target_len=15)
+
+# name -> (config overrides, label smoothing, optimizer options)
+STEP_FIXTURES = {
+    "pre_sin_tied_relu": ({"norm": "pre", "pos": "sinusoidal", "tie_output": True, "activation": "relu",
+                           "scale_embedding": True}, 0.1),
+    "post_learned_untied_gelu_noscale": ({"norm": "post", "pos": "learned", "tie_output": False, "activation": "gelu",
+                                          "scale_embedding": False}, 0.0),
+}
+STEP_OPTIONS = {"learning_rate": 0.01, "warmup_steps": 10, "steps": 100, "lr_decay": "cosine", "final_lr_ratio": 0.1,
+                "beta1": 0.9, "beta2": 0.98, "adam_eps": 1e-8, "weight_decay": 0.01, "clip_norm": 1.0}
+CURVE_STEPS = 100
+CURVE_BATCH = 8
+
+
+def reverse_example(gen, cfg, lo, hi):
+    """A source of lo..hi letters of the tiny vocabulary, and its reverse as the target."""
+    n = int(torch.randint(lo, hi + 1, (1,), generator=gen))
+    letters = [int(i) for i in torch.randint(0, 10, (n,), generator=gen)]  # a..j
+    src = [cfg["src_vocab"].index("abcdefghij"[i]) for i in letters]
+    tgt = [cfg["tgt_vocab"].index("abcdefghij"[i]) for i in reversed(letters)]
+    return src, tgt
+
+
+def step_loss(model, cfg, batch, smoothing):
+    """The trainer's loss: the decoder reads BOS + target, predicts target + EOS; mean over
+    the real tokens of the padded batch, with label smoothing."""
+    sp = cfg["tgt_specials"]
+    srcs = [s for s, _ in batch]
+    dec_in = [[sp["bos"]] + t for _, t in batch]
+    dec_out = [t + [sp["eos"]] for _, t in batch]
+    S, T = max(map(len, srcs)), max(map(len, dec_in))
+    src = torch.tensor([s + [cfg["src_specials"]["pad"]] * (S - len(s)) for s in srcs])
+    tin = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_in])
+    tout = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_out])
+    logits = model(src, tin)["logits"]
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=sp["pad"],
+                           label_smoothing=smoothing)
+
+
+def step_fixture(name, index):
+    overrides, smoothing = STEP_FIXTURES[name]
+    cfg = dict(STEP_BASE, **overrides)
+    gen = torch.Generator().manual_seed(100 + index)
+    model = Seq2SeqTransformer(cfg)
+    randomize_module(model, gen, 0.3)
+    base = os.path.join(OUT_DIR, f"train_step_{name}")
+    cfg["name"] = f"train_step_{name}"
+    cfg["description"] = "random weights, the trainer's parity fixture from tests/tools/make_train_fixtures.py"
+    export(model, cfg, base + ".safetensors")
+    start = {n: p.detach().clone() for n, p in model.named_parameters()}
+
+    # One step: the batch, the loss, every gradient, the parameters after AdamW.
+    batch = [reverse_example(gen, cfg, 2, 7) for _ in range(4)]
+    loss = step_loss(model, cfg, batch, smoothing)
+    loss.backward()
+    names = [n for n, _ in model.named_parameters()]
+    meta = {"what": "gradients of train_step_%s.json's batch" % name}
+    write_safetensors(base + ".grads.safetensors", {n: p.grad for n, p in model.named_parameters()}, meta)
+    opt = make_optimizer(list(model.named_parameters()), STEP_OPTIONS)
+    norm = optimizer_step(opt, [p for _, p in model.named_parameters()], STEP_OPTIONS, 1)
+    write_safetensors(base + ".updated.safetensors", {n: p.detach() for n, p in model.named_parameters()},
+                      {"what": "parameters after one AdamW step"})
+
+    # 100 steps from the same start: the loss of each, before its update.
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            p.copy_(start[n])
+    opt = make_optimizer(list(model.named_parameters()), STEP_OPTIONS)
+    batches, losses = [], []
+    for step in range(1, CURVE_STEPS + 1):
+        b = [reverse_example(gen, cfg, 2, 7) for _ in range(CURVE_BATCH)]
+        opt.zero_grad()
+        loss_k = step_loss(model, cfg, b, smoothing)
+        loss_k.backward()
+        optimizer_step(opt, [p for _, p in model.named_parameters()], STEP_OPTIONS, step)
+        batches.append(b)
+        losses.append(r(loss_k.item()))
+    print(f"  {name}: loss {loss.item():.6f}, gradient norm {norm:.4f}; 100 steps: {losses[0]:.4f} -> {losses[-1]:.4f}")
+    write(f"train_step_{name}.json", {
+        "model": f"train_step_{name}.safetensors", "smoothing": smoothing, "options": STEP_OPTIONS,
+        "batch": [{"source": s, "target": t} for s, t in batch], "loss": r(loss.item()), "grad_norm": r(norm),
+        "parameters": names,
+        "curve": {"batches": [[{"source": s, "target": t} for s, t in b] for b in batches], "losses": losses}})
+
+
 def main():
     os.makedirs(OUT_DIR, exist_ok=True)
+    for i, name in enumerate(STEP_FIXTURES):
+        step_fixture(name, i)
     adamw_fixture()
     gen = torch.Generator().manual_seed(5)
-    write("train_layers.json", {"loss": loss_fixture(gen)})
+    layers = {"loss": loss_fixture(gen), "linear": linear_fixture(gen), "layer_norm": layer_norm_fixture(gen),
+              "attention": [attention_fixture(gen, k) for k in ("self", "causal", "cross")],
+              "ffn": [ffn_fixture(gen, a) for a in ("relu", "gelu")],
+              "embedding": [embedding_fixture(gen, p) for p in ("sinusoidal", "learned")]}
+    write("train_layers.json", layers)
+    from tests.tools.train_rnn_fixtures import write_rnn_fixtures  # the RNN's (it imports the helpers above)
+    write_rnn_fixtures()
 
 
 if __name__ == "__main__":

@@ -4,12 +4,13 @@
 // is loaded for it.
 import { Seq2SeqError, describe, quote, usageError } from './errors.js';
 import { LIMITS } from './limits.js';
-import { checkText } from './text.js';
+import { tooLong } from './text.js';
 
 /**
- * Throws a UsageError unless `texts` is an array of strings, and the InputError
- * of the first text too long to be handed to the engine (text.js): all of them
- * before any is converted. `what` names the call.
+ * Throws a UsageError unless `texts` is an array of strings. `what` names the call.
+ * Which text is bad otherwise (empty, too long, of characters the model lacks) is
+ * found in order, the first one named: BatchDecoder (index.js) checks each before
+ * the engine sees it.
  */
 export function checkTexts(texts, what) {
   if (!Array.isArray(texts)) throw usageError(`${what}: texts must be an array of strings; got ${describe(texts)}`);
@@ -17,14 +18,16 @@ export function checkTexts(texts, what) {
     // A hole of a sparse array reads as undefined, and is refused as one.
     if (typeof texts[i] !== 'string') throw usageError(`${what}: texts[${i}] must be a string; got ${describe(texts[i])}`);
   }
-  const long = texts.findIndex((t) => t.length > LIMITS.maxTextBytes);
-  if (long >= 0) {
-    try {
-      checkText(texts[long]);
-    } catch (e) {
-      throw textError(e, texts, long);
-    }
-  }
+}
+
+/** The index of the first text longer than LIMITS.maxTextBytes UTF-16 units (text.js), or -1. */
+export function firstTooLong(texts) {
+  return texts.findIndex((t) => t.length > LIMITS.maxTextBytes);
+}
+
+/** The InputError of texts[index], a text too long to be handed to the engine. */
+export function tooLongError(texts, index) {
+  return textError(tooLong(texts[index].length), texts, index);
 }
 
 /**

@@ -8,7 +8,8 @@ export class Seq2SeqError extends Error {
     super(message);
     this.name = 'Seq2SeqError';
     // 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' |
-    // 'OutOfMemory' | 'Error', and 'Cancelled' / 'WorkerError' from the worker client.
+    // 'OutOfMemory' | 'Error', 'Cancelled' (a load whose signal aborted; a run, batch or
+    // load the worker client cancelled) and 'WorkerError' from the worker client.
     this.kind = kind;
   }
 }

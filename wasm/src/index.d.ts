@@ -107,7 +107,8 @@ export declare const DEFAULT_OPTIONS: Readonly<Required<Omit<DecodingOptions, 's
  * file (maxModelBytes, 1 GiB: a download stops there with a ModelError, whether or not a
  * Content-Length is sent), the longest text, target or prefix (maxTextBytes bytes of UTF-8:
  * a longer string is refused with an InputError, a prefix with a UsageError, before it is
- * copied into the wasm heap), and the model file's other bounds.
+ * copied into the wasm heap), the most numbers one inspect keeps (maxInsideValues), and the
+ * model file's other bounds.
  */
 export declare const LIMITS: Readonly<{
   maxModelBytes: number;
@@ -123,6 +124,8 @@ export declare const LIMITS: Readonly<{
   maxPositions: number;
   maxVocab: number;
   maxTextBytes: number;
+  /** The most numbers one inspect keeps (2^24): a pass whose inside would keep more is an InputError. */
+  maxInsideValues: number;
 }>;
 
 /** The kinds of Seq2SeqError: the C++ exception it came from, the JS layer's checks, or the worker client's own. */
@@ -147,7 +150,7 @@ export declare class Seq2SeqError extends Error {
   readonly code?: string;
 }
 
-/** Special target token ids (-1 when the model has none). */
+/** Special token ids of a vocabulary (-1 when the model has none). */
 export interface TargetSpecials {
   pad: number;
   unk: number;
@@ -174,14 +177,6 @@ export interface ModelInfoBase {
   maxPositions: number;
   /** CMLM: the length head predicts lengths 0..maxTargetLength. */
   maxTargetLength: number;
-  /** What a source token is: a character, or (a word-level model) a word of a text split at white space, an unknown word read as the source's unk. */
-  sourceUnit: 'char' | 'word';
-  /**
-   * The copy mechanism (pointer-generator): the output distribution mixes the vocabulary's with a copy of the
-   * source, over the target vocabulary and the source's tokens it lacks (ids past `targetVocab`, whose texts are
-   * the source's). Its snapshots carry `pGen`, `copyProbs` and `copyAttention`.
-   */
-  copy: boolean;
   parameters: number;
   fileBytes: number;
   /** How the weights are stored in the file: the narrowest dtype in it (quantized files keep biases and norms wider). */
@@ -190,7 +185,19 @@ export interface ModelInfoBase {
   compute: 'int8' | 'f32';
   sourceVocab: string[];
   targetVocab: string[];
+  /** The source vocabulary's special ids: every other source token is a character the model reads. */
+  sourceSpecials: TargetSpecials;
   targetSpecials: TargetSpecials;
+  /** How the source is case-folded before it is read ('none': as given). */
+  sourceCase: 'none' | 'upper' | 'lower';
+  /** What a source token is: a character, or (a word-level model) a word of a text split at white space, an unknown word read as the source's unk. */
+  sourceTokens: 'chars' | 'words';
+  /**
+   * The copy mechanism (pointer-generator): the output distribution mixes the vocabulary's with a copy of the
+   * source, over the target vocabulary and the source's tokens it lacks (ids past `targetVocab`, whose texts are
+   * the source's). Its snapshots carry `pGen`, `copyProbs` and `copyAttention`.
+   */
+  copy: boolean;
 }
 
 /** A Transformer: autoregressive ('transformer') or Mask-Predict ('cmlm'). */
@@ -380,6 +387,8 @@ interface SnapshotBase {
   /** Decoder passes so far in this decode. */
   step: number;
   sourceLength: number;
+  /** The source text the decode started from, as given. */
+  source: string;
   /** Shape of encoderAttention; present with it. */
   encoderLayers?: number;
   encoderHeads?: number;
@@ -798,6 +807,19 @@ export interface LoadOptions {
    * the source, a cached copy too. A mismatch is a ModelError naming both digests.
    */
   sha256?: string;
+  /**
+   * Gives the load up when aborted (an AbortController's signal): a download stops and its
+   * connection closes, a Blob or file read is left behind, and the load rejects at once with
+   * kind 'Cancelled'. In a decoder worker the worker is told to drop the load, and keeps the
+   * model it had.
+   */
+  signal?: GlobalInstance<'AbortSignal'>;
+  /**
+   * How many milliseconds a download may go without a byte (for its answer's headers, then
+   * between chunks of its body) before it is given up as stalled, with kind 'NetworkError';
+   * default 30,000, at most 2,147,483,647. A Response's body is held to it too.
+   */
+  stallTimeout?: number;
 }
 
 /**
@@ -805,7 +827,8 @@ export interface LoadOptions {
  * of kind 'ModelError' for bytes that are not a model or exceed a limit (docs/model-format.md,
  * "Limits"), a path that is not a regular file or cannot be read (with Node's `code`, e.g.
  * 'ENOENT', 'EISDIR'), or a sha256 mismatch; 'NetworkError' if the URL cannot be fetched or
- * answers with an HTTP error; 'WasmError' if the engine's .wasm cannot be loaded (see env);
+ * answers with an HTTP error or stalls (stallTimeout); 'Cancelled' if its signal aborts it;
+ * 'WasmError' if the engine's .wasm cannot be loaded (see env);
  * 'UsageError' for wrong options or a source of no known kind; 'OutOfMemory' if the model
  * does not fit the wasm heap.
  */

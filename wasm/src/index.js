@@ -289,9 +289,9 @@ class BatchDecoder {
 
   // One C++ call over texts[from, to); a failure names its text.
   #call(method, texts, from, to, ...extra) {
-    // The conversion would pass a lone surrogate as another character: the first
-    // such text is refused here, after what C++ finds wrong before it. (Texts too
-    // long to convert were refused by checkTexts, before any was converted.)
+    // A text too long to convert, and one the conversion would pass with a lone
+    // surrogate as another character, are refused here: the first such, after what
+    // C++ finds wrong in the texts before it (which alone are converted).
     let end = from;
     let lone = null;
     while (end < to && !lone) {

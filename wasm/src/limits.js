@@ -15,4 +15,5 @@ export const LIMITS = Object.freeze({
   maxPositions: 4096,  // max_pos: the longest source and target
   maxVocab: 65536,  // entries in each vocabulary
   maxTextBytes: 65536,
+  maxInsideValues: 16777216,
 });

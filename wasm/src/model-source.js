@@ -13,7 +13,13 @@ export { isNode };   // core.js takes it from here
 export const nodeImport = (name) => import(/* webpackIgnore: true */ /* @vite-ignore */ name);
 
 const DEFAULT_CACHE_NAME = 'seq2seq-wasm-models';
-const LOAD_OPTIONS = ['compute', 'onProgress', 'cache', 'sha256'];
+const LOAD_OPTIONS = ['compute', 'onProgress', 'cache', 'sha256', 'signal', 'stallTimeout'];
+
+// How long a download may go without a byte (the answer's headers, then each chunk of
+// its body) before it is given up as stalled: a server that sends a Content-Length and
+// then nothing would otherwise keep the load pending for ever.
+export const DEFAULT_STALL_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;   // setTimeout's largest delay
 const COMPUTES = ['auto', 'f32'];
 
 const HINT_URL = 'check the URL; from an installed package, resolve the model file with import.meta.resolve() (Node) '
@@ -21,18 +27,20 @@ const HINT_URL = 'check the URL; from an installed package, resolve the model fi
 
 /**
  * Load options, checked: { compute: 'auto' | 'f32', onProgress: function | undefined,
- * cache: false | a cache name, sha256: lowercase hex | undefined }. `call` names
- * the function in messages (loadModel, load).
+ * cache: false | a cache name, sha256: lowercase hex | undefined, signal: an AbortSignal |
+ * undefined, stallTimeout: milliseconds }. `call` names the function in messages (loadModel, load).
  */
 export function loadOptions(options, call = 'loadModel') {
-  if (options === undefined) return { compute: 'auto', onProgress: undefined, cache: false, sha256: undefined };
+  if (options === undefined) {
+    return { compute: 'auto', onProgress: undefined, cache: false, sha256: undefined, signal: undefined, stallTimeout: DEFAULT_STALL_TIMEOUT_MS };
+  }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw usageError(`${call}(source, options): options must be an object; got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
     if (!LOAD_OPTIONS.includes(key)) throw usageError(`${call}: unknown option ${named(key)} (known: ${LOAD_OPTIONS.join(', ')})`);
   }
-  const { compute = 'auto', onProgress, cache = false, sha256 } = options;
+  const { compute = 'auto', onProgress, cache = false, sha256, signal, stallTimeout = DEFAULT_STALL_TIMEOUT_MS } = options;
   if (!COMPUTES.includes(compute)) {
     throw usageError(`${call}: compute must be 'auto' or 'f32'; got ${typeof compute === 'string' ? named(compute) : describe(compute)}`);
   }
@@ -45,7 +53,70 @@ export function loadOptions(options, call = 'loadModel') {
   if (sha256 !== undefined && !(typeof sha256 === 'string' && /^[0-9a-f]{64}$/i.test(sha256))) {
     throw usageError(`${call}: sha256 must be the file's SHA-256 as 64 hexadecimal digits; got ${describe(sha256)}`);
   }
-  return { compute, onProgress, cache: cache === true ? DEFAULT_CACHE_NAME : cache, sha256: sha256?.toLowerCase() };
+  // Any object an AbortController gives (the global class may be another realm's, or absent).
+  if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean'
+    && typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function')) {
+    throw usageError(`${call}: signal must be an AbortSignal (an AbortController's signal); got ${describe(signal)}`);
+  }
+  if (!(typeof stallTimeout === 'number' && stallTimeout > 0 && stallTimeout <= MAX_TIMEOUT_MS)) {
+    throw usageError(`${call}: stallTimeout must be a number of milliseconds in (0, ${MAX_TIMEOUT_MS}]; got ${describe(stallTimeout)}`);
+  }
+  return { compute, onProgress, cache: cache === true ? DEFAULT_CACHE_NAME : cache, sha256: sha256?.toLowerCase(), signal, stallTimeout };
+}
+
+/** The error of a load given up by its signal. */
+export function loadCancelled(signal) {
+  const why = signal?.reason instanceof Error && signal.reason.name !== 'AbortError' ? `: ${signal.reason.message}` : '';
+  return new Seq2SeqError(`the load was cancelled (its signal was aborted)${why}`, 'Cancelled');
+}
+
+// Watches one read of a model (a download, a body, a file): it is stopped when the
+// signal aborts (the signal's Cancelled error) or when no byte has come for stallMs (a
+// NetworkError; `arm(loaded)` restarts that clock; undefined: no clock). Stopping runs
+// what onStop(f) was given (abort the fetch, cancel the reader: the awaited call then
+// ends) and sets `error`, which the reader throws in place of what that call gave:
+// check() throws it if set. race(p) is p, or the error if that comes first, for a read
+// nothing can cancel (a Blob's). end() lets go of the signal and the clock.
+function watchdog(signal, stallMs, what) {
+  let timer;
+  let fail;
+  const stopping = new Promise((_, reject) => { fail = reject; });
+  stopping.catch(() => {});
+  const stops = [];
+  let loaded = 0;
+  const watch = {
+    error: null,
+    race: (p) => Promise.race([p, stopping]),
+    arm(bytes = loaded) {
+      loaded = bytes;
+      if (stallMs === undefined || watch.error) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => stop(stalled()), stallMs);
+    },
+    onStop: (f) => { stops.push(f); },
+    check() {
+      if (watch.error) throw watch.error;
+    },
+    end() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+  const stop = (error) => {
+    if (watch.error) return;
+    watch.error = error;
+    watch.end();
+    fail(error);
+    for (const f of stops) {
+      try { f(); } catch { /* a reader already closed */ }
+    }
+  };
+  const onAbort = () => stop(loadCancelled(signal));
+  const stalled = () => new Seq2SeqError(`the download of the model from ${what} stalled: no data for ${stallMs} ms after ${loaded} bytes; `
+    + 'try again (loadModel(source, { stallTimeout }) allows a slower server more time)', 'NetworkError');
+  if (signal?.aborted) onAbort(); else signal?.addEventListener('abort', onAbort);
+  watch.arm(0);
+  return watch;
 }
 
 const isResponse = (x) => typeof Response === 'function' && x instanceof Response;
@@ -88,8 +159,15 @@ function urlOf(source) {
  * a bad file is never cached), drop() deletes a cache entry that did not.
  * onProgress({loaded, total}) sees the download; its last call has loaded === total.
  */
-export async function readModel(source, { onProgress, cache = false, sha256 } = {}, { skipCache = false, maxBytes = LIMITS.maxModelBytes } = {}) {
+export async function readModel(source, { onProgress, cache = false, sha256, signal, stallTimeout = DEFAULT_STALL_TIMEOUT_MS } = {},
+  { skipCache = false, maxBytes = LIMITS.maxModelBytes } = {}) {
+  if (signal?.aborted) throw loadCancelled(signal);
   const report = progressReporter(onProgress);
+  // A local read (a Blob, a file) has no clock: it stalls on nothing a server does.
+  const local = (read) => {
+    const watch = watchdog(signal, undefined, '');
+    return watch.race(read()).finally(() => watch.end());
+  };
   const done = async (bytes, what, extra = {}) => {
     report.end(bytes.length);
     if (sha256) await checkSha256(bytes, sha256, what);
@@ -99,13 +177,21 @@ export async function readModel(source, { onProgress, cache = false, sha256 } = 
   if (direct) return done(direct, 'bytes');
   if (isBlob(source)) {
     if (source.size > maxBytes) throw tooLarge('the Blob', source.size, maxBytes);
-    return done(new Uint8Array(await source.arrayBuffer()), 'Blob');
+    return done(new Uint8Array(await local(() => source.arrayBuffer())), 'Blob');
   }
-  if (isResponse(source)) return done(await readResponse(source, shown(source.url || 'a Response'), report, maxBytes), source.url || 'Response');
+  if (isResponse(source)) {
+    const what = shown(source.url || 'a Response');
+    const watch = watchdog(signal, stallTimeout, what);
+    try {
+      return done(await readResponse(source, what, report, maxBytes, watch), source.url || 'Response');
+    } finally {
+      watch.end();
+    }
+  }
   if (typeof source !== 'string' && !(source instanceof URL)) throw badSource(source);
 
   const url = urlOf(source);
-  if (isNode && (!url || url.protocol === 'file:')) return done(await readModelFile(url ?? source, maxBytes), String(source));
+  if (isNode && (!url || url.protocol === 'file:')) return done(await local(() => readModelFile(url ?? source, maxBytes)), String(source));
   if (!url) throw usageError(`cannot resolve the model URL ${named(source)}: there is no page to resolve it against; pass an absolute URL`);
   const href = url.href;
   const store = cache && url.protocol.startsWith('http') ? await openCache(cache) : null;
@@ -116,7 +202,7 @@ export async function readModel(source, { onProgress, cache = false, sha256 } = 
       return { bytes: hit, fromCache: true, keep: async () => {}, drop: () => store.delete(href).catch(() => {}) };
     }
   }
-  const bytes = await download(href, report, maxBytes);
+  const bytes = await download(href, report, maxBytes, signal, stallTimeout);
   return done(bytes, href, {
     keep: store ? () => store.put(href, new Response(bytes, { headers: { 'content-type': 'application/octet-stream', 'content-length': String(bytes.length) } })).catch(() => {}) : async () => {},
   });
@@ -169,15 +255,25 @@ function reason(e) {
   return `${e?.message ?? String(e)}${cause ? ` (${cause})` : ''}`;
 }
 
-async function download(href, report, maxBytes) {
-  let response;
+async function download(href, report, maxBytes, signal, stallTimeout) {
+  const watch = watchdog(signal, stallTimeout, shown(href));
+  // The request is aborted when the load is given up: the connection closes.
+  const controller = typeof AbortController === 'function' ? new AbortController() : null;
+  watch.onStop(() => controller?.abort());
   try {
-    response = await fetch(href);
-  } catch (e) {
-    throw Object.assign(new Seq2SeqError(`cannot fetch the model from ${shown(href)}: ${reason(e)}; check the URL: the server may be down `
-      + 'or unreachable, or (from another origin) not send CORS headers', 'NetworkError'), { cause: e });
+    let response;
+    try {
+      response = await fetch(href, controller ? { signal: controller.signal } : undefined);
+    } catch (e) {
+      watch.check();   // aborted by the watch: its error, not the AbortError
+      throw Object.assign(new Seq2SeqError(`cannot fetch the model from ${shown(href)}: ${reason(e)}; check the URL: the server may be down `
+        + 'or unreachable, or (from another origin) not send CORS headers', 'NetworkError'), { cause: e });
+    }
+    watch.check();
+    return await readResponse(response, shown(href), report, maxBytes, watch);
+  } finally {
+    watch.end();
   }
-  return readResponse(response, shown(href), report, maxBytes);
 }
 
 // The body is read into a buffer that grows as bytes arrive (doubling, so that
@@ -189,7 +285,7 @@ async function download(href, report, maxBytes) {
 const FIRST_BUFFER = 64 * 1024;
 const LARGEST_FIRST_BUFFER = 16 * 1024 * 1024;
 
-async function readResponse(response, what, report, maxBytes) {
+async function readResponse(response, what, report, maxBytes, watch) {
   if (!response.ok) {
     const status = `HTTP ${response.status}${response.statusText ? ` ${shown(response.statusText)}` : ''}`;
     throw new Seq2SeqError(`cannot load the model from ${what}: ${status}; ${HINT_URL}`, 'NetworkError');
@@ -206,6 +302,7 @@ async function readResponse(response, what, report, maxBytes) {
   }
   if (!response.body) return new Uint8Array(0);   // a Response made without a body (new Response(null)) has none
   const reader = response.body.getReader();
+  watch.onStop(() => reader.cancel().catch(() => {}));
   let buffer = new Uint8Array(Math.min(total ?? FIRST_BUFFER, LARGEST_FIRST_BUFFER));
   let loaded = 0;
   const stop = (error) => {
@@ -215,6 +312,7 @@ async function readResponse(response, what, report, maxBytes) {
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      watch.check();   // stopped: the reader was cancelled, which ended this read
       if (done) break;
       // A stream made by hand can give anything; Uint8Array.set would read a string as zeros.
       if (!ArrayBuffer.isView(value)) {
@@ -236,10 +334,12 @@ async function readResponse(response, what, report, maxBytes) {
       }
       buffer.set(chunk, loaded);
       loaded = needed;
+      watch.arm(loaded);
       report.step(loaded, total !== undefined && loaded <= total ? total : undefined);
     }
     return loaded === buffer.length ? buffer : buffer.slice(0, loaded);
   } catch (e) {
+    watch.check();
     if (e instanceof Seq2SeqError) throw e;
     throw Object.assign(new Seq2SeqError(`the download of the model from ${what} broke off after ${loaded} bytes: ${reason(e)}; try again`, 'NetworkError'), { cause: e });
   }

@@ -57,7 +57,10 @@ export declare class DecoderWorker {
    * Loads a model, replacing the previous one; resolves to its info. The options are loadModel's:
    * a URL is downloaded (and cached, and checked) in the worker, and onProgress hears it there.
    * If onProgress throws, load rejects with that exception and the worker keeps the model it had
-   * (unless the new one was already in place when the worker heard of it).
+   * (unless the new one was already in place when the worker heard of it); if its signal aborts,
+   * likewise with kind 'Cancelled', the worker's download aborted. Requests leave in the order
+   * they are made: those made after a load (even one not awaited, whose Blob or Response is
+   * still being read here) run on its model.
    */
   load(source: WorkerModelSource, options?: LoadOptions): Promise<ModelInfo>;
   /** Starts decoding `text` with `options` (defaults for what is missing); options are checked as decode() checks them. */

@@ -16,8 +16,8 @@
 // else from the .wasm next to the worker's script.
 import { Seq2SeqError, describe, named, usageError } from './errors.js';
 import { checkWasmUrl, env, isNode, resolveWasmUrl } from './env.js';
-import { loadOptions, readModel } from './model-source.js';
-import { checkTexts } from './batch.js';
+import { loadCancelled, loadOptions, readModel } from './model-source.js';
+import { checkTexts, firstTooLong, tooLongError } from './batch.js';
 import { inspectTokens, targetText } from './target.js';
 import { checkText } from './text.js';
 import { normalizeOptions } from './options.js';
@@ -116,7 +116,7 @@ function rebuildError(data) {
 // Model bytes or a URL the worker can reach: relative URLs are resolved here,
 // against the page, not against the worker script. A Response or a Blob is read
 // here (with onProgress) and its bytes transferred: {source, transfer, read}.
-async function portableSource(source, onProgress) {
+async function portableSource(source, onProgress, signal, stallTimeout) {
   if (typeof source === 'string') {
     if (!isNode && typeof location === 'object' && !/^[a-z][a-z0-9+.-]*:/i.test(source)) {
       const base = typeof document === 'object' && document?.baseURI ? document.baseURI : location.href;
@@ -127,7 +127,7 @@ async function portableSource(source, onProgress) {
   if (source instanceof URL) return { source: source.href, transfer: [], read: false };
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return { source, transfer: [], read: false };
   // readModel refuses any other source with a UsageError.
-  const { bytes } = await readModel(source, { onProgress });
+  const { bytes } = await readModel(source, { onProgress, signal, stallTimeout });
   return { source: bytes, transfer: [bytes.buffer], read: true };
 }
 
@@ -172,6 +172,7 @@ export class DecoderWorker {
   #endpoint;             // the worker, once it has answered the handshake
   #pending = new Map();   // id -> {resolve, reject, onProgress}
   #nextId = 1;
+  #posted = Promise.resolve();   // settles once the last request made has been posted (or has failed)
   #failure = null;        // once set, every request fails with it
   #wasmUrl;               // createDecoderWorker({ wasmUrl }), resolved
 
@@ -249,36 +250,81 @@ export class DecoderWorker {
     this.#fail(new Seq2SeqError(`the decoder worker exited (code ${code})`, 'WorkerError'));
   }
 
-  async #request(message, { transfer = [], onProgress } = {}) {
-    if (this.#failure) throw this.#failure;
-    const ep = await this.#endpoint;
-    if (this.#failure) throw this.#failure;
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, onProgress });
+  #request(message, { transfer = [], onProgress } = {}) {
+    return this.#send(() => ({ message, transfer, onProgress }));
+  }
+
+  // Requests leave in the order they were made, as the worker handles them: each is posted
+  // once the one before it has been, so that a load whose bytes are still being read here
+  // (a Blob, a Response) holds back the requests made after it, which are meant for its
+  // model. prepare() gives {message, transfer, onProgress}, or throws to fail the request
+  // alone; posted(id) hears the id it was posted under.
+  #send(prepare, posted) {
+    let settle;
+    const reply = new Promise((resolve, reject) => { settle = { resolve, reject }; });
+    this.#posted = this.#posted.then(async () => {
+      if (this.#failure) throw this.#failure;
+      const ep = await this.#endpoint;
+      const { message, transfer = [], onProgress } = await prepare();
+      if (this.#failure) throw this.#failure;
+      const id = this.#nextId++;
+      this.#pending.set(id, { ...settle, onProgress });
       ep.hold(true);
       try {
         ep.post({ ...message, id }, transfer);
       } catch (e) {
         this.#pending.delete(id);
         this.#idle();
-        reject(e?.name === 'DataCloneError' ? cloneError(message, e) : e);
+        throw e?.name === 'DataCloneError' ? cloneError(message, e) : e;
       }
-    });
+      posted?.(id);
+    }).catch((e) => settle.reject(e));
+    return reply;
   }
 
   /**
    * Loads a model in the worker (replacing the previous one); resolves to its info.
    * Options as loadModel's; onProgress hears the download (made in the worker for a URL).
    */
-  async load(source, options) {
-    const { compute, onProgress, cache, sha256 } = loadOptions(options, 'load');
-    const { source: portable, transfer, read } = await portableSource(source, onProgress);
-    const message = { type: 'load', source: portable, options: { compute, cache }, progress: !!onProgress && !read };
-    if (sha256 !== undefined) message.options.sha256 = sha256;
-    // Always said, null for the worker's own default, so that a URL sent before does not linger there.
-    message.wasmUrl = this.#wasmUrl ?? (env.wasmUrl === undefined ? null : resolveWasmUrl(env.wasmUrl));
-    return this.#request(message, { transfer, onProgress: read ? undefined : onProgress });
+  load(source, options) {
+    let checked;
+    try {
+      checked = loadOptions(options, 'load');
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { compute, onProgress, cache, sha256, signal, stallTimeout } = checked;
+    if (signal?.aborted) return Promise.reject(loadCancelled(signal));
+    // The signal cannot be sent: its abort is a cancel of this load, told to the worker,
+    // and the load rejects at once (the worker keeps the model it had, unless the new one
+    // was in place before the cancel arrived).
+    let sent = null;
+    const onAbort = () => {
+      if (sent === null) return;   // not posted yet: prepare() below fails it
+      const entry = this.#pending.get(sent);
+      if (!entry) return;
+      this.#pending.delete(sent);
+      entry.reject(loadCancelled(signal));
+      this.#request({ type: 'cancel', request: sent }).catch(() => {});
+      this.#idle();
+    };
+    signal?.addEventListener('abort', onAbort);
+    const loaded = this.#send(async () => {
+      // A Blob or a Response is read here, watched by the signal and the stall clock.
+      const { source: portable, transfer, read } = await portableSource(source, onProgress, signal, stallTimeout);
+      if (signal?.aborted) throw loadCancelled(signal);
+      const message = { type: 'load', source: portable, options: { compute, cache, stallTimeout }, progress: !!onProgress && !read };
+      if (sha256 !== undefined) message.options.sha256 = sha256;
+      // Always said, null for the worker's own default, so that a URL sent before does not linger there.
+      message.wasmUrl = this.#wasmUrl ?? (env.wasmUrl === undefined ? null : resolveWasmUrl(env.wasmUrl));
+      return { message, transfer, onProgress: read ? undefined : onProgress };
+    }, (id) => {
+      sent = id;
+      if (signal?.aborted) onAbort();   // aborted while the message was being made
+    });
+    const release = () => signal?.removeEventListener('abort', onAbort);
+    loaded.then(release, release);
+    return loaded;
   }
 
   /** Starts decoding `text` with `options` (defaults for what is missing). */
@@ -330,6 +376,14 @@ export class DecoderWorker {
       checkedOptions(options);
     } catch (e) {
       return Promise.reject(e);
+    }
+    const long = firstTooLong(texts);
+    if (long >= 0) {
+      // Not posted: copied to the worker, it would take as much memory as it is long. A text
+      // before it may be bad too, and the first bad one is named: the worker checks those
+      // (and the options) as the batch would, decoding nothing.
+      return this.#request({ type: 'decodeBatch', texts: texts.slice(0, long), options, check: true })
+        .then(() => { throw tooLongError(texts, long); });
     }
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;

@@ -10,8 +10,8 @@ export type WorkerRequest =
   | { id: number; type: 'hello' }
   | {
     id: number; type: 'load'; source: string | ArrayBuffer | ArrayBufferView | BlobLike;
-    /** compute, cache, sha256 (onProgress cannot cross: ask for progress instead). */
-    options?: Omit<LoadOptions, 'onProgress'>;
+    /** compute, cache, sha256, stallTimeout (onProgress and signal cannot cross: ask for progress, cancel the request). */
+    options?: Omit<LoadOptions, 'onProgress' | 'signal'>;
     /** Post {id, progress: {loaded, total}} as the model downloads. */
     progress?: boolean;
     /** Where the engine's .wasm is (an absolute URL, or a Node path); null: next to the worker script. */
@@ -20,17 +20,18 @@ export type WorkerRequest =
   | { id: number; type: 'start'; text: string; options?: DecodingOptions }
   | { id: number; type: 'step' }
   | { id: number; type: 'run'; progress?: boolean; sliceMs?: number }
-  | { id: number; type: 'decodeBatch'; texts: string[]; options?: DecodingOptions; progress?: boolean; sliceMs?: number }
+  /** With check, the options and texts are checked as the batch would be, nothing decoded; the value is null. */
+  | { id: number; type: 'decodeBatch'; texts: string[]; options?: DecodingOptions; progress?: boolean; sliceMs?: number; check?: boolean }
   /** Model.score with the loaded model; the session of start/step/run is left as it was. */
   | { id: number; type: 'score'; text: string; target: string | string[]; options?: DecodingOptions }
   /** Model.inspect with the loaded model: tokens as ids or a space-separated string; its typed arrays come transferred. */
   | { id: number; type: 'inspect'; text: string; tokens?: number[] | string }
-  /** Without `request`, stops every run and batch in progress or queued; with it, that request only. */
+  /** Without `request`, stops every run and batch in progress or queued; with it, that request only (a load: its download aborted). */
   | { id: number; type: 'cancel'; request?: number };
 
 /** What the handler posts. */
 export type WorkerReply =
-  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | ForcedScore | StepInside | { cancelled: boolean } | { protocol: 1 } }
+  | { id: number; ok: true; value: ModelInfo | { sourceLength: number; maxLength: number } | Snapshot | Result[] | Result[][] | null | ForcedScore | StepInside | { cancelled: boolean } | { protocol: 1 } }
   | { id: number; ok: false; error: { name: string; message: string; kind?: ErrorKind } }
   | { id: number; progress: Snapshot | LoadProgress | { done: number; total: number } };
 

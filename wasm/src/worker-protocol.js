@@ -10,21 +10,23 @@
 //                                             handshake (worker-client.js), which every other request waits for
 //   {id, type: 'load', source, options, progress, wasmUrl}
 //                                          -> value: ModelInfo  (source: URL/path string, ArrayBuffer, typed array or Blob;
-//                                             options: {compute, cache, sha256}; with progress, {id, progress: {loaded, total}}
+//                                             options: {compute, cache, sha256, stallTimeout}; with progress, {id, progress: {loaded, total}}
 //                                             while the model downloads; wasmUrl: where the engine's .wasm is, null for beside the worker)
 //   {id, type: 'start', text, options}     -> value: {sourceLength, maxLength}  (options: a fresh set, defaults for the rest)
 //   {id, type: 'step'}                     -> value: Snapshot
 //   {id, type: 'run', progress, sliceMs}   -> value: Result[]; with progress, {id, progress: Snapshot} per step first
-//   {id, type: 'decodeBatch', texts, options, progress, sliceMs}
+//   {id, type: 'decodeBatch', texts, options, progress, sliceMs, check}
 //                                          -> value: Result[][] (Model.decodeBatch); with progress, {id, progress:
-//                                             {done, total}} after each slice, the last with done = total
+//                                             {done, total}} after each slice, the last with done = total; with
+//                                             check, null: the options and texts checked, nothing decoded
 //   {id, type: 'score', text, target, options}
 //                                          -> value: ForcedScore (Model.score: the loaded model, a fresh session of
 //                                             these options; the session of start/step/run is left as it was)
 //   {id, type: 'inspect', text, tokens}   -> value: StepInside (Model.inspect: the loaded model; its typed
 //                                             arrays transferred)
 //   {id, type: 'cancel', request}          -> value: {cancelled}: whether a run or batch was stopped; request (an id):
-//                                             only that one, or that load (which then fails, the model unchanged)
+//                                             only that one, or that load (its download aborted; it then fails with
+//                                             kind 'Cancelled', the model unchanged)
 // Replies: {id, ok: true, value} or {id, ok: false, error: {name, message, kind}}.
 //
 // Requests are handled one at a time, in order, except hello and cancel, which act at
@@ -161,7 +163,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   let queue = Promise.resolve();
   let cancelGeneration = 0;   // bumped by each cancel; a run started under an older one stops
   const active = new Set();   // ids of the runs and batches queued or running
-  const loads = new Set();    // ids of the loads queued or running
+  const loads = new Map();    // ids of the loads queued or running -> the AbortController of each
   const cancelledIds = new Set();  // those of them a cancel named
 
   const reply = (id, value, transfer = []) => post({ id, ok: true, value }, transfer);
@@ -179,16 +181,28 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
   }
 
   async function doLoad(id, { source, options, progress = false, wasmUrl }) {
+    const cancelled = () => new Seq2SeqError('the load was cancelled', 'Cancelled');
+    if (cancelledIds.has(id)) throw cancelled();
     // The client's wasm URL (createDecoderWorker({ wasmUrl }) or its page's env.wasmUrl),
     // resolved against the page; null: the worker's own default, the .wasm next to its script.
     if (wasmUrl !== undefined) env.wasmUrl = wasmUrl ?? undefined;
     const onProgress = progress ? (p) => post({ id, progress: p }, []) : undefined;
-    const withProgress = onProgress && (options === undefined || (options !== null && typeof options === 'object'));
-    const next = await load(source, withProgress ? { ...options, onProgress } : options);
+    // A cancel of this load aborts its download (options that are no object are loadModel's to refuse).
+    const signal = loads.get(id)?.signal;
+    const extra = { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) };
+    const given = options === undefined ? {} : options;
+    let next;
+    try {
+      next = await load(source, given !== null && typeof given === 'object' && !Array.isArray(given) ? { ...given, ...extra } : options);
+    } catch (e) {
+      if (e?.kind === 'Cancelled') throw cancelled();
+      throw e;
+    }
     if (cancelledIds.has(id)) {
-      // The client gave up on this load (its onProgress threw): the model it had stays.
+      // The client gave up on this load (its onProgress threw, its signal aborted) once the
+      // bytes were in: the model it had stays.
       next.delete();
-      throw new Seq2SeqError('the load was cancelled', 'Cancelled');
+      throw cancelled();
     }
     session?.delete();
     session = null;
@@ -240,13 +254,14 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
     return results;
   }
 
-  async function doBatch(id, { texts, options, progress = false, sliceMs = defaultSliceMs }, cancelled) {
+  async function doBatch(id, { texts, options, progress = false, sliceMs = defaultSliceMs, check = false }, cancelled) {
     requireModel('decodeBatch');
     checkTexts(texts, 'decodeBatch(texts, options)');
     checkSliceMs('decodeBatch', sliceMs);
     const batch = model._batchDecoder(options ?? {});
     try {
       batch.check(texts);
+      if (check) return null;
       const total = texts.length;
       const lists = [];
       let size = 1;   // texts in the next slice: as many as the last ones' pace fits in sliceMs
@@ -292,6 +307,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
       const target = message.request;
       const cancelled = target === undefined ? active.size > 0 : active.has(target) || loads.has(target);
       if (target === undefined) cancelGeneration += 1; else if (cancelled) cancelledIds.add(target);
+      if (target !== undefined) loads.get(target)?.abort();
       reply(id, { cancelled });
       return Promise.resolve();
     }
@@ -308,7 +324,7 @@ export function createWorkerHandler(post, { defaultSliceMs = 8, load = loadModel
         });
     }
     if (type === 'load') {
-      loads.add(id);
+      loads.set(id, typeof AbortController === 'function' ? new AbortController() : null);
       return enqueue(() => doLoad(id, message))
         .then((info) => reply(id, info), (e) => fail(id, e))
         .finally(() => {

@@ -25,7 +25,7 @@
 // tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
 import { LANGS, t } from './i18n.js';
 import { LANE_TYPES, isLaneType, makeLane, optionFor } from './lane-types.js';
-import { splitLaneParam } from './lane-param.js';
+import { splitLaneParam } from '../shared/lane-models.js';
 import { optionKey } from './page-options.js';
 import { viewsOf } from './view-registry.js';
 import './lane-views.js';   // the views register themselves: their codecs are the address's

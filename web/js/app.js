@@ -1,15 +1,15 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
-import { lookup } from './dict.js';
+import { longestTraining, lookup } from './dict.js';
 import { engineKind, firstResultDrawn } from './engine.js';
 import { createLane } from './lane-registry.js';
 import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
-import { pickModel } from './lane-param.js';
+import { foldCase, pickModel, sourceLetters } from '../shared/lane-models.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
-import { WordList } from './wordlist.js';
 import { LaneTabs } from './lane-tabs.js';
+import { watchScrollBoxes } from './scroll-hint.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,8 +32,11 @@ function shownChar(c) {
 }
 
 class App {
-  constructor(models) {
+  /** models: models.json's; maxLetters: the recipe's cap on a word's letters (models.json). */
+  constructor(models, { maxLetters = Infinity } = {}) {
     this.models = models;
+    this.maxLetters = maxLetters;
+    this.longestTraining = null;   // the longest word the models learned from (dict/index.json), once looked up
     this.lanes = [];
     this.word = '';
     this.t = 0;
@@ -63,6 +66,7 @@ class App {
       get word() { return app.word; },
       get step() { return app.t; },
       get reference() { return app.reference; },
+      get longestTraining() { return app.longestTraining; },
       modelFor: (lane) => app.modelFor(lane),
       checkWord: (word, model) => app.checkWord(word, model),
       normalizedWord: (model, word) => app.normalizedWord(model, word),
@@ -83,22 +87,23 @@ class App {
   normalizedWord(model, word = this.word) {
     const w = word.trim();
     if (!model) return w;
-    return model.srcCase === 'lower' ? w.toLowerCase() : model.srcCase === 'upper' ? w.toUpperCase() : w;
+    return foldCase(model, w);
   }
 
   /** A message for a word this model cannot read, or null. `name`: who is named in it. */
   checkWord(word, model, name = model.name) {
     const w = this.normalizedWord(model, word);
     if (!w) return t('word.empty');
-    const alphabet = new Set(model.alphabet);
+    const letters = sourceLetters(model);
+    const alphabet = new Set(letters);
     const bad = [...new Set([...w].filter((c) => !alphabet.has(c)))];
     if (bad.length) {
       const shown = bad.map(shownChar).join(', ');
       // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
-      const letters = model.alphabet.map((c) => `“${c}”`).join(' ');
-      return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters });
+      return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters: letters.map((c) => `“${c}”`).join(' ') });
     }
-    const limit = Math.min(model.maxPositions ?? Infinity, 40);
+    // The recipe's cap on a word's letters (models.json maxLetters): the models learned no longer word.
+    const limit = Math.min(model.maxPositions ?? Infinity, this.maxLetters ?? Infinity);
     if ([...w].length > limit) return t('word.tooLong', { model: name, n: limit });
     return null;
   }
@@ -152,6 +157,8 @@ class App {
     } catch {
       ref = null;
     }
+    // The longest word the models learned from (for a word beyond it, the lanes say so).
+    this.longestTraining ??= await longestTraining().catch(() => null);
     if (gen !== this.wordGen) return;
     this.reference = ref;
     this.renderReference();
@@ -359,25 +366,36 @@ class App {
   }
 
   /** Switches the page to `mode` (one word in the lanes, the word list, the text view) and keeps it in the address. */
-  showMode(mode) {
+  async showMode(mode) {
     if (mode === this.mode) return;
     this.mode = mode;
-    this.applyMode({ focus: true });
     this.saveUrl();
+    await this.applyMode({ focus: true });
+    this.saveUrl();   // with the mode's own part, once its module is in
   }
 
-  /** Shows the current mode's part of the page and hides the others'; `focus`: the shown one takes the keyboard, where it has a first control. */
+  /**
+   * Shows the current mode's part of the page and hides the others'; `focus`: the shown
+   * one takes the keyboard, where it has a first control. The word list's and the text
+   * view's modules are loaded the first time they are shown: a first visit fetches neither.
+   */
   async applyMode({ focus = false } = {}) {
     const mode = this.mode;
     for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = mode !== 'lanes';
     for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === mode));
     document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview' }[mode]);
-    this.wordlist.show(mode === 'list', { focus });
-    // The text view's module is loaded the first time it is shown.
+    if (mode === 'list' && !this.wordlist) {
+      const { WordList } = await import('./wordlist.js');
+      if (!this.wordlist) {
+        this.wordlist = new WordList(this);
+        this.wordlist.init(location.search, location.hash);   // the list the address names, if any
+      }
+    }
     if (mode === 'text' && !this.textView) {
       const { TextView } = await import('./text-view.js');
       this.textView ??= new TextView(this);
     }
+    this.wordlist?.show(this.mode === 'list', { focus });
     this.textView?.show(this.mode === 'text');
   }
 
@@ -451,8 +469,10 @@ class App {
     const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
     $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
       name: esc(m.name),
-      arch: esc(m.arch) + (m.attention ? esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attention) ? scoreWords(m.attention).short : m.attention })) : ''),
-      size: esc(size(m.bytes)),
+      // An RNN's attention by its score's name; one without says so, in the page's language.
+      arch: esc(m.arch) + (!m.attentionScore ? '' : m.attentionScore === 'none' ? esc(t('foot.noAttention'))
+        : esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attentionScore) ? scoreWords(m.attentionScore).short : m.attentionScore }))),
+      size: esc(size(m.fileBytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
     this.tour?.relabel();
@@ -474,9 +494,11 @@ async function main() {
   await setLang(decodeState(location.search).lang);
   applyStatic();
   let models;
+  let maxLetters;
   try {
     const data = await siteData();
     models = data.models;
+    maxLetters = data.maxLetters;
     if (!models?.length) throw new Error('models.json lists no model');
     useModelDecoding(data.decoding);
   } catch (e) {
@@ -486,10 +508,11 @@ async function main() {
     return;
   }
   performance.mark('models-json');
-  const app = new App(models);
+  const app = new App(models, { maxLetters });
   window.seq2seqPage = app;   // for the browser tests and the curious
   app.wire();
   app.watchBar();
+  watchScrollBoxes();
   const st = decodeState(location.search);
   app.addressSearch = location.search;
   app.relabel();
@@ -505,12 +528,10 @@ async function main() {
   else if (st.word != null) app.follow = true;
   else { app.follow = false; app.t = FIRST_VISIT_STEP; }
   app.renderExamples();
-  app.wordlist = new WordList(app);
+  app.mode = st.mode;
+  await app.applyMode();
   app.setWord(word, { keepStep: true, fromAddress: true });
   // The word-list mode (view=list in the address) runs its list at once, after the lanes' one word.
-  app.wordlist.init(location.search, location.hash);
-  app.mode = st.mode;
-  app.applyMode();
   if (app.mode === 'list') app.wordlist.start();
   // The tour's module (and its panel) arrive when it is opened, by its button or by an
   // address with tour=N: a first visit does not pay for them.

@@ -7,8 +7,9 @@
 //
 // It must pick the model the page will pick, or a second model is downloaded
 // for nothing; tests/browser/weight.test.mjs checks that it does. The rules are
-// the page's own: scripts/build-web.mjs inlines web/js/lane-param.js (splitLaneParam,
-// cleanModelId, pickModel) at the start of the function below.
+// the page's own: scripts/build-web.mjs inlines web/shared/lane-models.js (splitLaneParam,
+// cleanModelId, pickModel, LANE_KINDS, DEFAULT_LANES, compareModels) at the start of the
+// function below.
 (() => {
   const el = document.getElementById('site-data');
   if (!el || typeof Worker !== 'function') return;
@@ -19,18 +20,18 @@
     return;
   }
   const q = new URLSearchParams(location.search);
-  const specs = q.has('lane') ? q.getAll('lane') : site.defaultLanes;
+  const specs = q.has('lane') ? q.getAll('lane') : DEFAULT_LANES;
   let lane = null;
   for (const s of specs) {
     const { type, pairs } = splitLaneParam(s);
     // An own key: 'constructor' or 'toString' is no lane, though every object has them.
-    if (!Object.hasOwn(site.laneKinds, type)) continue;
+    if (!Object.hasOwn(LANE_KINDS, type)) continue;
     // The last m= wins, as the page reads the address.
-    lane = { kind: site.laneKinds[type], m: cleanModelId(pairs.findLast(([k]) => k === 'm')?.[1]) };
+    lane = { kind: LANE_KINDS[type], m: cleanModelId(pairs.findLast(([k]) => k === 'm')?.[1]) };
     break;
   }
   if (!lane) return;
-  const model = lane.kind === 'compare' ? site.models.find((x) => x.id === site.compare[0]) : pickModel(site.models, lane.kind === 'ar', lane.m);
+  const model = lane.kind === 'compare' ? compareModels(site.models).find(Boolean) : pickModel(site.models, lane.kind === 'ar', lane.m);
   if (!model) return;
   const url = new URL(model.file, document.baseURI).href;
   performance.mark(`boot ${model.file.split('/').pop()}`);

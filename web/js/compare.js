@@ -9,7 +9,7 @@ import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
 import { esc, explain, phonemeLine, scrollRegion, verdict } from './views.js';
 import { heatmap } from './heatmap.js';
-import { strip } from './inside-parts.js';
+import { strip } from './vec-strip.js';
 import { fmt } from './format.js';
 import { label } from './phonemes.js';
 import { t } from './i18n.js';
@@ -123,11 +123,13 @@ export class CompareLane extends Lane {
     const S = d.sourceLength, last = d.target.length - 1;
     const e = Array.from(d.scores.subarray(last * S, (last + 1) * S));
     const lo = Math.min(...e), hi = Math.max(...e);
-    const cells = e.map((v) => `<td>${fmt(v, 2)}</td>`).join('');
-    return scrollRegion(`<table class="in-scores raw-e" data-lo="${lo}" data-hi="${hi}"><caption>${esc(t('compare.rawCaption', { step: i }))}</caption>`
-      + `<thead><tr>${letters.map((l) => `<th scope="col">${esc(l)}</th>`).join('')}</tr></thead><tbody><tr>${cells}</tr></tbody></table>`)
+    // Letter and score in pairs that wrap to the panel's width: a one-row table was cut
+    // after four letters in a panel a quarter of the lane wide.
+    const pairs = e.map((v, j) => `<div><dt>${esc(letters[j] ?? '')}</dt><dd data-e="${v}">${fmt(v, 2)}</dd></div>`).join('');
+    return `<div class="raw-scores"><p class="raw-e-caption">${esc(t('compare.rawCaption', { step: i }))}</p>`
+      + `<dl class="raw-e" data-lo="${lo}" data-hi="${hi}">${pairs}</dl>`
       + `<p class="note">${esc(t('compare.rawNote', { lo: fmt(lo, 2), hi: fmt(hi, 2), spread: fmt(hi - lo, 2) }))}</p>`
-      + strip(d.context.subarray(last * d.encoderWidth, (last + 1) * d.encoderWidth), t('inside.rnnA', { t: last + 1 }));
+      + `${strip(d.context.subarray(last * d.encoderWidth, (last + 1) * d.encoderWidth), t('inside.rnnA', { t: last + 1 }))}</div>`;
   }
 
   panelView(p, at, refs) {
@@ -176,12 +178,14 @@ function lengthTable(models) {
   const rnns = models.filter((m) => m.arch === 'rnn' && m.testWerByLength);
   if (!rnns.length) return '';
   const buckets = rnns[0].testWerByLength;
-  const name = (m) => (m.attention === 'none' ? t('compare.noAttention') : scoreWords(m.attention).short);
-  const head = buckets.map((b) => `<th scope="col">${esc(t('compare.letters', { n: b.letters }))}<br><span class="muted">${esc(t('compare.words', { n: b.words }))}</span></th>`).join('');
-  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attention === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
+  const name = (m) => (m.attentionScore === 'none' ? t('compare.noAttention') : scoreWords(m.attentionScore).short);
+  // "letters" and "words" said once, over the buckets: repeated in every column they made
+  // the table too wide for a phone, and the 12+ column the tour cites fell out of view.
+  const head = buckets.map((b) => `<th scope="col">${esc(b.letters)}<br><span class="muted">${b.words}</span></th>`).join('');
+  const rows = rnns.map((m) => `<tr data-model="${esc(m.id)}"${m.attentionScore === 'none' ? ' class="bottleneck"' : ''}><th scope="row">${esc(name(m))}</th>`
     + `${m.testWerByLength.map((b) => `<td class="num">${b.wer.toFixed(1)}</td>`).join('')}<td class="num"><strong>${m.testWer.toFixed(1)}</strong></td></tr>`).join('');
   return `<div class="view"><h3>${esc(t('compare.byLengthTitle'))}</h3>`
-    + scrollRegion(`<table class="by-length"><caption>${esc(t('compare.byLengthCaption'))}</caption><thead><tr><th scope="col">${esc(t('compare.colModel'))}</th>${head}<th scope="col">${esc(t('compare.all'))}</th></tr></thead><tbody>${rows}</tbody></table>`)
-    + `<p class="note by-length-note">${esc(t(rnns.some((m) => m.attention === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
+    + scrollRegion(`<table class="by-length"><caption>${esc(t('compare.byLengthCaption'))}</caption><thead><tr><th scope="col" rowspan="2">${esc(t('compare.colModel'))}</th><th scope="colgroup" colspan="${buckets.length}">${esc(t('compare.lettersHead'))}</th><th scope="col" rowspan="2">${esc(t('compare.all'))}</th></tr><tr>${head}</tr></thead><tbody>${rows}</tbody></table>`)
+    + `<p class="note by-length-note">${esc(t(rnns.some((m) => m.attentionScore === 'none') ? 'compare.bottleneck' : 'compare.byLengthNote'))}</p></div>`;
 }
 

@@ -17,13 +17,23 @@ function cached(get, forget) {
   return p;
 }
 
-function shardKeys() {
+function readIndex() {
   index ??= cached(async () => {
     const r = await fetch(new URL('../dict/index.json', import.meta.url));
     if (!r.ok) throw new Error(`dictionary index: HTTP ${r.status}`);
-    return new Set((await r.json()).shards);
+    const got = await r.json();
+    return { shards: new Set(got.shards), longestTraining: got.longestTraining ?? null };
   }, () => { index = null; });
   return index;
+}
+
+async function shardKeys() {
+  return (await readIndex()).shards;
+}
+
+/** The letters of the longest word the models learned from (CMUdict's training split), or null where the build had no CMUdict. */
+export async function longestTraining() {
+  return (await readIndex()).longestTraining;
 }
 
 function shard(key) {

@@ -91,7 +91,7 @@ function drawView(h, i, { seed, word }) {
   return `<div class="view draw" data-u="${u}" data-below="${lo}" data-token="${esc(h.texts.at(-1))}">${head}${html}<p class="note">${how}</p></div>`;
 }
 
-// `lane` is the view's facade of the lane (lane-facade.js). A seed equal to the word's
+// `lane` is the view's facade of the lane (view-registry.js laneFacade). A seed equal to the word's
 // own is the word's, as the address reads it (address.js).
 function render(lane, i) {
   const h = lane.focus(i)?.hyp;

@@ -4,7 +4,7 @@
 import { forcedView, forcingView, laneRanking, scoreWithReferences } from './forced.js';
 import { registerView } from './view-registry.js';
 
-// Every function below takes `lane`: the view's facade of the lane (lane-facade.js).
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
 /**
  * Whether the reference can be scored as the result was: every autoregressive

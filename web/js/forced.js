@@ -5,7 +5,7 @@
 // is wrong, the two normalised scores say whose fault it is: a reference that
 // scores higher was missed by the search (search error); one that scores lower
 // is not what the model prefers (model error).
-import { fmt, rankingFormula } from './format.js';
+import { fmt, fmtPct, rankingFormula } from './format.js';
 import { esc, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { PAGE_OPTIONS } from './page-options.js';
@@ -80,7 +80,7 @@ function lengthWhy(f, lengths) {
 export function laneRanking(options, { cmlm = false, imposed = false } = {}) {
   if (cmlm) {
     const w = options?.lengthScoreWeight ?? 0;
-    return imposed || !w ? 'avg log P' : `avg log P + ${w} × log P(length)`;
+    return imposed || !w ? t('forced.rankAvg') : t('forced.rankAvgLength', { w });
   }
   return rankingFormula(options?.lengthNorm ?? PAGE_OPTIONS.lengthNorm.default, options?.gnmtAlpha ?? PAGE_OPTIONS.gnmtAlpha.default);
 }
@@ -114,7 +114,9 @@ export function forcedView(f, { cmlm = false, lengths = null, rank }) {
   } else if (kind === 'right') {
     label = `<p class="note">${esc(t('forced.right'))}</p>`;
   }
-  const note = `<p class="note">${esc(t(cmlm ? 'forced.howCmlm' : 'forced.how', { rank }))}</p>`;
+  // A CMLM's rule as its numbers follow it: no log P(length) term at an imposed length.
+  const imposed = cmlm && lengths?.imposed ? ` ${t('forced.howCmlmImposed')}` : '';
+  const note = `<p class="note">${esc(t(cmlm ? 'forced.howCmlm' : 'forced.how', { rank }) + imposed)}</p>`;
   return `<div class="forced" data-diagnosis="${kind ?? 'unscored'}" data-rank="${esc(rank)}">${label}${table}${note}</div>`;
 }
 
@@ -135,7 +137,7 @@ export function forcingView(f, free) {
   const n = Math.max(refTexts.length, free.length);
   let split = -1;
   for (let k = 0; k < n && split < 0; k++) if (refTexts[k] !== free[k]?.text) split = k;
-  const pct = (p) => (p == null ? '' : `${(p * 100).toFixed(1)}%`);
+  const pct = (p) => (p == null ? '' : fmtPct(p));
   const rows = Array.from({ length: n }, (_, k) => {
     const mark = k === split ? ' class="diverge"' : '';
     const rp = k < ref.tokenLogprobs.length ? Math.exp(ref.tokenLogprobs[k]) : null;
@@ -143,8 +145,11 @@ export function forcingView(f, free) {
       + `<td class="arpa-line">${esc(refTexts[k] ?? '')}</td><td class="num" data-p="${rp ?? ''}">${pct(rp)}</td>`
       + `<td class="arpa-line">${esc(free[k]?.text ?? '')}</td><td class="num" data-p="${free[k]?.prob ?? ''}">${pct(free[k]?.prob)}</td></tr>`;
   }).join('');
+  // The caption is drawn above the table's scroll region, at the lane's width: inside it,
+  // it took the table's width and was cut with it on a phone. Screen readers read the table's own.
   return `<div class="view forcing" data-split="${split}"><h3>${esc(t('forcing.title'))}</h3>`
-    + scrollRegion(`<table class="forcing-table"><caption>${esc(t('forcing.caption'))}</caption><thead><tr><th scope="col">#</th>`
+    + `<p class="note forcing-caption" aria-hidden="true">${esc(t('forcing.caption'))}</p>`
+    + scrollRegion(`<table class="forcing-table"><caption class="visually-hidden">${esc(t('forcing.caption'))}</caption><thead><tr><th scope="col">#</th>`
       + `<th scope="col">${esc(t('forcing.refTok'))}</th><th scope="col">${esc(t('forcing.refP'))}</th>`
       + `<th scope="col">${esc(t('forcing.outTok'))}</th><th scope="col">${esc(t('forcing.outP'))}</th></tr></thead><tbody>${rows}</tbody></table>`)
     + `<p class="note">${esc(t('forcing.why', { k: split + 1 }))}</p></div>`;

@@ -1,31 +1,26 @@
 // How the page writes scores: numbers with a true minus, and the length-normalised
-// score of a hypothesis with the formula that gives it.
+// score of a hypothesis with the formula that gives it. The normalisations themselves
+// are the options table's (src/decoding_options.json), as the engine computes them.
+import { LENGTH_NORMS, normalizedScore } from './page-options.js';
 
-// Length normalisation, as src/decoding_options.h defines it. |Y| counts END.
-export function normalizedScore(logprob, length, norm, alpha) {
-  if (norm === 'average') return logprob / Math.max(1, length);
-  if (norm === 'gnmt') return logprob / Math.pow((5 + length) / 6, alpha);
-  return logprob;
-}
+export { normalizedScore };
 
-/** What a normalisation ranks finished hypotheses by, as a formula: "log P", "log P / |Y|", "log P / ((5+|Y|)/6)^0.6". */
+/** What a normalisation ranks finished hypotheses by, as a formula with α's value: "log P", "log P / |Y|", "log P / ((5+|Y|)/6)^0.6". */
 export function rankingFormula(norm, alpha) {
-  if (norm === 'average') return 'log P / |Y|';
-  if (norm === 'gnmt') return `log P / ((5+|Y|)/6)^${alpha}`;
-  return 'log P';
+  return (LENGTH_NORMS[norm] ?? LENGTH_NORMS.none).shown.replace('α', String(alpha));
 }
 
-/** "log P / |Y| = −2.41 / 3 = −0.80" */
+/** "log P / |Y| = −2.41 / 3 = −0.80"; "log P / ((5+|Y|)/6)^0.6 = −2.41 / ((5+3)/6)^0.6 = −2.41 / 1.188 = −2.03" */
 export function scoreFormula(logprob, length, norm, alpha) {
-  const f = (x) => fmt(x);
+  const n = LENGTH_NORMS[norm] ?? LENGTH_NORMS.none;
   const s = normalizedScore(logprob, length, norm, alpha);
   const name = rankingFormula(norm, alpha);
-  if (norm === 'average') return `${name} = ${f(logprob)} / ${length} = ${f(s)}`;
-  if (norm === 'gnmt') {
-    const lp = Math.pow((5 + length) / 6, alpha);
-    return `${name} = ${f(logprob)} / ((5+${length})/6)^${alpha} = ${f(logprob)} / ${lp.toFixed(3)} = ${f(s)}`;
-  }
-  return `${name} = ${f(s)}`;
+  if (!n.divisor) return `${name} = ${fmt(s)}`;
+  const d = n.divisor(length, alpha);
+  const written = n.divisorShown.replace('{length}', String(length)).replace('{alpha}', String(alpha));
+  // A divisor written with its numbers is worked out too, unless that is the number itself.
+  const worked = written === String(d) ? '' : ` = ${fmt(logprob)} / ${d.toFixed(3)}`;
+  return `${name} = ${fmt(logprob)} / ${written}${worked} = ${fmt(s)}`;
 }
 
 export function fmt(x, digits = 2) {
@@ -39,7 +34,12 @@ export function fmt(x, digits = 2) {
  * 0.1 %, one significant digit below ("0.1%", "0.04%", never "0.10%" beside "0.1%").
  */
 export function fmtPct(p) {
+  return `${pctDigits(p)}%`;
+}
+
+/** fmtPct's number without the sign, for a sentence that writes "{pct}%". */
+export function pctDigits(p) {
   const pct = 100 * p;
-  if (pct === 0) return '0%';
-  return `${pct >= 0.095 ? pct.toFixed(1) : String(Number(pct.toPrecision(1)))}%`;
+  if (pct === 0) return '0';
+  return pct >= 0.095 ? pct.toFixed(1) : String(Number(pct.toPrecision(1)));
 }

@@ -1,35 +1,16 @@
-// The pieces "Inside this step" (inside.js) is drawn with: a vector as a colour
-// strip with its numbers, and one view per kind of block of a Transformer — the
+// The pieces "Inside this step" (inside.js) is drawn with: vectors as colour strips
+// (vec-strip.js), and one view per kind of block of a Transformer — the
 // embedding and positional encoding, a LayerNorm, a sublayer with its residual sum,
 // an attention's stages (q, k, q·k, scaling, mask, softmax, every query's weights,
 // the heads concatenated), the feed-forward network.
+// The view loads this module when it first opens (inside.js): a first visit does not.
 import { esc, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
 import { fmt } from './format.js';
+import { d3, diverge, maxAbs, strip } from './vec-strip.js';
 
-export function diverge(v, max) {
-  const x = Math.max(-1, Math.min(1, max > 0 ? v / max : 0));
-  const a = Math.abs(x);
-  const [r, g, b] = x >= 0 ? [203, 24, 29] : [33, 102, 172];
-  const mix = (c) => Math.round(255 + (c - 255) * a);
-  return `rgb(${mix(r)},${mix(g)},${mix(b)})`;
-}
-
-export const maxAbs = (xs) => xs.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
-export const d3 = (v) => fmt(v, 3);
-
-/** A vector as a colour strip (one cell per value, its number on hover) with a table twin. */
-export function strip(values, name, { max = maxAbs(values), cell = 6 } = {}) {
-  const n = values.length;
-  const W = Math.max(1, n) * cell;
-  let svg = `<svg class="vec" width="${W}" height="14" viewBox="0 0 ${W} 14" role="img" aria-label="${esc(t('inside.vecAria', { name, n }))}">`;
-  for (let i = 0; i < n; i++) svg += `<rect x="${i * cell}" y="0" width="${cell}" height="14" fill="${diverge(values[i], max)}"><title>${esc(name)}[${i}] = ${d3(values[i])}</title></rect>`;
-  svg += '</svg>';
-  const cells = Array.from(values, (v, i) => `<td data-i="${i}">${d3(v)}</td>`).join('');
-  return `<div class="vec-row" data-vec="${esc(name)}"><span class="vec-name">${esc(name)}</span>${scrollRegion(svg, t('inside.vecAria', { name, n }))}`
-    + `<details class="twin"><summary>${esc(t('inside.numbers'))}</summary>${scrollRegion(`<table class="vec-table"><caption class="visually-hidden">${esc(name)}</caption><tbody><tr>${cells}</tr></tbody></table>`)}</details></div>`;
-}
+export { d3, diverge, maxAbs, strip };
 
 /** Row r (width w) of a flat row-major matrix. */
 export const row = (flat, r, w) => flat.subarray(r * w, (r + 1) * w);
@@ -48,14 +29,62 @@ export function embedView(d, stack, pos, names) {
   const pe = Array.from({ length: stack.length }, (_, r) => row(stack.positional, r, w));
   const peMax = maxAbs(stack.positional);
   let svg = `<svg class="pe-map" width="${w * 4}" height="${stack.length * 12}" role="img" aria-label="${esc(t('inside.peAria', { n: stack.length, d: w }))}">`;
-  pe.forEach((r, i) => r.forEach((v, j) => { svg += `<rect x="${j * 4}" y="${i * 12}" width="4" height="11" fill="${diverge(v, peMax)}"><title>${esc(names[i])}, dim ${j}: ${d3(v)}</title></rect>`; }));
+  pe.forEach((r, i) => r.forEach((v, j) => { svg += `<rect x="${j * 4}" y="${i * 12}" width="4" height="11" fill="${diverge(v, peMax)}"><title>${esc(names[i])}, ${esc(t('inside.peDim', { j }))}: ${d3(v)}</title></rect>`; }));
   svg += '</svg>';
-  return `<div class="in-stage" data-stage="embed"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos }))}</h4>`
-    + strip(row(stack.tokenEmbedding, pos, w), t('inside.tokEmb'))
-    + `<p class="in-op">+</p>` + strip(row(stack.positional, pos, w), t('inside.pe'))
-    + `<p class="in-op">=</p>` + strip(row(stack.input, pos, w), t('inside.blockIn'))
+  // Positions are counted from 1, as everywhere on the page (the address's q, the steps).
+  return `<div class="in-stage" data-stage="embed"><h4>${esc(t('inside.embedTitle', { name: names[pos], pos: pos + 1 }))}</h4>`
+    + `<div class="in-sum">${strip(row(stack.tokenEmbedding, pos, w), t('inside.tokEmb'))}`
+    + `<p class="in-op">+</p>${strip(row(stack.positional, pos, w), t('inside.pe'))}`
+    + `<p class="in-op">=</p>${strip(row(stack.input, pos, w), t('inside.blockIn'))}</div>`
     + `<p class="note">${t(d.positionalKind === 'sinusoidal' ? 'inside.peSin_html' : 'inside.peLearned_html')}</p>`
-    + `<h4>${esc(t('inside.peTable'))}</h4>${scrollRegion(svg, t('inside.peAria', { n: stack.length, d: w }))}</div>`;
+    + `<div class="pe-pics">${peCurves(d, stack, pos, names)}`
+    + `<div class="pe-table"><h4>${esc(t('inside.peTable'))}</h4>${scrollRegion(svg, t('inside.peAria', { n: stack.length, d: w }))}</div></div></div>`;
+}
+
+// Categorical colours that stay apart for the common colour-vision deficiencies (Okabe and Ito).
+const CURVE_COLOURS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00'];
+
+/** The dimensions the curves follow: the first sin and cos pair, then ever slower ones (d/32, d/8, d/2). */
+export function peDims(dModel) {
+  return [...new Set([0, 1, dModel / 32, dModel / 8, dModel / 2].map((x) => Math.floor(x)))].filter((j) => j < dModel);
+}
+
+/**
+ * A few dimensions of the positional encoding as curves over the positions used (the
+ * module's numbers: stack.positional), beside the table of every dimension: the fast
+ * ones swing from one position to the next, the slow ones hardly move. Hover (a dot's
+ * title) or the table twin gives each number.
+ */
+function peCurves(d, stack, pos, names) {
+  const w = d.dModel, n = stack.length;
+  const dims = peDims(w);
+  const val = (p, j) => stack.positional[p * w + j];
+  const sin = d.positionalKind === 'sinusoidal';
+  const top = sin ? 1 : Math.max(1e-6, ...dims.flatMap((j) => Array.from({ length: n }, (_, p) => Math.abs(val(p, j)))));
+  const W = 300, H = 150, L = 34, R = 10, T = 8, B = 22;
+  const x = (p) => L + (n > 1 ? p / (n - 1) : 0.5) * (W - L - R);
+  const y = (v) => T + (1 - (v + top) / (2 * top)) * (H - T - B);
+  const name = (j) => (sin ? t(j % 2 ? 'inside.peDimCos' : 'inside.peDimSin', { j }) : t('inside.peDim', { j }));
+  let svg = `<svg class="pe-curves" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${esc(t('inside.peCurvesAria', { n, dims: dims.map(name).join(', ') }))}">`;
+  for (const v of [top, 0, -top]) {
+    svg += `<line x1="${L}" x2="${W - R}" y1="${y(v)}" y2="${y(v)}" class="pe-grid${v === 0 ? ' zero' : ''}"/><text x="${L - 4}" y="${y(v) + 4}" class="pe-tick" text-anchor="end">${v === 0 ? '0' : (v > 0 ? '' : '−') + fmt(Math.abs(v), sin ? 0 : 2)}</text>`;
+  }
+  const every = Math.ceil(n / 12);
+  names.forEach((nm, p) => { if (p % every === 0) svg += `<text x="${x(p)}" y="${H - 6}" class="pe-tick" text-anchor="middle">${esc(nm)}</text>`; });
+  svg += `<line x1="${x(pos)}" x2="${x(pos)}" y1="${T}" y2="${H - B}" class="pe-here"/>`;
+  dims.forEach((j, k) => {
+    const c = CURVE_COLOURS[k % CURVE_COLOURS.length];
+    const pts = Array.from({ length: n }, (_, p) => [x(p), y(val(p, j))]);
+    svg += `<g data-dim="${j}" style="--c:${c}"><polyline points="${pts.map((q) => q.join(',')).join(' ')}" class="pe-line"/>`;
+    pts.forEach(([px, py], p) => { svg += `<circle cx="${px}" cy="${py}" r="3" data-pos="${p}" data-v="${val(p, j)}"><title>${esc(names[p])}, ${esc(name(j))}: ${d3(val(p, j))}</title></circle>`; });
+    svg += '</g>';
+  });
+  svg += '</svg>';
+  const key = dims.map((j, k) => `<li><span class="pe-swatch" style="background:${CURVE_COLOURS[k % CURVE_COLOURS.length]}"></span>${esc(name(j))}</li>`).join('');
+  const head = dims.map((j) => `<th scope="col">${esc(name(j))}</th>`).join('');
+  const rows = names.map((nm, p) => `<tr><th scope="row">${esc(nm)}</th>${dims.map((j) => `<td data-dim="${j}">${d3(val(p, j))}</td>`).join('')}</tr>`).join('');
+  return `<figure class="pe-fig"><figcaption>${esc(t('inside.peCurves'))}</figcaption>${svg}<ul class="pe-key">${key}</ul>`
+    + `<details class="twin"><summary>${esc(t('inside.numbers'))}</summary>${scrollRegion(`<table class="vec-table pe-twin"><caption class="visually-hidden">${esc(t('inside.peCurves'))}</caption><thead><tr><th scope="col">${esc(t('inside.pePos'))}</th>${head}</tr></thead><tbody>${rows}</tbody></table>`)}</details></figure>`;
 }
 
 /**
@@ -115,6 +144,24 @@ function fromMap(d, st, pos, names, layers) {
   return html;
 }
 
+/**
+ * One query's scores over the keys, a key a row and a stage a column (cols: [id, header,
+ * values]), so that each key reads left to right through the stages, and the table is
+ * as narrow as its stages at any length of word. The last column is the softmax. cell
+ * gives a value's text and class (a masked key's, say) where three decimals will not do.
+ */
+export function keyTable(caption, keyNames, cols, cell = (v) => ({ text: d3(v) })) {
+  const head = cols.map(([id, name]) => `<th scope="col" data-col="${id}">${esc(name)}</th>`).join('');
+  const td = (id, c, v, j) => {
+    const { text, cls = '' } = cell(v, j, id);
+    const classes = [cls, c === cols.length - 1 ? 'in-softmax' : ''].filter(Boolean).join(' ');
+    return `<td data-col="${id}"${classes ? ` class="${classes}"` : ''}>${text}</td>`;
+  };
+  const body = keyNames.map((k, j) => `<tr data-key="${j}"><th scope="row">${esc(k)}</th>`
+    + cols.map(([id, , vals], c) => td(id, c, vals[j], j)).join('') + '</tr>').join('');
+  return scrollRegion(`<table class="in-scores"><caption>${esc(caption)}</caption><thead><tr><th scope="col">${esc(t('inside.keyCol'))}</th>${head}</tr></thead><tbody>${body}</tbody></table>`);
+}
+
 function attentionView(d, sub, st, pos, keyNames, queryNames) {
   const a = sub.attention;
   const H = d.heads, dh = d.headDim, nq = a.queries, nk = a.keys;
@@ -127,9 +174,6 @@ function attentionView(d, sub, st, pos, keyNames, queryNames) {
   const scaled = Array.from({ length: nk }, (_, j) => at(a.scaled, pos, j));
   const weights = Array.from({ length: nk }, (_, j) => at(a.weights, pos, j));
   const unscaled = softmax(raw, masked);
-  const cell = (v, j) => (masked(j) ? `<td class="sa-masked">${esc(t('inside.masked'))}</td>` : `<td>${d3(v)}</td>`);
-  const head = keyNames.map((k) => `<th scope="col">${esc(k)}</th>`).join('');
-  const line = (name, vals, cls = '') => `<tr class="${cls}"><th scope="row">${name}</th>${vals.map(cell).join('')}</tr>`;
   const peak = (xs) => Math.max(...xs.filter((_, j) => !masked(j)));
   // A stage named for a mask that is not there would teach one: the encoder, the cross-attention
   // and a CMLM's decoder hide no key from any query.
@@ -140,19 +184,30 @@ function attentionView(d, sub, st, pos, keyNames, queryNames) {
     + strip(slice(a.q, pos), t('inside.q', { name: queryNames[pos] }));
   for (let j = 0; j < nk; j++) html += strip(slice(a.k, j), t('inside.k', { name: keyNames[j] })) ;
   html += '</div>';
-  const scaleRow = `<tr><th scope="row">${esc(t('inside.scaledRow', { s: d3(a.scale), dh }))}</th>${scaled.map(cell).join('')}</tr>`;
+  // The mask is a number like the others: 0 for a key the query may read, −∞ for a later
+  // one, added to the scaled score; e^−∞ = 0 is why such a key's weight is 0. The masked
+  // key's cells are dark, as in the map below.
+  const cell = (v, j, col) => {
+    if (col === 'mask') return masked(j) ? { text: '−∞', cls: 'sa-masked' } : { text: '0' };
+    return { text: d3(v), cls: masked(j) && col === 'softmax' ? 'sa-masked' : '' };
+  };
+  const cols = [
+    ['raw', t('inside.rawRow'), raw],
+    ['scaled', t('inside.scaledRow', { s: d3(a.scale), dh }), scaled],
+    ...(hasMask ? [['mask', t('inside.maskCol'), raw]] : []),
+    ['softmax', t(st.unscaled ? 'inside.softmaxRawRow' : 'inside.softmaxRow'), st.unscaled ? unscaled : weights],
+  ];
+  const maskNote = hasMask ? `<p class="note in-mask-why">${esc(t(raw.some((_, j) => masked(j)) ? 'inside.maskWhy' : 'inside.maskNone', { q: queryNames[pos] }))}</p>` : '';
   html += `<div class="in-stage" data-stage="scores"><h4>${esc(t(hasMask ? 'inside.scoresTitle' : 'inside.scoresTitleNoMask'))}</h4>`
-    + scrollRegion(`<table class="in-scores"><caption>${esc(t('inside.scoresCaption', { q: queryNames[pos], n: h + 1 }))}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>`
-      + line(esc(t('inside.rawRow')), raw) + scaleRow
-      + line(esc(t(st.unscaled ? 'inside.softmaxRawRow' : 'inside.softmaxRow')), st.unscaled ? unscaled : weights, 'in-softmax')
-      + '</tbody></table>')
+    + keyTable(t('inside.scoresCaption', { q: queryNames[pos], n: h + 1 }), keyNames, cols, cell) + maskNote
     + `<p><button type="button" class="small" data-action="in-scale" aria-pressed="${st.unscaled}">${esc(t(st.unscaled ? 'inside.withScaling' : 'inside.withoutScaling'))}</button></p>`
     + `<p class="note">${esc(t('inside.scaleWhy', { dh, s: d3(a.scale) }))} ${esc(t(Math.abs(peak(weights) - peak(unscaled)) < 0.005 ? 'inside.scaleSame' : 'inside.scaleHere', { peak: d3(peak(weights)), rawPeak: d3(peak(unscaled)) }))}</p></div>`;
   // Every query's weights for this head: QKᵀ after scaling, masking and softmax.
   const matrix = Array.from({ length: nq }, (_, qi) => Array.from({ length: nk }, (_, kj) => at(a.weights, qi, kj)));
   html += `<div class="in-stage" data-stage="matrix"><h4>${esc(t(hasMask ? 'inside.matrixTitle' : 'inside.matrixTitleNoMask'))}</h4>`
     + heatmap({ matrix, rowLabels: queryNames, colLabels: keyNames, caption: t('inside.matrixCaption', { n: h + 1 }), fit: true, highlightRow: pos,
-      masked: (qi, kj) => a.mask[qi * nk + kj] === 1, maskedText: t('inside.masked'), arrow: '→', values: true, tableClass: 'in-matrix' }) + '</div>';
+      masked: (qi, kj) => a.mask[qi * nk + kj] === 1, maskedText: t('inside.masked'), arrow: '→', values: true, tableClass: 'in-matrix',
+      legend: hasMask ? `<p class="legend"><span class="lg sa-lg-masked"></span> ${esc(t('sa.lgMasked'))}</p>` : '' }) + '</div>';
   // The lookup's second half: this head's values, each weighted by the softmax above,
   // summed into the head's output (the keys decided the weights; the values are what
   // is passed on). Masked keys have weight 0 and are left out.
@@ -164,8 +219,8 @@ function attentionView(d, sub, st, pos, keyNames, queryNames) {
   const max = Math.max(maxAbs(headOut), ...products.map(([, p]) => maxAbs(p)));
   const vRows = products.map(([j, p]) => strip(p, t('inside.vWeighted', { w: d3(weights[j]), name: keyNames[j] }), { max }));
   html += `<div class="in-stage" data-stage="values"><h4>${esc(t('inside.valuesTitle', { n: h + 1 }))}</h4>`
-    + `<p class="note">${t('inside.values_html', { q: esc(queryNames[pos]) })}</p>${vRows.join('')}`
-    + `<p class="in-op">Σ =</p>${strip(headOut, t('inside.headOut', { n: h + 1 }), { max })}</div>`;
+    + `<p class="note">${t('inside.values_html', { q: esc(queryNames[pos]) })}</p><div class="in-terms">${vRows.join('')}`
+    + `<p class="in-op">Σ =</p>${strip(headOut, t('inside.headOut', { n: h + 1 }), { max })}</div></div>`;
   // Each head's output, side by side, then W_O: the sublayer's output before the residual sum.
   let heads = '';
   for (let k = 0; k < H; k++) heads += strip(a.headOutputs.subarray(pos * d.dModel + k * dh, pos * d.dModel + (k + 1) * dh), t('inside.headOut', { n: k + 1 }));

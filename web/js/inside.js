@@ -7,10 +7,13 @@
 // its config (the architecture strip: embedding + positional encoding, each
 // layer's sublayers, the final norm, the output layer) picks what is shown below
 // it (inside-parts.js, inside-output.js):
-//   embedding + PE   the token embedding, the positional encoding, their sum; the
-//                    positional table of the positions used, as a heatmap
-//   attention        q of the picked position, the keys, the raw scores q·k, the
-//                    scaling by 1/√(d/h), the mask (if any), the softmax; "without
+//   embedding + PE   the token embedding, the positional encoding, their sum; a few
+//                    dimensions of the encoding as curves over the positions used,
+//                    beside the table of them all, as a heatmap
+//   attention        q of the picked position, the keys, the raw scores q·k (a key a
+//                    row), the scaling by 1/√(d/h), the mask (0 or −∞, dark here and in
+//                    the map; the masked self-attention opens on a query with a later
+//                    position hidden), the softmax; "without
 //                    scaling" shows the softmax of the raw scores (it saturates); the
 //                    QKᵀ weights of every position; each head's output,
 //                    concatenated and projected by W_O
@@ -18,8 +21,10 @@
 //                    standard deviation, the normalised result
 //   FFN              the hidden layer after the activation (ReLU: the units cut
 //                    to 0 counted), the output
-//   output           the picked position's logits, and softmax(logits / T) with a
-//                    live temperature
+//   output           the picked position's logits and its distribution at a live
+//                    temperature, as bars (the tempered one as the engine samples from
+//                    it, the model's own behind it), and why the top one stops short
+//                    of 100 %: label smoothing, with the recipe's ε
 // A disclosure, closed by default: nothing is asked of the worker until it opens.
 // A cell of an attention map drawn with this view's link (a lane's `viewLink('inside', ...)`)
 // opens it at that map's attention and that cell's query. What is open and picked
@@ -28,15 +33,21 @@ import { label } from './phonemes.js';
 import { esc } from './views.js';
 import { pickKeys } from './heatmap.js';
 import { t } from './i18n.js';
-import { embedView, normView, sublayerView } from './inside-parts.js';
-import { logitsTable, outputView, rnnBody } from './inside-output.js';
 import { readInside, writeInside } from './inside-address.js';
 import { registerView } from './view-registry.js';
 
 
 const ARCHS = ['transformer', 'cmlm', 'rnn'];
 
-// Every function below takes `lane`: the view's facade of the lane (lane-facade.js).
+// The blocks' pictures (inside-parts.js, inside-output.js) load with the view's first
+// opening, beside the model's numbers: a first visit, which shows the view closed, does not
+// download them (the modules a first visit loads are its static imports, gen-module-lists.mjs).
+let blocks = null;
+let loading = null;
+const loadBlocks = () => (loading ??= Promise.all([import('./inside-parts.js'), import('./inside-output.js')])
+  .then(([parts, output]) => { blocks = { ...parts, ...output }; }, (e) => { loading = null; throw e; }));   // a failed download is asked again at the next opening
+
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
 /** Whether `lane` shows the inside of its pass at step i: a model inspect can open, and a pass its type names. */
 function hasInside(lane, i) {
@@ -74,7 +85,7 @@ function init(lane) {
     if (!e.target.matches?.('.inside input[data-action="in-temp"]')) return;
     st.temperature = Number(e.target.value);
     const box = lane.query('.inside .in-logits-box');
-    if (box && st.data) box.innerHTML = logitsTable(st.data, st, lane, st.at);
+    if (box && st.data && blocks) box.innerHTML = blocks.logitsTable(st.data, st, lane, st.at);
     const out = lane.query('.inside .in-temp output');
     if (out) out.textContent = st.temperature.toFixed(1);
     lane.changed();
@@ -134,8 +145,8 @@ function refresh(lane) {
   st.data = null;
   st.error = null;
   draw(lane);
-  lane.inspect(req.word, req.tokens)
-    .then((d) => { if (st.key === key) st.data = d; })
+  Promise.all([lane.inspect(req.word, req.tokens), loadBlocks()])
+    .then(([d]) => { if (st.key === key) st.data = d; })
     .catch((e) => { if (st.key === key) st.error = String(e?.message ?? e); })
     .finally(() => { if (st.key === key && st.open) draw(lane); });
 }
@@ -195,7 +206,8 @@ function body(lane) {
   const st = lane.state;
   if (st.error) return `<p class="note">${esc(t('inside.failed', { error: st.error }))}</p>`;
   const d = st.data;
-  if (!d || !st.req) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
+  if (!d || !st.req || !blocks) return `<p class="pending" data-loading>${esc(t('inside.pending'))}</p>`;
+  const { embedView, normView, sublayerView, outputView, rnnBody } = blocks;
   settle(st, d);
   const req = st.req;
   const cmlm = req.kind === 'cmlm';
@@ -205,7 +217,10 @@ function body(lane) {
   const encoder = !d.rnn && st.stack === 'encoder';
   const names = encoder ? letters : tokens;
   const firstPredicted = cmlm ? Math.max(0, Array.from(req.masked).indexOf(1)) : tokens.length - 1;
-  const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : firstPredicted);
+  // The causal mask hides nothing from the last query (it reads every position before it):
+  // the masked self-attention opens one query earlier, where the newest position is hidden.
+  const causalSelf = !d.rnn && !cmlm && !encoder && st.sub === 'self' && d.causal;
+  const pos = st.pos >= 0 && st.pos < names.length ? st.pos : (encoder ? 0 : causalSelf ? Math.max(0, tokens.length - 2) : firstPredicted);
   st.at = pos;
   let html = `<p class="note">${intro(d, req, lane, tokens)}</p>`;
   if (d.rnn) return html + positionPicker(names, pos, 'decoder') + rnnBody(d, st, lane, letters, pos);

@@ -14,10 +14,20 @@ import { Lane } from './lane.js';
  * (chosenKey), its controls (ownControls) and, for a beam, its own view.
  */
 export class ArLane extends Lane {
+  constructor(ctx, spec) {
+    super(ctx, spec);
+    // The head the address names (head=2.3), checked against the model's once it has decoded (attentionView).
+    if (this.addressView.head) this.ui.head = this.addressView.head;
+    delete this.addressView.head;
+  }
+
+  // The head picked is part of the moment the address holds.
+  viewState() { return this.ui.head === 'avg' ? {} : { head: this.ui.head }; }
+
   onAction(a, b) {
     if (a === 'force') this.force(Number(b.dataset.step), b.dataset.token);
     else if (a === 'unforce') this.ctx.update(this, { prefix: '', maxLength: 0 });
-    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); }
+    else if (a === 'head') { this.ui.head = b.dataset.head; this.render(this.ctx.step); this.ctx.viewChanged(); }
     else if (a === 'select') { this.ui.selected = Number(b.dataset.node); this.render(this.ctx.step); }
   }
 
@@ -142,11 +152,14 @@ export class ArLane extends Lane {
   /** The cross-attention of a path, one row per token; `pick`: its cells open the inside (viewLink), or null. */
   attentionView(pathNodes, caption, pick = null) {
     // An RNN without attention reads one fixed context vector: there is no map to draw.
-    if (this.model?.arch === 'rnn' && this.model.attention === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
+    if (this.model?.arch === 'rnn' && this.model.attentionScore === 'none') return `<p class="note no-attention">${t('rnn.noAttention_html')}</p>`;
     const s0 = this.snaps[this.lastIndex];
     const layers = s0?.layers ?? 0;
     const heads = s0?.heads ?? 0;
     const S = this.sourceLetters().length;
+    // A head the model has not (an address's) is the average.
+    const [hl, hh] = this.ui.head.split('.').map(Number);
+    if (this.ui.head !== 'avg' && !(hl < layers && hh < heads)) this.ui.head = 'avg';
     const sel = this.ui.head;
     const rows = pathNodes.map((n) => {
       if (sel === 'avg' || !n.attentionHeads) return n.attention ?? new Float32Array(S);
@@ -155,7 +168,7 @@ export class ArLane extends Lane {
       return n.attentionHeads.subarray(off, off + S);
     });
     // An RNN has one attention, no layers or heads to pick from.
-    const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attention) ? scoreWords(this.model.attention) : null;
+    const score = this.model?.arch === 'rnn' && Object.hasOwn(SCORES, this.model.attentionScore) ? scoreWords(this.model.attentionScore) : null;
     const which = score ? t('attn.whichScore', { score: score.short }) : sel === 'avg' ? t('attn.whichAvg') : t('attn.whichHead', { l: Number(sel.split('.')[0]) + 1, h: Number(sel.split('.')[1]) + 1 });
     // Each head's thumbnail: its rows of the path's per-head maps (none yet: zeros).
     const matrixOf = (l, h) => pathNodes.map((n) => n.attentionHeads?.subarray((l * heads + h) * S, (l * heads + h + 1) * S) ?? []);
@@ -168,11 +181,11 @@ export class ArLane extends Lane {
   decoderNotes(pos) {
     const m = this.model;
     if (m?.arch === 'rnn') {
-      const sc = Object.hasOwn(SCORES, m.attention) ? SCORES[m.attention] : null;
+      const sc = Object.hasOwn(SCORES, m.attentionScore) ? SCORES[m.attentionScore] : null;
       return {
         decoder: explain(t('rnn.decoderTitle'), t('rnn.decoder_html', { next: pos + 1, pos }), false),
-        attention: m.attention === 'none' ? '' : explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
-          score: sc ? t('rnn.namedScore_html', { name: esc(scoreWords(m.attention).short), formula: sc.formula }) : esc(t('rnn.modelScore')),
+        attention: m.attentionScore === 'none' ? '' : explain(t('rnn.attentionTitle'), t('rnn.attention_html', {
+          score: sc ? t('rnn.namedScore_html', { name: esc(scoreWords(m.attentionScore).short), formula: sc.formula }) : esc(t('rnn.modelScore')),
           lane: esc(t('lane.compare')),
         }), false),
       };

@@ -2,7 +2,7 @@
 // finished ones ranked (length normalisation re-ranks the finished at once).
 import { ipa, label } from './phonemes.js';
 import { PAGE_OPTIONS, cleanOption } from './lane-types.js';
-import { fmt, normalizedScore, scoreFormula } from './format.js';
+import { fmt, normalizedScore, rankingFormula, scoreFormula } from './format.js';
 import { esc, explain, scrollRegion } from './views.js';
 import { t } from './i18n.js';
 import { beamTree } from './tree.js';
@@ -22,15 +22,11 @@ export class BeamLane extends ArLane {
     }
   }
 
-  ownControls({ num, range, select }, o) {
+  ownControls({ num, range, select }) {
     return [range('beamSize', t('opt.k'), t('opt.kHelp')),
       select('lengthNorm', t('opt.norm'), [['none', t('opt.normNone')], ['average', t('opt.normAverage')], ['gnmt', t('opt.normGnmt')]]),
       range('gnmtAlpha', t('opt.alpha'), t('opt.alphaHelp')),
-      num('nBest', t('opt.nbest'), t('opt.nbestHelp'), { max: o.beamSize })];
-  }
-
-  settleOptions(o) {
-    o.nBest = Math.min(o.nBest, o.beamSize);
+      num('nBest', t('opt.nbest'), t('opt.nbestHelp'))];
   }
 
   /** The hypothesis its views follow at step i: the one picked in the tree or the tables, else the best finished, else the best live. */
@@ -77,23 +73,26 @@ export class BeamLane extends ArLane {
     // candidates it draws is chosen under it, beside the legend that names them.
     html += `<div class="view"><h3>${esc(t('beam.tree', { i }))}</h3>
       ${beamTree({ snaps: this.snaps, i, map, norm: o.lengthNorm, alpha: o.gnmtAlpha, pruned: this.ui.pruned, selected })}
-      <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} ${lg('', 'beam.lgNumbers')}</p>
+      <p class="legend">${lg('live', 'beam.lgLive')} ${lg('fin', 'beam.lgFin')} ${lg('dead', 'beam.lgDead')} ${lg('sel', 'beam.lgSel')} <span class="lg-numbers">${esc(t('beam.lgNumbers', { rank: rankingFormula(o.lengthNorm, o.gnmtAlpha) }))}</span></p>
       <label class="inline">${esc(t('beam.dropped'))} <select data-ui="pruned">
         ${pruned('none', 'beam.prunedNone')}${pruned('best', 'beam.prunedBest')}${pruned('all', 'beam.prunedAll')}</select></label></div>`;
+    // A hypothesis's score is its log P, as the course notes define it: live ones are kept
+    // by it. Finished ones are ranked by the length-normalised value beside it, shown with
+    // its formula (format.js, as the engine computes it).
     const row = (h, j, fin) => `<tr class="${h.id === selected ? 'sel' : ''}"><td>${j + 1}</td>
-      <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" >${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}<span class="visually-hidden"> ${esc(t('beam.showAttn', { n: j + 1 }))}</span></button>${fin ? ' <span class="endmark">END</span>' : ''}<br><span class="ipa">${esc(ipa(h.texts))}</span></td>
-      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td><td class="num"><strong>${fmt(normalizedScore(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha))}</strong></td></tr>
-      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(t('beam.formula', { formula: scoreFormula(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha) }))}</td></tr>`;
-    const head = `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">log P</th><th scope="col">|Y|</th><th scope="col">${esc(t('beam.colScore'))}</th></tr></thead>`;
-    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps">${head}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
+      <td><button type="button" class="linkish" data-action="select" data-node="${h.id}" >${esc(h.texts.filter((x) => x !== '</s>').map(label).join(' ') || t('out.empty'))}<span class="visually-hidden"> ${esc(t('beam.showAttn', { n: j + 1 }))}</span></button><br><span class="ipa">${esc(ipa(h.texts))}</span>${fin ? ' <span class="endmark">END</span>' : ''}</td>
+      <td class="num">${fmt(h.logprob)}<br><small class="seq-p">P ${fmtProb(h.logprob)}</small></td><td class="num">${h.tokens.length}</td>${fin ? `<td class="num"><strong>${fmt(rank(h))}</strong></td></tr>
+      <tr class="formula-row${h.id === selected ? ' sel' : ''}"><td></td><td colspan="4" class="formula">${esc(scoreFormula(h.logprob, h.tokens.length, o.lengthNorm, o.gnmtAlpha))}</td></tr>` : '</tr>'}`;
+    const head = (fin) => `<thead><tr><th scope="col">#</th><th scope="col">${esc(t('beam.colHyp'))}</th><th scope="col">${t('beam.colScore_html')}</th><th scope="col">|Y|</th>${fin ? `<th scope="col" class="col-narrow">${esc(t('beam.colRank'))}</th>` : ''}</tr></thead>`;
+    html += `<div class="view"><h3>${esc(t('beam.live', { n: live.length }))}</h3>${live.length ? scrollRegion(`<table class="hyps live">${head(false)}<tbody>${live.map((h, j) => row(h, j, false)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneLeft'))}</p>`}</div>`;
     const shown = finished.slice(0, 8);
     const normName = { none: 'beam.normNone', average: 'beam.normAverage', gnmt: 'beam.normGnmt' };
     const alphaUi = PAGE_OPTIONS.gnmtAlpha.ui;   // the same slider as the lane's options
-    html += `<div class="view"><h3>${esc(t('beam.finished'))}</h3>
+    html += `<div class="view"><h3>${esc(t('beam.finished', { rank: rankingFormula(o.lengthNorm, o.gnmtAlpha) }))}</h3>
       <div class="norm-inline" role="group" aria-label="${esc(t('beam.normAria'))}">
       ${['none', 'average', 'gnmt'].map((n) => `<label><input type="radio" name="${this.id}-norm" data-opt="lengthNorm" value="${n}"${o.lengthNorm === n ? ' checked' : ''}> ${esc(t(normName[n]))}</label>`).join(' ')}
       <label>α <input type="range" id="${this.id}-alpha2" data-opt="gnmtAlpha" min="${alphaUi.min}" max="${alphaUi.max}" step="${alphaUi.step}" value="${o.gnmtAlpha}"${o.lengthNorm === 'gnmt' ? '' : ' disabled'}><output for="${this.id}-alpha2">${o.gnmtAlpha}</output></label></div>
-      ${shown.length ? scrollRegion(`<table class="hyps">${head}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
+      ${shown.length ? scrollRegion(`<table class="hyps finished">${head(true)}<tbody>${shown.map((h, j) => row(h, j, true)).join('')}</tbody></table>`) : `<p class="note">${esc(t('beam.noneYet'))}</p>`}
       ${finished.length > shown.length ? `<p class="note">${esc(t('beam.more', { n: finished.length - shown.length }))}</p>` : ''}
       ${explain(t('beam.normTitle'), t('beam.norm_html'), false)}</div>`;
     const selNode = map.get(selected);

@@ -7,7 +7,6 @@ import { NarLane } from './lane-nar.js';
 export class MaskPredictLane extends NarLane {
   get title() { return t('lane.mpTitle', { T: this.opts.iterations }); }
   intro() { return explain(t('mp.title'), t('mp.explain_html')); }
-  get iterations() { return this.opts.iterations; }
   get passesKeys() { return ['stats.passesMp', 'stats.passesMpLengths']; }
 
   // Length candidates are the predicted length's runners-up: shown only for a predicted length.

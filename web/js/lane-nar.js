@@ -4,7 +4,7 @@
 // gives its intro(), its number of iterations, its own controls and notes, and the
 // words of its stats line (passesKeys).
 import { label } from './phonemes.js';
-import { fmt } from './format.js';
+import { fmt, pctDigits } from './format.js';
 import { esc, explain, green, inkOnGreen, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
 import { Lane } from './lane.js';
@@ -65,6 +65,9 @@ export class NarLane extends Lane {
       next: Array.from(dr.tokens), masked: dr.masked, probs: dr.probs, iteration: s.iteration,
     };
   }
+
+  /** Mask-Predict's iterations T: the type's fixed number (the one-pass lane's 1), else the lane's option. */
+  get iterations() { return this.kind.fixed.iterations ?? this.opts.iterations; }
 
   /** The stats line's words (keys): [one length, several lengths side by side in each pass]. */
   get passesKeys() { return []; }
@@ -144,7 +147,7 @@ export class NarLane extends Lane {
     const maxP = Math.max(...probs.slice(1));
     const lenHeading = o.narLength === 'predicted' ? t('nar.lenPredicted') : o.narLength === 'fixed' ? t('nar.lenFixed') : t('nar.lenImposed', { L: o.narGivenLength });
     const lenbar = (p, L) => {
-      const pct = (p * 100).toFixed(1);
+      const pct = pctDigits(p);
       const aria = t(s.lengths.includes(L) ? 'nar.lenBarDecodedAria' : 'nar.lenBarAria', { L, pct });
       return `<button type="button" class="lenbar${s.lengths.includes(L) ? ' decoded' : ''}${best && best.length === L ? ' best' : ''}${L === ref ? ' ref' : ''}" data-action="length" data-length="${L}" aria-label="${esc(aria)}" title="${esc(t('nar.lenBarTitle', { L, pct }))}"><span class="lenfill" style="height:${Math.max(2, (p / maxP) * 100).toFixed(1)}%"></span><span class="lenlab">${L % 5 === 0 || s.lengths.includes(L) || L === ref || L === probs.length - 1 ? L : ''}</span></button>`;
     };
@@ -179,7 +182,7 @@ export class NarLane extends Lane {
         const cut = firstEnd >= 0 && p > firstEnd;
         if (prev && prev.tokens[p] !== dr.tokens[p]) changed++;
         const cls = ['cell', masked ? 'masked' : 'kept', rep ? 'rep' : '', cut ? 'cut' : '', tx === '</s>' ? 'end' : ''].join(' ');
-        const desc = t('nar.cell', { p: p + 1, token: label(tx), pct: (pr * 100).toFixed(0) }) + t(masked ? 'nar.cellMasked' : 'nar.cellKept')
+        const desc = t('nar.cell', { p: p + 1, token: label(tx), pct: pctDigits(pr) }) + t(masked ? 'nar.cellMasked' : 'nar.cellKept')
           + (rep ? t('nar.cellRep') : '') + (cut ? t('nar.cellCut') : '');
         return `<td class="${cls}" style="background:${green(pr)};color:${inkOnGreen(pr)}" title="${esc(desc)}"><span class="visually-hidden">${esc(desc)}</span><span aria-hidden="true"><b>${esc(label(tx))}</b>${rep ? '<i class="rep-mark">↻</i>' : ''}<small>${(pr * 100).toFixed(0)}</small></span></td>`;
       });

@@ -6,7 +6,6 @@ import { lengthNote } from './nar-length.js';
 
 export class OnePassLane extends NarLane {
   intro() { return explain(t('nar.title'), t('nar.explain_html')); }
-  get iterations() { return 1; }
   get passesKeys() { return ['stats.passesOne', 'stats.passesOneLengths']; }
 
   // What the draft's length did, against the reference (not while old snapshots are on screen).

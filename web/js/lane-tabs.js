@@ -28,6 +28,11 @@ export class LaneTabs {
     list.addEventListener('keydown', (e) => this.onKey(e));
   }
 
+  /** Whether the screen is narrow: the lanes stand in one column (behind tabs where there are several). */
+  get narrow() {
+    return this.query.matches;
+  }
+
   /** Whether the lanes are shown one at a time: a narrow screen and more than one lane. */
   get on() {
     return this.query.matches && this.app.lanes.length > 1;

@@ -1,10 +1,10 @@
 // The lane types of the page: what each shows (its options, in order, with their
 // defaults), what it passes to the npm module's decode, and the clean-up of an
 // option's value. The page's address (address.js) writes and reads lanes by these.
-import { PAGE_OPTIONS } from './page-options.js';
-import { cleanModelId } from './lane-param.js';
+import { PAGE_OPTIONS, settleRules } from './page-options.js';
+import { ATTENTION_SCORES, DEFAULT_LANES, LANE_KINDS, cleanModelId, compareModels } from '../shared/lane-models.js';
 
-export { PAGE_OPTIONS };
+export { ATTENTION_SCORES, DEFAULT_LANES, PAGE_OPTIONS, compareModels };
 
 // A lane's defaults: the model (m: the first that fits) and the options it shows, in this
 // order; `follows`: options whose default is null, a value the lane takes from its word.
@@ -30,39 +30,50 @@ const FOLLOWS = { seed: wordSeed };
 
 // Each type: the options it shows (`shows`, page keys, in order; each reaches the
 // module as its PAGE_OPTIONS[key].option), the module options it fixes (`fixed`),
-// `rules`: module options that depend on others of the lane's, `decoding`: the
+// `rules`: module options the page sets from others of the lane's (the engine's own
+// rules between options are the table's: settleRules), `decoding`: the
 // kind of model whose measured settings (models/train/decoding.json, which the
 // page's models.json carries) are its defaults, once useModelDecoding has them, and
 // `state`: what its own views hold open, by the name the address writes it under,
 // with its codec ({write, read} as a registered view's, view-registry.js).
 const given = (o) => (o.narLength === 'given' ? o.narGivenLength : 0);   // a length is passed only when imposed
+// An autoregressive lane's bars: the step's eight likeliest next tokens.
+const BARS = 8;
 // The draft picked in a non-autoregressive lane's tabs, by its length (draft=L).
 const DRAFT = { write: (length) => String(length), read: (v) => (/^[1-9]\d{0,2}$/.test(v) ? Number(v) : null) };
+// The head an autoregressive lane's cross-attention map shows, counted from 1 as the
+// page names it (head=2.3: layer 2, head 3; in the lane "1.2"); the average is no value.
+const HEAD = {
+  write: (head) => (head === 'avg' ? '' : head.split('.').map((x) => Number(x) + 1).join('.')),
+  read: (v) => { const m = /^([1-9]\d?)\.([1-9]\d?)$/.exec(v); return m ? `${m[1] - 1}.${m[2] - 1}` : null; },
+};
 const TYPES = {
   greedy: {
     // Textbook greedy: the most probable token at every step, stop at the first END.
-    titleKey: 'lane.greedy', ar: true, shows: ['prefix', 'maxLength'],
-    fixed: { strategy: 'greedy', topCandidates: 8 },
+    titleKey: 'lane.greedy', shows: ['prefix', 'maxLength'],
+    fixed: { strategy: 'greedy', topCandidates: BARS },
+    state: { head: HEAD },
   },
   beam: {
-    titleKey: 'lane.beam', ar: true, shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
-    fixed: { strategy: 'beam', topCandidates: 8 },
-    rules: (o) => ({ nBest: Math.min(o.nBest, o.beamSize) }),   // a beam holds no more than k
+    titleKey: 'lane.beam', shows: ['beamSize', 'lengthNorm', 'gnmtAlpha', 'nBest', 'prefix', 'maxLength'],
+    fixed: { strategy: 'beam', topCandidates: BARS },
     decoding: 'autoregressive',
+    state: { head: HEAD },
   },
   sample: {
-    titleKey: 'lane.sample', ar: true, shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
-    fixed: { strategy: 'sample', topCandidates: 8 },
+    titleKey: 'lane.sample', shows: ['temperature', 'topK', 'topP', 'seed', 'prefix', 'maxLength'],
+    fixed: { strategy: 'sample', topCandidates: BARS },
     follows: ['seed'],   // the word's own seed (wordSeed) until one is set
+    state: { head: HEAD },
   },
   nar: {
-    titleKey: 'lane.nar', ar: false, shows: ['narLength', 'narGivenLength'],
+    titleKey: 'lane.nar', shows: ['narLength', 'narGivenLength'],
     fixed: { strategy: 'nar', iterations: 1, lengthCandidates: 1 },
     rules: (o) => ({ narGivenLength: given(o) }),
     state: { draft: DRAFT },
   },
   mp: {
-    titleKey: 'lane.mp', ar: false, shows: ['iterations', 'lengthCandidates', 'lengthScoreWeight', 'narLength', 'narGivenLength'],
+    titleKey: 'lane.mp', shows: ['iterations', 'lengthCandidates', 'lengthScoreWeight', 'narLength', 'narGivenLength'],
     fixed: { strategy: 'nar' },
     // Length candidates are the predicted length's runners-up: one length when it is fixed or imposed.
     rules: (o) => ({ narGivenLength: given(o), lengthCandidates: o.narLength === 'predicted' ? o.lengthCandidates : 1 }),
@@ -71,13 +82,16 @@ const TYPES = {
   },
   // The four RNN attention scores side by side (compare.js), each decoding greedily.
   compare: {
-    titleKey: 'lane.compare', ar: true, compare: true, shows: [],
+    titleKey: 'lane.compare', shows: [],
     fixed: { strategy: 'greedy', topCandidates: 1 },
   },
 };
 
+// ar and compare: the type's kind of model (web/shared/lane-models.js, which boot.js reads too).
 const followed = (k) => Object.fromEntries((k.follows ?? []).map((key) => [key, FOLLOWS[key]]));
-export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, { ...k, defaults: laneDefaults(k.shows, followed(k)) }]));
+export const LANE_TYPES = Object.fromEntries(Object.entries(TYPES).map(([type, k]) => [type, {
+  ...k, ar: LANE_KINDS[type] !== 'nar', ...(LANE_KINDS[type] === 'compare' ? { compare: true } : {}), defaults: laneDefaults(k.shows, followed(k)),
+}]));
 
 /**
  * Makes the settings the shipped models are measured with (`decoding`: per kind, as
@@ -104,15 +118,6 @@ export function useModelDecoding(decoding) {
   return set;
 }
 
-// The RNN's attention scores, in the order the course notes build them up.
-export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
-
-/** The RNN model of each attention score (the first listed), null where there is none. */
-export function compareModels(models) {
-  return ATTENTION_SCORES.map((score) => models.find((m) => m.arch === 'rnn' && m.attention === score) ?? null);
-}
-
-export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
 
 // An own key: every object answers to 'constructor' or 'toString', which are no lanes.
 export const isLaneType = (type) => Object.hasOwn(LANE_TYPES, type);
@@ -201,6 +206,13 @@ export function moduleOptions(lane, word) {
     const v = optionFor(lane, key, word);
     if (!('unset' in page && v === page.unset)) out[page.option] = v;   // the unset value leaves the engine's default
   }
-  return Object.assign(out, kind.fixed, kind.rules?.(lane.opts));
+  return settleRules(Object.assign(out, kind.fixed, kind.rules?.(lane.opts)));
+}
+
+/** A lane's options (page keys) brought into line with the rules between options (settleRules) under its type's strategy, in place. */
+export function settleLaneOptions(type, opts) {
+  const settled = settleRules({ ...opts, strategy: LANE_TYPES[type].fixed.strategy });
+  for (const k of Object.keys(opts)) opts[k] = settled[k];
+  return opts;
 }
 

@@ -5,16 +5,16 @@
 // OnePassLane and MaskPredictLane on NarLane (lane-nar.js), CompareLane (four RNNs).
 // A lane reaches the page only through its context (ctx: App.makeLaneContext). Under
 // its own views it draws the views registered for its type (view-registry.js), each
-// through its facade of the lane (lane-facade.js).
+// through its facade of the lane (view-registry.js laneFacade).
 import { openIfChanged } from './engine.js';
-import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions, optionFor } from './lane-types.js';
+import { LANE_TYPES, PAGE_OPTIONS, makeLane, modelMax, moduleOptions, optionFor, settleLaneOptions } from './lane-types.js';
+import { ruleMax } from './page-options.js';
 import { fmt } from './format.js';
 import { esc, phonemeLine, verdict } from './views.js';
 import { t } from './i18n.js';
 import { logprobLine } from './forced.js';
 import { errorText } from './error-text.js';
-import { viewById, viewsOf } from './view-registry.js';
-import { laneFacade } from './lane-facade.js';
+import { laneFacade, viewById, viewsOf } from './view-registry.js';
 
 let nextId = 1;
 
@@ -93,7 +93,7 @@ export class Lane {
     return v?.link && v.lanes(this.kind) ? v.link(this.facadeOf(v), i, spec) : null;
   }
 
-  /** What the registered views follow at step i (lane-facade.js focus): the lane types say. */
+  /** What the registered views follow at step i (view-registry.js laneFacade's focus): the lane types say. */
   viewFocus() { return null; }
 
   /** A registered view's own state on this lane (its facade's), for the tests and the curious. */
@@ -274,7 +274,7 @@ export class Lane {
     const note = (key, lab, text) => { if (o[key] !== this.kind.defaults[key]) changed.push(t('lane.settingsItem', { option: lab, value: text })); };
     // An option that follows the word (null) shows the word's value.
     const value = (key) => optionFor(this, key, this.ctx.word);
-    const num = (key, lab, help = '', over = {}) => { note(key, lab, o[key]); const { min, max, step } = { ...this.uiOf(key), ...over }; return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${value(key)}" inputmode="decimal">`; };
+    const num = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><input id="${f(key)}" data-opt="${key}" type="number" min="${min}" max="${max}" step="${step}" value="${value(key)}" inputmode="decimal">`; };
     const range = (key, lab, help = '') => { note(key, lab, o[key]); const { min, max, step } = this.uiOf(key); return `<label for="${f(key)}"${help ? ` title="${esc(help)}"` : ''}>${esc(lab)}</label><span class="range"><input id="${f(key)}" data-opt="${key}" type="range" min="${min}" max="${max}" step="${step}" value="${o[key]}"><output for="${f(key)}">${o[key]}</output></span>`; };
     const select = (key, lab, options) => { note(key, lab, options.find(([v]) => String(o[key]) === String(v))?.[1] ?? o[key]); return `<label for="${f(key)}">${esc(lab)}</label><select id="${f(key)}" data-opt="${key}">${options.map(([v, text]) => `<option value="${v}"${String(o[key]) === String(v) ? ' selected' : ''}>${esc(text)}</option>`).join('')}</select>`; };
     const controls = this.optionControls({ num, range, select }, o).join('');
@@ -297,10 +297,10 @@ export class Lane {
     this.fitToModel();
   }
 
-  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes. */
+  /** A control's {min, max, step}: the page's (PAGE_OPTIONS), its max lowered to what the lane's model takes and the rules between options allow. */
   uiOf(key) {
     const ui = PAGE_OPTIONS[key].ui;
-    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model)) };
+    return { ...ui, max: Math.min(ui.max, modelMax(key, this.model), ruleMax(key, { ...this.opts, strategy: this.kind.fixed.strategy })) };
   }
 
   /**
@@ -322,8 +322,10 @@ export class Lane {
     return notes;
   }
 
-  /** Brings options that depend on each other into line, in place (a beam lists no more than k). */
-  settleOptions() {}
+  /** Brings options that depend on each other into line, in place (the options table's rules: a beam lists no more than k). */
+  settleOptions(o) {
+    settleLaneOptions(this.type, o);
+  }
 
   /** The lane's own option controls (markup pieces), from the builders num, range and select. */
   optionControls() { return []; }
@@ -389,6 +391,12 @@ export class Lane {
     html += `<p class="result-prob">${esc(t('result.score', { score: fmt(rs[0].score) }))} · ${logprobLine(rs[0].logprob)}</p>`;
     if (rs.length > 1) {
       html += `<ol class="nbest" aria-label="${esc(t('result.nbest'))}">${rs.map((r) => `<li>${phonemeLine(r.text)} <span class="score">${esc(t('result.score', { score: fmt(r.score) }))} · ${logprobLine(r.logprob)}</span> ${judge(r.text)}</li>`).join('')}</ol>`;
+    }
+    // A word longer than any the model learned from: its output is a guess, and may stop early.
+    const n = this.sourceLetters().length;
+    const longest = this.ctx.longestTraining;
+    if (longest && n > longest) {
+      html += `<p class="note beyond-training">${esc(t('result.beyondTraining', { n, model: this.model?.name ?? '', longest, k: rs[0].tokens.length }))}</p>`;
     }
     return html + this.viewsHtml('result', i);
   }

@@ -25,6 +25,45 @@ export const PAGE_OPTIONS = Object.freeze({
   iterations: Object.freeze({ option: 'iterations', default: 10, range: [1, 20, 'int'], ui: Object.freeze({ min: 1, max: 20, step: 1 }), alias: 'T' }),
 });
 
+// The rules between options, in their JS names: the engine's validate() refuses options
+// that break one (src/decoding_options.cpp check_rules). Each holds `option` when the
+// options of `when` have those values: below or atMost another option, equals or atLeast
+// a number; `page`: the page brings a lane's options into line with it (settleRules, ruleMax).
+export const OPTION_RULES = Object.freeze([
+  Object.freeze({ option: 'minLength', below: 'maxLength', when: Object.freeze({}) }),
+  Object.freeze({ option: 'nBest', atMost: 'beamSize', when: Object.freeze({ strategy: 'beam' }), page: true }),
+  Object.freeze({ option: 'nBest', equals: 1, when: Object.freeze({ strategy: 'greedy' }) }),
+  Object.freeze({ option: 'narGivenLength', atLeast: 1, when: Object.freeze({ strategy: 'nar', narLength: 'given' }) }),
+]);
+
+const holds = (rule, o) => Object.entries(rule.when).every(([k, v]) => o[k] === v);
+
+/** The largest value options `o` (JS names, strategy among them) leave `key` under the page's rules; Infinity if none bounds it. */
+export function ruleMax(key, o) {
+  return OPTION_RULES.filter((r) => r.page && r.option === key && holds(r, o) && r.atMost in o).reduce((m, r) => Math.min(m, o[r.atMost]), Infinity);
+}
+
+/** Options `o` (JS names, strategy among them) brought into line with the page's rules, in place; returns `o`. */
+export function settleRules(o) {
+  for (const r of OPTION_RULES) if (r.page && r.option in o && holds(r, o) && r.atMost in o) o[r.option] = Math.min(o[r.option], o[r.atMost]);
+  return o;
+}
+
+// The length normalisations: the score is log P(Y) / divisor(|Y|, α) (none: log P itself), as
+// src/decoding_options.cpp normalized_score computes it; `shown` and `divisorShown` write it for
+// a reader ({length}, {alpha}: the numbers). |Y| counts END.
+export const LENGTH_NORMS = Object.freeze({
+  none: Object.freeze({ shown: 'log P', divisor: null }),
+  average: Object.freeze({ shown: 'log P / |Y|', divisor: (length, alpha) => Math.max(length, 1), divisorShown: '{length}' }),
+  gnmt: Object.freeze({ shown: 'log P / ((5+|Y|)/6)^α', divisor: (length, alpha) => Math.pow((5.0 + length) / 6.0, alpha), divisorShown: '((5+{length})/6)^{alpha}' }),
+});
+
+/** log P(Y) of a hypothesis of |Y| = length normalised as `norm` (a LENGTH_NORMS key) says, with α = alpha. */
+export function normalizedScore(logprob, length, norm, alpha) {
+  const d = LENGTH_NORMS[norm]?.divisor;
+  return d ? logprob / d(length, alpha) : logprob;
+}
+
 /** A control's [min, max, step], as range() and num() of web/js/lane.js take them. */
 export const uiRange = (key) => [PAGE_OPTIONS[key].ui.min, PAGE_OPTIONS[key].ui.max, PAGE_OPTIONS[key].ui.step];
 

@@ -1,9 +1,11 @@
-// ARPAbet (CMUdict's 39 phonemes, stress removed) to IPA, General American.
-// AH is written ə: with stress removed most AH in CMUdict are the unstressed
-// schwa (AH0); stressed AH (AH1) would be ʌ.
+// ARPAbet (CMUdict's 39 phonemes, stress removed) to IPA, General American, as the
+// models package's phonemizer reads a phone without its stress digit (models/g2p/ipa.js,
+// whose table the text view shows; tests/browser/text-view.test.mjs holds the two
+// together): the commoner, unstressed vowel. AH is ə (AH0 is 89 % of CMUdict's AH;
+// stressed AH1 would be ʌ), ER is ɚ (ER0 is 82 % of its ER; stressed ER1 would be ɝ).
 export const IPA = {
   AA: 'ɑ', AE: 'æ', AH: 'ə', AO: 'ɔ', AW: 'aʊ', AY: 'aɪ', B: 'b', CH: 'tʃ', D: 'd', DH: 'ð',
-  EH: 'ɛ', ER: 'ɝ', EY: 'eɪ', F: 'f', G: 'ɡ', HH: 'h', IH: 'ɪ', IY: 'i', JH: 'dʒ', K: 'k',
+  EH: 'ɛ', ER: 'ɚ', EY: 'eɪ', F: 'f', G: 'ɡ', HH: 'h', IH: 'ɪ', IY: 'i', JH: 'dʒ', K: 'k',
   L: 'l', M: 'm', N: 'n', NG: 'ŋ', OW: 'oʊ', OY: 'ɔɪ', P: 'p', R: 'ɹ', S: 's', SH: 'ʃ',
   T: 't', TH: 'θ', UH: 'ʊ', UW: 'u', V: 'v', W: 'w', Y: 'j', Z: 'z', ZH: 'ʒ',
 };
@@ -30,5 +32,5 @@ export function ipa(text) {
   return '/' + toks.map(ipaSymbol).join('') + '/';
 }
 
-// The edit distance is the metrics' (metrics.js); views.js takes it from here.
-export { editDistance } from './metrics.js';
+// The edit distance is the metrics' (web/shared/metrics.js); views.js takes it from here.
+export { editDistance } from '../shared/metrics.js';

@@ -15,7 +15,7 @@ import { registerView } from './view-registry.js';
 
 const MATRICES = ['enc', 'dec'];
 
-// Every function below takes `lane`: the view's facade of the lane (lane-facade.js).
+// Every function below takes `lane`: the view's facade of the lane (view-registry.js laneFacade).
 
 /** Once per lane: the state, and the listeners to its disclosures and head buttons. */
 function init(lane) {

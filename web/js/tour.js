@@ -35,42 +35,47 @@ import { t } from './i18n.js';
 
 /**
  * The stops. query: the page's state; targets: what the stop talks about, under
- * #lanes (the first is scrolled to); title and text: i18n keys; measured: the panel
+ * #lanes, each small enough that all of them fit between the step bar and the panel
+ * together; narrow: the targets where the lanes are tabs (a phone), all in the one
+ * lane the tour opens there, when they differ (another lane's, or a smaller part of a
+ * view that is taller in one column); title and text: i18n keys; measured: the panel
  * also lists each lane's decoder passes and wall time, as measured (on a phone the
  * lanes' own lines are screens apart).
  */
 export const STOPS = [
-  { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
+  { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(1) .forced'],
     title: 'tour.greedy.title', text: 'tour.greedy.text' },
   // Step 2, the notes' A and B: greedy has just taken EH over IH; beam search holds both.
+  // On a phone the beam's tree: greedy's bars are the lane the page opens on.
   { query: '?w=DELETE&lane=greedy&lane=beam&t=2', targets: ['.lane:nth-child(1) .bars', '.lane:nth-child(2) .tree-wrap'],
-    title: 'tour.beam.title', text: 'tour.beam.text' },
-  { query: '?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .lane-result'],
-    title: 'tour.norm.title', text: 'tour.norm.text' },
+    narrow: ['.lane:nth-child(2) .tree-wrap'], title: 'tour.beam.title', text: 'tour.beam.text' },
+  { query: '?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(2) .result-main'],
+    narrow: ['.lane:nth-child(1) .result-main'], title: 'tour.norm.title', text: 'tour.norm.text' },
   { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .view:has(table.by-length)'],
-    title: 'tour.bottleneck.title', text: 'tour.bottleneck.text' },
+    narrow: ['.lane-compare .table-scroll:has(> table.by-length)'], title: 'tour.bottleneck.title', text: 'tour.bottleneck.text' },
+  // In one column the four panels are screens long: the first one's raw scores stand for them.
   { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .score-grid'],
-    title: 'tour.scores.title', text: 'tour.scores.text' },
+    narrow: ['.lane-compare .score-panel:nth-child(1) .raw-scores'], title: 'tour.scores.title', text: 'tour.scores.text' },
   // Inside the pass that chose EH at DELETE's step 2 (inside.js): the stops open the block
   // they talk about through the lane's inside= (inside-address.js).
   { query: '?w=DELETE&lane=greedy:inside=enc-embed-L3-h1-q4&t=2', targets: ['.lane .inside [data-stage="embed"]'],
-    title: 'tour.pe.title', text: 'tour.pe.text' },
-  { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="scores"]', '.lane .inside [data-stage="qk"]'],
+    narrow: ['.lane .inside [data-stage="embed"] .pe-pics'], title: 'tour.pe.title', text: 'tour.pe.text' },
+  { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="scores"]'],
     title: 'tour.qkv.title', text: 'tour.qkv.text' },
-  { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="values"]', '.lane .inside [data-stage="heads"]'],
-    title: 'tour.heads.title', text: 'tour.heads.text' },
+  { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="values"]'],
+    narrow: ['.lane .inside [data-stage="values"] .in-terms'], title: 'tour.heads.title', text: 'tour.heads.text' },
   { query: '?w=DELETE&lane=greedy:inside=dec-ffn-L3-h1-q2&t=2', targets: ['.lane .inside [data-stage="norm"]', '.lane .inside [data-stage="ffn"]'],
-    title: 'tour.addNorm.title', text: 'tour.addNorm.text' },
+    narrow: ['.lane .inside [data-stage="norm"]'], title: 'tour.addNorm.title', text: 'tour.addNorm.text' },
   { query: '?w=HOURGLASS&lane=greedy&lane=nar', targets: ['.lane:nth-child(1) .lane-stats', '.lane:nth-child(2) .lane-stats'],
-    title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true },
-  { query: '?w=HOURGLASS&lane=nar', targets: ['.lane-nar .lenbars', '.lane-nar .view:has(.nar-grid)'],
+    narrow: ['.lane:nth-child(2) .lane-stats'], title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true },
+  { query: '?w=HOURGLASS&lane=nar', targets: ['.lane-nar .lenbars', '.lane-nar .table-scroll:has(> .nar-grid)'],
     title: 'tour.repeats.title', text: 'tour.repeats.text' },
   { query: '?w=HOURGLASS&lane=nar&lane=mp', targets: ['.lane-mp .draft-tabs', '.lane-mp .view:has(.nar-grid)'],
     title: 'tour.maskPredict.title', text: 'tour.maskPredict.text' },
   // Teacher forcing is the reference fed at every position (forced.js forcingView, from
   // model.score); the what-if bars, which force one token by hand, are a tool beside it.
   { query: '?w=DELETE&lane=greedy', targets: ['.lane:nth-child(1) .forcing'],
-    title: 'tour.forcing.title', text: 'tour.forcing.text' },
+    narrow: ['.lane:nth-child(1) .forcing .table-scroll'], title: 'tour.forcing.title', text: 'tour.forcing.text' },
 ];
 
 const $ = (id) => document.getElementById(id);
@@ -105,6 +110,8 @@ export class Tour {
     new ResizeObserver(() => {
       document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`);
       if (!this.panel.hidden) this.fitMore();
+      // A taller panel (More unfolded, a language's longer words) keeps the stop's elements clear of it.
+      if (this.panel.dataset.shown) this.place();
     }).observe(this.panel);
     if (stop != null && stop >= 1 && stop <= STOPS.length) {
       this.load(decodeState(STOPS[stop - 1].query));
@@ -219,15 +226,18 @@ export class Tour {
     this.gen++;
     this.panel.hidden = true;
     document.body.classList.remove('touring');
+    document.documentElement.style.removeProperty('--tour-room');
     this.mark();
     this.app.saveUrl();
     $('tour-start').focus();
   }
 
-  /** The elements of the current stop on the page now. */
+  /** The elements of the current stop on the page now: its narrow ones on a narrow screen. */
   targets() {
     if (this.stop == null) return [];
-    return STOPS[this.stop - 1].targets.map((sel) => $('lanes').querySelector(sel)).filter(Boolean);
+    const s = STOPS[this.stop - 1];
+    const sels = (this.app.tabs.narrow && s.narrow) || s.targets;
+    return sels.map((sel) => $('lanes').querySelector(sel)).filter(Boolean);
   }
 
   /** The lanes' decoder passes and wall time at the step shown, as their stats lines count them (lane.js). */
@@ -267,8 +277,34 @@ export class Tour {
     // they no longer push the stop's element below the fold on a phone. A lane keeps
     // them folded as it steps (lane.js render()).
     for (const d of $('lanes').querySelectorAll('details.explain[open]')) d.open = false;
-    this.targets()[0]?.scrollIntoView({ block: 'start', inline: 'nearest' });
     this.measure();
+    this.place();
     this.panel.dataset.shown = String(n);
+  }
+
+  /**
+   * Scrolls the stop's elements, all of them, into the band between the sticky step
+   * bar and the panel: sideways first (a lane of several, a wide view), then the page,
+   * their top just below the bar unless they are in the band already. The panel is
+   * fixed at the foot of the window; a stop's elements are picked to fit the band
+   * (STOPS), so below the bar they are clear of it.
+   */
+  place() {
+    const els = this.targets();
+    if (!els.length) return;
+    for (const el of els) el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const box = els.map((el) => el.getBoundingClientRect()).reduce((a, r) => ({ top: Math.min(a.top, r.top), bottom: Math.max(a.bottom, r.bottom) }));
+    const gap = 8;
+    // Where the bar stands once the page has scrolled (sticky: its rect now may be lower, in the flow).
+    const bar = document.querySelector('.transport-bar');
+    const top = (parseFloat(getComputedStyle(bar).top) || 0) + bar.getBoundingClientRect().height + gap;
+    const bottom = this.panel.getBoundingClientRect().top - gap;
+    if (box.top >= top && box.bottom <= bottom) return;
+    // The first's top just below the bar. The page's end is padded by the panel's height
+    // (style.css), and by as much again as an element near the end needs to rise that far.
+    const root = document.documentElement;
+    const short = window.scrollY + box.top - top - (root.scrollHeight - window.innerHeight);
+    root.style.setProperty('--tour-room', `${Math.max(0, Math.ceil(short) + (parseFloat(root.style.getPropertyValue('--tour-room')) || 0))}px`);
+    window.scrollBy({ top: box.top - top, behavior: 'instant' });
   }
 }

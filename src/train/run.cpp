@@ -1,0 +1,335 @@
+#include "train/run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "model.h"
+#include "safetensors.h"
+#include "session.h"
+#include "train/model_file.h"
+
+namespace seq2seq {
+namespace train {
+
+namespace {
+
+constexpr uint64_t kDataStream = 0x64617461ull;  // "data": the training examples' own stream
+constexpr const char* kCheckpointFormat = "seq2seq-wasm-checkpoint";
+
+// The options that may change when a run resumes: how long it runs and how it reports.
+bool may_differ_on_resume(const std::string& name) {
+  return name == "steps" || name == "log_every" || name == "eval_every" || name == "memory_limit_mb";
+}
+
+template <typename T>
+nlohmann::json option_value(const T& v) {
+  if constexpr (std::is_enum<T>::value) return to_string(v);
+  else if constexpr (std::is_same<T, uint64_t>::value) return std::to_string(v);  // JSON numbers stop at 2^53
+  else return v;
+}
+
+template <typename T>
+std::string option_text(const T& v) {
+  if constexpr (std::is_floating_point<T>::value) {
+    std::ostringstream o;  // 0.1, not 0.10000000149011612
+    o << v;
+    return o.str();
+  }
+  const nlohmann::json j = option_value(v);
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+nlohmann::json options_json(const TrainingOptions& o) {
+  nlohmann::json j = nlohmann::json::object();
+  for_each_training_option([&](const char* name, auto field) { j[name] = option_value(o.*field); });
+  return j;
+}
+
+TrainingOptions options_from_json(const nlohmann::json& j) {
+  TrainingOptions o;
+  for_each_training_option([&](const char* name, auto field) {
+    using T = std::decay_t<decltype(o.*field)>;
+    if (!j.contains(name)) throw CheckpointError(std::string("it does not record the option ") + name);
+    const auto& v = j[name];
+    try {
+      if constexpr (std::is_enum<T>::value) {
+        if (!from_string(v.get<std::string>(), o.*field)) throw CheckpointError(std::string("option ") + name + " has an unknown value");
+      } else if constexpr (std::is_same<T, uint64_t>::value) {
+        o.*field = std::stoull(v.get<std::string>());
+      } else {
+        o.*field = v.get<T>();
+      }
+    } catch (const nlohmann::json::exception&) {
+      throw CheckpointError(std::string("option ") + name + " is not recorded as its type");
+    } catch (const std::logic_error&) {
+      throw CheckpointError(std::string("option ") + name + " is not recorded as its type");
+    }
+  });
+  return o;
+}
+
+std::string describe(const TrainingOptions& o) {
+  std::ostringstream d;
+  d << "trained by seq2seq train: task " << to_string(o.task) << ", seed " << o.seed << ", " << o.steps << " steps of "
+    << o.batch_size << ", ";
+  if (o.arch == TrainArch::Rnn) {
+    d << "GRU encoder-decoder, emb_dim " << o.emb_dim << ", enc_hidden " << o.enc_hidden << " a direction, dec_hidden "
+      << o.dec_hidden << ", attention " << to_string(o.attention);
+    if (o.attention == TrainAttention::ReducedRank || o.attention == TrainAttention::Additive) d << " (attn_dim " << o.attn_dim << ")";
+  } else {
+    d << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff " << o.d_ff << ", "
+      << to_string(o.norm) << "-LN";
+  }
+  if (o.label_smoothing > 0) d << ", label smoothing " << o.label_smoothing;
+  if (o.scheduled_sampling != SamplingSchedule::Off)
+    d << ", scheduled sampling " << to_string(o.scheduled_sampling) << " (midpoint " << o.sampling_midpoint << ", "
+      << to_string(o.sampling_token) << ")";
+  return d.str();
+}
+
+}  // namespace
+
+ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
+  ModelConfig c;
+  c.src_vocab = task.source_vocab();
+  c.tgt_vocab = task.target_vocab();
+  c.src_specials = source_special_ids();
+  c.tgt_specials = target_special_ids();
+  c.src_case = task.source_case();
+  c.src_tokens = task.word_level_source() ? SourceTokens::Words : SourceTokens::Chars;
+  c.description = describe(o);
+  if (o.arch == TrainArch::Rnn) {
+    // The course notes' RNN encoder-decoder: one bidirectional GRU layer.
+    c.arch = Arch::Rnn;
+    c.cell = RnnCell::Gru;
+    c.emb_dim = o.emb_dim;
+    c.enc_hidden = o.enc_hidden;
+    c.enc_layers = 1;
+    c.dec_hidden = o.dec_hidden;
+    switch (o.attention) {
+      case TrainAttention::Dot: c.attention = AttentionScore::Dot; break;
+      case TrainAttention::Multiplicative: c.attention = AttentionScore::Multiplicative; break;
+      case TrainAttention::ReducedRank: c.attention = AttentionScore::ReducedRank; break;
+      case TrainAttention::Additive: c.attention = AttentionScore::Additive; break;
+      case TrainAttention::None: c.attention = AttentionScore::None; break;
+    }
+    c.attn_dim = c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive ? o.attn_dim : 0;
+    // The decoder reads BOS and the target, and predicts EOS after it.
+    c.max_pos = std::max(task.max_source_len(), task.max_target_len() + 2);
+    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention);
+    return c;
+  }
+  c.arch = Arch::Transformer;
+  c.d_model = o.d_model;
+  c.n_heads = o.heads;
+  c.d_ff = o.d_ff;
+  c.activation = o.activation == TrainActivation::Relu ? Activation::Relu : Activation::Gelu;
+  c.enc_layers = c.dec_layers = o.layers;
+  c.norm = o.norm == TrainNorm::Pre ? NormPlacement::Pre : NormPlacement::Post;
+  c.ln_eps = 1e-5f;
+  c.pos = o.pos == TrainPos::Sinusoidal ? PosEncoding::Sinusoidal : PosEncoding::Learned;
+  // The decoder reads BOS and the target (max_target_len + 1 with EOS predicted).
+  c.max_target_len = task.max_target_len() + 1;
+  c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
+  c.scale_embedding = o.scale_embedding;
+  c.tie_output = o.tie_output;
+  c.name = std::string(to_string(o.task)) + "-transformer";
+  return c;
+}
+
+TrainingRun::TrainingRun(const TrainingOptions& o, const std::string* data) : TrainingRun(o, data, true) {}
+
+TrainingRun::TrainingRun(const TrainingOptions& o, const std::string* data, bool init)
+    : options_(o), data_rng_(o.seed ^ kDataStream) {
+  validate(o);
+  task_ = TaskData::create(o, data);
+  const ModelConfig cfg = model_config_for(o, *task_);
+  const GraphLimits limits{o.batch_size, task_->max_source_len(), task_->max_target_len() + 1};
+  const size_t need = Trainer::estimate_memory_bytes(cfg, o, limits);
+  const size_t limit = static_cast<size_t>(o.memory_limit_mb) << 20;
+  if (need > limit)
+    throw OptionError("memory_limit_mb", to_string(option_range::memory_limit_mb),
+                      "this run needs " + std::to_string((need + (1 << 20) - 1) >> 20) + " MB (weights, gradients, AdamW's moments, "
+                      "activations of a batch of " + std::to_string(o.batch_size) + "), more than memory_limit_mb = " +
+                      std::to_string(o.memory_limit_mb) + ": a smaller model or batch, or a higher limit");
+  trainer_ = std::make_unique<Trainer>(cfg, o, limits);
+  if (init) trainer_->init_parameters();
+  const size_t B = static_cast<size_t>(o.batch_size);
+  batch_.src.reserve(B * static_cast<size_t>(limits.src_len));
+  batch_.dec_in.reserve(B * static_cast<size_t>(limits.dec_len));
+  batch_.target.reserve(B * static_cast<size_t>(limits.dec_len));
+  for (std::vector<int>* v : {&batch_.src_off, &batch_.src_len, &batch_.dec_off, &batch_.dec_len}) v->reserve(B);
+  example_.source.reserve(static_cast<size_t>(limits.src_len));
+  example_.target.reserve(static_cast<size_t>(limits.dec_len));
+  dec_in_.reserve(static_cast<size_t>(limits.dec_len));
+  dec_out_.reserve(static_cast<size_t>(limits.dec_len));
+  started_ = std::chrono::steady_clock::now();
+}
+
+void TrainingRun::fill_batch() {
+  const SpecialIds sp = target_special_ids();
+  batch_.clear();
+  for (int i = 0; i < options_.batch_size; ++i) {
+    task_->draw(data_rng_, example_);
+    dec_in_.assign(1, sp.bos);
+    dec_in_.insert(dec_in_.end(), example_.target.begin(), example_.target.end());
+    dec_out_.assign(example_.target.begin(), example_.target.end());
+    dec_out_.push_back(sp.eos);
+    batch_.add(example_.source, dec_in_, dec_out_);
+  }
+}
+
+ProgressRecord TrainingRun::step(int n) {
+  ProgressRecord r;
+  r.steps = options_.steps;
+  double loss = 0;
+  long tokens = 0, correct = 0, own = 0;
+  int taken = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (taken < n && !done()) {
+    fill_batch();
+    const StepStats s = trainer_->step(batch_);
+    loss += s.loss * s.tokens;
+    tokens += s.tokens;
+    correct += s.correct;
+    own += s.own_tokens;
+    r.true_token_probability = s.true_token_probability;
+    r.learning_rate = s.learning_rate;
+    r.grad_norm = s.grad_norm;
+    ++taken;
+    const int at = trainer_->steps_taken();
+    if ((options_.eval_every > 0 && at % options_.eval_every == 0) || at == options_.steps) break;
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.step = trainer_->steps_taken();
+  r.loss = tokens ? loss / static_cast<double>(tokens) : 0.0;
+  r.token_accuracy = tokens ? static_cast<double>(correct) / static_cast<double>(tokens) : 0.0;
+  r.sampling = options_.scheduled_sampling != SamplingSchedule::Off;
+  r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
+  r.steps_per_second = secs > 0 ? taken / secs : 0.0;
+  if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
+    r.evaluated = true;
+    r.word_accuracy = evaluate();
+    r.held_out = static_cast<int>(task_->held_out().size());
+  }
+  r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return r;
+}
+
+double TrainingRun::evaluate() {
+  const std::vector<uint8_t> bytes = trainer_->export_model(ExportStorage::F32);
+  const auto model = Model::from_buffer(bytes.data(), bytes.size(), Compute::F32);
+  DecodingOptions d;
+  d.strategy = Strategy::Greedy;
+  d.attention = false;
+  d.top_candidates = 0;
+  const Session session(model, d);
+  std::vector<std::string> sources;
+  for (const HeldOut& h : task_->held_out()) sources.push_back(h.source);
+  const std::vector<BatchResult> out = session.run_batch(sources);
+  int right = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!out[i].error && !out[i].results.empty() && out[i].results[0].text == task_->held_out()[i].target) ++right;
+  return sources.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(sources.size());
+}
+
+std::vector<uint8_t> TrainingRun::checkpoint() const {
+  const ParamStore& s = trainer_->params();
+  std::vector<TensorBytes> tensors;
+  auto add = [&](const std::string& name, const std::vector<int64_t>& shape, const float* v, size_t n) {
+    TensorBytes t{name, "F32", shape, std::vector<uint8_t>(n * 4)};
+    std::memcpy(t.bytes.data(), v, n * 4);
+    tensors.push_back(std::move(t));
+  };
+  const AdamW& adam = const_cast<Trainer&>(*trainer_).optimizer();
+  for (const ParamTensor& t : s.tensors()) add(t.name, t.shape, s.values().data() + t.offset, t.size);
+  for (const ParamTensor& t : s.tensors()) add("adam.m." + t.name, t.shape, adam.first_moment().data() + t.offset, t.size);
+  for (const ParamTensor& t : s.tensors()) add("adam.v." + t.name, t.shape, adam.second_moment().data() + t.offset, t.size);
+  const Random& dropout = const_cast<Trainer&>(*trainer_).dropout_rng();
+  return write_safetensors(tensors, {{"format", kCheckpointFormat},
+                                     {"format_version", "1"},
+                                     {"config", config_json(trainer_->config())},
+                                     {"training_options", options_json(options_).dump()},
+                                     {"step", std::to_string(trainer_->steps_taken())},
+                                     {"dropout_rng", std::to_string(dropout.state())},
+                                     {"sampling_rng", std::to_string(const_cast<Trainer&>(*trainer_).sampling_rng().state())}});
+}
+
+std::unique_ptr<TrainingRun> TrainingRun::resume(const std::vector<uint8_t>& bytes, const TrainingOptions& o, const std::string* data) {
+  SafetensorsFile file;
+  try {
+    file = parse_safetensors(bytes.data(), bytes.size());
+  } catch (const ModelError& e) {
+    throw CheckpointError(std::string("not a checkpoint file: ") + e.what());
+  }
+  auto meta = [&](const char* key) -> const std::string& {
+    const auto it = file.metadata.find(key);
+    if (it == file.metadata.end()) throw CheckpointError(std::string("not a checkpoint of seq2seq train (no ") + key + ")");
+    return it->second;
+  };
+  if (meta("format") != kCheckpointFormat) throw CheckpointError("not a checkpoint of seq2seq train (format " + quote(meta("format")) + ")");
+  if (meta("format_version") != "1") throw CheckpointError("format version " + quote(meta("format_version")) + " is not one this build reads");
+  nlohmann::json recorded;
+  try {
+    recorded = nlohmann::json::parse(meta("training_options"));
+  } catch (const nlohmann::json::exception&) {
+    throw CheckpointError("its training options are not JSON");
+  }
+  const TrainingOptions was = options_from_json(recorded);
+  for_each_training_option([&](const char* name, auto field) {
+    if (may_differ_on_resume(name) || was.*field == o.*field) return;
+    std::string flag = std::string("--") + name;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    throw CheckpointError(std::string("it was trained with ") + name + " = " + option_text(was.*field) + "; this run asks for " +
+                          option_text(o.*field) + " (" + flag + ")");
+  });
+  std::unique_ptr<TrainingRun> run(new TrainingRun(o, data, false));
+  const ModelConfig saved = parse_model_config(meta("config"));
+  auto check_vocab = [&](const std::vector<std::string>& now, const std::vector<std::string>& then, const char* side) {
+    if (now == then) return;
+    for (const auto& t : now)
+      if (std::find(then.begin(), then.end(), t) == then.end())
+        throw CheckpointError(std::string("the data holds the ") + side + " symbol " + quote(t) + ", which the checkpoint's model has no token for");
+    throw CheckpointError(std::string("the data's ") + side + " vocabulary differs from the checkpoint's");
+  };
+  check_vocab(run->model_config().src_vocab, saved.src_vocab, "source");
+  check_vocab(run->model_config().tgt_vocab, saved.tgt_vocab, "target");
+  Trainer& t = *run->trainer_;
+  load_parameters(t.params(), file, true);
+  AdamW& adam = t.optimizer();
+  for (const ParamTensor& p : t.params().tensors()) {
+    for (const auto& [prefix, dst] : {std::make_pair("adam.m.", &adam.first_moment()), std::make_pair("adam.v.", &adam.second_moment())}) {
+      const auto it = file.tensors.find(prefix + p.name);
+      if (it == file.tensors.end() || it->second.shape != p.shape) throw CheckpointError("AdamW's state of " + quote(p.name) + " is missing");
+      const std::vector<float> v = tensor_to_f32(it->second, prefix + p.name);
+      std::copy(v.begin(), v.end(), dst->begin() + static_cast<long>(p.offset));
+    }
+  }
+  int step = 0;
+  uint64_t dropout = 0, sampling = 0;
+  try {
+    step = std::stoi(meta("step"));
+    dropout = std::stoull(meta("dropout_rng"));
+    sampling = std::stoull(meta("sampling_rng"));
+  } catch (const std::logic_error&) {
+    throw CheckpointError("its step or generator state is not a number");
+  }
+  if (step < 0 || step > o.steps)
+    throw CheckpointError("it is at step " + std::to_string(step) + ", past this run's " + std::to_string(o.steps) + " steps");
+  adam.set_steps_taken(step);
+  t.dropout_rng() = Random(dropout);
+  t.sampling_rng() = Random(sampling);
+  // The data stream continues where it stood: the batches of the steps taken are drawn again.
+  for (int k = 0; k < step; ++k) run->fill_batch();
+  return run;
+}
+
+}  // namespace train
+}  // namespace seq2seq

@@ -1,0 +1,158 @@
+#include "train/trainer.h"
+
+#include <cmath>
+#include <string>
+
+#include "errors.h"
+
+namespace seq2seq {
+namespace train {
+
+namespace {
+
+DropoutRates rates_of(const TrainingOptions& o) {
+  DropoutRates rates;
+  rates.dropout = o.dropout;
+  rates.attention = o.attention_dropout;
+  return rates;
+}
+
+// The graph needs the parameters declared before the store is allocated, and
+// AdamW needs the store's size: both follow from one construction.
+std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
+                                              ParamStore& store) {
+  validate(o);
+  if (config.arch == Arch::Rnn) return nullptr;
+  if (o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses it for arch transformer)
+    throw UsageError("scheduled sampling is built for the RNN so far; this model is a Transformer");
+  auto g = std::make_unique<TransformerGraph>(config, limits, rates_of(o), store);
+  store.allocate();
+  return g;
+}
+
+std::unique_ptr<RnnGraph> build_rnn_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
+                                          ParamStore& store) {
+  if (config.arch != Arch::Rnn) return nullptr;
+  auto g = std::make_unique<RnnGraph>(config, limits, rates_of(o), store);
+  store.allocate();
+  return g;
+}
+
+}  // namespace
+
+Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, const GraphLimits& limits)
+    : config_(config),
+      options_(options),
+      graph_(build_graph(config, options, limits, store_)),
+      rnn_(build_rnn_graph(config, options, limits, store_)),
+      adam_(store_.size()),
+      dropout_rng_(options.seed ^ 0x64726f706f7574ull),  // "dropout": its own stream, apart from the data's
+      sampling_rng_(options.seed ^ 0x73616d706c696e67ull),  // "sampling"
+      draws_(static_cast<size_t>(limits.batch) * limits.dec_len),
+      logp_(static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size()),
+      dlogp_(logp_.size()) {}
+
+void Trainer::init_parameters() {
+  Random rng(options_.seed);
+  if (rnn_) rnn_->init_parameters(rng);
+  else graph_->init_parameters(rng);
+}
+
+TransformerGraph& Trainer::graph() {
+  if (!graph_) throw UsageError("this trainer's model is an RNN, not a Transformer");
+  return *graph_;
+}
+
+RnnGraph& Trainer::rnn_graph() {
+  if (!rnn_) throw UsageError("this trainer's model is a Transformer, not an RNN");
+  return *rnn_;
+}
+
+const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : nullptr; }
+
+void Trainer::load_parameters(const SafetensorsFile& file) { train::load_parameters(store_, file); }
+
+LossSums Trainer::compute_gradients(const Batch& b, bool train) {
+  return compute_gradients(b, train, true_token_probability(options_, adam_.steps_taken() + 1));
+}
+
+LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) {
+  store_.zero_grads();
+  const float* logits = nullptr;
+  float* dlogits = nullptr;
+  own_tokens_ = 0;
+  epsilon_ = 1.0;
+  if (rnn_) {
+    // Scheduled sampling (training only): two draws every decoder row, whatever the outcome.
+    const bool sampling = train && options_.scheduled_sampling != SamplingSchedule::Off;
+    if (sampling) {
+      draws_.draw(sampling_rng_, b.dec_rows(), epsilon, options_.sampling_token);
+      epsilon_ = epsilon;
+    }
+    rnn_->forward(b, train ? &dropout_rng_ : nullptr, sampling ? &draws_ : nullptr);
+    if (sampling)
+      for (int r = 0; r < b.dec_rows(); ++r) own_tokens_ += rnn_->inputs()[r] != b.dec_in[static_cast<size_t>(r)];
+    logits = rnn_->logits();
+    dlogits = rnn_->dlogits();
+  } else {
+    graph_->forward(b, train ? &dropout_rng_ : nullptr);
+    logits = graph_->logits();
+    dlogits = graph_->dlogits();
+  }
+  const int rows = b.dec_rows(), V = static_cast<int>(config_.tgt_vocab.size());
+  log_softmax_rows(logits, rows, V, logp_.data());
+  // Every decoder row of a packed batch is a real target token: none is ignored.
+  const LossSums s = smoothed_nll(logp_.data(), rows, V, b.target.data(), -1, options_.label_smoothing,
+                                  1.0f / static_cast<float>(rows), dlogp_.data());
+  log_softmax_backward(logp_.data(), dlogp_.data(), rows, V, dlogits);
+  if (rnn_) rnn_->backward(b);
+  else graph_->backward(b);
+  return s;
+}
+
+StepStats Trainer::step(const Batch& b) {
+  epsilon_ = true_token_probability(options_, adam_.steps_taken() + 1);
+  return update(compute_gradients(b, true, epsilon_));
+}
+
+StepStats Trainer::update(const LossSums& s) {
+  StepStats st;
+  st.step = adam_.steps_taken() + 1;
+  st.true_token_probability = epsilon_;
+  st.own_tokens = own_tokens_;
+  st.loss = s.tokens ? s.loss / s.tokens : 0.0;
+  st.tokens = s.tokens;
+  st.correct = s.correct;
+  if (!std::isfinite(st.loss))
+    throw DivergedError(st.step, "training diverged at step " + std::to_string(st.step) + ": the loss is not finite");
+  st.grad_norm = clip_gradients(store_, options_.clip_norm);
+  if (!std::isfinite(st.grad_norm))
+    throw DivergedError(st.step, "training diverged at step " + std::to_string(st.step) + ": a gradient is not finite");
+  st.learning_rate = learning_rate_at(options_, st.step);
+  AdamWSettings a;
+  a.lr = st.learning_rate;
+  a.beta1 = options_.beta1;
+  a.beta2 = options_.beta2;
+  a.eps = options_.adam_eps;
+  a.weight_decay = options_.weight_decay;
+  adam_.step(store_, a);
+  return st;
+}
+
+size_t Trainer::memory_bytes() const {
+  const size_t activations = rnn_ ? rnn_->activation_floats() : graph_->activation_floats();
+  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4) * sizeof(float);
+}
+
+size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingOptions& options, const GraphLimits& limits) {
+  ParamStore store;
+  size_t activations = 0;
+  if (config.arch == Arch::Rnn) activations = RnnGraph(config, limits, rates_of(options), store, true).activation_floats();
+  else activations = TransformerGraph(config, limits, rates_of(options), store, true).activation_floats();
+  const size_t logp = static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size();
+  const size_t draws = static_cast<size_t>(limits.batch) * limits.dec_len * 4;  // two doubles a decoder row
+  return (store.size() * 4 + activations + logp * 2 + draws) * sizeof(float);
+}
+
+}  // namespace train
+}  // namespace seq2seq
