@@ -4,6 +4,7 @@
 #include <string>
 
 #include "errors.h"
+#include "train/copy_mix.h"
 
 namespace seq2seq {
 namespace train {
@@ -30,9 +31,20 @@ std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const T
   return g;
 }
 
+// A copy model's buffers (Trainer::CopyBuffers), in floats: V + S columns a row at most.
+size_t copy_floats(const ModelConfig& c, const GraphLimits& limits) {
+  if (!c.copy) return 0;
+  const size_t rows = static_cast<size_t>(limits.batch) * limits.dec_len, S = static_cast<size_t>(limits.src_len);
+  const size_t V = c.tgt_vocab.size(), L = static_cast<size_t>(c.d_model), T = static_cast<size_t>(limits.dec_len);
+  return 2 * rows * V + 2 * T * S + 2 * T * L + 2 * T + 2 * rows * L + static_cast<size_t>(limits.batch) * S * L +
+         static_cast<size_t>(c.n_heads) * rows * S + 2 * (V + S);
+}
+
 std::unique_ptr<RnnGraph> build_rnn_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
                                           ParamStore& store) {
   if (config.arch != Arch::Rnn) return nullptr;
+  if (config.copy)
+    throw UsageError("training the copy mechanism is built for the Transformer so far; this model is an RNN");
   auto g = std::make_unique<RnnGraph>(config, limits, rates_of(o), store);
   store.allocate();
   return g;
@@ -49,8 +61,28 @@ Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, cons
       dropout_rng_(options.seed ^ 0x64726f706f7574ull),  // "dropout": its own stream, apart from the data's
       sampling_rng_(options.seed ^ 0x73616d706c696e67ull),  // "sampling"
       draws_(static_cast<size_t>(limits.batch) * limits.dec_len),
-      logp_(static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size()),
-      dlogp_(logp_.size()) {}
+      // A copy model's rows are as wide as the vocabulary and the source's copy-only tokens.
+      logp_(static_cast<size_t>(limits.batch) * limits.dec_len * (config.tgt_vocab.size() + (config.copy ? limits.src_len : 0))),
+      dlogp_(logp_.size()) {
+  if (!config.copy) return;
+  const size_t rows = static_cast<size_t>(limits.batch) * limits.dec_len, S = static_cast<size_t>(limits.src_len);
+  const size_t V = config.tgt_vocab.size(), L = static_cast<size_t>(config.d_model), T = static_cast<size_t>(limits.dec_len);
+  copy_.lpv.resize(rows * V);
+  copy_.dlpv.resize(rows * V);
+  copy_.attention.resize(T * S);
+  copy_.dattention.resize(T * S);
+  copy_.context.resize(T * L);
+  copy_.dcontext.resize(T * L);
+  copy_.gate.resize(T);
+  copy_.dgate.resize(T);
+  copy_.d_output.resize(rows * L);
+  copy_.d_input.resize(rows * L);
+  copy_.d_memory.resize(static_cast<size_t>(limits.batch) * S * L);
+  copy_.dprobs.resize(static_cast<size_t>(config.n_heads) * rows * S);
+  copy_.scratch.resize(2 * (V + S));
+  cross_dprobs_.assign(static_cast<size_t>(config.dec_layers), nullptr);
+  cross_dprobs_.back() = copy_.dprobs.data();
+}
 
 void Trainer::init_parameters() {
   Random rng(options_.seed);
@@ -95,6 +127,22 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
     logits = rnn_->logits();
     dlogits = rnn_->dlogits();
   } else {
+    if (config_.copy) {  // the pointer-generator: its own first stage of the loss, and extra gradients
+      if (static_cast<int>(b.copy_extra.size()) != b.size)
+        throw UsageError("a copy model trains on batches that give each source's copy ids (Batch::add)");
+      for (int id : b.dec_in)
+        if (id < 0 || id >= static_cast<int>(config_.tgt_vocab.size()))
+          throw UsageError("a copy model's decoder reads vocabulary ids (a copied token past the vocabulary as unk), not " +
+                           std::to_string(id));
+      graph_->forward(b, train ? &dropout_rng_ : nullptr);
+      const LossSums s = copy_loss(b);
+      TransformerGraph::ExtraGrads extra;
+      extra.d_output = copy_.d_output.data();
+      extra.d_input = copy_.d_input.data();
+      extra.d_memory = copy_.d_memory.data();
+      graph_->backward(b, &cross_dprobs_, &extra);
+      return s;
+    }
     graph_->forward(b, train ? &dropout_rng_ : nullptr);
     logits = graph_->logits();
     dlogits = graph_->dlogits();
@@ -108,6 +156,70 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
   if (rnn_) rnn_->backward(b);
   else graph_->backward(b);
   return s;
+}
+
+LossSums Trainer::copy_loss(const Batch& b) {
+  TransformerGraph& g = *graph_;
+  const int V = static_cast<int>(config_.tgt_vocab.size()), L = config_.d_model, H = config_.n_heads;
+  const int rows = b.dec_rows();
+  CopyBuffers& c = copy_;
+  log_softmax_rows(g.logits(), rows, V, c.lpv.data());
+  std::fill(c.d_output.begin(), c.d_output.begin() + static_cast<long>(rows) * L, 0.0f);
+  std::fill(c.d_input.begin(), c.d_input.begin() + static_cast<long>(rows) * L, 0.0f);
+  std::fill(c.d_memory.begin(), c.d_memory.begin() + static_cast<long>(b.src_rows()) * L, 0.0f);
+  // The copy attention: the last decoder layer's cross-attention, its heads averaged
+  // (example e's probabilities: [heads][T][S] at its span's p0).
+  const float* probs = g.cross_attention(config_.dec_layers - 1);
+  const std::vector<AttentionSpan>& spans = g.cross_spans();
+  const float* w = store_.value(g.copy_gate_weight());
+  const float bias = store_.value(g.copy_gate_bias())[0];
+  float* dw = store_.grad(g.copy_gate_weight());
+  float* db = store_.grad(g.copy_gate_bias());
+  const float* memory = g.memory();
+  const float* output = g.decoder_output();
+  const float* input = g.decoder_input();
+  const GateWidths widths{L, L, L};
+  const float scale = 1.0f / static_cast<float>(rows);
+  LossSums sums;
+  size_t at = 0;  // example e's rows of logp_, each as wide as its own output vocabulary
+  for (int e = 0; e < b.size; ++e) {
+    const int T = b.dec_len[static_cast<size_t>(e)], S = b.src_len[static_cast<size_t>(e)];
+    const size_t r0 = static_cast<size_t>(b.dec_off[static_cast<size_t>(e)]), s0 = static_cast<size_t>(b.src_off[static_cast<size_t>(e)]);
+    const int W = V + b.copy_extra[static_cast<size_t>(e)];
+    const float* p = probs + spans[static_cast<size_t>(e)].p0;
+    float* a = c.attention.data();
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < S; ++i) {
+        float sum = 0;
+        for (int h = 0; h < H; ++h) sum += p[(static_cast<size_t>(h) * T + t) * S + i];
+        a[static_cast<size_t>(t) * S + i] = sum / static_cast<float>(H);
+      }
+    copy_context_forward(a, memory + s0 * L, T, S, L, c.context.data());
+    copy_gate_forward(c.context.data(), output + r0 * L, input + r0 * L, T, widths, w, bias, c.gate.data());
+    const CopyShape shape{T, V, S, W, b.copy_ids.data() + s0, c.scratch.data()};
+    float* lp = logp_.data() + at;
+    float* dlp = dlogp_.data() + at;
+    copy_mix_forward(c.lpv.data() + r0 * V, c.gate.data(), a, shape, lp);
+    const LossSums es = copy_nll(lp, T, W, V, b.target.data() + r0, -1, options_.label_smoothing, scale, dlp);
+    sums.loss += es.loss;
+    sums.tokens += es.tokens;
+    sums.correct += es.correct;
+    float* da = c.dattention.data();
+    copy_mix_backward(c.lpv.data() + r0 * V, c.gate.data(), a, lp, dlp, shape, c.dlpv.data() + r0 * V, c.dgate.data(), da);
+    std::fill(c.dcontext.begin(), c.dcontext.begin() + static_cast<long>(T) * L, 0.0f);
+    copy_gate_backward(c.dgate.data(), c.context.data(), output + r0 * L, input + r0 * L, T, widths, w, dw, db,
+                       c.dcontext.data(), c.d_output.data() + r0 * L, c.d_input.data() + r0 * L);
+    copy_context_backward(c.dcontext.data(), a, memory + s0 * L, T, S, L, da, c.d_memory.data() + s0 * L);
+    // Each head's share of the average.
+    float* dp = c.dprobs.data() + spans[static_cast<size_t>(e)].p0;
+    for (int h = 0; h < H; ++h)
+      for (int t = 0; t < T; ++t)
+        for (int i = 0; i < S; ++i)
+          dp[(static_cast<size_t>(h) * T + t) * S + i] = da[static_cast<size_t>(t) * S + i] / static_cast<float>(H);
+    at += static_cast<size_t>(T) * W;
+  }
+  log_softmax_backward(c.lpv.data(), c.dlpv.data(), rows, V, g.dlogits());
+  return sums;
 }
 
 StepStats Trainer::step(const Batch& b) {
@@ -141,7 +253,12 @@ StepStats Trainer::update(const LossSums& s) {
 
 size_t Trainer::memory_bytes() const {
   const size_t activations = rnn_ ? rnn_->activation_floats() : graph_->activation_floats();
-  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4) * sizeof(float);
+  size_t copy = 0;
+  for (const std::vector<float>* v : {&copy_.lpv, &copy_.dlpv, &copy_.attention, &copy_.dattention, &copy_.context, &copy_.dcontext,
+                                      &copy_.gate, &copy_.dgate, &copy_.d_output, &copy_.d_input, &copy_.d_memory, &copy_.dprobs,
+                                      &copy_.scratch})
+    copy += v->size();
+  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + copy) * sizeof(float);
 }
 
 size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingOptions& options, const GraphLimits& limits) {
@@ -149,9 +266,10 @@ size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingO
   size_t activations = 0;
   if (config.arch == Arch::Rnn) activations = RnnGraph(config, limits, rates_of(options), store, true).activation_floats();
   else activations = TransformerGraph(config, limits, rates_of(options), store, true).activation_floats();
-  const size_t logp = static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size();
+  const size_t logp = static_cast<size_t>(limits.batch) * limits.dec_len *
+                      (config.tgt_vocab.size() + (config.copy ? static_cast<size_t>(limits.src_len) : 0));
   const size_t draws = static_cast<size_t>(limits.batch) * limits.dec_len * 4;  // two doubles a decoder row
-  return (store.size() * 4 + activations + logp * 2 + draws) * sizeof(float);
+  return (store.size() * 4 + activations + logp * 2 + draws + copy_floats(config, limits)) * sizeof(float);
 }
 
 }  // namespace train

@@ -10,7 +10,9 @@
 // tokens: the RNN's token by token, from draws of the trainer's own generator); TransformerGraph::backward takes an extra gradient on each decoder
 // layer's cross-attention probabilities (guided attention's loss term); the loss
 // runs in stages from log-probabilities (loss.h), so that an output
-// distribution mixed with a copy distribution replaces only the first stage.
+// distribution mixed with a copy distribution replaces only the first stage:
+// a copy model's (train/copy_mix.h) is mixed there, per example of the batch, and
+// its gradients go back into the graph with the logits' (copy_loss()).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -100,6 +102,21 @@ class Trainer {
   double epsilon_ = 1.0;  // the last pass's probability of the true token
   int own_tokens_ = 0;
   std::vector<float> logp_, dlogp_;
+  // A copy model's mix, sized for the limits (a step allocates nothing): the
+  // vocabulary's log-probabilities and their gradient [rows x V]; one example's copy
+  // attention, context, gate and their gradients; the gradients sent back into the
+  // graph (decoder output and input, encoder output, the last layer's cross-attention
+  // probabilities); the mix's scratch.
+  struct CopyBuffers {
+    std::vector<float> lpv, dlpv, attention, dattention, context, dcontext, gate, dgate;
+    std::vector<float> d_output, d_input, d_memory, dprobs, scratch;
+  } copy_;
+  std::vector<const float*> cross_dprobs_;  // per decoder layer: the copy attention's gradient on the last
+  // The pointer-generator's loss over the batch (the first stage of the loss, loss.h,
+  // for a copy model): mixes each example's rows over its extended vocabulary,
+  // takes the loss and its gradient back to the logits (the graph's dlogits), the
+  // gate's parameters and the extra gradients the graph's backward pass adds.
+  LossSums copy_loss(const Batch& b);
 };
 
 // The loss or the gradients stopped being finite: the run has diverged. Names the

@@ -14,14 +14,28 @@
 namespace seq2seq {
 namespace train {
 
+namespace {
+// A sublayer's output: pre-LN the residual sum, post-LN its norm.
+const float* sub_out(bool pre, const float* sum, const float* ln_y) { return pre ? sum : ln_y; }
+}  // namespace
+
 void Batch::clear() {
   size = 0;
   src.clear(); src_off.clear(); src_len.clear();
   dec_in.clear(); target.clear(); dec_off.clear(); dec_len.clear();
+  copy_ids.clear(); copy_extra.clear();
 }
 
-void Batch::add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets) {
+void Batch::add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets,
+                const std::vector<int>* copy, int extra) {
   if (decoder_input.size() != targets.size()) throw UsageError("batch: decoder inputs and targets differ in length");
+  if (copy && copy->size() != source.size()) throw UsageError("batch: the copy ids and the source differ in length");
+  if (size > 0 && (copy != nullptr) != !copy_extra.empty())
+    throw UsageError("batch: every example of a copy model's batch has its copy ids, and no other's has");
+  if (copy) {
+    copy_ids.insert(copy_ids.end(), copy->begin(), copy->end());
+    copy_extra.push_back(extra);
+  }
   src_off.push_back(src_rows());
   src_len.push_back(static_cast<int>(source.size()));
   src.insert(src.end(), source.begin(), source.end());
@@ -121,6 +135,7 @@ TransformerGraph::TransformerGraph(const ModelConfig& cfg, const GraphLimits& li
     out_.b = store_.add("out_proj.bias", {Vt_}, false);
     out_.w = store_.add("out_proj.weight", {Vt_, L_}, true);
   }
+  if (cfg.copy) copy_gate_ = declare_linear("copy_gate", 1, 3 * L_);
 
   // The activations and the backward pass's buffers, one arena.
   const size_t B = static_cast<size_t>(limits.batch), S = static_cast<size_t>(limits.src_len),
@@ -261,6 +276,13 @@ void TransformerGraph::init_parameters(Random& rng) {
   norm(dec_final_);
   fill(out_.b, 0.0f);
   if (!cfg_.tie_output) xavier(out_.w, 1);
+  if (copy_gate_.w >= 0) linear(copy_gate_, 1);  // the reference's CopyGate: Xavier-uniform, bias 0
+}
+
+const float* TransformerGraph::decoder_output() const {
+  if (pre_) return dec_final_y_;
+  if (dec_.empty()) return tgt_emb_.x;
+  return sub_out(pre_, dec_.back().s3.sum, dec_.back().s3.ln_y);
 }
 
 void TransformerGraph::spans_for(const Batch& b) {
@@ -435,10 +457,6 @@ void TransformerGraph::ffn_backward(Ffn& f, const float* in, int rows, const flo
   linear_backward(in, d_big2_, rows, L_, F_, W(f.fc1.w), din, G(f.fc1.w), G(f.fc1.b), gemm_);
 }
 
-namespace {
-const float* sub_out(bool pre, const float* sum, const float* ln_y) { return pre ? sum : ln_y; }
-}  // namespace
-
 void TransformerGraph::forward(const Batch& b, Random* rng) {
   spans_for(b);
   masks_on_ = rng != nullptr && rates_.dropout > 0;
@@ -485,7 +503,7 @@ void TransformerGraph::forward(const Batch& b, Random* rng) {
   linear_forward(y, Rt, L_, W(out_.w), W(out_.b), Vt_, logits_.data(), gemm_);
 }
 
-void TransformerGraph::backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs) {
+void TransformerGraph::backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs, const ExtraGrads* extra) {
   const int Rs = b.src_rows(), Rt = b.dec_rows();
   const size_t ns = static_cast<size_t>(Rs) * L_, nt = static_cast<size_t>(Rt) * L_;
   float* dout = d_a_;
@@ -511,6 +529,7 @@ void TransformerGraph::backward(const Batch& b, const std::vector<const float*>*
   const float* top = pre_ ? dec_final_y_ : dec_in_of(dec_.size());
   zero(dout, nt);
   linear_backward(top, dlogits_.data(), Rt, L_, Vt_, W(out_.w), dout, G(out_.w), G(out_.b), gemm_);
+  if (extra && extra->d_output) accumulate(extra->d_output, nt, dout);  // the copy gate read the output too
   if (pre_) {
     zero(dx, nt);
     layer_norm_backward(dec_in_of(dec_.size()), dout, Rt, L_, W(dec_final_.gain), dec_final_mean_, dec_final_rstd_, dx,
@@ -539,9 +558,11 @@ void TransformerGraph::backward(const Batch& b, const std::vector<const float*>*
     });
     swap_streams(nt);
   }
+  if (extra && extra->d_input) accumulate(extra->d_input, nt, dout);  // and the decoder's input
   if (tgt_emb_.mask && masks_on_) mul_mask(dout, tgt_emb_.mask, nt, dout);
   embedding_backward(b.dec_in.data(), dec_pos_.data(), Rt, dout, L_, emb_scale_, G(tgt_emb_.table),
                      tgt_emb_.pos >= 0 ? G(tgt_emb_.pos) : nullptr);
+  if (extra && extra->d_memory) accumulate(extra->d_memory, ns, d_mem_);  // and the encoder's output
 
   // The encoder, from the memory's gradient summed over the decoder layers.
   zero(dout, ns);

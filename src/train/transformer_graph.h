@@ -32,11 +32,18 @@ struct Batch {
   int size = 0;
   std::vector<int> src, src_off, src_len;
   std::vector<int> dec_in, target, dec_off, dec_len;
+  // A copy model's (src/copy.h): per source row the output id copying it gives (the
+  // target vocabulary's, or V + k for the example's k-th copy-only token), and per
+  // example how many copy-only tokens its source has. Its targets may be such ids;
+  // its decoder inputs are vocabulary ids (a copied token past it read as unk).
+  std::vector<int> copy_ids, copy_extra;
 
   // Empties it, keeping the capacity (a step allocates nothing).
   void clear();
-  // Appends one example; its decoder inputs and targets must be as long.
-  void add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets);
+  // Appends one example; its decoder inputs and targets must be as long; a copy
+  // model's with its source's copy ids (as long as the source) and copy-only count.
+  void add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets,
+           const std::vector<int>* copy_ids = nullptr, int copy_extra = 0);
   int src_rows() const { return static_cast<int>(src.size()); }
   int dec_rows() const { return static_cast<int>(dec_in.size()); }
 };
@@ -73,11 +80,34 @@ class TransformerGraph {
   // Where the caller writes d loss / d logits before backward(), the logits' layout.
   float* dlogits() { return dlogits_.data(); }
 
+  // Gradients a copy model's mix (train/copy_mix.h) sends back into the graph, each
+  // in the layout of the activation it is with respect to: the decoder's output
+  // (decoder_output()), its input (decoder_input()) and the encoder's output (memory()).
+  struct ExtraGrads {
+    const float* d_output = nullptr;
+    const float* d_input = nullptr;
+    const float* d_memory = nullptr;
+  };
+
   // The backward pass of the last forward(): adds every parameter's gradient to
   // the store's gradient buffer. extra_cross_dprobs: per decoder layer, null or
   // a gradient with respect to its cross-attention probabilities (the layout of
-  // cross_attention()), added where they enter the loss (guided attention).
-  void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr);
+  // cross_attention()), added where they enter the loss (guided attention; the copy
+  // attention's, on the last layer). extra: gradients on the activations, added
+  // where they enter the loss (the copy gate's).
+  void backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs = nullptr,
+                const ExtraGrads* extra = nullptr);
+
+  // What a copy model's mix reads of the last pass, row for row of the batch:
+  // the encoder's output [src rows x L] (after the final LayerNorm for pre-LN), the
+  // decoder's output [dec rows x L] (what the output projection reads) and its input
+  // [dec rows x L] (the first layer's: the scaled embedding plus position, after dropout).
+  const float* memory() const { return memory_; }
+  const float* decoder_output() const;
+  const float* decoder_input() const { return tgt_emb_.x; }
+  // A copy model's gate (copy_gate.weight [1 x 3L], copy_gate.bias [1]): their store indices.
+  int copy_gate_weight() const { return copy_gate_.w; }
+  int copy_gate_bias() const { return copy_gate_.b; }
 
   // The cross-attention probabilities of decoder layer `layer` in the last pass:
   // example b's [heads][dec_len[b]][src_len[b]] at cross_spans()[b].p0.
@@ -146,6 +176,7 @@ class TransformerGraph {
   float *enc_final_y_ = nullptr, *enc_final_mean_ = nullptr, *enc_final_rstd_ = nullptr;
   float *dec_final_y_ = nullptr, *dec_final_mean_ = nullptr, *dec_final_rstd_ = nullptr;
   LinearIdx out_;  // w: out_proj.weight, or tgt_embed.weight when tied
+  LinearIdx copy_gate_;  // a copy model's gate over [context ; decoder output ; decoder input]
   std::vector<float> sin_table_;
 
   std::vector<float> arena_;
