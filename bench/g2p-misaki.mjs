@@ -6,7 +6,8 @@
 //   node bench/g2p-misaki.mjs PATH/us_gold.json [--examples N]
 //
 // Each shared word is written from CMUdict's first pronunciation, as phonemize()
-// writes a word alone (a function word as a sentence reads it), and compared with
+// writes a word alone (a function word as a sentence reads it, and with the reading the
+// format takes for it: functionReading), and compared with
 // misaki's entry (its DEFAULT where it has one per part of speech). misaki's keys are
 // case-sensitive: a lower-case key is taken before a capitalised one; all-capital keys
 // (read as letters) are left out. Reported: exact agreement, agreement with secondary
@@ -21,7 +22,7 @@
 //   primary stress            the primary stress is elsewhere
 import { readFileSync } from 'node:fs';
 import { loadLexicon } from '../models/g2p/lexicon.js';
-import { functionWord, wordToMisaki } from '../models/g2p/formats.js';
+import { functionReading, functionWord, wordToMisaki } from '../models/g2p/formats.js';
 
 const path = process.argv[2];
 if (!path || path.startsWith('--')) {
@@ -75,12 +76,15 @@ const CLASSES = ['exact', 'another CMUdict reading', 'CMUdict differs: ɑ/ɔ alo
 const count = Object.fromEntries(CLASSES.map((c) => [c, 0]));
 const wrong = Object.fromEntries(CLASSES.map((c) => [c, []]));
 let shared = 0, noSecondary = 0, stressFree = 0, errors = 0, length = 0;
+// The rules were shaped on this lexicon: its two halves, split by a hash of the word, show how evenly they hold.
+const half = (w) => [...w].reduce((h, c) => Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0, 2166136261) % 2;
+const halves = [[0, 0], [0, 0]];
 for (const [word, reading] of byWord) {
   const prons = lexicon.lookup(word);
   if (!prons) continue;
   shared++;
   const write = (p) => wordToMisaki(p, functionWord('misaki', word), word);
-  const ours = write(prons[0]);
+  const ours = write(functionReading('misaki', word) ?? prons[0]);
   let c;
   if (ours === reading) c = 'exact';
   else if (prons.slice(1).some((p) => write(p) === reading)) c = 'another CMUdict reading';
@@ -92,6 +96,8 @@ for (const [word, reading] of byWord) {
   else if (ours.replace(/ˌ/g, '') === reading.replace(/ˌ/g, '')) c = 'secondary stress';
   else c = 'primary stress';
   count[c]++;
+  halves[half(word)][0]++;
+  if (c === 'exact') halves[half(word)][1]++;
   if (c !== 'exact') wrong[c].push([word, prons[0].join(' '), ours, reading]);
   if (ours.replace(/ˌ/g, '') === reading.replace(/ˌ/g, '')) noSecondary++;
   if (noStress(ours) === noStress(reading)) stressFree++;
@@ -101,6 +107,7 @@ for (const [word, reading] of byWord) {
 const pct = (n, d) => `${((100 * n) / d).toFixed(2)} %`;
 console.log(`misaki's US gold lexicon: ${byWord.size} words; ${shared} also in CMUdict (${lexicon.source.package}@${lexicon.source.version})`);
 console.log(`exact ${pct(count.exact, shared)}; secondary stress ignored ${pct(noSecondary, shared)}; all stress ignored ${pct(stressFree, shared)}; symbol error rate ${pct(errors, length)}`);
+console.log(`exact in the two halves of the words (by a hash): ${halves.map(([n, e]) => pct(e, n)).join(', ')}`);
 for (const c of CLASSES) console.log(`  ${c.padEnd(54)} ${String(count[c]).padStart(6)}  ${pct(count[c], shared)}`);
 if (examples) {
   for (const c of CLASSES.slice(1)) {

@@ -51,7 +51,7 @@ try {
   writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
   writeIndexHtml(root, out, site);
   writeDictionary(root, out, rules, { log });
-  const { raw, gzip } = writeWeight(out, models);
+  const { raw, gzip } = writeWeight(out, models, root);
   writeGzipTwins(out);
   log(`site: ${out}\nfirst visit (page + wasm + default models): ${raw} bytes raw, ${gzip} bytes gzip`);
 } catch (e) {

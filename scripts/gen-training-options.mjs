@@ -243,7 +243,7 @@ function docsBlock(table) {
     let values = '';
     if (o.type === 'enum') values = table.enums[o.enum].values.map((v) => `\`${v.js}\`${v.doc ? ` (${docText(v.doc, table, 'cpp')})` : ''}`).join(', ');
     else if (isNumeric(o)) values = `range ${rangeText(o)}`;
-    const meaning = [docText(o.doc, table, 'cpp'), values].filter(Boolean).join('; ');
+    const meaning = [docText(o.doc, table, 'cpp'), values, o.notes && `in the notes: ${o.notes}`].filter(Boolean).join('; ');
     out.push(`| \`${o.cpp}\` (${flag}) | ${md(meaning)} | ${md(defaultText(o))} |`);
   }
   return out;

@@ -87,6 +87,15 @@ const MISAKI_FUNCTION_WORDS = Object.freeze({
   ...Object.fromEntries('nor do does did may must into onto upon any whom just out about'.split(' ').map((w) => [w, 'primary'])),
 });
 
+// Function words misaki's lexicon reads with another vowel than CMUdict's first reading:
+// their phones (CMUdict's other reading, or for was the vowel misaki writes, ʌ).
+const MISAKI_READINGS = Object.freeze({ and: 'AE1 N D', than: 'DH AH0 N', your: 'Y UH1 R', was: 'W AH1 Z' });
+
+/** The phones a format reads a function word with where they are not CMUdict's first reading, else undefined. */
+export function functionReading(format, key) {
+  return format === 'misaki' && key && Object.hasOwn(MISAKI_READINGS, key) ? MISAKI_READINGS[key].split(' ') : undefined;
+}
+
 /**
  * How a format reads a function word in a sentence ('none', 'secondary'), or
  * undefined for a word it reads as CMUdict stresses it.

@@ -12,7 +12,7 @@
 // lexicon.js (loaded when a phonemizer is created, not when this module is).
 import { LIMITS, Seq2SeqError, loadModel } from 'seq2seq-wasm';
 import manifest from '../manifest.js';
-import { FORMATS, INVENTORY, STRESSED_FORMATS, WORD_WRITERS, functionWord, punctuationIn } from './formats.js';
+import { FORMATS, INVENTORY, STRESSED_FORMATS, WORD_WRITERS, functionReading, functionWord, punctuationIn } from './formats.js';
 import { ARPABET_IPA, arpabetToIpa, isPhone, stripStress } from './ipa.js';
 import { chooseReading } from './homographs.js';
 import { loadLexicon } from './lexicon.js';
@@ -396,7 +396,8 @@ function forVoice(format, text, spoken, dropped) {
   const following = new Map(all.map((x, i) => [`${x.n}/${x.w}`, all[i + 1]?.phones]));
   return join(text, kept(format, spoken, dropped), ({ n, phones: words, keys }) => words.map((phones, w) => {
     const key = keys[w];
-    const read = key && Object.hasOwn(IN_CONTEXT, key) ? IN_CONTEXT[key][startsWithVowel(following.get(`${n}/${w}`)) ? 1 : 0] : phones;
+    const read = key && Object.hasOwn(IN_CONTEXT, key) ? IN_CONTEXT[key][startsWithVowel(following.get(`${n}/${w}`)) ? 1 : 0]
+      : functionReading(format, key) ?? phones;
     return write(read, functionWord(format, key), key ?? '');
   }).join(' '), (s) => s.mark);
 }

@@ -1,25 +1,29 @@
 // What the site weighs, and how it is served: weight.json, the bytes a first visit
 // transfers (everything but the dictionary shards, one of which is fetched per word,
-// the models no default lane uses, and the text view with its phonemizer, fetched when
-// that view is opened), raw and gzipped; and the precompressed twins (file.gz) that
+// the models no default lane uses, the text view's phonemizer, fetched when that view is
+// opened, and the modules a first visit does not load: of the scripts, those the page
+// and its decoder worker import statically (scripts/gen-module-lists.mjs), and the
+// worker's script, and the stylesheet of what views draw once opened, loaded with it), raw and gzipped; and the precompressed twins (file.gz) that
 // scripts/serve.mjs sends to browsers that accept gzip: no compression work while a page loads.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { moduleGraph } from '../gen-module-lists.mjs';
 
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 /** Writes `out`/weight.json; `models`: the site's, whose first autoregressive and first CMLM the default lanes open. Returns {raw, gzip}. */
-export function writeWeight(out, models) {
+export function writeWeight(out, models, root) {
   const defaults = new Set([models.find((m) => m.autoregressive)?.file, models.find((m) => !m.autoregressive)?.file]);
+  const modules = new Set([...moduleGraph('js/app.js', root), ...moduleGraph('wasm/src/worker.js', root), 'js/decoder-worker.js']);
   let raw = 0;
   let gzip = 0;
   for (const f of walk(out)) {
     const rel = f.slice(out.length + 1);
     if (rel.startsWith('dict/') || rel.endsWith('.gz')) continue;
-    if (rel.startsWith('g2p/') || rel === 'manifest.js' || rel === 'js/text-view.js') continue;
+    if (rel.startsWith('g2p/') || (/\.m?js$/.test(rel) && !modules.has(rel)) || rel === 'style-open.css') continue;
     if (rel.startsWith('models/') && !defaults.has(rel)) continue;
     const b = readFileSync(f);
     raw += b.length;

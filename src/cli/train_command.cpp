@@ -79,7 +79,7 @@ const char* kTrainingOptionUsage =
     "  --layers N                    Transformer: encoder layers, and as many decoder layers, in [1, 8] [2; g2p: 3]\n"
     "  --heads N                     Transformer: attention heads; they divide --d-model, in [1, 16] [4]\n"
     "  --d-model N                   Transformer: the width of every token's vector, in [4, 1024] [64; g2p: 128]\n"
-    "  --d-ff N                      Transformer: the FFN's hidden width, in [4, 4096] [128; g2p: 512]\n"
+    "  --d-ff N                      Transformer: the FFN's hidden width, in [4, 4096] [128; g2p: 256]\n"
     "  --norm TRAINNORM              Transformer: Add & Norm, pre-LN or post-LN: pre | post [pre]\n"
     "  --pos TRAINPOS                Transformer: the positional encoding: sinusoidal | learned [sinusoidal]\n"
     "  --activation TRAINACTIVATION  Transformer: the FFN's activation: relu | gelu [relu]\n"
@@ -90,7 +90,7 @@ const char* kTrainingOptionUsage =
     "  --enc-hidden N                RNN: the encoder's state size per direction, in [1, 1024] [64]\n"
     "  --dec-hidden N                RNN: the decoder's state size, in [1, 1024] [128]\n"
     "  --attn-dim N                  RNN: the rank of reduced_rank attention, the width of additive attention, in [1, 1024] [64]\n"
-    "  --steps N                     optimizer steps, one batch each, in [1, 10000000] [1500; names: 1000, g2p: 20000]\n"
+    "  --steps N                     optimizer steps, one batch each, in [1, 10000000] [800; names: 600, g2p: 12000]\n"
     "  --batch-size N                examples a step averages the loss over, in [1, 4096] [32; g2p: 64]\n"
     "  --learning-rate X             AdamW's step size at the end of warm-up, in (0, 1] [0.003; g2p: 0.001]\n"
     "  --warmup-steps N              steps over which the learning rate rises linearly from 0, in [0, 10000000] [100; g2p: 1000]\n"
@@ -105,12 +105,12 @@ const char* kTrainingOptionUsage =
     "  --attention-dropout X         Transformer: dropout on the attention probabilities (the RNN's reference has none), in [0, 0.9] [0]\n"
     "  --label-smoothing X           the target distribution is (1 - e) one-hot + e uniform over the target vocabulary, in [0, 0.99] [0; g2p: 0.1]\n"
     "  --seed N                      seeds the initial weights, the data, dropout and the held-out set; a seed repeats a run, in [0, 2^64 - 1] [1]\n"
-    "  --scheduled-sampling SAMPLINGSCHEDULE\n                                teacher forcing, or scheduled sampling with this schedule for the probability of the true previous token: off | linear | exponential | inverse_sigmoid [off]\n"
+    "  --scheduled-sampling SAMPLINGSCHEDULE\n                                teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true previous token: off | linear | exponential | inverse_sigmoid [off]\n"
     "  --sampling-midpoint N         scheduled sampling: the step at which the decoder reads the true token with probability 0.5, in [1, 10000000] [500]\n"
     "  --sampling-min X              scheduled sampling: the least probability of reading the true token, in [0, 1] [0]\n"
     "  --sampling-token SAMPLEDTOKEN scheduled sampling: the decoder's own token: sample | argmax [sample]\n"
     "  --log-every N                 a progress record every this many steps, in [1, 10000000] [50]\n"
-    "  --eval-every N                held-out word accuracy every this many steps (and at the end); 0: at the end only, in [0, 10000000] [250; g2p: 2000]\n"
+    "  --eval-every N                held-out word accuracy every this many steps (and at the end); 0: at the end only, in [0, 10000000] [200; g2p: 1000]\n"
     "  --memory-limit-mb N           the most memory a run may take (weights, gradients, AdamW's moments, activations); more is refused before it starts, in [1, 65536] [1024]\n"
     ;
 
@@ -171,7 +171,7 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes, cons
 
 void print_record(const seq2seq::train::ProgressRecord& r, bool json) {
   if (json) {
-    nlohmann::json j = nlohmann::json::object();
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();  // the fields in visit_fields' order
     seq2seq::train::visit_fields(r, [&](const char* name, const auto& v) { j[name] = v; });
     std::cout << j.dump() << '\n';
   } else {

@@ -464,8 +464,7 @@ void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
       const float* df = d_feat_ + slot * F_;
       copy_floats(df + M_, static_cast<size_t>(D_), d_s_ + slot * D_);
       if (cfg_.attention == AttentionScore::None) {
-        float* dc = d_ctx0_ + static_cast<size_t>(e) * M_;
-        for (int c = 0; c < M_; ++c) dc[c] += df[c];
+        accumulate(df, static_cast<size_t>(M_), d_ctx0_ + static_cast<size_t>(e) * M_);
         continue;
       }
       const size_t first = static_cast<size_t>(b.src_off[static_cast<size_t>(e)]);
@@ -480,7 +479,7 @@ void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
   switch (cfg_.attention) {
     case AttentionScore::Dot:
     case AttentionScore::Multiplicative:  // q = s
-      for (size_t i = 0; i < static_cast<size_t>(slots) * D_; ++i) d_s_[i] += d_q_[i];
+      accumulate(d_q_, static_cast<size_t>(slots) * D_, d_s_);
       break;
     case AttentionScore::ReducedRank:
       linear_backward(s_, d_q_, slots, D_, K_, W(attn_u_), d_s_, G(attn_u_), nullptr, gemm_);
@@ -495,7 +494,7 @@ void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
   for (size_t t = dec_run_.size(); t-- > 0;) {
     const int n = dec_run_[t], off = dec_off_[t];
     const size_t o = static_cast<size_t>(off);
-    for (size_t i = 0; i < static_cast<size_t>(n) * D_; ++i) d_state_[i] += d_s_[o * D_ + i];
+    accumulate(d_s_ + o * D_, static_cast<size_t>(n) * D_, d_state_);
     float* dgh = d_gh_ + o * 3 * D_;
     gru_backward(d_state_, dec_gates_ + o * 3 * D_, dec_gh_ + o * 3 * D_, sprev_ + o * D_, n, D_, d_xp_ + o * 3 * D_,
                  3 * D_, dgh, d_state_);
@@ -539,10 +538,8 @@ void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
     const size_t first = static_cast<size_t>(b.src_off[static_cast<size_t>(e)]);
     const size_t last = first + static_cast<size_t>(b.src_len[static_cast<size_t>(e)]) - 1;
     const float* dc = d_ctx0_ + static_cast<size_t>(e) * M_;
-    for (int c = 0; c < H_; ++c) {
-      d_memory_[last * M_ + c] += dc[c];
-      d_memory_[first * M_ + H_ + c] += dc[H_ + c];
-    }
+    accumulate(dc, static_cast<size_t>(H_), d_memory_ + last * M_);
+    accumulate(dc + H_, static_cast<size_t>(H_), d_memory_ + first * M_ + H_);
   }
   encoder_backward(b, d_memory_);
 }
@@ -566,8 +563,7 @@ void RnnGraph::encoder_backward(const Batch& b, const float* dmemory) {
           const size_t row = static_cast<size_t>(b.src_off[static_cast<size_t>(e)] + j);
           const size_t slot = static_cast<size_t>(off + i);
           float* dh = d_state_ + static_cast<size_t>(i) * H_;
-          const float* from_out = dout + row * M_ + static_cast<size_t>(d) * H_;
-          for (int c = 0; c < H_; ++c) dh[c] += from_out[c];
+          accumulate(dout + row * M_ + static_cast<size_t>(d) * H_, static_cast<size_t>(H_), dh);
           gru_backward(dh, dir.gates + slot * 3 * H_, dir.gh + slot * 3 * H_, dir.hprev + slot * H_, 1, H_,
                        d_xp_ + row * 3 * H_, 3 * H_, d_gh_ + slot * 3 * H_, dh);
         }

@@ -31,7 +31,7 @@
 #include "random.h"
 #include "train/param_store.h"
 #include "train/scheduled_sampling.h"
-#include "train/transformer_graph.h"  // Batch, GraphLimits, DropoutRates
+#include "train/graph.h"  // Batch, GraphLimits, DropoutRates
 
 namespace seq2seq {
 namespace train {

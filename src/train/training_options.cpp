@@ -75,19 +75,19 @@ TrainingOptions task_defaults(Task task) {
   o.task = task;
   if (task == Task::Names) {
     o.max_length = 8;
-    o.steps = 1000;
+    o.steps = 600;
   }
   if (task == Task::G2p) {
     o.layers = 3;
     o.d_model = 128;
-    o.d_ff = 512;
-    o.steps = 20000;
+    o.d_ff = 256;
+    o.steps = 12000;
     o.batch_size = 64;
     o.learning_rate = 0.001f;
     o.warmup_steps = 1000;
     o.dropout = 0.1f;
     o.label_smoothing = 0.1f;
-    o.eval_every = 2000;
+    o.eval_every = 1000;
   }
   return o;
 }

@@ -64,8 +64,8 @@ inline constexpr Range<int> memory_limit_mb{1, 65536};
 //   Copy:    the letters as they are: 'abc' -> 'a b c'
 //   Names:   word level, the notes' chatbot: 'my name is ⟨name⟩' -> 'hello ⟨name⟩' among a few
 //            templates; the names are random letter strings, the held-out ones in no vocabulary
-//   G2p:     CMUdict spellings to phonemes, from the training recipe's train.tsv (its dev words
-//            held out; the test split is never read)
+//   G2p:     CMUdict spellings to phonemes, from the training recipe's train.tsv (--data; eval_size
+//            of its words held out; the test split is never read)
 enum class Task { Reverse, Sort, Copy, Names, G2p };
 
 // The family of the model trained.
@@ -138,7 +138,7 @@ struct TrainingOptions {
   int heads = 4;
   // Transformer: the width of every token's vector. Range [4, 1024]. Default g2p: 128.
   int d_model = 64;
-  // Transformer: the FFN's hidden width. Range [4, 4096]. Default g2p: 512.
+  // Transformer: the FFN's hidden width. Range [4, 4096]. Default g2p: 256.
   int d_ff = 128;
   // Transformer: Add & Norm, pre-LN or post-LN.
   TrainNorm norm = TrainNorm::Pre;
@@ -162,8 +162,8 @@ struct TrainingOptions {
   int attn_dim = 64;
 
   // Optimisation
-  // Optimizer steps, one batch each. Range [1, 10000000]. Default names: 1000, g2p: 20000.
-  int steps = 1500;
+  // Optimizer steps, one batch each. Range [1, 10000000]. Default names: 600, g2p: 12000.
+  int steps = 800;
   // Examples a step averages the loss over. Range [1, 4096]. Default g2p: 64.
   int batch_size = 32;
   // AdamW's step size at the end of warm-up. Range (0, 1]. Default g2p: 0.001.
@@ -201,7 +201,7 @@ struct TrainingOptions {
   uint64_t seed = 1;
 
   // What the decoder reads
-  // Teacher forcing, or scheduled sampling with this schedule for the probability of the true
+  // Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true
   // previous token.
   SamplingSchedule scheduled_sampling = SamplingSchedule::Off;
   // Scheduled sampling: the step at which the decoder reads the true token with probability 0.5.
@@ -216,8 +216,8 @@ struct TrainingOptions {
   // A progress record every this many steps. Range [1, 10000000].
   int log_every = 50;
   // Held-out word accuracy every this many steps (and at the end); 0: at the end only. Range [0,
-  // 10000000]. Default g2p: 2000.
-  int eval_every = 250;
+  // 10000000]. Default g2p: 1000.
+  int eval_every = 200;
   // The most memory a run may take (weights, gradients, AdamW's moments, activations); more is
   // refused before it starts. Range [1, 65536].
   int memory_limit_mb = 1024;

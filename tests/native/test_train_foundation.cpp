@@ -115,7 +115,7 @@ TEST_CASE("training options: a task's own defaults, the rest the struct's", "[tr
   const TrainingOptions base, g2p = task_defaults(Task::G2p), rev = task_defaults(Task::Reverse);
   CHECK(g2p.task == Task::G2p);
   CHECK(g2p.d_model == 128);
-  CHECK(g2p.steps == 20000);
+  CHECK(g2p.steps == 12000);
   CHECK(g2p.heads == base.heads);
   CHECK(rev.d_model == base.d_model);
   CHECK(rev.steps == base.steps);

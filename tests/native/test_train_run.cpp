@@ -160,60 +160,72 @@ TEST_CASE("tasks: a held-out set larger than half of what the task can generate 
 
 TEST_CASE("a trained model is a model: the engine loads it, its numbers are the training graph's, every strategy decodes",
           "[train][run][export]") {
-  TrainingRun run(tiny(), nullptr);
-  ProgressRecord last;
-  while (!run.done()) last = run.step(100);
-  CHECK(last.step == 40);
-  CHECK(last.evaluated);
-  const auto bytes = run.export_model(ExportStorage::F32);
-  const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
-  CHECK(model->config().name == "copy-transformer");
-  CHECK(model->parameter_count() == static_cast<int64_t>(run.trainer().params().size()));
-  // The engine's teacher-forced log-probabilities of "c a b" for "cab" are the graph's.
-  seq2seq::DecodingOptions d;
-  const seq2seq::Session session(model, d);
-  const seq2seq::ForcedScore f = session.score("cab", "c a b");
-  Batch b;
-  const int off = static_cast<int>(kSourceSpecials.size()) - 'a', toff = static_cast<int>(kTargetSpecials.size()) - 'a';
-  b.add({'c' + off, 'a' + off, 'b' + off}, {2, 'c' + toff, 'a' + toff, 'b' + toff}, {'c' + toff, 'a' + toff, 'b' + toff, 3});
-  run.trainer().compute_gradients(b, false);
-  const int V = static_cast<int>(model->config().tgt_vocab.size());
-  std::vector<float> logp(static_cast<size_t>(4 * V));
-  log_softmax_rows(run.trainer().graph().logits(), 4, V, logp.data());
-  REQUIRE(f.token_logprobs.size() == 4);
-  for (int t = 0; t < 4; ++t) CHECK(f.token_logprobs[static_cast<size_t>(t)] == Approx(logp[static_cast<size_t>(t * V + b.target[static_cast<size_t>(t)])]).margin(1e-4));
-  // Every strategy of an autoregressive model.
-  for (seq2seq::Strategy s : {seq2seq::Strategy::Greedy, seq2seq::Strategy::Beam, seq2seq::Strategy::Sample}) {
-    seq2seq::DecodingOptions o;
-    o.strategy = s;
-    o.beam_size = 3;
-    o.n_best = s == seq2seq::Strategy::Greedy ? 1 : 2;
-    o.seed = 7;
-    seq2seq::Session sess(model, o);
-    sess.start("dab");
-    int steps = 0;
-    while (!sess.done()) {
-      sess.step();
-      ++steps;
+  for (TrainArch arch : {TrainArch::Transformer, TrainArch::Rnn}) {
+    INFO(to_string(arch));
+    TrainingOptions o = tiny();
+    o.arch = arch;
+    o.emb_dim = 16;
+    o.enc_hidden = 16;
+    o.dec_hidden = 32;
+    o.attn_dim = 16;
+    TrainingRun run(o, nullptr);
+    ProgressRecord last;
+    while (!run.done()) last = run.step(100);
+    CHECK(last.step == 40);
+    CHECK(last.evaluated);
+    const auto bytes = run.export_model(ExportStorage::F32);
+    const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
+    CHECK(model->config().name == (arch == TrainArch::Rnn ? "copy-rnn-additive" : "copy-transformer"));
+    CHECK(model->parameter_count() == static_cast<int64_t>(run.trainer().params().size()));
+    // The engine's teacher-forced log-probabilities of "c a b" for "cab" are the graph's.
+    seq2seq::DecodingOptions d;
+    const seq2seq::Session session(model, d);
+    const seq2seq::ForcedScore f = session.score("cab", "c a b");
+    Batch b;
+    const int off = static_cast<int>(kSourceSpecials.size()) - 'a', toff = static_cast<int>(kTargetSpecials.size()) - 'a';
+    b.add({'c' + off, 'a' + off, 'b' + off}, {2, 'c' + toff, 'a' + toff, 'b' + toff}, {'c' + toff, 'a' + toff, 'b' + toff, 3});
+    run.trainer().compute_gradients(b, false);
+    const int V = static_cast<int>(model->config().tgt_vocab.size());
+    const float* logits = arch == TrainArch::Rnn ? run.trainer().rnn_graph().logits() : run.trainer().graph().logits();
+    std::vector<float> logp(static_cast<size_t>(4 * V));
+    log_softmax_rows(logits, 4, V, logp.data());
+    REQUIRE(f.token_logprobs.size() == 4);
+    for (int t = 0; t < 4; ++t)
+      CHECK(f.token_logprobs[static_cast<size_t>(t)] == Approx(logp[static_cast<size_t>(t * V + b.target[static_cast<size_t>(t)])]).margin(1e-4));
+    // Every strategy of an autoregressive model.
+    for (seq2seq::Strategy s : {seq2seq::Strategy::Greedy, seq2seq::Strategy::Beam, seq2seq::Strategy::Sample}) {
+      seq2seq::DecodingOptions so;
+      so.strategy = s;
+      so.beam_size = 3;
+      so.n_best = s == seq2seq::Strategy::Greedy ? 1 : 2;
+      so.seed = 7;
+      seq2seq::Session sess(model, so);
+      sess.start("dab");
+      int steps = 0;
+      while (!sess.done()) {
+        sess.step();
+        ++steps;
+      }
+      sess.start("dab");
+      const auto results = sess.run();
+      INFO(seq2seq::to_string(s));
+      CHECK(steps >= 1);
+      REQUIRE(!results.empty());
+      for (const auto& r : results) CHECK(std::isfinite(r.logprob));
     }
-    sess.start("dab");
-    const auto results = sess.run();
-    INFO(seq2seq::to_string(s));
-    CHECK(steps >= 1);
-    REQUIRE(!results.empty());
-    for (const auto& r : results) CHECK(std::isfinite(r.logprob));
+    seq2seq::DecodingOptions nar;
+    nar.strategy = seq2seq::Strategy::Nar;
+    CHECK_THROWS_AS(seq2seq::Session(model, nar).start("ab"), seq2seq::UsageError);
+    const seq2seq::StepInside inside = model->inspect("dab", {});
+    CHECK(inside.logits.size() == static_cast<size_t>(V));
+    // int8 export: the same model with 2-D weights in int8, loaded and decoded.
+    const auto q = run.export_model(ExportStorage::Int8);
+    const auto model8 = seq2seq::Model::from_buffer(q.data(), q.size());
+    CHECK(model8->storage() == "int8");
+    CHECK(q.size() < bytes.size() / 2);
+    const seq2seq::ForcedScore f8 = seq2seq::Session(model8, d).score("cab", "c a b");
+    for (size_t t = 0; t < 4; ++t) CHECK(f8.token_logprobs[t] == Approx(f.token_logprobs[t]).margin(0.05));
   }
-  CHECK_THROWS_AS(seq2seq::Session(model, [] { seq2seq::DecodingOptions o; o.strategy = seq2seq::Strategy::Nar; return o; }()).start("ab"),
-                  seq2seq::UsageError);
-  const seq2seq::StepInside inside = model->inspect("dab", {});
-  CHECK(inside.logits.size() == static_cast<size_t>(V));
-  // int8 export: the same model with 2-D weights in int8, loaded and decoded.
-  const auto q = run.export_model(ExportStorage::Int8);
-  const auto model8 = seq2seq::Model::from_buffer(q.data(), q.size());
-  CHECK(model8->storage() == "int8");
-  CHECK(q.size() < bytes.size() / 2);
-  const seq2seq::ForcedScore f8 = seq2seq::Session(model8, d).score("cab", "c a b");
-  for (size_t t = 0; t < 4; ++t) CHECK(f8.token_logprobs[t] == Approx(f.token_logprobs[t]).margin(0.05));
 }
 
 TEST_CASE("a word-level model (names) reads words, an unknown name as <unk>", "[train][run][export]") {

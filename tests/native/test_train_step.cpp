@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "allocation_count.h"
 #include "fixtures.h"
 #include "model.h"
 #include "model_config.h"
@@ -188,4 +189,22 @@ TEST_CASE("dropout: the backward pass uses the forward's masks (finite differenc
     ++checked;
   }
   CHECK(checked == 7);
+}
+
+TEST_CASE("a Transformer step allocates nothing: every buffer is sized when the trainer is built", "[train][step][alloc]") {
+  const std::string base = seq2seq_test::fixture_path("train_step_post_learned_untied_gelu_noscale");
+  const auto fx = seq2seq_test::load_json(base + ".json");
+  const FileBytes model(base + ".safetensors");
+  const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
+  TrainingOptions o = options_of(fx);
+  o.dropout = 0.1f;  // every mask drawn too
+  o.attention_dropout = 0.1f;
+  Trainer t(cfg, o, GraphLimits{8, 8, 9});
+  t.load_parameters(model.file);
+  std::vector<Batch> batches(6);
+  for (size_t k = 0; k < batches.size(); ++k) fill_batch(fx["curve"]["batches"][k], cfg, batches[k]);
+  t.step(batches[0]);
+  seq2seq_test::AllocationCount count;
+  for (size_t k = 1; k < batches.size(); ++k) t.step(batches[k]);
+  CHECK(count.count() == 0);
 }

@@ -133,6 +133,14 @@ describe('misaki: the conventions Kokoro was trained on', () => {
     assert.equal(functionWord('misaki', 'hello'), undefined);
   });
 
+  test('and, than, your, was with the vowels misaki\'s lexicon gives them', async () => {
+    const r = await g2p.phonemize('Bread and milk was more than your share.');
+    assert.equal(r.phonemes, 'bɹˈɛd ænd mˈɪlk wʌz mˈɔɹ ðən jʊɹ ʃˈɛɹ.');
+    // The other formats keep CMUdict's first reading (and: AH0 N D).
+    assert.deepEqual(r.tokens[1].phonemes, ['AH0', 'N', 'D']);
+    assert.match((await g2p.phonemize('bread and milk', { format: 'espeak' })).phonemes, / ənd /);
+  });
+
   test('in a sentence: the, a and to by what follows; function words reduced; punctuation as Kokoro reads it', async () => {
     const r = await g2p.phonemize('The cat sat on the apple, to go to it — "quite" (so) … what is a dog?');
     assert.equal(r.phonemes, 'ðə kˈæt sˈæt ˌɑn ði ˈæpᵊl, tə ɡˈO tu ɪt — "kwˈIt" (sˌO) … wˌʌt ɪz ə dˈɔɡ?');

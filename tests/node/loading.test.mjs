@@ -157,7 +157,7 @@ describe('wrong option types are UsageErrors that name what was given', () => {
     [{ sha256: 'abc' }, /sha256 must be the file's SHA-256 as 64 hexadecimal digits; got the string "abc"/],
     [{ sha256: 12 }, /sha256 must be .*; got the number 12/],
     [{ sha256: 'g'.repeat(64) }, /sha256 must be/],
-    [{ progress: () => {} }, /unknown option 'progress' \(known: compute, onProgress, cache, sha256\)/],
+    [{ progress: () => {} }, /unknown option 'progress' \(known: compute, onProgress, cache, sha256, signal, stallTimeout\)/],
     [[], /options must be an object; got an array$/],
   ];
   test('loadModel', async () => {

@@ -17,22 +17,73 @@ const JS = join(dirname(fileURLToPath(import.meta.url)), '../../web/js');
 const source = (f) => readFileSync(join(JS, f), 'utf8');
 const modules = readdirSync(JS).filter((f) => f.endsWith('.js'));
 const importsOf = (text) => [...text.matchAll(/\bimport\s*(?:[^'"]*?\bfrom\s*)?['"]\.\/([^'"]+)['"]/g)].map((m) => m[1]);
-// The modules that register a view (their own module, not the registry's).
-const viewModules = modules.filter((f) => f !== 'view-registry.js' && /\bregisterView\(/.test(source(f)));
+// The modules that register a view (their own module, not the registry's or lane-views.js).
+const viewModules = modules.filter((f) => f !== 'view-registry.js' && f !== 'lane-views.js' && /\bregisterView\(/.test(source(f)));
+// The views lane-views.js registers itself, each with the module that draws it, loaded later: [id, module].
+const lazyViews = [...source('lane-views.js').matchAll(/registerView\(\{ id: '([a-z0-9-]+)'.*\bload: \(\) => import\('\.\/([^']+)'\) \}\);$/gm)].map((m) => [m[1], m[2]]);
+const dynamicImportsOf = (text) => [...text.matchAll(/\bimport\(\s*['"]\.\/([^'"]+)['"]\s*\)/g)].map((m) => m[1]);
 
 test('the views are registered in lane-views.js, one line each, in the order it lists them', () => {
-  const listed = importsOf(source('lane-views.js'));
+  const text = source('lane-views.js');
+  const listed = importsOf(text).filter((f) => f !== 'view-registry.js');
   assert.deepEqual([...listed].sort(), [...viewModules].sort(), 'every module that registers a view is listed, and only those');
+  // Its lines: the imports, then the views it registers with a module to load (each on one line).
+  const lines = text.split('\n').filter((l) => /^import '|^registerView\(/.test(l));
+  assert.equal(lines.length, listed.length + lazyViews.length, lines.join('\n'));
+  assert.deepEqual(dynamicImportsOf(text), lazyViews.map(([, f]) => f), 'each module loaded later is a registered view\'s');
   // Each module registers one view: the order of the lines is the order of the views.
-  const ids = listed.map((f) => /\bid: '([a-z0-9-]+)'/.exec(source(f))?.[1]);
+  const ids = [...listed.map((f) => /\bid: '([a-z0-9-]+)'/.exec(source(f))?.[1]), ...lazyViews.map(([id]) => id)];
   assert.deepEqual(registeredViews().map((v) => v.id), ids);
-  assert.ok(ids.includes('inside') && ids.includes('forced'), ids.join(', '));
+  assert.ok(ids.includes('inside') && ids.includes('forced') && ids.includes('draw'), ids.join(', '));
+  // A module loaded later draws its view and registers nothing: its registration is lane-views.js's line.
+  for (const [id, f] of lazyViews) {
+    assert.doesNotMatch(source(f), /\bregisterView\(/, f);
+    assert.match(source(f), /^export default \{ render(, init)? \};$/m, `${f} (${id}) exports its render`);
+  }
+});
+
+test('a view registered with a module to load draws nothing until it is in, then the module\'s; its lanes are drawn again once', async () => {
+  let loads = 0;
+  let inits = 0;
+  let finish;
+  const module = new Promise((r) => { finish = r; });
+  const view = registerView({
+    id: 'probe-lazy', slot: 'body', lanes: (kind) => kind.ar,
+    load: () => { loads++; return module; },
+  });
+  const v = viewById('probe-lazy');
+  const redraws = [];
+  const lanes = [0, 1].map((n) => ({ n, redraw() { redraws.push(n); } }));
+  assert.equal(v.render(lanes[0], 1), '');
+  assert.equal(v.render(lanes[0], 2), '');
+  assert.equal(v.render(lanes[1], 1), '');
+  assert.equal(loads, 1, 'loaded once for every lane');
+  finish({ default: { init: (lane) => { inits++; lane.state = 'set'; }, render: (lane, i) => `<p>${lane.n}:${i}:${lane.state}</p>` } });
+  await module;
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(redraws, [0, 1], 'each lane that asked is drawn again, once');
+  assert.equal(v.render(lanes[0], 3), '<p>0:3:set</p>');
+  assert.equal(v.render(lanes[0], 4), '<p>0:4:set</p>');
+  assert.equal(v.render(lanes[1], 5), '<p>1:5:set</p>');
+  assert.equal(inits, 2, 'its init once per lane, before its first render');
+  assert.equal(view.id, 'probe-lazy');
+  // A module that does not load: the lane says so, once drawn again, and asks no more.
+  registerView({ id: 'probe-lazy-bad', slot: 'body', lanes: () => true, load: () => { loads++; return Promise.reject(new Error('offline')); } });
+  const bad = viewById('probe-lazy-bad');
+  const lane = { redraw() { redraws.push('bad'); } };
+  assert.equal(bad.render(lane, 1), '');
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(redraws, [0, 1, 'bad']);
+  assert.match(bad.render(lane, 1), /class="note view-failed".*offline/);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(redraws, [0, 1, 'bad'], 'no loop of failed loads');
+  assert.equal(loads, 2);
 });
 
 test('nothing but lane-views.js imports a view\'s module; a lane reaches another view by its id', () => {
   for (const f of modules) {
     if (f === 'lane-views.js') continue;
-    const bad = importsOf(source(f)).filter((m) => viewModules.includes(m));
+    const bad = [...importsOf(source(f)), ...dynamicImportsOf(source(f))].filter((m) => viewModules.includes(m) || lazyViews.some(([, l]) => l === m));
     assert.deepEqual(bad, [], `${f} imports a view's module`);
   }
   for (const f of modules.filter((x) => /^lane-|^compare\.js$/.test(x) && x !== 'lane-views.js')) {
@@ -78,8 +129,12 @@ test('a view sees the lane through its facade: the decode, the model, inspect an
 test('a view\'s module reads nothing of a lane but the facade\'s members', () => {
   const members = new Set(Object.keys(Object.getOwnPropertyDescriptors(laneFacade(standIn(), { id: 'x', slot: 'body' }))));
   // The view modules and the modules that draw parts of a view from its facade.
-  const drawing = new Set(viewModules);
-  for (const f of viewModules) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) drawing.add(m);
+  // (what they import, and what they load later with import(), and what those import).
+  const own = [...viewModules, ...lazyViews.map(([, f]) => f)];
+  const roots = new Set([...own, ...own.flatMap((f) => dynamicImportsOf(source(f)))]);
+  const drawing = new Set(roots);
+  for (const f of roots) for (const m of importsOf(source(f))) if (/\blane\b/.test(source(m)) && !/^lane|^view-registry/.test(m)) drawing.add(m);
+  assert.ok(['inside-body.js', 'inside-output.js', 'self-attention-maps.js', 'draw-view.js'].every((m) => drawing.has(m)), [...drawing].join(', '));
   for (const f of drawing) {
     const used = new Set([...source(f).matchAll(/\blane\.(\w+)/g)].map((m) => m[1]));
     const beyond = [...used].filter((m) => !members.has(m));
@@ -93,6 +148,11 @@ test('registerView refuses what is not a view; no view is named as an option or 
   assert.throws(() => registerView({ ...base, slot: 'side' }), /slot/);
   assert.throws(() => registerView({ ...base, render: 'x' }), /render/);
   assert.throws(() => registerView({ ...base, codec: { read: () => null, write: String } }), /save/);
+  // A view whose module loads later has no render, codec or link of its own (asked for before it is in).
+  const { render: _, ...later } = { ...base, load: () => import('../../web/js/draw-view.js') };
+  for (const extra of [{ render: () => '' }, { codec: { read: () => null, write: String }, save: () => undefined }, { link: () => null }, { load: 'x' }]) {
+    assert.throws(() => registerView({ ...later, ...extra }), /load/);
+  }
   assert.throws(() => registerView({ ...registeredViews()[0] }), /twice/);
   const taken = new Set([...Object.keys(PAGE_OPTIONS), ...Object.values(PAGE_OPTIONS).map((o) => o.urlAlias).filter(Boolean), 'm']);
   for (const kind of Object.values(LANE_TYPES)) for (const k of Object.keys(kind.state ?? {})) taken.add(k);

@@ -61,6 +61,12 @@ done
 for fx in "$f"/cmlm_*.safetensors; do
   expect 0 decode --model "$fx" --length-candidates 2 ABC GADE
 done
+# The inside of a pass, written as it is computed (snapshot_json.h, write_json).
+expect 0 inspect --model "$m/g2p-transformer.safetensors" PHONEME "F OW"
+expect 0 inspect --model "$m/g2p-cmlm.safetensors" PHONEME "<mask> <mask> OW"
+expect 0 inspect --model "$m/g2p-rnn-additive.safetensors" PHONEME "F OW"
+expect 0 decode --model "$m/g2p-transformer.safetensors" --beam 3 --trace --trace-inside 2 PHONEME
+expect 1 inspect --model "$m/g2p-transformer.safetensors" PHONEME "F OW NOPE"
 # Refused inputs: a message and exit 1 (input, model file) or 2 (usage).
 expect 1 decode --model "$m/g2p-transformer.safetensors" "PHO@NEME"
 expect 1 info "$root/tests/fixtures/README.md"
@@ -78,4 +84,5 @@ expect_io 1 "$lines" /dev/null decode --model "$m/g2p-transformer.safetensors"
 expect_io 1 "$lines" /dev/null score --model "$m/g2p-transformer.safetensors"
 expect_io 1 "$root/tests" /dev/null decode --model "$m/g2p-transformer.safetensors"
 expect_io 1 /dev/null /dev/full decode --model "$m/g2p-transformer.safetensors" "${words[@]}"
+expect_io 1 /dev/null /dev/full inspect --model "$m/g2p-transformer.safetensors" PHONEME "F OW"
 echo "sanitized CLI: $runs runs, no report"

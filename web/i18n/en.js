@@ -564,6 +564,9 @@ export default {
 
   // Self-attention matrices (web/js/self-attention.js).
   'sa.heading': 'Self-attention matrices',
+  'sa.pending': 'Loading the drawing of the matrix…',
+  'sa.failed': 'The matrix could not be drawn: {error}',
+  'view.loadFailed': 'This view could not be loaded: {error}. Reload the page to try again.',
   'sa.encSummary': 'Encoder self-attention (letters × letters)',
   'sa.decSummaryAr': 'Decoder masked self-attention (phonemes so far × phonemes so far)',
   'sa.decSummaryNar': 'Decoder self-attention (the whole draft, no mask)',

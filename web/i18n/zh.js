@@ -565,6 +565,9 @@ export default {
 
   // Self-attention matrices (web/js/self-attention.js).
   'sa.heading': '自注意力矩阵',
+  'sa.pending': '正在加载矩阵的绘图…',
+  'sa.failed': '无法绘制该矩阵：{error}',
+  'view.loadFailed': '无法加载此视图：{error}。请刷新页面重试。',
   'sa.encSummary': '编码器自注意力（字母 × 字母）',
   'sa.decSummaryAr': '解码器掩码自注意力（已有音素 × 已有音素）',
   'sa.decSummaryNar': '解码器自注意力（整个草稿，无掩码）',

@@ -9,7 +9,7 @@ import { SCORES, scoreWeights, scoreWords } from './scores.js';
 import { ATTENTION_SCORES, compareModels, moduleOptions } from './lane-types.js';
 import { esc, explain, phonemeLine, scrollRegion, verdict } from './views.js';
 import { heatmap } from './heatmap.js';
-import { strip } from './vec-strip.js';
+import { strip } from './vector-strip.js';
 import { fmt } from './format.js';
 import { label } from './phonemes.js';
 import { t } from './i18n.js';

@@ -8,7 +8,6 @@ import { fmt } from './format.js';
 import { esc } from './views.js';
 import { t } from './i18n.js';
 import { wordSeed } from './lane-types.js';
-import { registerView } from './view-registry.js';
 
 // Below this share of the bar a stretch is too thin to see: the view zooms in on it.
 const THIN = 0.03;
@@ -100,9 +99,6 @@ function render(lane, i) {
   return drawView(h, i, { seed, word: seed === wordSeed(lane.word) ? lane.word : null });
 }
 
-export default registerView({
-  id: 'draw',
-  slot: 'choice',
-  lanes: (kind) => kind.fixed?.strategy === 'sample',
-  render,
-});
+// Registered in lane-views.js (id 'draw', slot 'choice', the sampling lane's), which
+// loads this module when a sampling lane is first drawn.
+export default { render };

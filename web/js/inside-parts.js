@@ -1,14 +1,14 @@
-// The pieces "Inside this step" (inside.js) is drawn with: vectors as colour strips
-// (vec-strip.js), and one view per kind of block of a Transformer — the
+// The pieces "Inside this step" (inside.js) is drawn with: a vector as a colour
+// strip with its numbers (vector-strip.js), and one view per kind of block of a Transformer — the
 // embedding and positional encoding, a LayerNorm, a sublayer with its residual sum,
 // an attention's stages (q, k, q·k, scaling, mask, softmax, every query's weights,
-// the heads concatenated), the feed-forward network.
-// The view loads this module when it first opens (inside.js): a first visit does not.
+// the heads concatenated), the feed-forward network. Loaded with import() when a
+// lane's inside is first opened (inside.js): a first visit does not download them.
 import { esc, scrollRegion } from './views.js';
 import { heatmap } from './heatmap.js';
 import { t } from './i18n.js';
 import { fmt } from './format.js';
-import { d3, diverge, maxAbs, strip } from './vec-strip.js';
+import { d3, diverge, maxAbs, strip } from './vector-strip.js';
 
 export { d3, diverge, maxAbs, strip };
 

@@ -1,8 +1,9 @@
-// The views drawn under the lanes, registered in one place (lane-views.js imports
-// each view's module, in the order they are drawn; the module registers itself
-// here with registerView). A lane draws every view registered for its type and
-// never names one: adding a view is its module, its strings (web/i18n/en.js and
-// zh.js) and its line in lane-views.js (docs/development.md, "Adding a view").
+// The views drawn under the lanes, registered in one place (lane-views.js, one line
+// per view, in the order they are drawn: it imports a view's module, which registers
+// itself here with registerView, or registers a view whose module loads later, `load`
+// below). A lane draws every view registered for its type and never names one: adding
+// a view is its module, its strings (web/i18n/en.js and zh.js) and its line in
+// lane-views.js (docs/development.md, "Adding a view").
 //
 // A view is a plain object:
 //   id        its name; also its key in a lane's address parameter (lane=greedy:inside=...)
@@ -22,8 +23,17 @@
 //   save      (lane) => the state to write, or undefined while nothing is open
 //   link      optional (lane, i, spec) => what another view's map needs so that a
 //             click on its cell opens this view there (heatmap.js's `pick`), or null
-// Below the registry, the facade a view gets of a lane (laneFacade). Imports nothing:
-// the address (address.js) reads the codecs in Node too.
+//   load      instead of render and init: () => import('./x.js'), the module whose default
+//             export is {render, init}; it is loaded when a lane of a type that has the
+//             view is first drawn, and the lane drawn again once it is in. For a view no
+//             default lane shows (the sampling lane's draw): a first visit does not
+//             download it. Such a view has no codec and no link (the address and a map
+//             ask for them before anything is drawn).
+// Below the registry, the facade a view gets of a lane (laneFacade). Imports only what
+// says a lazy view's failure to load on the page, nothing of the browser's: the address
+// (address.js) reads the codecs in Node too.
+import { esc } from './views.js';
+import { t } from './i18n.js';
 
 const VIEWS = [];
 
@@ -32,12 +42,48 @@ export function registerView(view) {
   if (typeof view?.id !== 'string' || !/^[a-z][a-z0-9-]*$/.test(view.id)) throw new Error(`a view needs an id of lowercase letters, digits and dashes, not ${JSON.stringify(view?.id)}`);
   if (VIEWS.some((v) => v.id === view.id)) throw new Error(`view ${view.id} is registered twice`);
   if (!['body', 'choice', 'result'].includes(view.slot)) throw new Error(`view ${view.id}: slot is 'body', 'choice' or 'result', not ${JSON.stringify(view.slot)}`);
-  if (typeof view.render !== 'function' || typeof view.lanes !== 'function') throw new Error(`view ${view.id} needs render and lanes functions`);
+  if (typeof view.lanes !== 'function') throw new Error(`view ${view.id} needs a lanes function`);
+  if (view.load !== undefined) {
+    if (typeof view.load !== 'function' || view.render || view.init || view.codec || view.link) throw new Error(`view ${view.id}: a view that loads later has a load function, and no render, init, codec or link of its own`);
+    view = { ...view, ...lazily(view) };
+  }
+  if (typeof view.render !== 'function') throw new Error(`view ${view.id} needs a render function`);
   if (view.codec && (typeof view.codec.read !== 'function' || typeof view.codec.write !== 'function' || typeof view.save !== 'function')) {
     throw new Error(`view ${view.id}: a codec has read and write, and the view a save`);
   }
   VIEWS.push(Object.freeze({ ...view }));
   return view;
+}
+
+/**
+ * The render of a view registered with `load`: '' until its module is in (the first
+ * render on a lane asks for it, loaded once for every lane, and that lane is drawn again
+ * when it comes), then the module's, after its init once per lane; a note where it failed
+ * to load (the page is reloaded to try again).
+ */
+function lazily(view) {
+  let impl = null;
+  let failed = null;
+  let loading = null;
+  const asked = new WeakSet();
+  const ready = new WeakSet();
+  const load = () => {
+    loading ??= view.load().then((m) => {
+      if (typeof m?.default?.render !== 'function') throw new Error(`view ${view.id}'s module exports no render`);
+      impl = m.default;
+    }).catch((e) => { failed = e; });
+    return loading;
+  };
+  return {
+    render(lane, i) {
+      if (impl) {
+        if (!ready.has(lane)) { ready.add(lane); impl.init?.(lane); }
+        return impl.render(lane, i);
+      }
+      if (!asked.has(lane)) { asked.add(lane); load().then(() => lane.redraw()); }
+      return failed ? `<p class="note view-failed" data-view="${view.id}">${esc(t('view.loadFailed', { error: String(failed?.message ?? failed) }))}</p>` : '';
+    },
+  };
 }
 
 /** The registered views, in the order they are drawn. */

@@ -125,3 +125,24 @@ export function phonemeLine(text) {
   if (!toks.length) return `<span class="empty">${esc(t('out.empty'))}</span>`;
   return `<span class="arpa-line">${esc(toks.join(' '))}</span> <span class="ipa-line">${esc(ipa(toks))}</span>`;
 }
+
+const stylesheets = new Map();
+
+/**
+ * Loads the site's stylesheet `href` once (a <link> in the document's head); resolves when
+ * its rules apply, rejects when it cannot be fetched. What a view draws only once opened
+ * is styled by web/style-open.css, loaded with the module that draws it.
+ */
+export function loadStylesheet(href) {
+  if (!stylesheets.has(href)) {
+    stylesheets.set(href, new Promise((resolve, reject) => {
+      const link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = href;
+      link.onload = () => resolve();
+      link.onerror = () => { stylesheets.delete(href); link.remove(); reject(new Error(`${href} could not be loaded`)); };
+      document.head.append(link);
+    }));
+  }
+  return stylesheets.get(href);
+}
