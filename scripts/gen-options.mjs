@@ -63,10 +63,10 @@ function docText(text, table, lang) {
 }
 
 const sentence = (text) => `${text[0].toUpperCase()}${text.slice(1)}.`;
-const isNumeric = (o) => ['int', 'float', 'uint64'].includes(o.type);
+export const isNumeric = (o) => ['int', 'float', 'uint64'].includes(o.type);
 
 /** "[1, 256]", "(0, 1]", "[0, 2^64 - 1]" */
-function rangeText(o) {
+export function rangeText(o) {
   const hi = o.max === null ? '2^64 - 1' : String(o.max);
   return `${o.openMin ? '(' : '['}${o.min}, ${hi}]`;
 }
@@ -177,7 +177,7 @@ function checkPage(o, table) {
 
 const CPP_TYPE = { int: 'int', float: 'float', uint64: 'uint64_t', bool: 'bool', tokens: 'std::string' };
 
-function cppNumber(o, v) {
+export function cppNumber(o, v) {
   if (v === null) return 'std::numeric_limits<uint64_t>::max()';
   if (o.type === 'float') return `${Number.isInteger(v) ? `${v}.0` : v}f`;
   return String(v);
@@ -191,7 +191,7 @@ function cppDefault(o, table) {
 }
 
 /** `text` broken at spaces into lines of at most `width` characters, the first after `first`, the rest after `rest`. */
-function wrap(text, width, first, rest) {
+export function wrap(text, width, first, rest) {
   const lines = [];
   let line = first;
   for (const word of text.split(' ')) {
@@ -254,14 +254,16 @@ function cppHeaderBlock(table) {
   return out;
 }
 
+/** Each enum's table of names, and to_string() and from_string() over it (name_of, value_of). */
+export function enumNameLines(enums) {
+  return Object.entries(enums).flatMap(([name, e]) => [
+    `constexpr std::pair<${name}, const char*> k${name}Names[] = {${e.values.map((v) => `{${name}::${v.cpp}, "${v.js}"}`).join(', ')}};`,
+    `const char* to_string(${name} v) { return name_of(v, k${name}Names); }`,
+    `bool from_string(const std::string& name, ${name}& out) { return value_of(name, k${name}Names, out); }`]);
+}
+
 function cppSourceBlock(table) {
-  const out = [];
-  for (const [name, e] of Object.entries(table.enums)) {
-    const pairs = e.values.map((v) => `{${name}::${v.cpp}, "${v.js}"}`).join(', ');
-    out.push(`constexpr std::pair<${name}, const char*> k${name}Names[] = {${pairs}};`,
-      `const char* to_string(${name} v) { return name_of(v, k${name}Names); }`,
-      `bool from_string(const std::string& name, ${name}& out) { return value_of(name, k${name}Names, out); }`);
-  }
+  const out = enumNameLines(table.enums);
   out.push('', '// The rules between options; validate() calls it after the ranges.', 'static void check_rules(const DecodingOptions& o) {');
   for (const r of table.rules ?? []) {
     const conds = Object.entries(r.when ?? {}).map(([cpp, v]) => {

@@ -5,28 +5,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "enum_names.h"
+
 namespace seq2seq {
 namespace train {
 
 namespace {
-
-template <typename E, size_t N>
-const char* name_of(E v, const std::pair<E, const char*> (&names)[N]) {
-  for (const auto& [value, name] : names)
-    if (value == v) return name;
-  return "?";
-}
-
-template <typename E, size_t N>
-bool value_of(const std::string& name, const std::pair<E, const char*> (&names)[N], E& out) {
-  for (const auto& [value, text] : names) {
-    if (name == text) {
-      out = value;
-      return true;
-    }
-  }
-  return false;
-}
 
 template <typename T>
 std::string shown(T v) {

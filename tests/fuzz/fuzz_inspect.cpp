@@ -25,6 +25,7 @@
 #include <fuzzer/FuzzedDataProvider.h>
 #include <nlohmann/json.hpp>
 
+#include "../native/inside_count.h"
 #include "fuzz_common.h"
 #include "model_access.h"
 #include "model_limits.h"
@@ -85,27 +86,6 @@ const std::vector<std::shared_ptr<const Model>>& inspect_models() {
   }();
   return all;
 }
-
-// The numbers a StepInside keeps, as visit_fields shows its arrays.
-struct ValueCounter {
-  uint64_t n = 0;
-  template <typename T>
-  void number(const char*, T) {}
-  void boolean(const char*, bool) {}
-  void string(const char*, const std::string&) {}
-  void int_array(const char*, const std::vector<int>&) {}
-  void float_list(const char*, const std::vector<float>& x) { n += x.size(); }
-  void float32_array(const char*, const std::vector<float>& x) { n += x.size(); }
-  void uint8_array(const char*, const std::vector<uint8_t>& x) { n += x.size(); }
-  void token(const char*, const char*, int) {}
-  void tokens(const char*, const char*, const std::vector<int>&) {}
-  template <typename T>
-  void list(const char*, const std::vector<T>& xs) {
-    for (const T& x : xs) visit_fields(x, *this);
-  }
-  template <typename T>
-  void record(const char*, const T& x) { visit_fields(x, *this); }
-};
 
 // Insides this large are left uncomputed: at the bound one takes seconds under the sanitizers,
 // which the fuzzer would call a hang (tests/native/test_step_inside.cpp computes one there). At
@@ -170,16 +150,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     return 0;
   }
   if (counted > seq2seq::limits::kMaxInsideValues) fail("a pass over the bound was computed");
-  ValueCounter kept;
-  visit_fields(inside, kept);
+  const uint64_t kept = seq2seq::values_kept(inside);
   const int extra = inside.copy ? inside.output_vocab_size - inside.vocab_size : 0;  // a copy model's copy-only tokens
-  if (kept.n != net.inside_values(inside.source_length, static_cast<int>(inside.target.size()), extra))
+  if (kept != net.inside_values(inside.source_length, static_cast<int>(inside.target.size()), extra))
     fail("the inside keeps another number of values than inside_values counts");
   for (float x : inside.logits)
     if (std::isnan(x) || x == INFINITY) fail("the inside's logits hold a NaN or +infinity");
   // Reading the JSON back costs most of an execution (8 ms for 30,000 numbers); the writer has
   // no path that depends on an array's length, so small insides are what is read back.
-  if (kept.n > kLargestReadBack) return 0;
+  if (kept > kLargestReadBack) return 0;
   std::ostringstream written;
   seq2seq::write_json(written, inside, vocab);
   const nlohmann::json back = nlohmann::json::parse(written.str());  // throws, and so stops the fuzzer, if it is not JSON

@@ -18,6 +18,16 @@ void* allocate(std::size_t n) {
 
 void* operator new(std::size_t n) { return allocate(n); }
 void* operator new[](std::size_t n) { return allocate(n); }
+// The nothrow forms too (std::stable_partition's temporary buffer takes one): every form
+// that a replaced delete may free must come from malloc, or AddressSanitizer reports
+// the pair as mismatched.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (counting) ++allocations;
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* operator new[](std::size_t n, const std::nothrow_t& t) noexcept { return operator new(n, t); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }

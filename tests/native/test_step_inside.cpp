@@ -11,6 +11,7 @@
 
 #include "errors.h"
 #include "fixtures.h"
+#include "inside_count.h"
 #include "model_access.h"
 #include "model_bytes.h"
 #include "model_limits.h"
@@ -171,33 +172,6 @@ TEST_CASE("inspect: bad calls are clear errors", "[inside][errors]") {
 }
 
 namespace {
-
-// Counts the numbers a StepInside keeps, as visit_fields shows its arrays to a writer.
-struct ValueCounter {
-  uint64_t n = 0;
-  template <typename T>
-  void number(const char*, T) {}
-  void boolean(const char*, bool) {}
-  void string(const char*, const std::string&) {}
-  void int_array(const char*, const std::vector<int>&) {}
-  void float_list(const char*, const std::vector<float>& x) { n += x.size(); }
-  void float32_array(const char*, const std::vector<float>& x) { n += x.size(); }
-  void uint8_array(const char*, const std::vector<uint8_t>& x) { n += x.size(); }
-  void token(const char*, const char*, int) {}
-  void tokens(const char*, const char*, const std::vector<int>&) {}
-  template <typename T>
-  void list(const char*, const std::vector<T>& xs) {
-    for (const T& x : xs) visit_fields(x, *this);
-  }
-  template <typename T>
-  void record(const char*, const T& x) { visit_fields(x, *this); }
-};
-
-uint64_t values_kept(const StepInside& inside) {
-  ValueCounter c;
-  visit_fields(inside, c);
-  return c.n;
-}
 
 // The model of `fixture` with its max_pos raised (a sinusoidal one: its table is computed, not stored).
 std::shared_ptr<const Model> with_max_pos(const std::string& fixture, int max_pos) {
