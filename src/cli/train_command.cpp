@@ -90,6 +90,7 @@ const char* kTrainingOptionUsage =
     "  --enc-hidden N                RNN: the encoder's state size per direction, in [1, 1024] [64]\n"
     "  --dec-hidden N                RNN: the decoder's state size, in [1, 1024] [128]\n"
     "  --attn-dim N                  RNN: the rank of reduced_rank attention, the width of additive attention, in [1, 1024] [64]\n"
+    "  --copy, --no-copy             Transformer: the copy mechanism (pointer-generator): the output mixes generating from the target vocabulary with copying a source token through the last decoder layer's cross-attention, so a source word no vocabulary holds can be written (a model file with \"copy\": true) [off]\n"
     "  --steps N                     optimizer steps, one batch each, in [1, 10000000] [800; names: 600, g2p: 12000]\n"
     "  --batch-size N                examples a step averages the loss over, in [1, 4096] [32; g2p: 64]\n"
     "  --learning-rate X             AdamW's step size at the end of warm-up, in (0, 1] [0.003; g2p: 0.001]\n"
@@ -129,6 +130,8 @@ bool training_option_flag(const std::string& flag, Value&& value, seq2seq::train
   if (flag == "--scale-embedding") return o.scale_embedding = true, given.insert("scale_embedding"), true;
   if (flag == "--no-scale-embedding") return o.scale_embedding = false, given.insert("scale_embedding"), true;
   if (flag == "--attention") return o.attention = parse_training_enum<seq2seq::train::TrainAttention>(flag, value(), "dot, multiplicative, reduced_rank, additive, none"), given.insert("attention"), true;
+  if (flag == "--copy") return o.copy = true, given.insert("copy"), true;
+  if (flag == "--no-copy") return o.copy = false, given.insert("copy"), true;
   if (flag == "--lr-decay") return o.lr_decay = parse_training_enum<seq2seq::train::LrDecay>(flag, value(), "none, linear, cosine"), given.insert("lr_decay"), true;
   if (flag == "--scheduled-sampling") return o.scheduled_sampling = parse_training_enum<seq2seq::train::SamplingSchedule>(flag, value(), "off, linear, exponential, inverse_sigmoid"), given.insert("scheduled_sampling"), true;
   if (flag == "--sampling-token") return o.sampling_token = parse_training_enum<seq2seq::train::SampledToken>(flag, value(), "sample, argmax"), given.insert("sampling_token"), true;

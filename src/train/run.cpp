@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "model.h"
 #include "safetensors.h"
+#include "copy.h"
 #include "session.h"
 #include "train/model_file.h"
 
@@ -87,6 +88,7 @@ std::string describe(const TrainingOptions& o) {
     d << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff " << o.d_ff << ", "
       << to_string(o.norm) << "-LN";
   }
+  if (o.copy) d << ", copy mechanism";
   if (o.label_smoothing > 0) d << ", label smoothing " << o.label_smoothing;
   if (o.scheduled_sampling != SamplingSchedule::Off)
     d << ", scheduled sampling " << to_string(o.scheduled_sampling) << " (midpoint " << o.sampling_midpoint << ", "
@@ -140,7 +142,8 @@ ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
   c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
   c.scale_embedding = o.scale_embedding;
   c.tie_output = o.tie_output;
-  c.name = std::string(to_string(o.task)) + "-transformer";
+  c.copy = o.copy;
+  c.name = std::string(to_string(o.task)) + (o.copy ? "-transformer-copy" : "-transformer");
   return c;
 }
 
@@ -166,6 +169,10 @@ TrainingRun::TrainingRun(const TrainingOptions& o, const std::string* data, bool
   batch_.dec_in.reserve(B * static_cast<size_t>(limits.dec_len));
   batch_.target.reserve(B * static_cast<size_t>(limits.dec_len));
   for (std::vector<int>* v : {&batch_.src_off, &batch_.src_len, &batch_.dec_off, &batch_.dec_len}) v->reserve(B);
+  if (cfg.copy) {
+    batch_.copy_ids.reserve(B * static_cast<size_t>(limits.src_len));
+    batch_.copy_extra.reserve(B);
+  }
   example_.source.reserve(static_cast<size_t>(limits.src_len));
   example_.target.reserve(static_cast<size_t>(limits.dec_len));
   dec_in_.reserve(static_cast<size_t>(limits.dec_len));
@@ -182,7 +189,16 @@ void TrainingRun::fill_batch() {
     dec_in_.insert(dec_in_.end(), example_.target.begin(), example_.target.end());
     dec_out_.assign(example_.target.begin(), example_.target.end());
     dec_out_.push_back(sp.eos);
-    batch_.add(example_.source, dec_in_, dec_out_);
+    if (!trainer_->config().copy) {
+      batch_.add(example_.source, dec_in_, dec_out_);
+      continue;
+    }
+    // Where copying each source token puts it: the same map decoding uses (src/copy.h),
+    // from the source tokens' texts. A task's targets are target-vocabulary ids, so a
+    // training target is never a copy-only token; a source token the target vocabulary
+    // lacks still gets its extended id, which only copying can give probability.
+    const CopyMap map = copy_map_for(SourceInput(example_.source), trainer_->config());
+    batch_.add(example_.source, dec_in_, dec_out_, &map.ids, static_cast<int>(map.extra.size()));
   }
 }
 

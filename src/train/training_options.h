@@ -160,6 +160,10 @@ struct TrainingOptions {
   int dec_hidden = 128;
   // RNN: the rank of reduced_rank attention, the width of additive attention. Range [1, 1024].
   int attn_dim = 64;
+  // Transformer: the copy mechanism (pointer-generator): the output mixes generating from the
+  // target vocabulary with copying a source token through the last decoder layer's cross-attention,
+  // so a source word no vocabulary holds can be written (a model file with "copy": true).
+  bool copy = false;
 
   // Optimisation
   // Optimizer steps, one batch each. Range [1, 10000000]. Default names: 600, g2p: 12000.
@@ -266,6 +270,7 @@ void for_each_training_option(Visit&& visit) {
   visit("enc_hidden", &TrainingOptions::enc_hidden);
   visit("dec_hidden", &TrainingOptions::dec_hidden);
   visit("attn_dim", &TrainingOptions::attn_dim);
+  visit("copy", &TrainingOptions::copy);
   visit("steps", &TrainingOptions::steps);
   visit("batch_size", &TrainingOptions::batch_size);
   visit("learning_rate", &TrainingOptions::learning_rate);

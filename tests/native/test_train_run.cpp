@@ -247,6 +247,72 @@ TEST_CASE("a word-level model (names) reads words, an unknown name as <unk>", "[
   CHECK_FALSE(s.run_batch({"i am zzz"})[0].results.empty());
 }
 
+TEST_CASE("names with the copy mechanism: a held-out name, in no vocabulary, is copied; without it, none is", "[train][run][copy]") {
+  // A short run of a one-layer model: the copy model learns to point at the name; the
+  // plain one cannot write a name its target vocabulary lacks.
+  TrainingOptions o = task_defaults(Task::Names);
+  o.layers = 1;
+  o.heads = 2;
+  o.d_model = 32;
+  o.d_ff = 64;
+  o.batch_size = 16;
+  o.steps = 100;
+  o.warmup_steps = 10;
+  o.eval_size = 50;
+  o.eval_every = 0;
+  double accuracy[2] = {0, 0};
+  for (bool copy : {false, true}) {
+    o.copy = copy;
+    TrainingRun run(o, nullptr);
+    CHECK(run.model_config().copy == copy);
+    ProgressRecord last;
+    while (!run.done()) last = run.step(1000);
+    REQUIRE(last.evaluated);
+    accuracy[copy] = last.word_accuracy;
+    const auto bytes = run.export_model(ExportStorage::F32);
+    const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
+    CHECK(model->config().copy == copy);
+    CHECK(model->config().name == (copy ? "names-transformer-copy" : "names-transformer"));
+    const auto out = seq2seq::Session(model, seq2seq::DecodingOptions{}).run_batch({"my name is zorblat"});
+    REQUIRE(!out[0].results.empty());
+    CHECK((out[0].results[0].text == "hello zorblat") == copy);
+  }
+  INFO("held-out exact: " << accuracy[0] << " without copying, " << accuracy[1] << " with");
+  CHECK(accuracy[0] == 0.0);
+  CHECK(accuracy[1] >= 0.9);
+  // The RNN's training graph has no copy step: the option is refused, named.
+  o.arch = TrainArch::Rnn;
+  std::string option;
+  try {
+    TrainingRun rnn(o, nullptr);
+  } catch (const OptionError& e) {
+    option = e.option;
+    CHECK(std::string(e.what()) == "training option copy = true: training the copy mechanism is built for the Transformer so far "
+                                   "(--arch transformer); the RNN's training graph has no copy step");
+  }
+  CHECK(option == "copy");
+}
+
+TEST_CASE("a copy run's checkpoint resumes to the same bits", "[train][run][checkpoint][copy]") {
+  TrainingOptions o = tiny(Task::Names);
+  o.min_length = 3;
+  o.max_length = 6;
+  o.copy = true;
+  o.steps = 8;
+  o.eval_every = 4;
+  TrainingRun whole(o, nullptr);
+  while (!whole.done()) whole.step(100);
+  TrainingRun half(o, nullptr);
+  CHECK(half.step(100).step == 4);
+  auto resumed = TrainingRun::resume(half.checkpoint(), o, nullptr);
+  while (!resumed->done()) resumed->step(100);
+  CHECK(resumed->trainer().params().values() == whole.trainer().params().values());
+  TrainingOptions plain = o;
+  plain.copy = false;
+  CHECK(error_of([&] { TrainingRun::resume(half.checkpoint(), plain, nullptr); }) ==
+        "checkpoint: it was trained with copy = true; this run asks for false (--copy)");
+}
+
 TEST_CASE("a checkpoint resumes to the same bits; one of another run is refused naming what differs", "[train][run][checkpoint]") {
   TrainingOptions o = tiny();
   o.dropout = 0.1f;  // the dropout generator's state travels too
