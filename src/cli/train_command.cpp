@@ -90,7 +90,7 @@ const char* kTrainingOptionUsage =
     "  --enc-hidden N                RNN: the encoder's state size per direction, in [1, 1024] [64]\n"
     "  --dec-hidden N                RNN: the decoder's state size, in [1, 1024] [128]\n"
     "  --attn-dim N                  RNN: the rank of reduced_rank attention, the width of additive attention, in [1, 1024] [64]\n"
-    "  --copy, --no-copy             Transformer: the copy mechanism (pointer-generator): the output mixes generating from the target vocabulary with copying a source token through the last decoder layer's cross-attention, so a source word no vocabulary holds can be written (a model file with \"copy\": true) [off]\n"
+    "  --copy, --no-copy             the copy mechanism (pointer-generator): the output mixes generating from the target vocabulary with copying a source token through the attention (Transformer: the last decoder layer's cross-attention; RNN: its attention), so a source word no vocabulary holds can be written (a model file with \"copy\": true) [off]\n"
     "  --steps N                     optimizer steps, one batch each, in [1, 10000000] [800; names: 600, g2p: 12000]\n"
     "  --batch-size N                examples a step averages the loss over, in [1, 4096] [32; g2p: 64]\n"
     "  --learning-rate X             AdamW's step size at the end of warm-up, in (0, 1] [0.003; g2p: 0.001]\n"

@@ -125,7 +125,8 @@ ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
     c.attn_dim = c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive ? o.attn_dim : 0;
     // The decoder reads BOS and the target, and predicts EOS after it.
     c.max_pos = std::max(task.max_source_len(), task.max_target_len() + 2);
-    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention);
+    c.copy = o.copy;
+    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention) + (o.copy ? "-copy" : "");
     return c;
   }
   c.arch = Arch::Transformer;

@@ -31,20 +31,43 @@ std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const T
   return g;
 }
 
-// A copy model's buffers (Trainer::CopyBuffers), in floats: V + S columns a row at most.
-size_t copy_floats(const ModelConfig& c, const GraphLimits& limits) {
-  if (!c.copy) return 0;
+// What a copy model's gate reads, side by side: the context of the copy attention,
+// the decoder's state and its input. The Transformer's are d_model wide each; the
+// RNN's are a_t (2H), s_t and the input's embedding.
+GateWidths gate_widths(const ModelConfig& c) {
+  if (c.arch == Arch::Rnn) return GateWidths{2 * c.enc_hidden, c.dec_hidden, c.emb_dim};
+  return GateWidths{c.d_model, c.d_model, c.d_model};
+}
+
+// The sizes of a copy model's buffers (Trainer::CopyBuffers), in floats, in the
+// order of CopyBuffers' members: V + S columns a row at most.
+std::vector<size_t> copy_buffer_sizes(const ModelConfig& c, const GraphLimits& limits) {
+  if (!c.copy) return {};
   const size_t rows = static_cast<size_t>(limits.batch) * limits.dec_len, S = static_cast<size_t>(limits.src_len);
-  const size_t V = c.tgt_vocab.size(), L = static_cast<size_t>(c.d_model), T = static_cast<size_t>(limits.dec_len);
-  return 2 * rows * V + 2 * T * S + 2 * T * L + 2 * T + 2 * rows * L + static_cast<size_t>(limits.batch) * S * L +
-         static_cast<size_t>(c.n_heads) * rows * S + 2 * (V + S);
+  const size_t V = c.tgt_vocab.size(), T = static_cast<size_t>(limits.dec_len);
+  const GateWidths w = gate_widths(c);
+  const size_t C = static_cast<size_t>(w.C), D = static_cast<size_t>(w.D), X = static_cast<size_t>(w.X);
+  const bool rnn = c.arch == Arch::Rnn;
+  // lpv, dlpv, attention, dattention, context, dcontext, gate, dgate, d_output, d_input, d_memory, dprobs, scratch:
+  // the RNN's context is its a_t (none computed here), whose gradient goes back for every row of the batch at
+  // once; the copy attention's gradient is laid out as its attention (a row each), the Transformer's as its
+  // heads' probabilities.
+  return {rows * V, rows * V, T * S, T * S, rnn ? 0 : T * C, (rnn ? rows : T) * C, T, T, rows * D, rows * X,
+          rnn ? 0 : static_cast<size_t>(limits.batch) * S * C,
+          (rnn ? 1 : static_cast<size_t>(c.n_heads)) * rows * S, 2 * (V + S)};
+}
+
+size_t copy_floats(const ModelConfig& c, const GraphLimits& limits) {
+  size_t n = 0;
+  for (size_t k : copy_buffer_sizes(c, limits)) n += k;
+  return n;
 }
 
 std::unique_ptr<RnnGraph> build_rnn_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
                                           ParamStore& store) {
   if (config.arch != Arch::Rnn) return nullptr;
-  if (config.copy)
-    throw UsageError("training the copy mechanism is built for the Transformer so far; this model is an RNN");
+  if (config.copy && o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses the options too)
+    throw UsageError("scheduled sampling draws from the vocabulary's distribution, not a copy model's mix");
   auto g = std::make_unique<RnnGraph>(config, limits, rates_of(o), store);
   store.allocate();
   return g;
@@ -65,21 +88,12 @@ Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, cons
       logp_(static_cast<size_t>(limits.batch) * limits.dec_len * (config.tgt_vocab.size() + (config.copy ? limits.src_len : 0))),
       dlogp_(logp_.size()) {
   if (!config.copy) return;
-  const size_t rows = static_cast<size_t>(limits.batch) * limits.dec_len, S = static_cast<size_t>(limits.src_len);
-  const size_t V = config.tgt_vocab.size(), L = static_cast<size_t>(config.d_model), T = static_cast<size_t>(limits.dec_len);
-  copy_.lpv.resize(rows * V);
-  copy_.dlpv.resize(rows * V);
-  copy_.attention.resize(T * S);
-  copy_.dattention.resize(T * S);
-  copy_.context.resize(T * L);
-  copy_.dcontext.resize(T * L);
-  copy_.gate.resize(T);
-  copy_.dgate.resize(T);
-  copy_.d_output.resize(rows * L);
-  copy_.d_input.resize(rows * L);
-  copy_.d_memory.resize(static_cast<size_t>(limits.batch) * S * L);
-  copy_.dprobs.resize(static_cast<size_t>(config.n_heads) * rows * S);
-  copy_.scratch.resize(2 * (V + S));
+  const std::vector<size_t> sizes = copy_buffer_sizes(config, limits);
+  std::vector<float>* buffers[] = {&copy_.lpv,     &copy_.dlpv,  &copy_.attention, &copy_.dattention, &copy_.context,
+                                   &copy_.dcontext, &copy_.gate, &copy_.dgate,     &copy_.d_output,   &copy_.d_input,
+                                   &copy_.d_memory, &copy_.dprobs, &copy_.scratch};
+  for (size_t k = 0; k < sizes.size(); ++k) buffers[k]->resize(sizes[k]);
+  if (rnn_) return;
   cross_dprobs_.assign(static_cast<size_t>(config.dec_layers), nullptr);
   cross_dprobs_.back() = copy_.dprobs.data();
 }
@@ -114,6 +128,33 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
   float* dlogits = nullptr;
   own_tokens_ = 0;
   epsilon_ = 1.0;
+  if (config_.copy) {  // the pointer-generator: its own first stage of the loss, and extra gradients
+    if (static_cast<int>(b.copy_extra.size()) != b.size)
+      throw UsageError("a copy model trains on batches that give each source's copy ids (Batch::add)");
+    for (int id : b.dec_in)
+      if (id < 0 || id >= static_cast<int>(config_.tgt_vocab.size()))
+        throw UsageError("a copy model's decoder reads vocabulary ids (a copied token past the vocabulary as unk), not " +
+                         std::to_string(id));
+    // (validate() refuses scheduled sampling with the copy mechanism: the model's own token would be
+    // the mix's, which the RNN's pass does not compute.)
+    if (rnn_) rnn_->forward(b, train ? &dropout_rng_ : nullptr);
+    else graph_->forward(b, train ? &dropout_rng_ : nullptr);
+    const LossSums s = copy_loss(b);
+    if (rnn_) {
+      RnnGraph::GateGrads gate;
+      gate.d_context = copy_.dcontext.data();
+      gate.d_state = copy_.d_output.data();
+      gate.d_input = copy_.d_input.data();
+      rnn_->backward(b, copy_.dprobs.data(), &gate);
+      return s;
+    }
+    TransformerGraph::ExtraGrads extra;
+    extra.d_output = copy_.d_output.data();
+    extra.d_input = copy_.d_input.data();
+    extra.d_memory = copy_.d_memory.data();
+    graph_->backward(b, &cross_dprobs_, &extra);
+    return s;
+  }
   if (rnn_) {
     // Scheduled sampling (training only): two draws every decoder row, whatever the outcome.
     const bool sampling = train && options_.scheduled_sampling != SamplingSchedule::Off;
@@ -127,22 +168,6 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
     logits = rnn_->logits();
     dlogits = rnn_->dlogits();
   } else {
-    if (config_.copy) {  // the pointer-generator: its own first stage of the loss, and extra gradients
-      if (static_cast<int>(b.copy_extra.size()) != b.size)
-        throw UsageError("a copy model trains on batches that give each source's copy ids (Batch::add)");
-      for (int id : b.dec_in)
-        if (id < 0 || id >= static_cast<int>(config_.tgt_vocab.size()))
-          throw UsageError("a copy model's decoder reads vocabulary ids (a copied token past the vocabulary as unk), not " +
-                           std::to_string(id));
-      graph_->forward(b, train ? &dropout_rng_ : nullptr);
-      const LossSums s = copy_loss(b);
-      TransformerGraph::ExtraGrads extra;
-      extra.d_output = copy_.d_output.data();
-      extra.d_input = copy_.d_input.data();
-      extra.d_memory = copy_.d_memory.data();
-      graph_->backward(b, &cross_dprobs_, &extra);
-      return s;
-    }
     graph_->forward(b, train ? &dropout_rng_ : nullptr);
     logits = graph_->logits();
     dlogits = graph_->dlogits();
@@ -159,26 +184,47 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
 }
 
 LossSums Trainer::copy_loss(const Batch& b) {
-  TransformerGraph& g = *graph_;
-  const int V = static_cast<int>(config_.tgt_vocab.size()), L = config_.d_model, H = config_.n_heads;
+  // The copy attention: a Transformer's last decoder layer's cross-attention, its heads
+  // averaged (example e's probabilities: [heads][T][S] at its span's p0); the RNN's
+  // attention (decoder row r's weights at attention() + r * stride). The gate reads the
+  // copy attention's context, the decoder's state and its input: the Transformer's
+  // context computed here from the encoder output, the RNN's its a_t.
+  const bool rnn = rnn_ != nullptr;
+  const int V = static_cast<int>(config_.tgt_vocab.size()), H = rnn ? 1 : config_.n_heads;
   const int rows = b.dec_rows();
+  const GateWidths widths = gate_widths(config_);
+  const int C = widths.C, D = widths.D, X = widths.X;
   CopyBuffers& c = copy_;
-  log_softmax_rows(g.logits(), rows, V, c.lpv.data());
-  std::fill(c.d_output.begin(), c.d_output.begin() + static_cast<long>(rows) * L, 0.0f);
-  std::fill(c.d_input.begin(), c.d_input.begin() + static_cast<long>(rows) * L, 0.0f);
-  std::fill(c.d_memory.begin(), c.d_memory.begin() + static_cast<long>(b.src_rows()) * L, 0.0f);
-  // The copy attention: the last decoder layer's cross-attention, its heads averaged
-  // (example e's probabilities: [heads][T][S] at its span's p0).
-  const float* probs = g.cross_attention(config_.dec_layers - 1);
-  const std::vector<AttentionSpan>& spans = g.cross_spans();
-  const float* w = store_.value(g.copy_gate_weight());
-  const float bias = store_.value(g.copy_gate_bias())[0];
-  float* dw = store_.grad(g.copy_gate_weight());
-  float* db = store_.grad(g.copy_gate_bias());
-  const float* memory = g.memory();
-  const float* output = g.decoder_output();
-  const float* input = g.decoder_input();
-  const GateWidths widths{L, L, L};
+  log_softmax_rows(rnn ? rnn_->logits() : graph_->logits(), rows, V, c.lpv.data());
+  std::fill(c.d_output.begin(), c.d_output.begin() + static_cast<long>(rows) * D, 0.0f);
+  std::fill(c.d_input.begin(), c.d_input.begin() + static_cast<long>(rows) * X, 0.0f);
+  const int gate_w = rnn ? rnn_->copy_gate_weight() : graph_->copy_gate_weight();
+  const int gate_b = rnn ? rnn_->copy_gate_bias() : graph_->copy_gate_bias();
+  const float* w = store_.value(gate_w);
+  const float bias = store_.value(gate_b)[0];
+  float* dw = store_.grad(gate_w);
+  float* db = store_.grad(gate_b);
+  const float* probs = nullptr;
+  const float* memory = nullptr;
+  const float* state = nullptr;
+  const float* input = nullptr;
+  const std::vector<AttentionSpan>* spans = nullptr;
+  size_t stride = 0;  // the RNN's: a decoder row's weights apart
+  if (rnn) {
+    probs = rnn_->attention();
+    stride = static_cast<size_t>(rnn_->attention_stride());
+    state = rnn_->gate_state();
+    input = rnn_->gate_input();
+    std::fill(c.dcontext.begin(), c.dcontext.begin() + static_cast<long>(rows) * C, 0.0f);
+    std::fill(c.dprobs.begin(), c.dprobs.begin() + static_cast<long>(rows) * stride, 0.0f);
+  } else {
+    probs = graph_->cross_attention(config_.dec_layers - 1);
+    spans = &graph_->cross_spans();
+    memory = graph_->memory();
+    state = graph_->decoder_output();
+    input = graph_->decoder_input();
+    std::fill(c.d_memory.begin(), c.d_memory.begin() + static_cast<long>(b.src_rows()) * C, 0.0f);
+  }
   const float scale = 1.0f / static_cast<float>(rows);
   LossSums sums;
   size_t at = 0;  // example e's rows of logp_, each as wide as its own output vocabulary
@@ -186,16 +232,21 @@ LossSums Trainer::copy_loss(const Batch& b) {
     const int T = b.dec_len[static_cast<size_t>(e)], S = b.src_len[static_cast<size_t>(e)];
     const size_t r0 = static_cast<size_t>(b.dec_off[static_cast<size_t>(e)]), s0 = static_cast<size_t>(b.src_off[static_cast<size_t>(e)]);
     const int W = V + b.copy_extra[static_cast<size_t>(e)];
-    const float* p = probs + spans[static_cast<size_t>(e)].p0;
     float* a = c.attention.data();
+    const float* p = rnn ? probs + r0 * stride : probs + (*spans)[static_cast<size_t>(e)].p0;
     for (int t = 0; t < T; ++t)
       for (int i = 0; i < S; ++i) {
+        if (rnn) {
+          a[static_cast<size_t>(t) * S + i] = p[static_cast<size_t>(t) * stride + i];
+          continue;
+        }
         float sum = 0;
         for (int h = 0; h < H; ++h) sum += p[(static_cast<size_t>(h) * T + t) * S + i];
         a[static_cast<size_t>(t) * S + i] = sum / static_cast<float>(H);
       }
-    copy_context_forward(a, memory + s0 * L, T, S, L, c.context.data());
-    copy_gate_forward(c.context.data(), output + r0 * L, input + r0 * L, T, widths, w, bias, c.gate.data());
+    const float* context = rnn ? rnn_->gate_context() + r0 * C : c.context.data();
+    if (!rnn) copy_context_forward(a, memory + s0 * C, T, S, C, c.context.data());
+    copy_gate_forward(context, state + r0 * D, input + r0 * X, T, widths, w, bias, c.gate.data());
     const CopyShape shape{T, V, S, W, b.copy_ids.data() + s0, c.scratch.data()};
     float* lp = logp_.data() + at;
     float* dlp = dlogp_.data() + at;
@@ -206,19 +257,28 @@ LossSums Trainer::copy_loss(const Batch& b) {
     sums.correct += es.correct;
     float* da = c.dattention.data();
     copy_mix_backward(c.lpv.data() + r0 * V, c.gate.data(), a, lp, dlp, shape, c.dlpv.data() + r0 * V, c.dgate.data(), da);
-    std::fill(c.dcontext.begin(), c.dcontext.begin() + static_cast<long>(T) * L, 0.0f);
-    copy_gate_backward(c.dgate.data(), c.context.data(), output + r0 * L, input + r0 * L, T, widths, w, dw, db,
-                       c.dcontext.data(), c.d_output.data() + r0 * L, c.d_input.data() + r0 * L);
-    copy_context_backward(c.dcontext.data(), a, memory + s0 * L, T, S, L, da, c.d_memory.data() + s0 * L);
-    // Each head's share of the average.
-    float* dp = c.dprobs.data() + spans[static_cast<size_t>(e)].p0;
-    for (int h = 0; h < H; ++h)
+    float* dcontext = rnn ? c.dcontext.data() + r0 * C : c.dcontext.data();
+    if (!rnn) std::fill(c.dcontext.begin(), c.dcontext.begin() + static_cast<long>(T) * C, 0.0f);
+    copy_gate_backward(c.dgate.data(), context, state + r0 * D, input + r0 * X, T, widths, w, dw, db, dcontext,
+                       c.d_output.data() + r0 * D, c.d_input.data() + r0 * X);
+    if (rnn) {
+      // The copy attention's gradient at the RNN's attention weights; the context's goes back
+      // through the graph's own attention (RnnGraph::GateGrads).
+      float* dp = c.dprobs.data() + r0 * stride;
       for (int t = 0; t < T; ++t)
-        for (int i = 0; i < S; ++i)
-          dp[(static_cast<size_t>(h) * T + t) * S + i] = da[static_cast<size_t>(t) * S + i] / static_cast<float>(H);
+        for (int i = 0; i < S; ++i) dp[static_cast<size_t>(t) * stride + i] = da[static_cast<size_t>(t) * S + i];
+    } else {
+      copy_context_backward(c.dcontext.data(), a, memory + s0 * C, T, S, C, da, c.d_memory.data() + s0 * C);
+      // Each head's share of the average.
+      float* dp = c.dprobs.data() + (*spans)[static_cast<size_t>(e)].p0;
+      for (int h = 0; h < H; ++h)
+        for (int t = 0; t < T; ++t)
+          for (int i = 0; i < S; ++i)
+            dp[(static_cast<size_t>(h) * T + t) * S + i] = da[static_cast<size_t>(t) * S + i] / static_cast<float>(H);
+    }
     at += static_cast<size_t>(T) * W;
   }
-  log_softmax_backward(c.lpv.data(), c.dlpv.data(), rows, V, g.dlogits());
+  log_softmax_backward(c.lpv.data(), c.dlpv.data(), rows, V, rnn ? rnn_->dlogits() : graph_->dlogits());
   return sums;
 }
 

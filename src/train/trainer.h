@@ -105,8 +105,9 @@ class Trainer {
   // A copy model's mix, sized for the limits (a step allocates nothing): the
   // vocabulary's log-probabilities and their gradient [rows x V]; one example's copy
   // attention, context, gate and their gradients; the gradients sent back into the
-  // graph (decoder output and input, encoder output, the last layer's cross-attention
-  // probabilities); the mix's scratch.
+  // graph (the Transformer's decoder output and input, encoder output and last layer's
+  // cross-attention probabilities; the RNN's a_t for every row, s_t, the input's
+  // embedding and attention weights); the mix's scratch.
   struct CopyBuffers {
     std::vector<float> lpv, dlpv, attention, dattention, context, dcontext, gate, dgate;
     std::vector<float> d_output, d_input, d_memory, dprobs, scratch;

@@ -93,9 +93,13 @@ void validate(const TrainingOptions& o) {
   if (o.arch == TrainArch::Transformer && o.scheduled_sampling != SamplingSchedule::Off)
     throw OptionError("scheduled_sampling", "", std::string("training option scheduled_sampling = ") + to_string(o.scheduled_sampling) +
                                                    ": scheduled sampling is built for the RNN so far (--arch rnn)");
-  if (o.arch == TrainArch::Rnn && o.copy)
-    throw OptionError("copy", "", "training option copy = true: training the copy mechanism is built for the Transformer so far "
-                                  "(--arch transformer); the RNN's training graph has no copy step");
+  if (o.copy && o.arch == TrainArch::Rnn && o.attention == TrainAttention::None)
+    throw OptionError("copy", "", "training option copy = true: the copy mechanism copies through the attention, and "
+                                  "attention = none has none");
+  if (o.copy && o.scheduled_sampling != SamplingSchedule::Off)
+    throw OptionError("copy", "", std::string("training option copy = true with scheduled_sampling = ") +
+                                      to_string(o.scheduled_sampling) + ": the model's own token would be drawn from "
+                                      "the copy mix, which scheduled sampling does not draw from yet");
   if (o.arch == TrainArch::Rnn && o.attention_dropout > 0)
     throw OptionError("attention_dropout", "", "training option attention_dropout = " + shown(o.attention_dropout) +
                                                    ": the RNN has no dropout on its attention weights");

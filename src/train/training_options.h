@@ -160,9 +160,10 @@ struct TrainingOptions {
   int dec_hidden = 128;
   // RNN: the rank of reduced_rank attention, the width of additive attention. Range [1, 1024].
   int attn_dim = 64;
-  // Transformer: the copy mechanism (pointer-generator): the output mixes generating from the
-  // target vocabulary with copying a source token through the last decoder layer's cross-attention,
-  // so a source word no vocabulary holds can be written (a model file with "copy": true).
+  // The copy mechanism (pointer-generator): the output mixes generating from the target vocabulary
+  // with copying a source token through the attention (Transformer: the last decoder layer's
+  // cross-attention; RNN: its attention), so a source word no vocabulary holds can be written (a
+  // model file with "copy": true).
   bool copy = false;
 
   // Optimisation

@@ -5,8 +5,9 @@
 // extended vocabularies of their own, and the gradient of that loss with respect to
 // the logits, the copy attention (through the mix and through the context), the
 // encoder output, the decoder state and input and the gate's parameters), and one
-// whole training step of a word-level copy Transformer (train_copy_step_transformer:
-// the loss, every parameter's gradient and the AdamW update), each within 1e-5
+// whole training step of a word-level copy Transformer and of a copy RNN
+// (train_copy_step_transformer, train_copy_step_rnn: the loss, every parameter's
+// gradient and the AdamW update), each within 1e-5
 // relative; the trained model exported is a copy model that decodes as it trained.
 #include <catch2/catch.hpp>
 
@@ -164,12 +165,16 @@ std::vector<float> tensor_of(const SafetensorsFile& f, const std::string& name) 
 
 }  // namespace
 
-TEST_CASE("one training step of a copy Transformer equals PyTorch: loss, every gradient, the AdamW update", "[train][copy][step]") {
-  const std::string base = fixture_path("train_copy_step_transformer");
+TEST_CASE("one training step of a copy Transformer and of a copy RNN equals PyTorch: loss, every gradient, the AdamW update",
+          "[train][copy][step]") {
+  const std::string arch = GENERATE(as<std::string>{}, "transformer", "rnn");
+  INFO(arch);
+  const std::string base = fixture_path("train_copy_step_" + arch);
   const auto fx = load_json(base + ".json");
   const FileBytes model(base + ".safetensors"), grads(base + ".grads.safetensors"), updated(base + ".updated.safetensors");
   const ModelConfig cfg = parse_model_config(model.file.metadata.at("config"));
   REQUIRE(cfg.copy);
+  REQUIRE((cfg.arch == Arch::Rnn) == (arch == "rnn"));
   const GraphLimits limits{4, 4, 4};
   Batch b;
   copy_batch(fx["batch"], cfg, b);
@@ -237,11 +242,18 @@ TEST_CASE("a copy model's batch: copy ids for every example, vocabulary ids read
   CHECK_THROWS_WITH(b.add({2, 5}, {2}, {3}), Catch::Contains("every example"));
   const std::vector<int> short_ids{8};
   CHECK_THROWS_WITH(b.add({2, 5}, {2}, {3}, &short_ids, 1), Catch::Contains("differ in length"));
-  // The RNN's training graph has no copy mechanism yet: refused before anything is built.
+  // A copy RNN copies through its attention, and its scheduled sampling would draw from the mix: without
+  // attention, or with scheduled sampling, it is refused before anything is built.
   ModelConfig rnn = cfg;
   rnn.arch = Arch::Rnn;
   rnn.cell = RnnCell::Gru;
   rnn.emb_dim = 4, rnn.enc_hidden = 4, rnn.dec_hidden = 8, rnn.enc_layers = 1, rnn.attention = AttentionScore::Dot;
-  CHECK_THROWS_WITH(Trainer(rnn, TrainingOptions{}, GraphLimits{4, 4, 4}), Catch::Contains("built for the Transformer so far"));
+  CHECK_NOTHROW(Trainer(rnn, TrainingOptions{}, GraphLimits{4, 4, 4}));
+  TrainingOptions sampling;
+  sampling.arch = TrainArch::Rnn;
+  sampling.scheduled_sampling = SamplingSchedule::Linear;
+  CHECK_THROWS_WITH(Trainer(rnn, sampling, GraphLimits{4, 4, 4}), Catch::Contains("not a copy model's mix"));
+  rnn.attention = AttentionScore::None;
+  CHECK_THROWS_WITH(Trainer(rnn, TrainingOptions{}, GraphLimits{4, 4, 4}), Catch::Contains("attention 'none' has none"));
 }
 

@@ -248,49 +248,68 @@ TEST_CASE("a word-level model (names) reads words, an unknown name as <unk>", "[
 }
 
 TEST_CASE("names with the copy mechanism: a held-out name, in no vocabulary, is copied; without it, none is", "[train][run][copy]") {
-  // A short run of a one-layer model: the copy model learns to point at the name; the
-  // plain one cannot write a name its target vocabulary lacks.
-  TrainingOptions o = task_defaults(Task::Names);
-  o.layers = 1;
-  o.heads = 2;
-  o.d_model = 32;
-  o.d_ff = 64;
-  o.batch_size = 16;
-  o.steps = 100;
-  o.warmup_steps = 10;
-  o.eval_size = 50;
-  o.eval_every = 0;
-  double accuracy[2] = {0, 0};
-  for (bool copy : {false, true}) {
-    o.copy = copy;
-    TrainingRun run(o, nullptr);
-    CHECK(run.model_config().copy == copy);
-    ProgressRecord last;
-    while (!run.done()) last = run.step(1000);
-    REQUIRE(last.evaluated);
-    accuracy[copy] = last.word_accuracy;
-    const auto bytes = run.export_model(ExportStorage::F32);
-    const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
-    CHECK(model->config().copy == copy);
-    CHECK(model->config().name == (copy ? "names-transformer-copy" : "names-transformer"));
-    const auto out = seq2seq::Session(model, seq2seq::DecodingOptions{}).run_batch({"my name is zorblat"});
-    REQUIRE(!out[0].results.empty());
-    CHECK((out[0].results[0].text == "hello zorblat") == copy);
+  // Short runs of small models (a one-layer Transformer, a GRU encoder-decoder): the copy
+  // model learns to point at the name; the plain one cannot write a name its target
+  // vocabulary lacks.
+  for (TrainArch arch : {TrainArch::Transformer, TrainArch::Rnn}) {
+    TrainingOptions o = task_defaults(Task::Names);
+    o.arch = arch;
+    o.layers = 1;
+    o.heads = 2;
+    o.d_model = 32;
+    o.d_ff = 64;
+    o.emb_dim = 16;
+    o.enc_hidden = 16;
+    o.dec_hidden = 32;
+    o.attn_dim = 16;
+    o.batch_size = 16;
+    o.steps = arch == TrainArch::Rnn ? 200 : 100;
+    o.warmup_steps = 10;
+    o.eval_size = 50;
+    o.eval_every = 0;
+    double accuracy[2] = {0, 0};
+    for (bool copy : {false, true}) {
+      INFO(to_string(arch) << (copy ? ", copy" : ""));
+      o.copy = copy;
+      TrainingRun run(o, nullptr);
+      CHECK(run.model_config().copy == copy);
+      ProgressRecord last;
+      while (!run.done()) last = run.step(1000);
+      REQUIRE(last.evaluated);
+      accuracy[copy] = last.word_accuracy;
+      const auto bytes = run.export_model(ExportStorage::F32);
+      const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
+      CHECK(model->config().copy == copy);
+      const std::string name = arch == TrainArch::Rnn ? "names-rnn-additive" : "names-transformer";
+      CHECK(model->config().name == (copy ? name + "-copy" : name));
+      const auto out = seq2seq::Session(model, seq2seq::DecodingOptions{}).run_batch({"my name is zorblat"});
+      REQUIRE(!out[0].results.empty());
+      CHECK((out[0].results[0].text == "hello zorblat") == copy);
+    }
+    INFO(to_string(arch) << ": held-out exact " << accuracy[0] << " without copying, " << accuracy[1] << " with");
+    CHECK(accuracy[0] == 0.0);
+    CHECK(accuracy[1] >= 0.9);
   }
-  INFO("held-out exact: " << accuracy[0] << " without copying, " << accuracy[1] << " with");
-  CHECK(accuracy[0] == 0.0);
-  CHECK(accuracy[1] >= 0.9);
-  // The RNN's training graph has no copy step: the option is refused, named.
-  o.arch = TrainArch::Rnn;
-  std::string option;
-  try {
-    TrainingRun rnn(o, nullptr);
-  } catch (const OptionError& e) {
-    option = e.option;
-    CHECK(std::string(e.what()) == "training option copy = true: training the copy mechanism is built for the Transformer so far "
-                                   "(--arch transformer); the RNN's training graph has no copy step");
-  }
-  CHECK(option == "copy");
+  // Where the copy mechanism cannot work, the option is refused, named: an RNN without
+  // attention has nothing to copy through; scheduled sampling would draw from the mix.
+  auto refusal = [](const TrainingOptions& o) {
+    try {
+      validate(o);
+    } catch (const OptionError& e) {
+      return e.option + ": " + e.what();
+    }
+    return std::string();
+  };
+  TrainingOptions none = task_defaults(Task::Names);
+  none.copy = true;
+  none.arch = TrainArch::Rnn;
+  none.attention = TrainAttention::None;
+  CHECK(refusal(none) == "copy: training option copy = true: the copy mechanism copies through the attention, and attention = none has none");
+  TrainingOptions sampled = none;
+  sampled.attention = TrainAttention::Additive;
+  sampled.scheduled_sampling = SamplingSchedule::Linear;
+  CHECK(refusal(sampled) == "copy: training option copy = true with scheduled_sampling = linear: the model's own token would be "
+                            "drawn from the copy mix, which scheduled sampling does not draw from yet");
 }
 
 TEST_CASE("a copy run's checkpoint resumes to the same bits", "[train][run][checkpoint][copy]") {

@@ -12,10 +12,11 @@ own sources and extended vocabularies, and the gradient of that loss with respec
 the logits, the copy attention, the encoder output, the decoder state and input, and
 the gate's weight and bias.
 
-And one whole training step of a tiny word-level copy Transformer (the notes'
-chatbot: "my name is kuroro" -> "hello kuroro", kuroro in no vocabulary), as
-tests/tools/make_train_fixtures.py's step fixtures: the initial model
-(train_copy_step_transformer.safetensors), the batch with each source's copy map, the
+And one whole training step of a tiny word-level copy Transformer and of a copy RNN
+(GRU, additive attention) (the notes' chatbot: "my name is kuroro" -> "hello kuroro",
+kuroro in no vocabulary), as tests/tools/make_train_fixtures.py's step fixtures: the
+initial model (train_copy_step_transformer.safetensors, train_copy_step_rnn.safetensors),
+the batch with each source's copy map, the
 loss of the mixed distribution (copy_nll_loss, label smoothing 0.1), every parameter's
 gradient (.grads.safetensors, the copy gate's included) and the parameters after one
 AdamW step (.updated.safetensors). Deterministic; writes only these files.
@@ -27,8 +28,8 @@ import os
 import torch
 
 from models.train.export import export, write_safetensors
-from models.train.seq2seq_torch import (Seq2SeqTransformer, copy_distribution, copy_nll_loss, output_log_probs,
-                                        source_copy_ids)
+from models.train.seq2seq_torch import (RnnSeq2Seq, Seq2SeqTransformer, copy_distribution, copy_nll_loss,
+                                        output_log_probs, source_copy_ids)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.join(HERE, "..", "fixtures")
@@ -65,16 +66,24 @@ STEP_CONFIG = {"arch": "transformer", "d_model": 16, "n_heads": 2, "d_ff": 32, "
 STEP_BATCH = [("my name is bob", "hello bob"), ("my name is kuroro", "hello kuroro"),
               ("i am ann", "nice ann ann"), ("zed is my name", "hello zed bob")]
 STEP_SMOOTHING = 0.1
+# The RNN's: one bidirectional GRU layer, additive attention (the copy attention), the
+# gate over [a_t ; s_t ; the input's embedding].
+STEP_RNN_CONFIG = {"arch": "rnn", "cell": "gru", "emb_dim": 6, "enc_hidden": 4, "enc_layers": 1, "dec_hidden": 8,
+                   "attention": "additive", "attn_dim": 5, "max_pos": 16,
+                   "src_vocab": STEP_SRC, "tgt_vocab": STEP_TGT, "src_specials": {"pad": 0, "unk": 1},
+                   "tgt_specials": {"pad": 0, "unk": 1, "bos": 2, "eos": 3}, "src_case": "lower",
+                   "src_tokens": "words", "copy": True}
 
 
-def step_fixture():
+def step_fixture(arch="transformer"):
     from tests.tools.make_train_fixtures import STEP_OPTIONS, make_optimizer, optimizer_step, randomize_module
-    cfg = dict(STEP_CONFIG, name="train_copy_step_transformer",
+    name = "train_copy_step_" + arch
+    cfg = dict(STEP_CONFIG if arch == "transformer" else STEP_RNN_CONFIG, name=name,
                description="random weights, the copy trainer's parity fixture from tests/tools/make_copy_train_fixtures.py")
-    gen = torch.Generator().manual_seed(77)
-    model = Seq2SeqTransformer(cfg).double()
+    gen = torch.Generator().manual_seed(77 if arch == "transformer" else 78)
+    model = (Seq2SeqTransformer(cfg) if arch == "transformer" else RnnSeq2Seq(cfg)).double()
     randomize_module(model, gen, 0.3)
-    base = os.path.join(OUT_DIR, "train_copy_step_transformer")
+    base = os.path.join(OUT_DIR, name)
     export(model, cfg, base + ".safetensors")
     sp = cfg["tgt_specials"]
     V = len(STEP_TGT)
@@ -95,22 +104,26 @@ def step_fixture():
     tout = torch.tensor([pad(e["target"] + [sp["eos"]], T, sp["pad"]) for e in batch])
     copy_ids = torch.tensor([pad(e["copy_ids"], S, 0) for e in batch])
     n_extra = max(e["copy_extra"] for e in batch)
-    lp = output_log_probs(model(src, tin), copy_ids, n_extra)
+    if arch == "transformer":
+        out = model(src, tin)
+    else:
+        out = model.forward_copy(src, tin, src_lengths=torch.tensor([len(e["source"]) for e in batch]))
+    lp = output_log_probs(out, copy_ids, n_extra)
     loss = copy_nll_loss(lp, tout, V, sp["pad"], STEP_SMOOTHING)
     loss.backward()
     names = [n for n, _ in model.named_parameters()]
     write_safetensors(base + ".grads.safetensors", {n: p.grad for n, p in model.named_parameters()},
-                      {"what": "gradients of train_copy_step_transformer.json's batch"})
+                      {"what": f"gradients of {name}.json's batch"})
     opt = make_optimizer(list(model.named_parameters()), STEP_OPTIONS)
     norm = optimizer_step(opt, [p for _, p in model.named_parameters()], STEP_OPTIONS, 1)
     write_safetensors(base + ".updated.safetensors", {n: p.detach() for n, p in model.named_parameters()},
                       {"what": "parameters after one AdamW step"})
-    fx = {"model": "train_copy_step_transformer.safetensors", "smoothing": STEP_SMOOTHING, "options": STEP_OPTIONS,
+    fx = {"model": name + ".safetensors", "smoothing": STEP_SMOOTHING, "options": STEP_OPTIONS,
           "batch": batch, "loss": float(f"{loss.item():.12g}"), "grad_norm": float(f"{norm:.12g}"), "parameters": names}
     with open(base + ".json", "w") as f:
         json.dump(fx, f, separators=(",", ":"))
         f.write("\n")
-    print(f"train_copy_step_transformer: loss {loss.item():.6f}, gradient norm {norm:.4f}, "
+    print(f"{name}: loss {loss.item():.6f}, gradient norm {norm:.4f}, "
           f"copy gate gradient {model.copy_gate.weight.grad.abs().max().item():.3e}")
 
 
@@ -159,7 +172,8 @@ def main():
         json.dump(fx, f, separators=(",", ":"))
         f.write("\n")
     print(f"train_copy_layers.json: loss {loss.item():.6f}, {total} tokens, {os.path.getsize(path)} B")
-    step_fixture()
+    step_fixture("transformer")
+    step_fixture("rnn")
 
 
 if __name__ == "__main__":
