@@ -10,14 +10,20 @@ export { Seq2SeqError };
 export interface TrainingOptions {
   /** The task. Default 'reverse'. */
   task?: 'reverse' | 'sort' | 'copy' | 'names' | 'g2p';
-  /** Reverse, sort, copy: the shortest source string; names: the shortest name. In [1, 40]. Default
-   *  3. */
+  /**
+   * Reverse, sort, copy: the shortest source string; names: the shortest name. In [1, 40]. Default
+   * 3.
+   */
   minLength?: number;
-  /** Reverse, sort, copy: the longest source string; names: the longest name. In [1, 40]. Default
-   *  12 (names: 8). */
+  /**
+   * Reverse, sort, copy: the longest source string; names: the longest name. In [1, 40]. Default 12
+   * (names: 8).
+   */
   maxLength?: number;
-  /** Held-out examples scored free-running (greedy), none of them ever trained on. In [1, 100000].
-   *  Default 200. */
+  /**
+   * Held-out examples scored free-running (greedy), none of them ever trained on. In [1, 100000].
+   * Default 200.
+   */
   evalSize?: number;
   /** The architecture. Default 'transformer'. */
   arch?: 'transformer' | 'rnn';
@@ -37,7 +43,9 @@ export interface TrainingOptions {
   activation?: 'relu' | 'gelu';
   /** Transformer: the output projection reuses the target embedding. Default true. */
   tieOutput?: boolean;
-  /** Transformer: token embeddings times sqrt(d_model) before the position is added. Default true. */
+  /**
+   * Transformer: token embeddings times sqrt(d_model) before the position is added. Default true.
+   */
   scaleEmbedding?: boolean;
   /** RNN: the attention score. Default 'additive'. */
   attention?: 'dot' | 'multiplicative' | 'reduced_rank' | 'additive' | 'none';
@@ -47,8 +55,10 @@ export interface TrainingOptions {
   encHidden?: number;
   /** RNN: the decoder's state size. In [1, 1024]. Default 128. */
   decHidden?: number;
-  /** RNN: the rank of reduced_rank attention, the width of additive attention. In [1, 1024].
-   *  Default 64. */
+  /**
+   * RNN: the rank of reduced_rank attention, the width of additive attention. In [1, 1024]. Default
+   * 64.
+   */
   attnDim?: number;
   /** Optimizer steps, one batch each. In [1, 10000000]. Default 800 (names: 600, g2p: 12000). */
   steps?: number;
@@ -56,8 +66,10 @@ export interface TrainingOptions {
   batchSize?: number;
   /** AdamW's step size at the end of warm-up. In (0, 1]. Default 0.003 (g2p: 0.001). */
   learningRate?: number;
-  /** Steps over which the learning rate rises linearly from 0. In [0, 10000000]. Default 100 (g2p:
-   *  1000). */
+  /**
+   * Steps over which the learning rate rises linearly from 0. In [0, 10000000]. Default 100 (g2p:
+   * 1000).
+   */
   warmupSteps?: number;
   /** The learning rate after warm-up. Default 'cosine'. */
   lrDecay?: 'none' | 'linear' | 'cosine';
@@ -69,30 +81,46 @@ export interface TrainingOptions {
   beta2?: number;
   /** AdamW: added to the root of the mean square. In (0, 1]. Default 1e-8. */
   adamEps?: number;
-  /** AdamW: decoupled decay of the weight matrices and embeddings (not biases or norms). In [0, 1].
-   *  Default 0.01. */
+  /**
+   * AdamW: decoupled decay of the weight matrices and embeddings (not biases or norms). In [0, 1].
+   * Default 0.01.
+   */
   weightDecay?: number;
-  /** Gradient clipping: the largest global norm of the gradients; 0 is off. In [0, 1000000].
-   *  Default 1. */
+  /**
+   * Gradient clipping: the largest global norm of the gradients; 0 is off. In [0, 1000000]. Default
+   * 1.
+   */
   clipNorm?: number;
-  /** Transformer: dropout on the embeddings and on each sublayer's output before the residual add;
-   *  RNN: on the embeddings, between encoder layers and on [a; s] before the output layer. In [0,
-   *  0.9]. Default 0 (g2p: 0.1). */
+  /**
+   * Transformer: dropout on the embeddings and on each sublayer's output before the residual add;
+   * RNN: on the embeddings, between encoder layers and on [a; s] before the output layer. In [0,
+   * 0.9]. Default 0 (g2p: 0.1).
+   */
   dropout?: number;
-  /** Transformer: dropout on the attention probabilities (the RNN's reference has none). In [0,
-   *  0.9]. Default 0. */
+  /**
+   * Transformer: dropout on the attention probabilities (the RNN's reference has none). In [0,
+   * 0.9]. Default 0.
+   */
   attentionDropout?: number;
-  /** The target distribution is (1 - e) one-hot + e uniform over the target vocabulary. In [0,
-   *  0.99]. Default 0 (g2p: 0.1). */
+  /**
+   * The target distribution is (1 - e) one-hot + e uniform over the target vocabulary. In [0,
+   * 0.99]. Default 0 (g2p: 0.1).
+   */
   labelSmoothing?: number;
-  /** Seeds the initial weights, the data, dropout and the held-out set; a seed repeats a run. In
-   *  [0, 2^64 - 1]. Default 1. */
+  /**
+   * Seeds the initial weights, the data, dropout and the held-out set; a seed repeats a run. In [0,
+   * 2^64 - 1]. Default 1.
+   */
   seed?: number;
-  /** Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the
-   *  true previous token. Default 'off'. */
+  /**
+   * Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true
+   * previous token. Default 'off'.
+   */
   scheduledSampling?: 'off' | 'linear' | 'exponential' | 'inverse_sigmoid';
-  /** Scheduled sampling: the step at which the decoder reads the true token with probability 0.5.
-   *  In [1, 10000000]. Default 500. */
+  /**
+   * Scheduled sampling: the step at which the decoder reads the true token with probability 0.5. In
+   * [1, 10000000]. Default 500.
+   */
   samplingMidpoint?: number;
   /** Scheduled sampling: the least probability of reading the true token. In [0, 1]. Default 0. */
   samplingMin?: number;
@@ -100,11 +128,15 @@ export interface TrainingOptions {
   samplingToken?: 'sample' | 'argmax';
   /** A progress record every this many steps. In [1, 10000000]. Default 50. */
   logEvery?: number;
-  /** Held-out word accuracy every this many steps (and at the end); 0: at the end only. In [0,
-   *  10000000]. Default 200 (g2p: 1000). */
+  /**
+   * Held-out word accuracy every this many steps (and at the end); 0: at the end only. In [0,
+   * 10000000]. Default 200 (g2p: 1000).
+   */
   evalEvery?: number;
-  /** The most memory a run may take (weights, gradients, AdamW's moments, activations); more is
-   *  refused before it starts. In [1, 65536]. Default 1024. */
+  /**
+   * The most memory a run may take (weights, gradients, AdamW's moments, activations); more is
+   * refused before it starts. In [1, 65536]. Default 1024.
+   */
   memoryLimitMb?: number;
 }
 // END GENERATED
