@@ -258,6 +258,13 @@ describe('bad input: a Seq2SeqError with a kind, naming what is wrong', () => {
     assert.deepEqual(huge.export(), before, 'the step that diverged changed no weight');
     huge.dispose();
   });
+  test('a trainer module that cannot be loaded: a WasmError naming the URL, and how to point at the file', async () => {
+    const missing = join(dir, 'no-such.wasm');
+    await assert.rejects(createTrainer({}, { wasmUrl: missing }), (e) => e.kind === 'WasmError'
+      && e.message.startsWith(`cannot load the engine's WebAssembly from ${missing}: ENOENT`) && /createTrainer\(config, \{ wasmUrl \}\)/.test(e.message));
+    await assert.rejects(createTrainer({}, { wasmUrl: 5 }), (e) => e.kind === 'UsageError' && e.message === 'createTrainer: wasmUrl must be a string or a URL; got the number 5');
+    await assert.rejects(createTrainer({}, { wasm: 'x' }), (e) => e.kind === 'UsageError' && /unknown loading option 'wasm'/.test(e.message));
+  });
   test('use after dispose, and bad arguments', async () => {
     const trainer = await createTrainer(RNN);
     assert.throws(() => trainer.step(0), (e) => e.kind === 'UsageError' && e.message === 'step(n): n must be an integer >= 1; got the number 0');
