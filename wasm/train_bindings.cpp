@@ -186,6 +186,8 @@ class TrainerHandle {
     });
   }
 
+  bool done() const { return run_ && run_->done(); }
+
   // Up to n steps (TrainingRun::step: to the next evaluation point at most): the record.
   val step(int n) {
     return guarded([&] {
@@ -242,6 +244,7 @@ EMSCRIPTEN_BINDINGS(seq2seq_train) {
       .constructor<>()
       .function("create", &TrainerHandle::create)
       .function("info", &TrainerHandle::info)
+      .function("done", &TrainerHandle::done)
       .function("step", &TrainerHandle::step)
       .function("probe", &TrainerHandle::probe)
       .function("heldOut", &TrainerHandle::heldOut)

@@ -280,11 +280,13 @@ describe('bad input: a Seq2SeqError with a kind, naming what is wrong', () => {
 });
 
 describe('the worker', () => {
+  // Long enough that a pause heard a few records late still finds the run going.
+  const LONGER = { ...SMALL, steps: 60 };
   test('progress records in order, pause and resume, the same model as in-process; errors cross with their kind', async () => {
     const worker = createTrainerWorker();
     try {
-      const info = await worker.create(SMALL);
-      assert.equal(info.steps, 40);
+      const info = await worker.create(LONGER);
+      assert.equal(info.steps, 60);
       const seen = [];
       let paused = null;
       const first = await worker.train({
@@ -295,15 +297,18 @@ describe('the worker', () => {
         probe: true,
       });
       assert.equal(await paused, true);
+      // The worker hears the pause at its next record boundary (it may have started the next record's steps).
       assert.equal(first.status, 'paused');
-      assert.equal(first.record.step, 10);
-      assert.deepEqual(seen.map((r) => r.step), [10]);
-      assert.ok(seen[0].probe.crossAttention instanceof Float32Array);
-      assert.equal((await worker.info()).step, 10);
+      const at = first.record.step;
+      assert.ok(at >= 10 && at < 60, `paused at step ${at}`);
+      assert.deepEqual(seen.map((r) => r.step), [10, 20, 30, 40, 50].filter((k) => k <= at));
+      assert.ok(seen.every((r) => r.probe.crossAttention instanceof Float32Array));
+      assert.equal(first.record.probe, undefined, 'the probe came with the progress');
+      assert.equal((await worker.info()).step, at);
       const rest = await worker.resume({ onProgress: (r) => seen.push(r) });
       assert.equal(rest.status, 'done');
-      assert.deepEqual(seen.map((r) => r.step), [10, 20, 30, 40]);
-      const inProcess = await createTrainer(SMALL);
+      assert.deepEqual(seen.map((r) => r.step), [10, 20, 30, 40, 50, 60]);
+      const inProcess = await createTrainer(LONGER);
       const local = [];
       while (!inProcess.done) local.push(inProcess.step());
       assert.deepEqual(seen.map(({ probe, ...r }) => untimed(r)), local.map(untimed));
@@ -311,7 +316,7 @@ describe('the worker', () => {
       inProcess.dispose();
       await assert.rejects(worker.create({ dModel: 2 }), (e) => e.kind === 'UsageError' && e.option === 'dModel' && e.range === '[4, 1024]');
       await assert.rejects(worker.create({ nope: 1 }), (e) => e.kind === 'UsageError' && /unknown training option 'nope'/.test(e.message));
-      await assert.rejects(worker.step(1), (e) => e.kind === 'UsageError' && e.message === 'the run has taken its 40 steps', 'the trainer stays after a failed create');
+      await assert.rejects(worker.step(1), (e) => e.kind === 'UsageError' && e.message === 'the run has taken its 60 steps', 'the trainer stays after a failed create');
     } finally {
       await worker.terminate();
     }
@@ -326,7 +331,7 @@ describe('the worker', () => {
       const run = worker.train({ onProgress: (r) => { steps.push(r.step); if (r.step === 4) cancelled = worker.cancel(); } });
       await assert.rejects(run, (e) => e.kind === 'Cancelled');
       assert.equal(await cancelled, true);
-      assert.ok(steps.length <= 4, `stopped within a record or two: ${steps}`);
+      assert.ok(steps.at(-1) <= 20, `stopped within a few records of the cancel: ${steps}`);
       await assert.rejects(worker.info(), (e) => e.kind === 'UsageError' && /no trainer: create\(config\) first/.test(e.message));
     } finally {
       await worker.terminate();

@@ -10,8 +10,9 @@
 //                                                 after each `every` steps (default logEvery) first, with record.probe
 //                                                 when asked (the value's record is the last, without its probe); it
 //                                                 yields to the event loop between them
-//   {id, type: 'pause'}                        -> value: {paused}: a train in progress (or queued) ends at its next
-//                                                 record with status 'paused'; train again to resume
+//   {id, type: 'pause'}                        -> value: {paused}: a train in progress (or queued) ends at the next
+//                                                 record boundary (the record it is computing is finished first)
+//                                                 with status 'paused'; train again to resume
 //   {id, type: 'cancel'}                       -> value: {cancelled}: a train in progress (or queued) fails with kind
 //                                                 'Cancelled' at its next record, and the trainer is disposed
 //   {id, type: 'step', n, probe}               -> value: ProgressRecord (Trainer.step)

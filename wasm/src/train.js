@@ -118,7 +118,7 @@ export class Trainer {
   }
 
   /** Whether the run has taken all its steps. */
-  get done() { return this.info.done; }
+  get done() { return this.#live().done(); }
   get disposed() { return this.#handle === null; }
 
   /**
