@@ -11,8 +11,7 @@ export const DEFAULT_OPTIONS = Object.freeze(Object.fromEntries(OPTION_TABLE.map
 
 const INT32_MAX = 2147483647;
 
-// Per type: the value as the engine takes it, or undefined when it is none, and what it must
-// be (the training options' types too: training-config.js).
+// Per type (the training options' too): the value as the engine takes it, or undefined, and what it must be.
 export const OPTION_TYPES = {
   enum: { check: (v, o) => (o.values.includes(v) ? v : undefined), must: (o) => `must be one of ${o.values.join(', ')}` },
   int: { check: (v) => (Number.isInteger(v) && Math.abs(v) <= INT32_MAX ? v : undefined), must: () => 'must be an integer' },
