@@ -60,6 +60,13 @@ export interface TrainingOptions {
    * 64.
    */
   attnDim?: number;
+  /**
+   * The copy mechanism (pointer-generator): the output mixes generating from the target vocabulary
+   * with copying a source token through the attention (Transformer: the last decoder layer's
+   * cross-attention; RNN: its attention), so a source word no vocabulary holds can be written (a
+   * model file with "copy": true). Default false.
+   */
+  copy?: boolean;
   /** Optimizer steps, one batch each. In [1, 10000000]. Default 800 (names: 600, g2p: 12000). */
   steps?: number;
   /** Examples a step averages the loss over. In [1, 4096]. Default 32 (g2p: 64). */

@@ -23,6 +23,7 @@ export const TRAINING_OPTION_TABLE = Object.freeze([
   Object.freeze({ js: 'encHidden', cpp: 'enc_hidden', type: 'int', default: 64, min: 1, max: 1024 }),
   Object.freeze({ js: 'decHidden', cpp: 'dec_hidden', type: 'int', default: 128, min: 1, max: 1024 }),
   Object.freeze({ js: 'attnDim', cpp: 'attn_dim', type: 'int', default: 64, min: 1, max: 1024 }),
+  Object.freeze({ js: 'copy', cpp: 'copy', type: 'bool', default: false }),
   Object.freeze({ js: 'steps', cpp: 'steps', type: 'int', default: 800, taskDefaults: { names: 600, g2p: 12000 }, min: 1, max: 10000000 }),
   Object.freeze({ js: 'batchSize', cpp: 'batch_size', type: 'int', default: 32, taskDefaults: { g2p: 64 }, min: 1, max: 4096 }),
   Object.freeze({ js: 'learningRate', cpp: 'learning_rate', type: 'float', default: 0.003, taskDefaults: { g2p: 0.001 }, min: 0, max: 1, openMin: true }),
