@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "copy.h"
 #include "errors.h"
 #include "train/run.h"
 #include "vocabulary.h"
@@ -23,28 +24,43 @@ Probe probe(TrainingRun& run, int index) {
   p.source = held[static_cast<size_t>(index)].source;
   p.reference = held[static_cast<size_t>(index)].target;
   // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
-  const std::vector<int> src = tokenize_source(p.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk);
-  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which the model cannot write.
+  std::vector<std::string> texts;
+  const std::vector<int> src =
+      tokenize_source(p.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk, &texts);
+  // A copy model's output vocabulary is extended by the source's tokens the target
+  // vocabulary lacks (src/copy.h): a held-out name is one of them, which only copying writes.
+  const CopyMap map = cfg.copy ? copy_map(texts, tgt_vocab, sp) : CopyMap{};
+  const int V = tgt_vocab.size();
+  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which a model
+  // without the copy mechanism cannot write.
   std::vector<int> target;
   std::istringstream words(p.reference);
   for (std::string w; words >> w;) {
-    const int id = tgt_vocab.id(w);
+    int id = tgt_vocab.id(w);
+    if (id < 0 && cfg.copy)
+      for (size_t k = 0; k < map.extra.size(); ++k)
+        if (map.extra[k] == w) id = V + static_cast<int>(k);
     target.push_back(id >= 0 ? id : sp.unk);
   }
+  // The decoder reads a copied token past the vocabulary as unk, as decoding does.
   std::vector<int> dec_in{sp.bos}, dec_out = target;
-  dec_in.insert(dec_in.end(), target.begin(), target.end());
+  const std::vector<int> read = decoder_inputs(target, V, sp.unk);
+  dec_in.insert(dec_in.end(), read.begin(), read.end());
   dec_out.push_back(sp.eos);
   Batch b;
-  b.add(src, dec_in, dec_out);
+  if (cfg.copy) b.add(src, dec_in, dec_out, &map.ids, static_cast<int>(map.extra.size()));
+  else b.add(src, dec_in, dec_out);
   Trainer& t = run.trainer();
   // Forward and loss as a step computes them, without dropout or scheduled sampling (no
   // generator is drawn from); the gradients it leaves are overwritten by the next step's.
   t.compute_gradients(b, false);
   for (int id : src) p.source_tokens.push_back(src_vocab.token(id));
-  const size_t V = cfg.tgt_vocab.size(), T = dec_out.size(), N = src.size();
+  // The log-probabilities' rows are as wide as the output vocabulary (a copy model's extended).
+  const size_t W = static_cast<size_t>(V) + map.extra.size(), T = dec_out.size(), N = src.size();
   for (size_t r = 0; r < T; ++r) {
-    p.target_tokens.push_back(tgt_vocab.token(dec_out[r]));
-    p.token_nll.push_back(-t.log_probs()[r * V + static_cast<size_t>(dec_out[r])]);
+    const int id = dec_out[r];
+    p.target_tokens.push_back(id < V ? tgt_vocab.token(id) : map.extra[static_cast<size_t>(id - V)]);
+    p.token_nll.push_back(-t.log_probs()[r * W + static_cast<size_t>(id)]);
   }
   if (cfg.arch == Arch::Rnn) {
     const RnnGraph& g = t.rnn_graph();

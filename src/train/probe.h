@@ -20,7 +20,9 @@ struct Probe {
   std::string source, reference;           // the held-out example as a person would type it
   std::vector<std::string> source_tokens;  // the source as the model reads it (an unknown word: <unk>)
   // The decoder's positions, each the token it must predict: the reference's
-  // tokens (one the target vocabulary lacks: <unk>), then the end token.
+  // tokens (one the target vocabulary lacks: <unk>; for a copy model, one of the
+  // source's tokens the target vocabulary lacks is itself, a copy-only token), then
+  // the end token.
   std::vector<std::string> target_tokens;
   std::vector<float> token_nll;            // -log p of each of target_tokens
   // The cross-attention weights, row-major in attention_shape: the Transformer's

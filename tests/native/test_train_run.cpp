@@ -16,6 +16,7 @@
 #include "safetensors.h"
 #include "session.h"
 #include "train/loss.h"
+#include "train/probe.h"
 #include "train/run.h"
 #include "train/tasks.h"
 
@@ -285,6 +286,18 @@ TEST_CASE("names with the copy mechanism: a held-out name, in no vocabulary, is 
       const auto out = seq2seq::Session(model, seq2seq::DecodingOptions{}).run_batch({"my name is zorblat"});
       REQUIRE(!out[0].results.empty());
       CHECK((out[0].results[0].text == "hello zorblat") == copy);
+      // The probe reads a held-out example as the loss does: for a copy model its name is
+      // a copy-only token, and its -log p the engine's forced score's; otherwise <unk>.
+      const Probe pr = probe(run, 0);
+      const HeldOut& h = run.task().held_out()[0];
+      const std::string held_name = h.target.substr(h.target.rfind(' ') + 1);
+      REQUIRE(pr.target_tokens.size() >= 2);
+      CHECK(pr.target_tokens[pr.target_tokens.size() - 2] == (copy ? held_name : "<unk>"));
+      if (copy) {
+        const seq2seq::ForcedScore f = seq2seq::Session(model, seq2seq::DecodingOptions{}).score(h.source, h.target);
+        REQUIRE(f.token_logprobs.size() == pr.token_nll.size());
+        for (size_t k = 0; k < f.token_logprobs.size(); ++k) CHECK(-pr.token_nll[k] == Approx(f.token_logprobs[k]).margin(1e-4));
+      }
     }
     INFO(to_string(arch) << ": held-out exact " << accuracy[0] << " without copying, " << accuracy[1] << " with");
     CHECK(accuracy[0] == 0.0);
