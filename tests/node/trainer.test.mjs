@@ -95,6 +95,28 @@ describe('a run', () => {
   });
 });
 
+describe('the copy mechanism', () => {
+  test('copy: true on names: the CLI\'s records, held-out names copied, a name in no vocabulary decoded, the probe\'s name a copied token', async () => {
+    const config = { task: 'names', copy: true, layers: 1, heads: 2, dModel: 32, dFf: 64, batchSize: 16, steps: 100,
+      warmupSteps: 10, evalSize: 50, evalEvery: 0, logEvery: 100 };
+    const trainer = await createTrainer(config);
+    const records = [];
+    while (!trainer.done) records.push(trainer.step());
+    const out = join(dir, 'names-copy.safetensors');
+    assert.deepEqual(records.map(untimed), cliTrain(config, out).map(untimed));
+    assert.ok(records.at(-1).wordAccuracy >= 0.9, `held-out exact ${records.at(-1).wordAccuracy}`);
+    assert.deepEqual(trainer.export(), new Uint8Array(readFileSync(out)));
+    const model = await loadModel(trainer.export());
+    assert.equal(model.decode('my name is zorblat')[0].text, 'hello zorblat');
+    const p = trainer.probe(0);
+    const name = p.reference.split(' ').at(-1);
+    assert.equal(p.targetTokens.at(-2), name, 'a held-out name is a copy-only token, not <unk>');
+    model.score(p.source, p.reference).tokenLogprobs.forEach((lp, i) => assert.ok(Math.abs(-lp - p.tokenNll[i]) < 1e-4, `token ${i}`));
+    model.delete();
+    trainer.dispose();
+  });
+});
+
 describe('the probe', () => {
   test('a Transformer\'s: [layers, heads, T, N] cross-attention whose rows sum to 1, and -log p per token equal to the decoder\'s forced score', async () => {
     const trainer = await createTrainer({ ...SMALL, layers: 2 });
