@@ -81,6 +81,9 @@ class Trainer {
   Random& sampling_rng() { return sampling_rng_; }
   // The tokens the decoder read in the last pass, row for row of its batch.
   const int* decoder_inputs() const;
+  // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
+  // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
+  const float* log_probs() const { return logp_.data(); }
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return train::export_model(store_, config_, storage); }
 
