@@ -4,7 +4,9 @@
 // K steps each, so that a drift in the machine's load hits both alike; the first
 // round warms up and is dropped. Printed: the medians of steps per second (wall)
 // and of CPU milliseconds per step (this thread's: less moved by other work on
-// the machine), their ratio, and the load average before and after.
+// the machine; in wasm, Node's count of the process's), their ratio, and the
+// load average before and after. Natively build/native/bench_train_sampling, in
+// wasm node build/wasm/bench_train_sampling.js (a build with benchmarks on).
 //
 //   bench_train_sampling [--task reverse] [--steps-per-round K] [--rounds R]
 //                        [--schedule linear] [--token sample]
@@ -15,9 +17,14 @@
 #include <ctime>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "train/run.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
 
 using namespace seq2seq::train;
 
@@ -36,11 +43,21 @@ std::string load_average() {
   return one + " " + five + " " + fifteen;
 }
 
+#ifdef __EMSCRIPTEN__
+// Under Node the C clocks give no CPU time; Node's own count of the process's
+// does (one thread computes here).
+EM_JS(double, node_cpu_seconds, (), {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+});
+double thread_cpu_seconds() { return node_cpu_seconds(); }
+#else
 double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
+#endif
 
 [[noreturn]] void usage() {
   std::fprintf(stderr,
@@ -111,12 +128,19 @@ int main(int argc, char** argv) {
       time_round(a, k, ta, r > 0);
     }
   }
+  // A platform with no CPU clock reads 0: the wall time is all there is then.
+  const bool cpu = median(ta.cpu_ms_per_step) > 0 && median(tb.cpu_ms_per_step) > 0;
   std::vector<double> ratio;
-  for (size_t i = 0; i < ta.cpu_ms_per_step.size(); ++i) ratio.push_back(tb.cpu_ms_per_step[i] / ta.cpu_ms_per_step[i]);
-  std::printf("%-34s %12s %16s\n", "", "steps/s", "CPU ms/step");
-  std::printf("%-34s %12.2f %16.2f\n", "teacher forcing", median(ta.steps_per_second), median(ta.cpu_ms_per_step));
-  std::printf("%-34s %12.2f %16.2f\n", "scheduled sampling, two passes", median(tb.steps_per_second), median(tb.cpu_ms_per_step));
-  std::printf("two passes / teacher forcing, CPU time a step: %.3f (median of the rounds' ratios)\n", median(ratio));
+  for (size_t i = 0; i < ta.cpu_ms_per_step.size(); ++i)
+    ratio.push_back(cpu ? tb.cpu_ms_per_step[i] / ta.cpu_ms_per_step[i] : ta.steps_per_second[i] / tb.steps_per_second[i]);
+  std::printf("%-34s %12s %16s\n", "", "steps/s", cpu ? "CPU ms/step" : "");
+  for (const auto& [name, t] : {std::pair<const char*, const Timing*>{"teacher forcing", &ta}, {"scheduled sampling, two passes", &tb}}) {
+    std::printf("%-34s %12.2f", name, median(t->steps_per_second));
+    if (cpu) std::printf(" %16.2f", median(t->cpu_ms_per_step));
+    std::printf("\n");
+  }
+  std::printf("two passes / teacher forcing, %s a step: %.3f (median of the rounds' ratios)\n",
+              cpu ? "CPU time" : "wall time (no CPU clock here)", median(ratio));
   std::printf("load average (1, 5, 15 min): before %s, after %s\n", load_before.c_str(), load_average().c_str());
   return 0;
 }
