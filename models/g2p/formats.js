@@ -243,6 +243,10 @@ function reducedIH(ps, i, word) {
   if (ps.filter(isVowel).length === 1) return 'ɪ';
   const next = ps[i + 1]?.base;
   if (coda[0] === 'NG' || next === 'SH' || next === 'JH') return 'ɪ';
+  // The prefixes mis- and dis- keep ɪ (mɪskˈæst, dɪsˈɔɹdəɹ), but dis- before st, sp, sk
+  // (dəstˈɪŋkt, dəspˈAtʃ), which reads as one syllable's onset.
+  if (i === 1 && next === 'S' && (/^mis/.test(word) || (/^dis/.test(word) && !(['T', 'P'].includes(ps[i + 2]?.base)
+    || (ps[i + 2]?.base === 'K' && ps[i + 3]?.base !== 'W'))))) return 'ɪ';
   if (last && coda.join(' ') === 'S T' && word.endsWith('est')) return 'ᵻ';
   if (last && coda.join(' ') === 'S' && word.endsWith('sis')) return 'ɪ';
   if (last) return !coda.length || KEEPS_IH_LAST.has(coda[0]) || coda.join(' ') === 'S T' || coda.join(' ') === 'Z M' ? 'ɪ' : 'ə';
@@ -301,12 +305,21 @@ function reducedAH(ps, i, word) {
  */
 export function wordToMisaki(phones, reduce, word = '') {
   const ps = marked(misakiStress(parse(phones), word), reduce);
+  const letters = vowelLetters(word, phones);
+  const vowels = ps.map((p, i) => (isVowel(p) ? i : -1)).filter((i) => i >= 0);
   let out = '';
   for (let i = 0; i < ps.length; i++) {
     const { base, stress, mark } = ps[i];
     const prev = ps[i - 1];
     const next = ps[i + 1];
     let s = MISAKI[base];
+    const spelt = letters && isVowel(ps[i]) ? letters[vowels.indexOf(i)] : '';
+    // CMUdict's AO and AA split by the spelling as misaki's lexicon splits them: an o
+    // before k, t, l or n is ɑ (təpˈɑləʤi, bˈɑt), an a before sh ɔ (wˈɔʃ, skwˈɔʃt).
+    if (base === 'AO' && spelt === 'o' && ['K', 'T', 'L', 'N'].includes(next?.base)) s = 'ɑ';
+    else if (base === 'AA' && /^u?a$/.test(spelt) && next?.base === 'SH') s = 'ɔ';
+    // The sh of -ntion, -ntial, -ntious spelled with a t is ʧ (ətˈɛnʧən, kˌɑnfədˈɛnʧᵊl).
+    if (base === 'SH' && prev?.base === 'N' && /nti[aeou]/.test(word)) s = 'ʧ';
     // The unstressed vowel of -ed after t or d, and of -es after a sibilant (ˈwɔntᵻd, ˈhɔɹsᵻz).
     const ending = (base === 'AH' || base === 'IH') && stress === '0' && i === ps.length - 2
       && ((next.base === 'D' && (prev?.base === 'T' || prev?.base === 'D')) || (next.base === 'Z' && SIBILANT.has(prev?.base)));

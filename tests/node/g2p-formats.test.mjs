@@ -113,6 +113,12 @@ describe('misaki: the conventions Kokoro was trained on', () => {
       mutual: 'mjˈuʧəwəl', inspire: 'ɪnspˈIəɹ',
       // One primary stress, the last; over-'s and un-'s secondary; none right before the primary in the first syllable.
       overheard: 'ˌOvəɹhˈɜɹd', unhappy: 'ˌʌnhˈæpi', impossible: 'ɪmpˈɑsəbᵊl',
+      // CMUdict's AO and AA as the spelling splits them: o before k, t, l, n ɑ; a before sh ɔ; o before ng ɔ.
+      bot: 'bˈɑt', topology: 'təpˈɑləʤi', wash: 'wˈɔʃ', squashed: 'skwˈɔʃt', long: 'lˈɔŋ',
+      // The sh of -ntion, -ntial spelled with t is ʧ.
+      attention: 'ətˈɛnʧən', potential: 'pətˈɛnʧᵊl', mansion: 'mˈænʃən',
+      // dis- keeps ɪ but before st, sp, sk.
+      disorder: 'dɪsˈɔɹdəɹ', dislike: 'dɪslˈIk', distinct: 'dəstˈɪŋkt',
     };
     for (const [w, want] of Object.entries(cases)) assert.equal(wordToMisaki(cmu(w)[0], undefined, w), want, w);
     // Without its spelling a word is written by its phones alone.
