@@ -25,7 +25,7 @@
 /** Every symbol a format writes, white space aside. */
 export const INVENTORY = Object.freeze({
   misaki: Object.freeze([...'AIOWYbdfhijklmnpstuvwzæðŋɑɔəɛɜɡɪɹɾʃʊʌʒʤʧˈˌθᵊᵻʔ', ...';:,.!?—…"()“”']),
-  espeak: Object.freeze([...'abdefhijklmnopstuvwzæðŋɐɑɔəɚɛɜɡɪɹɾʃʊʌʒθˈˌːᵻ', ...'!\'(),-.:;?']),
+  espeak: Object.freeze([...'abdefhijklmnopstuvwzæðŋɐɑɔəɚɛɜɡɪɹɾʃʊʌʒθˈˌːᵻ', ...'!,.:;?']),
 });
 
 /** The formats `phonemes` can be written in. */
@@ -40,9 +40,11 @@ const PUNCT_MISAKI = {
   '.': '.', ',': ',', '!': '!', '?': '?', ';': ';', ':': ':', '…': '…', '...': '…', '—': '—', '–': '—', '--': '—',
   '"': '"', '“': '“', '”': '”', '«': '“', '»': '”', '(': '(', ')': ')', '[': '(', ']': ')',
 };
+// Piper's voices were trained on what its front end (piper-phonemize) writes, which is
+// only . , ; : ? ! of the punctuation its map has: a dash is ;, no space before any;
+// brackets, quotes, hyphens and ellipses it leaves out (bench/g2p-piper.mjs).
 const PUNCT_ESPEAK = {
-  '.': '.', ',': ',', '!': '!', '?': '?', ';': ';', ':': ':', '…': '.', '...': '.', '—': ',', '–': ',', '--': ',',
-  '(': '(', ')': ')', '[': '(', ']': ')', '-': '-',
+  '.': '.', ',': ',', '!': '!', '?': '?', ';': ';', ':': ':', '—': ';', '–': ';', '--': ';', '...': '', '…': '',
 };
 // The phonemizer's own formats keep punctuation as written, but for symbols that
 // are no punctuation a voice reads (& # * @ …: spoken as words, or dropped).
