@@ -421,6 +421,12 @@ export function wordToEspeak(phones, reduce, word = '') {
     const v = vowels.indexOf(i);
     const spelt = letters && v >= 0 ? letters[v] : '';
     let s = ESPEAK[base];
+    // eSpeak's FORCE vowel oː before r where the spelling marks it: oar, our, oor (bˈoːɹd,
+    // kˈoːɹs), o before r and a vowel (stˈoːɹi), or at the word's end (mˈoːɹ); its NORTH
+    // vowel ɔː elsewhere (nˈɔːɹθ).
+    if (base === 'AO' && next?.base === 'R' && stress !== '0'
+      && (['oa', 'ou', 'oo'].includes(spelt) || (spelt === 'o' && (isVowel(ps[i + 2]) || i + 2 === ps.length
+        || (i + 3 === ps.length && ps[i + 2].base === 'Z'))))) s = 'oː';
     if (stress === '0' && !ps[i].full) {
       if (base === 'AH') s = 'ə';
       else if (base === 'ER') s = 'ɚ';

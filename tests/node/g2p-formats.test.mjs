@@ -175,6 +175,8 @@ describe('espeak: the IPA Piper\'s en_US voices read', () => {
       against: 'ɐɡˈɛnst', deliver: 'dᵻlˈɪvɚ', embellish: 'ɛmbˈɛlɪʃ', unpaid: 'ʌnpˈeɪd', timidly: 'tˈɪmɪdli', density: 'dˈɛnsᵻɾi',
       secular: 'sˈɛkjʊlɚ', criminal: 'kɹˈɪmɪnəl', reflection: 'ɹᵻflˈɛkʃən', deceitful: 'dᵻsˈiːtfəl', hello: 'həlˈoʊ',
       mutant: 'mjˈuːtənt', setback: 'sˈɛtbæk', upkeep: 'ˈʌpkiːp', infective: 'ɪnfˈɛktɪv', tsunami: 'tsuːnˈɑːmi', ok: 'ˌoʊkˈeɪ',
+      // FORCE oː where the spelling marks it (oar, our, oor, or before a vowel or at the end), NORTH ɔː elsewhere.
+      board: 'bˈoːɹd', course: 'kˈoːɹs', floor: 'flˈoːɹ', story: 'stˈoːɹi', more: 'mˈoːɹ', doors: 'dˈoːɹz', north: 'nˈɔːɹθ', short: 'ʃˈɔːɹt',
     };
     for (const [w, want] of Object.entries(cases)) assert.equal(wordToEspeak(cmu(w)[0], undefined, w), want, w);
   });
