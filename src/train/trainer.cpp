@@ -23,9 +23,9 @@ DropoutRates rates_of(const TrainingOptions& o) {
 std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
                                               ParamStore& store) {
   validate(o);
+  if (config.copy && o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses the options too)
+    throw UsageError("scheduled sampling draws from the vocabulary's distribution, not a copy model's mix");
   if (config.arch == Arch::Rnn) return nullptr;
-  if (o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses it for arch transformer)
-    throw UsageError("scheduled sampling is built for the RNN so far; this model is a Transformer");
   auto g = std::make_unique<TransformerGraph>(config, limits, rates_of(o), store);
   store.allocate();
   return g;
@@ -66,11 +66,16 @@ size_t copy_floats(const ModelConfig& c, const GraphLimits& limits) {
 std::unique_ptr<RnnGraph> build_rnn_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
                                           ParamStore& store) {
   if (config.arch != Arch::Rnn) return nullptr;
-  if (config.copy && o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses the options too)
-    throw UsageError("scheduled sampling draws from the vocabulary's distribution, not a copy model's mix");
   auto g = std::make_unique<RnnGraph>(config, limits, rates_of(o), store);
   store.allocate();
   return g;
+}
+
+// The two-pass form's mixed decoder inputs: a buffer only a Transformer under
+// scheduled sampling has.
+size_t mixed_inputs_of(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits) {
+  const bool two_pass = config.arch != Arch::Rnn && o.scheduled_sampling != SamplingSchedule::Off;
+  return two_pass ? static_cast<size_t>(limits.batch) * limits.dec_len : 0;
 }
 
 }  // namespace
@@ -86,7 +91,8 @@ Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, cons
       draws_(static_cast<size_t>(limits.batch) * limits.dec_len),
       // A copy model's rows are as wide as the vocabulary and the source's copy-only tokens.
       logp_(static_cast<size_t>(limits.batch) * limits.dec_len * (config.tgt_vocab.size() + (config.copy ? limits.src_len : 0))),
-      dlogp_(logp_.size()) {
+      dlogp_(logp_.size()),
+      mixed_(mixed_inputs_of(config, options, limits)) {
   if (!config.copy) return;
   const std::vector<size_t> sizes = copy_buffer_sizes(config, limits);
   std::vector<float>* buffers[] = {&copy_.lpv,     &copy_.dlpv,  &copy_.attention, &copy_.dattention, &copy_.context,
@@ -114,7 +120,7 @@ RnnGraph& Trainer::rnn_graph() {
   return *rnn_;
 }
 
-const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : nullptr; }
+const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : graph_->inputs(); }
 
 void Trainer::load_parameters(const SafetensorsFile& file) { train::load_parameters(store_, file); }
 
@@ -135,8 +141,8 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
       if (id < 0 || id >= static_cast<int>(config_.tgt_vocab.size()))
         throw UsageError("a copy model's decoder reads vocabulary ids (a copied token past the vocabulary as unk), not " +
                          std::to_string(id));
-    // (validate() refuses scheduled sampling with the copy mechanism: the model's own token would be
-    // the mix's, which the RNN's pass does not compute.)
+    // (Scheduled sampling is refused with the copy mechanism: the model's own token would be the
+    // mix's, which neither family's sampling draws from.)
     if (rnn_) rnn_->forward(b, train ? &dropout_rng_ : nullptr);
     else graph_->forward(b, train ? &dropout_rng_ : nullptr);
     const LossSums s = copy_loss(b);
@@ -168,7 +174,17 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
     logits = rnn_->logits();
     dlogits = rnn_->dlogits();
   } else {
+    // Teacher forcing's pass; under scheduled sampling the first of two: its logits
+    // give the model's own tokens, and the decoder runs again over the mix (the
+    // encoder's output and the dropout masks as they are), without the targets or
+    // the loss changing. Only the second pass is differentiated.
     graph_->forward(b, train ? &dropout_rng_ : nullptr);
+    if (train && options_.scheduled_sampling != SamplingSchedule::Off) {
+      draws_.draw(sampling_rng_, b.dec_rows(), epsilon, options_.sampling_token);
+      epsilon_ = epsilon;
+      own_tokens_ = mix_inputs(b, graph_->logits(), static_cast<int>(config_.tgt_vocab.size()), draws_, mixed_.data());
+      graph_->decode_again(b, mixed_.data());
+    }
     logits = graph_->logits();
     dlogits = graph_->dlogits();
   }
@@ -318,7 +334,8 @@ size_t Trainer::memory_bytes() const {
                                       &copy_.gate, &copy_.dgate, &copy_.d_output, &copy_.d_input, &copy_.d_memory, &copy_.dprobs,
                                       &copy_.scratch})
     copy += v->size();
-  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + copy) * sizeof(float);
+  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + mixed_.size() + copy) *
+         sizeof(float);
 }
 
 size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingOptions& options, const GraphLimits& limits) {
@@ -329,7 +346,8 @@ size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingO
   const size_t logp = static_cast<size_t>(limits.batch) * limits.dec_len *
                       (config.tgt_vocab.size() + (config.copy ? static_cast<size_t>(limits.src_len) : 0));
   const size_t draws = static_cast<size_t>(limits.batch) * limits.dec_len * 4;  // two doubles a decoder row
-  return (store.size() * 4 + activations + logp * 2 + draws + copy_floats(config, limits)) * sizeof(float);
+  const size_t mixed = mixed_inputs_of(config, options, limits);  // ints, a float's size each
+  return (store.size() * 4 + activations + logp * 2 + draws + mixed + copy_floats(config, limits)) * sizeof(float);
 }
 
 }  // namespace train

@@ -7,7 +7,8 @@
 // Hooks for what comes after teacher forcing, each at the point of the step it
 // changes: the batch's decoder inputs are apart from its targets (scheduled
 // sampling feeds the decoder a per-example mix of reference and predicted
-// tokens: the RNN's token by token, from draws of the trainer's own generator); TransformerGraph::backward takes an extra gradient on each decoder
+// tokens, from draws of the trainer's own generator: the RNN's token by token,
+// the Transformer's in two passes); TransformerGraph::backward takes an extra gradient on each decoder
 // layer's cross-attention probabilities (guided attention's loss term); the loss
 // runs in stages from log-probabilities (loss.h), so that an output
 // distribution mixed with a copy distribution replaces only the first stage:
@@ -121,6 +122,7 @@ class Trainer {
   // takes the loss and its gradient back to the logits (the graph's dlogits), the
   // gate's parameters and the extra gradients the graph's backward pass adds.
   LossSums copy_loss(const Batch& b);
+  std::vector<int> mixed_;  // scheduled sampling's second pass reads these (a Transformer's)
 };
 
 // The loss or the gradients stopped being finite: the run has diverged. Names the
