@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "allocation_count.h"
 #include "fixtures.h"
 #include "model_config.h"
 #include "random.h"
@@ -188,6 +189,25 @@ TEST_CASE("30 steps with guided attention from the same start and batches: cross
     CHECK(worst_ce <= 1e-3);
     CHECK(worst_p <= 1e-3);
     CHECK(t.steps_taken() == 30);
+  }
+}
+
+TEST_CASE("a step with guided attention allocates nothing: its buffers are sized when the trainer is built", "[train][guided][alloc]") {
+  for (const char* name : kCases) {
+    INFO(name);
+    const bool rnn = std::string(name).rfind("rnn", 0) == 0;
+    const std::string base = seq2seq_test::fixture_path(std::string("train_ga_") + name);
+    const auto fx = seq2seq_test::load_json(base + ".json");
+    const FileBytes model(base + ".safetensors");
+    const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
+    Trainer t(cfg, options_of(fx["options"], rnn), kLimits);
+    t.load_parameters(model.file);
+    std::vector<Batch> batches(4);
+    for (size_t k = 0; k < batches.size(); ++k) fill_batch(fx["curve"]["batches"][k], cfg, rnn, batches[k]);
+    t.step(batches[0]);
+    seq2seq_test::AllocationCount count;
+    for (size_t k = 1; k < batches.size(); ++k) t.step(batches[k]);
+    CHECK(count.count() == 0);
   }
 }
 
