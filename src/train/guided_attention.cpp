@@ -33,13 +33,23 @@ double guided_attention_matrix(const float* A, int T, int N, size_t ld, const fl
   return sum / T;
 }
 
+void check_guided_attention(const ModelConfig& cfg, const GuidedAttention& ga) {
+  if (cfg.arch == Arch::Rnn) {
+    if (cfg.attention == AttentionScore::None)
+      throw UsageError("guided attention: an RNN with attention none has no attention weights to guide");
+    if (ga.layer != -1 || ga.head != -1) throw UsageError("guided attention: the RNN's attention has no layers or heads to choose (-1)");
+    return;
+  }
+  if (ga.layer >= cfg.dec_layers || ga.head >= cfg.n_heads)
+    throw UsageError("guided attention: layer " + std::to_string(ga.layer) + ", head " + std::to_string(ga.head) + " of a model of " +
+                     std::to_string(cfg.dec_layers) + " decoder layers and " + std::to_string(cfg.n_heads) + " heads");
+}
+
 double transformer_guided_attention(const TransformerGraph& g, const Batch& b, const GuidedAttention& ga,
                                     const std::vector<float*>* dprobs, float* w) {
   const ModelConfig& cfg = g.config();
+  check_guided_attention(cfg, ga);
   const int layers = cfg.dec_layers, heads = cfg.n_heads;
-  if (ga.layer >= layers || ga.head >= heads)
-    throw UsageError("guided attention: layer " + std::to_string(ga.layer) + ", head " + std::to_string(ga.head) +
-                     " of a model of " + std::to_string(layers) + " decoder layers and " + std::to_string(heads) + " heads");
   const int l0 = ga.layer < 0 ? 0 : ga.layer, l1 = ga.layer < 0 ? layers : ga.layer + 1;
   const int h0 = ga.head < 0 ? 0 : ga.head, h1 = ga.head < 0 ? heads : ga.head + 1;
   const int chosen = (l1 - l0) * (h1 - h0);
@@ -69,8 +79,8 @@ double transformer_guided_attention(const TransformerGraph& g, const Batch& b, c
 }
 
 double rnn_guided_attention(const RnnGraph& g, const Batch& b, const GuidedAttention& ga, float* dprobs, float* w) {
+  check_guided_attention(g.config(), ga);
   const float* A = g.attention();
-  if (!A) throw UsageError("guided attention: an RNN with attention none has no attention weights to guide");
   const size_t ld = static_cast<size_t>(g.attention_stride());
   if (dprobs) std::fill(dprobs, dprobs + static_cast<size_t>(b.dec_rows()) * ld, 0.0f);
   double total = 0;

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "model_config.h"
 #include "train/graph.h"
 
 namespace seq2seq {
@@ -41,6 +42,12 @@ struct GuidedAttention {
   int layer = -1;       // Transformer: a decoder layer, or -1 for all
   int head = -1;        // Transformer: a head, or -1 for all
 };
+
+// UsageError unless `cfg` has the weights `ga` guides: the layer and head of a
+// Transformer's decoder, an RNN's attention (not none, no layer or head). The
+// options' validate() says the same of the options; this holds a model file's
+// configuration to them.
+void check_guided_attention(const ModelConfig& cfg, const GuidedAttention& ga);
 
 // P over the last forward pass of `g` over `b`. With dprobs (one buffer per
 // decoder layer, the layout of g.cross_attention(layer), null for a layer not

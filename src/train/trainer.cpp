@@ -73,14 +73,7 @@ Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, cons
       dlogp_(logp_.size()) {
   guided_ = guided_of(options);
   if (!guided()) return;
-  // The options were validated for options.arch; the model is the config's.
-  if (config.arch == Arch::Rnn && config.attention == AttentionScore::None)
-    throw UsageError("guided attention: an RNN with attention none has no attention weights to guide");
-  if (config.arch == Arch::Rnn && (guided_.layer != -1 || guided_.head != -1))
-    throw UsageError("guided attention: the RNN's attention has no layers or heads to choose (-1)");
-  if (config.arch != Arch::Rnn && (guided_.layer >= config.dec_layers || guided_.head >= config.n_heads))
-    throw UsageError("guided attention: layer " + std::to_string(guided_.layer) + ", head " + std::to_string(guided_.head) +
-                     " of a model of " + std::to_string(config.dec_layers) + " decoder layers and " + std::to_string(config.n_heads) + " heads");
+  check_guided_attention(config, guided_);  // the options were validated for options.arch; the model is the config's
   const size_t w = static_cast<size_t>(limits.dec_len) * limits.src_len;
   ga_w_.assign(w, 0.0f);
   ga_dprobs_.assign(guided_floats(config, options, limits) - w, 0.0f);
