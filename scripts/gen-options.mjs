@@ -320,7 +320,7 @@ function bindingsBlock(table) {
 
 // ------------------------------------------------------------------ JS and TS
 
-const jsValue = (v) => (typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(v));
+export const jsValue = (v) => (typeof v === 'string' ? `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'` : String(v));
 
 function optionsTableFile(table) {
   const out = [

@@ -6,6 +6,9 @@
 //   src/train/training_options.cpp  the block of the enums' names and task_defaults()
 //   src/cli/train_command.cpp       the block of the usage lines and the flag parsing
 //   docs/training.md                the block of the option table
+//   wasm/src/training-options-table.js  all of it: the names, types, defaults and ranges
+//                                   that wasm/src/train.js checks a trainer's config by
+//   wasm/src/train.d.ts             the block of the TrainingOptions interface
 //
 // Names are derived as scripts/gen-options.mjs derives the decoding options' (whose
 // helpers this uses): the JS name is the C++ name in camelCase, the CLI flag -- and the
@@ -21,8 +24,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  CPP_TYPE, ROOT, camelCase, cliFlag, cppComment, cppEnumBlocks, cppNumber, docText as sharedDocText, enumNameLines, isNumeric,
-  rangeText, sentence,
+  CPP_TYPE, ROOT, WIDTH, camelCase, cliFlag, cppComment, cppEnumBlocks, cppNumber, docText as sharedDocText, enumNameLines, isNumeric,
+  jsValue, rangeText, sentence, wrap,
 } from './gen-options.mjs';
 import { replaceBlock, staleOf, writeStale } from './write-generated.mjs';
 
@@ -232,6 +235,44 @@ function docsBlock(table) {
   return out;
 }
 
+// ------------------------------------------------------------------ JS and TS
+
+function jsTableFile(table) {
+  const out = [
+    '// The training options as the JS layer checks them (wasm/src/train.js), written by',
+    `// scripts/gen-training-options.mjs from ${TRAINING_TABLE_PATH}: edit the table, then run the script.`,
+    '// type: enum (one of values), int (32 bits), float (finite), uint64 (a safe integer >= 0), bool;',
+    '// default, and taskDefaults where a task has its own; min and max (openMin: the range is open',
+    '// at min; max null: 2^64 - 1), for a page\'s controls: validate() in C++ checks the ranges.',
+    'export const TRAINING_OPTION_TABLE = Object.freeze([',
+  ];
+  for (const o of table.options) {
+    const fields = [`js: '${o.js}'`, `cpp: '${o.cpp}'`, `type: '${o.type}'`];
+    if (o.type === 'enum') fields.push(`values: [${table.enums[o.enum].values.map((v) => jsValue(v.js)).join(', ')}]`);
+    fields.push(`default: ${jsValue(o.default)}`);
+    if (o.taskDefaults) fields.push(`taskDefaults: { ${Object.entries(o.taskDefaults).map(([t, v]) => `${t}: ${jsValue(v)}`).join(', ')} }`);
+    if (isNumeric(o)) fields.push(`min: ${o.min}`, `max: ${o.max}`, ...(o.openMin ? ['openMin: true'] : []));
+    out.push(`  Object.freeze({ ${fields.join(', ')} }),`);
+  }
+  out.push(']);', '');
+  return out.join('\n');
+}
+
+function tsBlock(table) {
+  const out = ['export interface TrainingOptions {'];
+  for (const o of table.options) {
+    const type = o.type === 'enum' ? table.enums[o.enum].values.map((v) => jsValue(v.js)).join(' | ') : o.type === 'bool' ? 'boolean' : 'number';
+    const range = isNumeric(o) ? ` In ${rangeText(o)}.` : '';
+    const own = Object.entries(o.taskDefaults ?? {}).map(([t, v]) => `${t}: ${v}`).join(', ');
+    const doc = `${sentence(docText(o.doc, table, 'js'))}${range} Default ${jsValue(o.default)}${own ? ` (${own})` : ''}.`;
+    if (`  /** ${doc} */`.length <= WIDTH) out.push(`  /** ${doc} */`);
+    else out.push('  /**', ...wrap(doc, WIDTH, '   * ', '   * '), '   */');
+    out.push(`  ${o.js}?: ${type};`);
+  }
+  out.push('}');
+  return out;
+}
+
 // ------------------------------------------------------------------ files
 
 /** Every generated file: [path relative to root, the text it should have]. */
@@ -245,6 +286,8 @@ export function trainingGeneratedFiles(root = ROOT) {
     block('src/train/training_options.cpp', sourceBlock(table)),
     block('src/cli/train_command.cpp', cliBlock(table)),
     ['docs/training.md', replaceBlock('docs/training.md', read('docs/training.md'), docsBlock(table), { header: HEADER, open: '<!--', close: ' -->' })],
+    ['wasm/src/training-options-table.js', jsTableFile(table)],
+    block('wasm/src/train.d.ts', tsBlock(table)),
   ];
 }
 

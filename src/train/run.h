@@ -1,7 +1,8 @@
 // A training run from the options alone: the task's data, a model sized by the
 // options around the task's vocabularies, the trainer, progress records with
 // held-out accuracy, export and checkpoints. The CLI (`seq2seq train`) is a loop
-// over step(); the npm module's trainer will be the same loop in a worker.
+// over step(); the npm module's trainer (wasm/train_bindings.cpp) is the same loop, a
+// call at a time, in-process or in a worker.
 #pragma once
 #include <chrono>
 #include <cstdint>

@@ -88,6 +88,9 @@ class Trainer {
   // the loss minimised is the cross-entropy + guided_attention_weight * P.
   double attention_loss() const { return attention_loss_; }
   bool guided() const { return guided_.weight > 0; }
+  // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
+  // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
+  const float* log_probs() const { return logp_.data(); }
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return train::export_model(store_, config_, storage); }
 

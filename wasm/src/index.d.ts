@@ -129,7 +129,8 @@ export declare const LIMITS: Readonly<{
 }>;
 
 /** The kinds of Seq2SeqError: the C++ exception it came from, the JS layer's checks, or the worker client's own. */
-export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError';
+export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError'
+  | 'DivergedError';
 
 /** Every failure of the library: the C++ message, with option names in their JS spelling. */
 export declare class Seq2SeqError extends Error {
@@ -148,6 +149,12 @@ export declare class Seq2SeqError extends Error {
   readonly kind: ErrorKind;
   /** Node's error code (ENOENT, EISDIR, ...) when loadModel(path) could not read the file. */
   readonly code?: string;
+  /** seq2seq-wasm/train: the training option (JS name) out of range or in a rule broken. */
+  readonly option?: string;
+  /** seq2seq-wasm/train: that option's range ('[4, 1024]'), when a range was left. */
+  readonly range?: string;
+  /** seq2seq-wasm/train, kind DivergedError: the step whose loss or gradient was not finite. */
+  readonly step?: number;
 }
 
 /** Special token ids of a vocabulary (-1 when the model has none). */
