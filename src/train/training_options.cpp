@@ -100,8 +100,8 @@ void validate(const TrainingOptions& o) {
   // model's, so it is named in the message (OptionError's range is the table's).
   if (o.arch == TrainArch::Rnn && o.attention == TrainAttention::None && o.guided_attention_weight > 0)
     throw OptionError("guided_attention_weight", "", "training option guided_attention_weight = " + shown(o.guided_attention_weight) +
-                                                         ": attention none has no attention weights to guide (--attention dot, "
-                                                         "multiplicative, reduced_rank or additive)");
+                                                         ": attention none has no attention weights to guide; the scores dot, "
+                                                         "multiplicative, reduced_rank and additive have");
   if (o.arch == TrainArch::Rnn && o.guided_attention_layer != -1)
     throw OptionError("guided_attention_layer", "", "training option guided_attention_layer = " + std::to_string(o.guided_attention_layer) +
                                                         ": the RNN has one attention and no layers to choose; leave it at -1");

@@ -241,7 +241,7 @@ TEST_CASE("guided attention's options: the weights it guides must exist, errors 
   o.attention = TrainAttention::None;
   o.guided_attention_weight = 0.5f;
   CHECK(error_of(o, &name) ==
-        "training option guided_attention_weight = 0.5: attention none has no attention weights to guide (--attention dot, multiplicative, reduced_rank or additive)");
+        "training option guided_attention_weight = 0.5: attention none has no attention weights to guide; the scores dot, multiplicative, reduced_rank and additive have");
   CHECK(name == "guided_attention_weight");
   o.guided_attention_weight = 0;  // off: attention none is fine
   CHECK(error_of(o).empty());

@@ -147,7 +147,7 @@ describe('bad input: a clear error, nothing written', () => {
     [['--arch', 'rnn', '--sampling-midpoint', '0'], 2, "option --sampling-midpoint needs an integer in [1, 10000000], got '0'"],
     [['--resume', broken], 1, /^checkpoint: not a checkpoint file: model file: /],
     [['--arch', 'rnn', '--attention', 'none', '--guided-attention', '1'], 2,
-      'training option guided_attention_weight = 1: attention none has no attention weights to guide (--attention dot, multiplicative, reduced_rank or additive)'],
+      'training option guided_attention_weight = 1: attention none has no attention weights to guide; the scores dot, multiplicative, reduced_rank and additive have'],
     [['--guided-attention', '1', '--guided-attention-layer', '2'], 2,
       'training option guided_attention_layer = 2 is outside [-1, 1]: the model has layers = 2 decoder layers, 0 the first (-1: all of them)'],
     [['--heads', '2', '--guided-attention-head', '2'], 2,
