@@ -124,7 +124,7 @@ const char* kTrainingOptionUsage =
     "  --attention-dropout X         Transformer: dropout on the attention probabilities (the RNN's reference has none), in [0, 0.9] [0]\n"
     "  --label-smoothing X           the target distribution is (1 - e) one-hot + e uniform over the target vocabulary, in [0, 0.99] [0; g2p: 0.1]\n"
     "  --seed N                      seeds the initial weights, the data, dropout and the held-out set; a seed repeats a run, in [0, 2^64 - 1] [1]\n"
-    "  --scheduled-sampling SAMPLINGSCHEDULE\n                                teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true previous token: off | linear | exponential | inverse_sigmoid [off]\n"
+    "  --scheduled-sampling SAMPLINGSCHEDULE\n                                teacher forcing, or scheduled sampling with this schedule for the probability of the true previous token (the RNN: token by token; the Transformer: two passes, a teacher-forced one that makes the model's own tokens and one over the mix, the only one trained): off | linear | exponential | inverse_sigmoid [off]\n"
     "  --sampling-midpoint N         scheduled sampling: the step at which the decoder reads the true token with probability 0.5, in [1, 10000000] [500]\n"
     "  --sampling-min X              scheduled sampling: the least probability of reading the true token, in [0, 1] [0]\n"
     "  --sampling-token SAMPLEDTOKEN scheduled sampling: the decoder's own token: sample | argmax [sample]\n"

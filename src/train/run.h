@@ -34,7 +34,7 @@ struct ProgressRecord {
   int held_out = 0;              // held-out examples scored
   bool sampling = false;         // scheduled sampling is on:
   double true_token_probability = 1;  // its epsilon at the last step
-  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were the model's own
+  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
   bool guided = false;           // guided attention is on:
   double attention_loss = 0;     // its penalty P (before its weight), the mean over this record's steps
 };

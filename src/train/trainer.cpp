@@ -23,8 +23,6 @@ std::unique_ptr<TransformerGraph> build_graph(const ModelConfig& config, const T
                                               ParamStore& store) {
   validate(o);
   if (config.arch == Arch::Rnn) return nullptr;
-  if (o.scheduled_sampling != SamplingSchedule::Off)  // (validate() refuses it for arch transformer)
-    throw UsageError("scheduled sampling is built for the RNN so far; this model is a Transformer");
   auto g = std::make_unique<TransformerGraph>(config, limits, rates_of(o), store);
   store.allocate();
   return g;
@@ -58,6 +56,13 @@ std::unique_ptr<RnnGraph> build_rnn_graph(const ModelConfig& config, const Train
   return g;
 }
 
+// The two-pass form's mixed decoder inputs: a buffer only a Transformer under
+// scheduled sampling has.
+size_t mixed_inputs_of(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits) {
+  const bool two_pass = config.arch != Arch::Rnn && o.scheduled_sampling != SamplingSchedule::Off;
+  return two_pass ? static_cast<size_t>(limits.batch) * limits.dec_len : 0;
+}
+
 }  // namespace
 
 Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, const GraphLimits& limits)
@@ -70,7 +75,8 @@ Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, cons
       sampling_rng_(options.seed ^ 0x73616d706c696e67ull),  // "sampling"
       draws_(static_cast<size_t>(limits.batch) * limits.dec_len),
       logp_(static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size()),
-      dlogp_(logp_.size()) {
+      dlogp_(logp_.size()),
+      mixed_(mixed_inputs_of(config, options, limits)) {
   guided_ = guided_of(options);
   if (!guided()) return;
   check_guided_attention(config, guided_);  // the options were validated for options.arch; the model is the config's
@@ -107,7 +113,7 @@ RnnGraph& Trainer::rnn_graph() {
   return *rnn_;
 }
 
-const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : nullptr; }
+const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : graph_->inputs(); }
 
 void Trainer::load_parameters(const SafetensorsFile& file) { train::load_parameters(store_, file); }
 
@@ -134,7 +140,17 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
     logits = rnn_->logits();
     dlogits = rnn_->dlogits();
   } else {
+    // Teacher forcing's pass; under scheduled sampling the first of two: its logits
+    // give the model's own tokens, and the decoder runs again over the mix (the
+    // encoder's output and the dropout masks as they are), without the targets or
+    // the loss changing. Only the second pass is differentiated.
     graph_->forward(b, train ? &dropout_rng_ : nullptr);
+    if (train && options_.scheduled_sampling != SamplingSchedule::Off) {
+      draws_.draw(sampling_rng_, b.dec_rows(), epsilon, options_.sampling_token);
+      epsilon_ = epsilon;
+      own_tokens_ = mix_inputs(b, graph_->logits(), static_cast<int>(config_.tgt_vocab.size()), draws_, mixed_.data());
+      graph_->decode_again(b, mixed_.data());
+    }
     logits = graph_->logits();
     dlogits = graph_->dlogits();
   }
@@ -189,7 +205,8 @@ StepStats Trainer::update(const LossSums& s) {
 
 size_t Trainer::memory_bytes() const {
   const size_t activations = rnn_ ? rnn_->activation_floats() : graph_->activation_floats();
-  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + ga_w_.size() + ga_dprobs_.size()) *
+  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + mixed_.size() + ga_w_.size() +
+          ga_dprobs_.size()) *
          sizeof(float);
 }
 
@@ -200,7 +217,8 @@ size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingO
   else activations = TransformerGraph(config, limits, rates_of(options), store, true).activation_floats();
   const size_t logp = static_cast<size_t>(limits.batch) * limits.dec_len * config.tgt_vocab.size();
   const size_t draws = static_cast<size_t>(limits.batch) * limits.dec_len * 4;  // two doubles a decoder row
-  return (store.size() * 4 + activations + logp * 2 + draws + guided_floats(config, options, limits)) * sizeof(float);
+  const size_t mixed = mixed_inputs_of(config, options, limits);  // ints, a float's size each
+  return (store.size() * 4 + activations + logp * 2 + draws + mixed + guided_floats(config, options, limits)) * sizeof(float);
 }
 
 }  // namespace train

@@ -7,9 +7,10 @@
 // Hooks for what comes after teacher forcing, each at the point of the step it
 // changes: the batch's decoder inputs are apart from its targets (scheduled
 // sampling feeds the decoder a per-example mix of reference and predicted
-// tokens: the RNN's token by token, from draws of the trainer's own generator);
-// guided attention's penalty on the cross-attention weights (guided_attention.h)
-// enters both graphs' backward passes as an extra gradient on them; the loss
+// tokens, from draws of the trainer's own generator: the RNN's token by token,
+// the Transformer's in two passes); guided attention's penalty on the
+// cross-attention weights (guided_attention.h) enters both graphs' backward
+// passes as an extra gradient on them; the loss
 // runs in stages from log-probabilities (loss.h), so that an output
 // distribution mixed with a copy distribution replaces only the first stage.
 #pragma once
@@ -118,6 +119,7 @@ class Trainer {
   std::vector<float*> ga_layers_;
   std::vector<const float*> ga_read_;  // the same, as the backward pass reads them
   std::vector<float> logp_, dlogp_;
+  std::vector<int> mixed_;  // scheduled sampling's second pass reads these (a Transformer's)
 };
 
 // The loss or the gradients stopped being finite: the run has diverged. Names the

@@ -90,9 +90,6 @@ void validate(const TrainingOptions& o) {
   if (o.min_length > o.max_length)
     throw OptionError("min_length", "", "training option min_length = " + std::to_string(o.min_length) +
                                             " is more than max_length = " + std::to_string(o.max_length));
-  if (o.arch == TrainArch::Transformer && o.scheduled_sampling != SamplingSchedule::Off)
-    throw OptionError("scheduled_sampling", "", std::string("training option scheduled_sampling = ") + to_string(o.scheduled_sampling) +
-                                                   ": scheduled sampling is built for the RNN so far (--arch rnn)");
   if (o.arch == TrainArch::Rnn && o.attention_dropout > 0)
     throw OptionError("attention_dropout", "", "training option attention_dropout = " + shown(o.attention_dropout) +
                                                    ": the RNN has no dropout on its attention weights");

@@ -205,8 +205,9 @@ struct TrainingOptions {
   uint64_t seed = 1;
 
   // What the decoder reads
-  // Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true
-  // previous token.
+  // Teacher forcing, or scheduled sampling with this schedule for the probability of the true
+  // previous token (the RNN: token by token; the Transformer: two passes, a teacher-forced one that
+  // makes the model's own tokens and one over the mix, the only one trained).
   SamplingSchedule scheduled_sampling = SamplingSchedule::Off;
   // Scheduled sampling: the step at which the decoder reads the true token with probability 0.5.
   // Range [1, 10000000].
@@ -359,7 +360,7 @@ void for_each_numeric_training_option(Visit&& visit) {
 
 // Throws OptionError naming the first option out of range, or the first rule
 // between options broken (heads dividing d_model, min_length <= max_length, dot
-// attention's sizes, no attention dropout on an RNN, scheduled sampling on an RNN).
+// attention's sizes, no attention dropout on an RNN).
 void validate(const TrainingOptions& o);
 
 }  // namespace train

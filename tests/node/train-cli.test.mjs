@@ -96,6 +96,22 @@ describe('a run', () => {
     assert.match(text.stdout, /^step 5\/5 {2}loss [\d.]+ {2}attention loss 0\.\d{4} {2}token accuracy /m);
   });
 
+  test('a Transformer with scheduled sampling (two passes): records carry epsilon and the share of own tokens read', () => {
+    const out = join(dir, 'copy-ss.safetensors');
+    const r = run(['train', ...TINY, '--steps', '20', '--scheduled-sampling', 'linear', '--sampling-midpoint', '8',
+      '--sampling-token', 'sample', '--json', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const records = lines(r.stdout).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.step), [5, 10, 15, 20]);
+    for (const x of records) {
+      // linear: epsilon = 1 - (step - 1) / 16, at least 0
+      assert.ok(Math.abs(x.trueTokenProbability - Math.max(0, 1 - (x.step - 1) / 16)) < 1e-12, JSON.stringify(x));
+      assert.ok(x.ownTokenShare >= 0 && x.ownTokenShare <= 1);
+    }
+    assert.ok(records[3].ownTokenShare > records[0].ownTokenShare, 'more of its own tokens as epsilon falls');
+    assert.equal(run(['decode', '--model', out, 'abc']).status, 0);
+  });
+
   test('a checkpoint resumes to the very model an uninterrupted run writes', () => {
     const whole = join(dir, 'whole.safetensors');
     const part = join(dir, 'part.safetensors');
@@ -142,7 +158,6 @@ describe('bad input: a clear error, nothing written', () => {
     [['--arch', 'rnn', '--attention', 'dot', '--enc-hidden', '64', '--dec-hidden', '100'], 2,
       'training option dec_hidden = 100: dot attention needs dec_hidden = 2 * enc_hidden = 128'],
     [['--arch', 'rnn', '--attention-dropout', '0.1'], 2, 'training option attention_dropout = 0.1: the RNN has no dropout on its attention weights'],
-    [['--scheduled-sampling', 'linear'], 2, 'training option scheduled_sampling = linear: scheduled sampling is built for the RNN so far (--arch rnn)'],
     [['--arch', 'rnn', '--scheduled-sampling', 'cosine'], 2, "option --scheduled-sampling needs one of off, linear, exponential, inverse_sigmoid, got 'cosine'"],
     [['--arch', 'rnn', '--sampling-midpoint', '0'], 2, "option --sampling-midpoint needs an integer in [1, 10000000], got '0'"],
     [['--resume', broken], 1, /^checkpoint: not a checkpoint file: model file: /],

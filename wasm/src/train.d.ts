@@ -113,8 +113,9 @@ export interface TrainingOptions {
    */
   seed?: number;
   /**
-   * Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true
-   * previous token. Default 'off'.
+   * Teacher forcing, or scheduled sampling with this schedule for the probability of the true
+   * previous token (the RNN: token by token; the Transformer: two passes, a teacher-forced one that
+   * makes the model's own tokens and one over the mix, the only one trained). Default 'off'.
    */
   scheduledSampling?: 'off' | 'linear' | 'exponential' | 'inverse_sigmoid';
   /**
@@ -215,7 +216,7 @@ export interface ProgressRecord {
   heldOut?: number;
   /** Under scheduled sampling: epsilon at the last step. */
   trueTokenProbability?: number;
-  /** Under scheduled sampling: the share of decoder inputs over the record's steps that were the model's own. */
+  /** Under scheduled sampling: the share of decoder inputs over the record's steps that were an own token other than the true one. */
   ownTokenShare?: number;
   /** When asked for ({ probe }): the probe example read after these steps. */
   probe?: Probe;
