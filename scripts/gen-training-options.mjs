@@ -12,7 +12,9 @@
 //
 // Names are derived as scripts/gen-options.mjs derives the decoding options' (whose
 // helpers this uses): the JS name is the C++ name in camelCase, the CLI flag -- and the
-// C++ name in kebab-case (a bool also --no-...). A block is the text between a "BEGIN
+// C++ name in kebab-case (a bool also --no-...); an option's cliShorthand adds a flag
+// that sets several numeric options from one comma-separated argument
+// (--guided-attention WEIGHT[,WIDTH]): the first always, the rest when given. A block is the text between a "BEGIN
 // GENERATED" and an "END GENERATED" comment line; the rest of each file is written by
 // hand. tests/node/training-options.test.mjs fails when a file is stale.
 //
@@ -68,7 +70,18 @@ function check(table) {
       if (!tasks.includes(task)) throw new Error(`${where}: taskDefaults names no task ${task}`);
       if (!valid(v)) throw new Error(`${where}: the ${task} default ${v} is not a valid value`);
     }
+    for (const sh of o.cliShorthand ?? []) {
+      if (!/^--[a-z][a-z0-9-]*$/.test(sh.flag) || !sh.arg || !sh.doc) throw new Error(`${where}: a cliShorthand needs a flag, an arg and a doc`);
+      if (!Array.isArray(sh.sets) || !sh.sets.length) throw new Error(`${where}: ${sh.flag} sets no options`);
+      for (const name of sh.sets) {
+        const target = table.options.find((x) => x.cpp === name);
+        if (!target || !isNumeric(target)) throw new Error(`${where}: ${sh.flag} sets ${name}, which is no numeric option`);
+      }
+    }
   }
+  const flags = table.options.flatMap((o) => [o.cli, ...(o.type === 'bool' ? [negated(o)] : []), ...(o.cliShorthand ?? []).map((sh) => sh.flag)]);
+  const flagTwice = flags.find((f, i) => flags.indexOf(f) !== i);
+  if (flagTwice) throw new Error(`${TRAINING_TABLE_PATH}: the flag ${flagTwice} is used twice`);
 }
 
 
@@ -151,15 +164,21 @@ function usageLines(table) {
     const head = `  ${flags}`;
     return head.length < 32 ? `${head.padEnd(32)}${text}` : `${head}\n${' '.repeat(32)}${text}`;
   };
-  return table.options.map((o) => {
+  return table.options.flatMap((o) => {
     const doc = docText(o.doc, table, 'cli');
+    const shorthands = (o.cliShorthand ?? []).map((sh) => line(`${sh.flag} ${sh.arg}`, `${sh.doc} (${shorthandSets(sh, table)})`));
     if (o.type === 'enum') {
       const values = table.enums[o.enum].values.map((v) => v.js).join(' | ');
-      return line(`${o.cli} ${o.enum.toUpperCase()}`, `${doc}: ${values} [${defaultText(o)}]`);
+      return [line(`${o.cli} ${o.enum.toUpperCase()}`, `${doc}: ${values} [${defaultText(o)}]`), ...shorthands];
     }
-    if (o.type === 'bool') return line(`${o.cli}, ${negated(o)}`, `${doc} [${defaultText(o)}]`);
-    return line(`${o.cli} ${META[o.type]}`, `${doc}, in ${rangeText(o)} [${defaultText(o)}]`);
+    if (o.type === 'bool') return [line(`${o.cli}, ${negated(o)}`, `${doc} [${defaultText(o)}]`), ...shorthands];
+    return [line(`${o.cli} ${META[o.type]}`, `${doc}, in ${rangeText(o)} [${defaultText(o)}]`), ...shorthands];
   });
+}
+
+/** What a shorthand sets, by the options' own flags: "--a, then --b". */
+function shorthandSets(sh, table) {
+  return sh.sets.map((name) => table.options.find((x) => x.cpp === name).cli).join(', then ');
 }
 
 function cliBlock(table) {
@@ -183,6 +202,15 @@ function cliBlock(table) {
       const names = table.enums[o.enum].values.map((v) => v.js).join(', ');
       out.push(`  if (flag == "${o.cli}") return o.${o.cpp} = parse_training_enum<seq2seq::train::${o.enum}>(flag, value(), ${cString(names)}), given.insert("${o.cpp}"), true;`);
     }
+    for (const sh of o.cliShorthand ?? []) {
+      out.push(`  if (flag == "${sh.flag}") {`, `    const std::vector<std::string> parts = comma_separated(flag, value(), ${sh.sets.length});`);
+      sh.sets.forEach((name, i) => {
+        const target = table.options.find((x) => x.cpp === name);
+        const set = `o.${name} = parse_number(flag + " (${target.cli})", parts[${i}], seq2seq::train::option_range::${name}), given.insert("${name}")`;
+        out.push(i === 0 ? `    ${set};` : `    if (parts.size() > ${i}) ${set};`);
+      });
+      out.push('    return true;', '  }');
+    }
   }
   out.push('  return false;', '}');
   return out;
@@ -195,11 +223,13 @@ const md = (text) => text.replace(/\|/g, '\\|');
 function docsBlock(table) {
   const out = ['| option (CLI flag) | meaning | default |', '| --- | --- | --- |'];
   for (const o of table.options) {
-    const flag = o.type === 'bool' ? `\`${o.cli}\`, \`${negated(o)}\`` : `\`${o.cli} ${o.type === 'enum' ? o.enum.toUpperCase() : META[o.type]}\``;
+    const own = o.type === 'bool' ? `\`${o.cli}\`, \`${negated(o)}\`` : `\`${o.cli} ${o.type === 'enum' ? o.enum.toUpperCase() : META[o.type]}\``;
+    const flag = [own, ...(o.cliShorthand ?? []).map((sh) => `\`${sh.flag} ${sh.arg}\``)].join(', ');
     let values = '';
     if (o.type === 'enum') values = table.enums[o.enum].values.map((v) => `\`${v.js}\`${v.doc ? ` (${docText(v.doc, table, 'cpp')})` : ''}`).join(', ');
     else if (isNumeric(o)) values = `range ${rangeText(o)}`;
-    const meaning = [docText(o.doc, table, 'cpp'), values, o.notes && `in the notes: ${o.notes}`].filter(Boolean).join('; ');
+    const shorthands = (o.cliShorthand ?? []).map((sh) => `\`${sh.flag} ${sh.arg}\`: ${sh.doc} (${shorthandSets(sh, table)})`);
+    const meaning = [docText(o.doc, table, 'cpp'), values, ...shorthands, o.notes && `in the notes: ${o.notes}`].filter(Boolean).join('; ');
     out.push(`| \`${o.cpp}\` (${flag}) | ${md(meaning)} | ${md(defaultText(o))} |`);
   }
   return out;

@@ -93,6 +93,13 @@ std::string describe(const TrainingOptions& o) {
   if (o.scheduled_sampling != SamplingSchedule::Off)
     d << ", scheduled sampling " << to_string(o.scheduled_sampling) << " (midpoint " << o.sampling_midpoint << ", "
       << to_string(o.sampling_token) << ")";
+  if (o.guided_attention_weight > 0) {
+    d << ", guided attention " << o.guided_attention_weight << " (width " << o.guided_attention_width;
+    if (o.arch == TrainArch::Transformer)
+      d << ", layer " << (o.guided_attention_layer < 0 ? std::string("all") : std::to_string(o.guided_attention_layer)) << ", head "
+        << (o.guided_attention_head < 0 ? std::string("all") : std::to_string(o.guided_attention_head));
+    d << ")";
+  }
   return d.str();
 }
 
@@ -206,7 +213,7 @@ void TrainingRun::fill_batch() {
 ProgressRecord TrainingRun::step(int n) {
   ProgressRecord r;
   r.steps = options_.steps;
-  double loss = 0;
+  double loss = 0, attention = 0;
   long tokens = 0, correct = 0, own = 0;
   int taken = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -214,6 +221,7 @@ ProgressRecord TrainingRun::step(int n) {
     fill_batch();
     const StepStats s = trainer_->step(batch_);
     loss += s.loss * s.tokens;
+    attention += s.attention_loss;
     tokens += s.tokens;
     correct += s.correct;
     own += s.own_tokens;
@@ -229,6 +237,8 @@ ProgressRecord TrainingRun::step(int n) {
   r.loss = tokens ? loss / static_cast<double>(tokens) : 0.0;
   r.token_accuracy = tokens ? static_cast<double>(correct) / static_cast<double>(tokens) : 0.0;
   r.sampling = options_.scheduled_sampling != SamplingSchedule::Off;
+  r.guided = trainer_->guided();
+  r.attention_loss = taken ? attention / taken : 0.0;
   r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {

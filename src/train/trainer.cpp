@@ -63,6 +63,26 @@ size_t copy_floats(const ModelConfig& c, const GraphLimits& limits) {
   return n;
 }
 
+GuidedAttention guided_of(const TrainingOptions& o) {
+  GuidedAttention ga;
+  ga.weight = o.guided_attention_weight;
+  ga.width = o.guided_attention_width;
+  ga.layer = o.guided_attention_layer;
+  ga.head = o.guided_attention_head;
+  return ga;
+}
+
+// Floats guided attention holds: W of one example, and the gradient on the guided
+// weights (the Transformer: each guided decoder layer's cross-attention).
+size_t guided_floats(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits) {
+  if (o.guided_attention_weight <= 0) return 0;
+  const size_t w = static_cast<size_t>(limits.dec_len) * limits.src_len;
+  const size_t rows = static_cast<size_t>(limits.batch) * limits.dec_len * limits.src_len;
+  if (config.arch == Arch::Rnn) return w + rows;
+  const size_t layers = o.guided_attention_layer < 0 ? static_cast<size_t>(config.dec_layers) : 1;
+  return w + layers * rows * static_cast<size_t>(config.n_heads);
+}
+
 std::unique_ptr<RnnGraph> build_rnn_graph(const ModelConfig& config, const TrainingOptions& o, const GraphLimits& limits,
                                           ParamStore& store) {
   if (config.arch != Arch::Rnn) return nullptr;
@@ -93,6 +113,27 @@ Trainer::Trainer(const ModelConfig& config, const TrainingOptions& options, cons
       logp_(static_cast<size_t>(limits.batch) * limits.dec_len * (config.tgt_vocab.size() + (config.copy ? limits.src_len : 0))),
       dlogp_(logp_.size()),
       mixed_(mixed_inputs_of(config, options, limits)) {
+  guided_ = guided_of(options);
+  if (config.copy && guided())  // (validate() refuses the options too)
+    throw UsageError("guided attention with the copy mechanism is not built: both add a gradient on the same attention weights");
+  if (guided()) {
+    check_guided_attention(config, guided_);  // the options were validated for options.arch; the model is the config's
+    const size_t w = static_cast<size_t>(limits.dec_len) * limits.src_len;
+    ga_w_.assign(w, 0.0f);
+    ga_dprobs_.assign(guided_floats(config, options, limits) - w, 0.0f);
+    if (config.arch != Arch::Rnn) {
+      // One buffer per guided layer, null for the others.
+      const size_t per_layer = static_cast<size_t>(limits.batch) * config.n_heads * w;
+      ga_layers_.assign(static_cast<size_t>(config.dec_layers), nullptr);
+      size_t at = 0;
+      for (int l = 0; l < config.dec_layers; ++l)
+        if (guided_.layer < 0 || guided_.layer == l) {
+          ga_layers_[static_cast<size_t>(l)] = ga_dprobs_.data() + at;
+          at += per_layer;
+        }
+      ga_read_.assign(ga_layers_.begin(), ga_layers_.end());
+    }
+  }
   if (!config.copy) return;
   const std::vector<size_t> sizes = copy_buffer_sizes(config, limits);
   std::vector<float>* buffers[] = {&copy_.lpv,     &copy_.dlpv,  &copy_.attention, &copy_.dattention, &copy_.context,
@@ -194,8 +235,14 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
   const LossSums s = smoothed_nll(logp_.data(), rows, V, b.target.data(), -1, options_.label_smoothing,
                                   1.0f / static_cast<float>(rows), dlogp_.data());
   log_softmax_backward(logp_.data(), dlogp_.data(), rows, V, dlogits);
-  if (rnn_) rnn_->backward(b);
-  else graph_->backward(b);
+  // Guided attention: P of this pass, and λ dP/dA into the backward pass.
+  attention_loss_ = 0;
+  if (guided()) {
+    if (rnn_) attention_loss_ = rnn_guided_attention(*rnn_, b, guided_, ga_dprobs_.data(), ga_w_.data());
+    else attention_loss_ = transformer_guided_attention(*graph_, b, guided_, &ga_layers_, ga_w_.data());
+  }
+  if (rnn_) rnn_->backward(b, guided() ? ga_dprobs_.data() : nullptr);
+  else graph_->backward(b, guided() ? &ga_read_ : nullptr);
   return s;
 }
 
@@ -311,8 +358,11 @@ StepStats Trainer::update(const LossSums& s) {
   st.loss = s.tokens ? s.loss / s.tokens : 0.0;
   st.tokens = s.tokens;
   st.correct = s.correct;
+  st.attention_loss = attention_loss_;
   if (!std::isfinite(st.loss))
     throw DivergedError(st.step, "training diverged at step " + std::to_string(st.step) + ": the loss is not finite");
+  if (!std::isfinite(st.attention_loss))
+    throw DivergedError(st.step, "training diverged at step " + std::to_string(st.step) + ": the guided-attention loss is not finite");
   st.grad_norm = clip_gradients(store_, options_.clip_norm);
   if (!std::isfinite(st.grad_norm))
     throw DivergedError(st.step, "training diverged at step " + std::to_string(st.step) + ": a gradient is not finite");
@@ -334,7 +384,8 @@ size_t Trainer::memory_bytes() const {
                                       &copy_.gate, &copy_.dgate, &copy_.d_output, &copy_.d_input, &copy_.d_memory, &copy_.dprobs,
                                       &copy_.scratch})
     copy += v->size();
-  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + mixed_.size() + copy) *
+  return (store_.size() * 4 + activations + logp_.size() * 2 + draws_.coins().capacity() * 4 + mixed_.size() + ga_w_.size() +
+          ga_dprobs_.size() + copy) *
          sizeof(float);
 }
 
@@ -347,7 +398,9 @@ size_t Trainer::estimate_memory_bytes(const ModelConfig& config, const TrainingO
                       (config.tgt_vocab.size() + (config.copy ? static_cast<size_t>(limits.src_len) : 0));
   const size_t draws = static_cast<size_t>(limits.batch) * limits.dec_len * 4;  // two doubles a decoder row
   const size_t mixed = mixed_inputs_of(config, options, limits);  // ints, a float's size each
-  return (store.size() * 4 + activations + logp * 2 + draws + mixed + copy_floats(config, limits)) * sizeof(float);
+  return (store.size() * 4 + activations + logp * 2 + draws + mixed + guided_floats(config, options, limits) +
+          copy_floats(config, limits)) *
+         sizeof(float);
 }
 
 }  // namespace train

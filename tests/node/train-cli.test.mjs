@@ -105,6 +105,23 @@ describe('a run', () => {
     assert.equal(accuracy['--no-copy'], 0, JSON.stringify(accuracy));
   });
 
+  test('--guided-attention WEIGHT,WIDTH: records carry the penalty apart from the loss, and it falls; the text line names it', () => {
+    const out = join(dir, 'copy-ga.safetensors');
+    const r = run(['train', ...TINY, '--steps', '20', '--learning-rate', '0.02', '--guided-attention', '5,0.3', '--json', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const records = lines(r.stdout).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.step), [5, 10, 15, 20]);
+    for (const x of records) assert.ok(x.attentionLoss > 0 && x.attentionLoss < 1, JSON.stringify(x));
+    assert.ok(records[3].attentionLoss < 0.9 * records[0].attentionLoss, 'the penalty falls');
+    assert.match(run(['info', out]).stdout, /guided attention 5 \(width 0\.3, layer all, head all\)/);
+    const plain = run(['train', ...TINY, '--steps', '5', '--json', '--out', out]);
+    assert.equal('attentionLoss' in JSON.parse(lines(plain.stdout)[0]), false, 'no penalty field when it is off');
+    const text = run(['train', ...TINY, '--steps', '5', '--guided-attention-weight', '1', '--guided-attention-layer', '0',
+      '--guided-attention-head', '1', '--out', out]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /^step 5\/5 {2}loss [\d.]+ {2}attention loss 0\.\d{4} {2}token accuracy /m);
+  });
+
   test('a Transformer with scheduled sampling (two passes): records carry epsilon and the share of own tokens read', () => {
     const out = join(dir, 'copy-ss.safetensors');
     const r = run(['train', ...TINY, '--steps', '20', '--scheduled-sampling', 'linear', '--sampling-midpoint', '8',
@@ -169,11 +186,25 @@ describe('bad input: a clear error, nothing written', () => {
     [['--arch', 'rnn', '--attention-dropout', '0.1'], 2, 'training option attention_dropout = 0.1: the RNN has no dropout on its attention weights'],
     [['--arch', 'rnn', '--attention', 'none', '--copy'], 2,
       'training option copy = true: the copy mechanism copies through the attention, and attention = none has none'],
+    [['--copy', '--guided-attention', '1,0.2'], 2,
+      'training option copy = true with guided_attention_weight = 1: guided attention with the copy mechanism is not built (both add a gradient on the same attention weights)'],
     [['--arch', 'rnn', '--copy', '--scheduled-sampling', 'linear'], 2,
       "training option copy = true with scheduled_sampling = linear: the model's own token would be drawn from the copy mix, which scheduled sampling does not draw from yet"],
     [['--arch', 'rnn', '--scheduled-sampling', 'cosine'], 2, "option --scheduled-sampling needs one of off, linear, exponential, inverse_sigmoid, got 'cosine'"],
     [['--arch', 'rnn', '--sampling-midpoint', '0'], 2, "option --sampling-midpoint needs an integer in [1, 10000000], got '0'"],
     [['--resume', broken], 1, /^checkpoint: not a checkpoint file: model file: /],
+    [['--arch', 'rnn', '--attention', 'none', '--guided-attention', '1'], 2,
+      'training option guided_attention_weight = 1: attention none has no attention weights to guide; the scores dot, multiplicative, reduced_rank and additive have'],
+    [['--guided-attention', '1', '--guided-attention-layer', '2'], 2,
+      'training option guided_attention_layer = 2 is outside [-1, 1]: the model has layers = 2 decoder layers, 0 the first (-1: all of them)'],
+    [['--heads', '2', '--guided-attention-head', '2'], 2,
+      'training option guided_attention_head = 2 is outside [-1, 1]: the model has heads = 2 heads, 0 the first (-1: all of them)'],
+    [['--arch', 'rnn', '--guided-attention-head', '0'], 2, "training option guided_attention_head = 0: the RNN's attention has no heads; leave it at -1"],
+    [['--guided-attention', '1,0.2,3'], 2, "option --guided-attention needs 1 to 2 numbers separated by commas, got '1,0.2,3'"],
+    [['--guided-attention', '1,'], 2, "option --guided-attention needs 1 to 2 numbers separated by commas, got '1,'"],
+    [['--guided-attention', '1,2'], 2, "option --guided-attention (--guided-attention-width) needs a number in (0, 1], got '2'"],
+    [['--guided-attention', '-1'], 2, "option --guided-attention (--guided-attention-weight) needs a number in [0, 100], got '-1'"],
+    [['--guided-attention-head', '16'], 2, "option --guided-attention-head needs an integer in [-1, 15], got '16'"],
   ];
   for (const [flags, status, message] of cases) {
     test(flags.join(' '), () => {

@@ -117,6 +117,20 @@ describe('the copy mechanism', () => {
   });
 });
 
+describe('guided attention', () => {
+  test('records carry attentionLoss, as the CLI\'s --json lines for the same options, and it falls', async () => {
+    const config = { ...SMALL, task: 'copy', learningRate: 0.01, guidedAttentionWeight: 2, guidedAttentionWidth: 0.3 };
+    const trainer = await createTrainer(config);
+    const records = [];
+    while (!trainer.done) records.push(trainer.step());
+    const cli = cliTrain(config, join(dir, 'guided.safetensors'));
+    assert.deepEqual(records.map(untimed), cli.map(untimed));
+    assert.ok(records.every((r) => r.attentionLoss > 0 && r.attentionLoss < 1));
+    assert.ok(records[3].attentionLoss < 0.8 * records[0].attentionLoss, records.map((r) => r.attentionLoss).join(', '));
+    trainer.dispose();
+  });
+});
+
 describe('the probe', () => {
   test('a Transformer\'s: [layers, heads, T, N] cross-attention whose rows sum to 1, and -log p per token equal to the decoder\'s forced score', async () => {
     const trainer = await createTrainer({ ...SMALL, layers: 2 });
@@ -213,6 +227,12 @@ describe('bad input: a Seq2SeqError with a kind, naming what is wrong', () => {
     await rejects({ dModel: 66 }, 'UsageError', 'training option heads = 4 does not divide dModel = 66', { option: 'heads', range: undefined });
     await rejects({ arch: 'rnn', attention: 'dot', encHidden: 64, decHidden: 100 }, 'UsageError',
       'training option decHidden = 100: dot attention needs decHidden = 2 * encHidden = 128', { option: 'decHidden' });
+    await rejects({ guidedAttentionWeight: 1, guidedAttentionLayer: 2 }, 'UsageError',
+      'training option guidedAttentionLayer = 2 is outside [-1, 1]: the model has layers = 2 decoder layers, 0 the first (-1: all of them)',
+      { option: 'guidedAttentionLayer', range: undefined });
+    await rejects({ arch: 'rnn', attention: 'none', guidedAttentionWeight: 0.5 }, 'UsageError',
+      'training option guidedAttentionWeight = 0.5: attention none has no attention weights to guide; the scores dot, multiplicative, reduced_rank and additive have',
+      { option: 'guidedAttentionWeight' });
   });
   test('unknown keys, wrong types and an unknown task are refused before anything loads', async () => {
     await rejects({ frobnicate: 1 }, 'UsageError', /^unknown training option 'frobnicate' \(known: task, minLength, .*, memoryLimitMb, data, resume\)$/);

@@ -61,3 +61,13 @@ test('each option has one name on every face: its CLI flag in the usage, its row
     assert.match(files.get('wasm/src/train.d.ts'), new RegExp(`^  ${o.js}\\?: `, 'm'), o.cpp);
   }
 });
+
+test('a shorthand flag sets numeric options only, and no flag is used twice', () => {
+  const shorthand = (t) => t.options.find((o) => o.cpp === 'guided_attention_weight').cliShorthand[0];
+  assert.throws(() => withChangedTable((t) => { shorthand(t).sets = ['guided_attention_weight', 'norm']; }, trainingGeneratedFiles),
+    /--guided-attention sets norm, which is no numeric option/);
+  assert.throws(() => withChangedTable((t) => { shorthand(t).flag = '--steps'; }, trainingGeneratedFiles),
+    /the flag --steps is used twice/);
+  const files = new Map(trainingGeneratedFiles());
+  assert.match(files.get('src/cli/train_command.cpp'), /"  --guided-attention WEIGHT\[,WIDTH\]\\n {32}guided attention's weight, and its width if given \(--guided-attention-weight, then --guided-attention-width\)\\n"/);
+});

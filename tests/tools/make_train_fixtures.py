@@ -25,6 +25,8 @@ starting values, so that the engine's float32 numbers are held to the exact ones
                          second pass; and 100 steps under the schedule
   train_rnn_*            the same for the RNN encoder-decoder, each attention score, with
                          and without scheduled sampling (tests/tools/train_rnn_fixtures.py)
+  train_ga_*             guided attention's penalty alone, and whole steps of both families
+                         with it in the loss (tests/tools/train_ga_fixtures.py)
 Deterministic: fixed seeds.
 """
 
@@ -470,6 +472,8 @@ def main():
     write("train_layers.json", layers)
     from tests.tools.train_rnn_fixtures import write_rnn_fixtures  # the RNN's (it imports the helpers above)
     write_rnn_fixtures()
+    from tests.tools.train_ga_fixtures import write_guided_attention_fixtures  # guided attention's
+    write_guided_attention_fixtures()
 
 
 if __name__ == "__main__":

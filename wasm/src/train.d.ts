@@ -134,6 +134,26 @@ export interface TrainingOptions {
   samplingMin?: number;
   /** Scheduled sampling: the decoder's own token. Default 'sample'. */
   samplingToken?: 'sample' | 'argmax';
+  /**
+   * Guided attention: the weight (lambda) of the penalty on the cross-attention weights away from
+   * the diagonal, added to the loss; 0 is off. In [0, 100]. Default 0.
+   */
+  guidedAttentionWeight?: number;
+  /**
+   * Guided attention: the width g of the band around the diagonal n/N = t/T that goes unpenalised.
+   * In (0, 1]. Default 0.2.
+   */
+  guidedAttentionWidth?: number;
+  /**
+   * Guided attention, Transformer: the decoder layer whose cross-attention is guided (0 the first,
+   * below layers); -1: every layer, the penalty averaged. In [-1, 7]. Default -1.
+   */
+  guidedAttentionLayer?: number;
+  /**
+   * Guided attention, Transformer: the head guided (0 the first, below heads); -1: every head, the
+   * penalty averaged. In [-1, 15]. Default -1.
+   */
+  guidedAttentionHead?: number;
   /** A progress record every this many steps. In [1, 10000000]. Default 50. */
   logEvery?: number;
   /**
@@ -188,6 +208,8 @@ export interface ProgressRecord {
   steps: number;
   /** Mean cross-entropy per target token over the record's steps. */
   loss: number;
+  /** Under guided attention: its penalty P (before its weight), the mean over the record's steps; the loss minimised is loss + guidedAttentionWeight * P. */
+  attentionLoss?: number;
   /** Teacher-forced: the share of target tokens whose argmax is right. */
   tokenAccuracy: number;
   learningRate: number;
