@@ -20,6 +20,11 @@
 //   reduced vowels, ᵊ, flap   only ə ɪ ʌ ᵊ ᵻ, ɜɹ/əɹ, t/ɾ/ʔ differ
 //   secondary stress          only a secondary stress mark differs
 //   primary stress            the primary stress is elsewhere
+// And the same by word in running text: every word of the sentences of the test fixtures
+// (tests/fixtures/g2p/paragraphs.json, homographs.json) that both dictionaries have, each
+// written alone as above, so a heteronym is read as CMUdict's first reading, not as the
+// sentence wants it: how often a voice meets each kind of word, which the list of words
+// does not weigh (most of the shared words are rare, many of them names).
 import { readFileSync } from 'node:fs';
 import { loadLexicon } from '../models/g2p/lexicon.js';
 import { functionReading, functionWord, wordToMisaki } from '../models/g2p/formats.js';
@@ -109,6 +114,27 @@ console.log(`misaki's US gold lexicon: ${byWord.size} words; ${shared} also in C
 console.log(`exact ${pct(count.exact, shared)}; secondary stress ignored ${pct(noSecondary, shared)}; all stress ignored ${pct(stressFree, shared)}; symbol error rate ${pct(errors, length)}`);
 console.log(`exact in the two halves of the words (by a hash): ${halves.map(([n, e]) => pct(e, n)).join(', ')}`);
 for (const c of CLASSES) console.log(`  ${c.padEnd(54)} ${String(count[c]).padStart(6)}  ${pct(count[c], shared)}`);
+// Running text: each word's share of the fixtures' sentences.
+const fixtures = new URL('../tests/fixtures/g2p/', import.meta.url);
+const texts = [
+  ...JSON.parse(readFileSync(new URL('paragraphs.json', fixtures), 'utf8')).paragraphs.map((p) => p.text),
+  ...['sentences', 'held_out'].flatMap((k) => JSON.parse(readFileSync(new URL('homographs.json', fixtures), 'utf8'))[k].map((x) => x[0])),
+];
+let tokens = 0, tokensExact = 0, tokensNoSecondary = 0, tokensNoStress = 0;
+for (const text of texts) {
+  for (const [w] of text.matchAll(/[A-Za-z]+(?:'[A-Za-z]+)*/g)) {
+    const word = w.toLowerCase();
+    const reading = byWord.get(word);
+    const prons = reading && lexicon.lookup(word);
+    if (!prons) continue;
+    const ours = wordToMisaki(functionReading('misaki', word) ?? prons[0], functionWord('misaki', word), word);
+    tokens++;
+    if (ours === reading) tokensExact++;
+    if (ours.replace(/ˌ/g, '') === reading.replace(/ˌ/g, '')) tokensNoSecondary++;
+    if (noStress(ours) === noStress(reading)) tokensNoStress++;
+  }
+}
+console.log(`running text (the ${texts.length} sentences and paragraphs of the test fixtures): ${tokens} words both have; exact ${pct(tokensExact, tokens)}; secondary stress ignored ${pct(tokensNoSecondary, tokens)}; all stress ignored ${pct(tokensNoStress, tokens)}`);
 if (examples) {
   for (const c of CLASSES.slice(1)) {
     console.log(`\n${c}: word | CMUdict | ours | misaki`);

@@ -66,15 +66,16 @@ async function modules(lexiconSource) {
  * one pronunciation, evenly spread; the words of several (heteronyms) all kept.
  */
 async function prunedLexicon(share) {
-  const data = await import(join(MODELS, 'g2p/lexicon-data.js'));
-  const words = data.words.split('\n');
-  const prons = data.pronunciations.split('\n');
+  const { parseLexicon } = await import(join(MODELS, 'g2p/lexicon.js'));
+  const { encodeLexicon, moduleText } = await import(join(ROOT, 'scripts/build-lexicon.mjs'));
+  const lexicon = parseLexicon(await import(join(MODELS, 'g2p/lexicon-data.js')));
+  const kept = new Map();
   let single = 0;
-  const keep = prons.map((p) => p.includes(' ') || Math.floor((single + 1) * share) === Math.floor(single++ * share));
-  const pick = (list) => list.filter((_, i) => keep[i]).join('\n');
-  return `export const source = ${JSON.stringify({ ...data.source, pruned: share })};\n`
-    + `export const phones = ${JSON.stringify(data.phones)};\nexport const codes = ${JSON.stringify(data.codes)};\n`
-    + `export const words = ${JSON.stringify(pick(words))};\nexport const pronunciations = ${JSON.stringify(pick(prons))};\n`;
+  for (const w of lexicon.words()) {
+    const prons = lexicon.lookup(w).map((p) => p.join(' '));
+    if (prons.length > 1 || Math.floor((single + 1) * share) === Math.floor(single++ * share)) kept.set(w, prons);
+  }
+  return moduleText(encodeLexicon(kept, lexicon.source));
 }
 
 const wasm = gz(readFileSync(join(ROOT, 'wasm/dist/seq2seq_core.wasm')));

@@ -13,7 +13,7 @@
 //                   the recipe's cap on a word's letters (models/train/data_rules.json)
 //   index-html.mjs  index.html with models.json's content, boot.js and style.css inline and
 //                   its static words in English
-//   dictionary.mjs  dict/XX.tsv, dict/index.json (and the longest training word), dict/test.tsv:
+//   dictionary.mjs  dict/*.tsv, dict/index.json (and the longest training word), dict/test.tsv:
 //                   reference pronunciations
 //   weight.mjs      weight.json (what a first visit transfers) and the .gz twins
 //

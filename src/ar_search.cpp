@@ -183,10 +183,10 @@ Snapshot ArSearch::step() {
     done_ = true;  // the scorer's cache is in no state to go on from: this decode is over
     throw;
   }
-  return advance(lp, attn);
+  return advance(lp, attn, scorer_.copy_step());
 }
 
-Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& attn) {
+Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& attn, const CopyStep* copy) {
   if (done_) throw UsageError("the decode has finished: start a new one");
   const int t = static_cast<int>(live_.front().tokens.size());  // index of the token chosen now
   std::vector<Candidate> pruned, chosen;
@@ -259,6 +259,21 @@ Snapshot ArSearch::advance(const RowMatrix& lp, const CrossAndSelfAttention& att
     if (opt_.strategy == Strategy::Sample)
       for (int v : left_out_[static_cast<size_t>(c.row)]) h.left_out.push_back({v, std::exp(lp(c.row, v)), 0.0f});
     h.candidates = candidates_of(c.row);
+    if (copy) {  // the pointer-generator's share of this step (copy.h)
+      h.p_gen = copy->p_gen[static_cast<size_t>(c.row)];
+      const float* a = copy->attention.row(c.row).data();
+      if (opt_.attention) h.copy_attention.assign(a, a + copy->attention.cols());
+      if (opt_.top_candidates > 0) {  // the copy distribution: each source token's attention, summed
+        for (size_t i = 0; i < copy->ids.size(); ++i) {
+          auto it = std::find_if(h.copy_probs.begin(), h.copy_probs.end(), [&](const TokenProb& p) { return p.token == copy->ids[i]; });
+          if (it == h.copy_probs.end()) h.copy_probs.push_back({copy->ids[i], a[i]});
+          else it->prob += a[i];
+        }
+        std::stable_sort(h.copy_probs.begin(), h.copy_probs.end(), [](const TokenProb& x, const TokenProb& y) {
+          return x.prob != y.prob ? x.prob > y.prob : x.token < y.token;
+        });
+      }
+    }
     if (opt_.attention) {
       // A model without attention (an RNN with attention none) has no maps: the
       // attention stays empty rather than reading as zeros.

@@ -44,7 +44,8 @@ class ArSearch {
   // the step given their log-probabilities [live x V] (and attention, if asked).
   // A failure in between leaves the search unusable: the caller drops it.
   std::vector<int> next_tokens() const;
-  Snapshot advance(const RowMatrix& logprobs, const CrossAndSelfAttention& attention);
+  // `copy`: a copy model's mix at this step (scorer.h), for the snapshot; null for none.
+  Snapshot advance(const RowMatrix& logprobs, const CrossAndSelfAttention& attention, const CopyStep* copy = nullptr);
   // The n-best finished hypotheses, best first (valid once done).
   std::vector<Result> results() const;
 

@@ -32,8 +32,7 @@ namespace {
 
 class EnsembleStepScorer final : public StepScorer {
  public:
-  EnsembleStepScorer(const std::vector<std::shared_ptr<const Model>>& members, const std::vector<int>& source,
-                     int capacity) {
+  EnsembleStepScorer(const std::vector<std::shared_ptr<const Model>>& members, const SourceInput& source, int capacity) {
     for (const auto& m : members) scorers_.push_back(ModelAccess::network(*m).step_scorer(source, capacity));
     member_lp_.resize(scorers_.size());
   }
@@ -72,7 +71,7 @@ int64_t Ensemble::parameter_count() const {
   return n;
 }
 
-std::unique_ptr<StepScorer> Ensemble::step_scorer(const std::vector<int>& source, int capacity) const {
+std::unique_ptr<StepScorer> Ensemble::step_scorer(const SourceInput& source, int capacity) const {
   return std::make_unique<EnsembleStepScorer>(members_, source, capacity);
 }
 
@@ -80,9 +79,9 @@ namespace {
 UsageError no_single_inside() { return UsageError("an ensemble has no single inside to show: inspect one of its models"); }
 }  // namespace
 
-uint64_t Ensemble::inside_values(int, int) const { throw no_single_inside(); }
+uint64_t Ensemble::inside_values(int, int, int) const { throw no_single_inside(); }
 
-StepInside Ensemble::inspect(const std::vector<int>&, const std::vector<int>&) const {
+StepInside Ensemble::inspect(const SourceInput&, const std::vector<int>&) const {
   throw no_single_inside();
 }
 
@@ -108,7 +107,10 @@ std::shared_ptr<const Model> Model::ensemble(const std::vector<std::shared_ptr<c
     const ModelConfig& b = members[i]->config();
     const std::string which = "ensemble member " + std::to_string(i + 1) + " ('" + b.name + "')";
     if (!b.autoregressive()) throw UsageError(which + " is non-autoregressive; an ensemble decodes autoregressively");
-    if (b.src_vocab != a.src_vocab || b.src_case != a.src_case || !same_specials(b.src_specials, a.src_specials))
+    // Each copy model's distribution spans its own mix of the vocabulary and the source: no mean of those is defined here.
+    if (b.copy) throw UsageError(which + " has the copy mechanism; an ensemble averages models without it");
+    if (b.src_vocab != a.src_vocab || b.src_case != a.src_case || b.src_tokens != a.src_tokens ||
+        !same_specials(b.src_specials, a.src_specials))
       throw UsageError(which + " has another source vocabulary than member 1");
     if (b.tgt_vocab != a.tgt_vocab || !same_specials(b.tgt_specials, a.tgt_specials))
       throw UsageError(which + " has another target vocabulary than member 1");

@@ -33,6 +33,7 @@ ForcedScore force_autoregressive(StepScorer& scorer, const SpecialIds& sp, const
     require_finite_scores(lp.row(0).data(), lp.cols(), position_name(i));
     const int next = i < target.size() ? target[i] : sp.eos;
     f.token_logprobs.push_back(lp(0, next));
+    if (const CopyStep* copy = scorer.copy_step()) f.token_p_gen.push_back(copy->p_gen[0]);
     // Summed in double, in order, as search sums a hypothesis: the same numbers to the bit.
     f.logprob += lp(0, next);
     fed = next;

@@ -104,7 +104,26 @@ std::vector<int> Model::tokenize(const std::string& text) const {
   return tokenize_source(text, src_vocab_, config_.src_case, config_.max_pos, config_.src_tokens, config_.src_specials.unk);
 }
 
-InputError Model::target_id_outside(double id, size_t position) const {
+ReadSource ModelAccess::read(const Model& m, const std::string& text) {
+  const ModelConfig& c = m.config_;
+  ReadSource r;
+  std::vector<std::string> texts;
+  r.input.ids = tokenize_source(text, m.src_vocab_, c.src_case, c.max_pos, c.src_tokens, c.src_specials.unk,
+                                c.copy ? &texts : nullptr);
+  if (!c.copy) {  // the model's own vocabulary, not owned: the caller holds the model
+    r.output_vocab = std::shared_ptr<const Vocabulary>(&m.tgt_vocab_, [](const Vocabulary*) {});
+    return r;
+  }
+  r.input.copy = copy_map(texts, m.tgt_vocab_, c.tgt_specials);
+  r.output_vocab = std::make_shared<const Vocabulary>(m.tgt_vocab_.extended(r.input.copy.extra));
+  return r;
+}
+
+std::shared_ptr<const Vocabulary> Model::output_vocab(const std::string& source) const {
+  return ModelAccess::read(*this, source).output_vocab;
+}
+
+InputError Model::target_id_outside(double id, size_t position, const Vocabulary& vocab) const {
   std::string shown;
   if (std::abs(id) < 9.2e18) {
     shown = std::to_string(static_cast<long long>(id));
@@ -116,17 +135,22 @@ InputError Model::target_id_outside(double id, size_t position) const {
     }
     shown = buf;
   }
-  return InputError("token id " + shown + " at position " + std::to_string(position) + " is outside the target vocabulary of " +
-                    std::to_string(tgt_vocab_.size()));
+  return InputError("token id " + shown + " at position " + std::to_string(position) + " is outside the " +
+                    (vocab.size() > tgt_vocab_.size()
+                         ? "output vocabulary (the target vocabulary and this source's copy-only tokens) of "
+                         : "target vocabulary of ") +
+                    std::to_string(vocab.size()));
 }
 
 StepInside Model::inspect(const std::string& source, const std::vector<int>& tokens) const {
-  const std::vector<int> src = tokenize(source);
+  const ReadSource read = ModelAccess::read(*this, source);
+  const std::vector<int>& src = read.input.ids;
+  const Vocabulary& out_vocab = *read.output_vocab;  // a copy model's output holds the source's copy-only tokens too
   const SpecialIds& sp = config_.tgt_specials;
   const bool ar = config_.autoregressive();
   for (size_t i = 0; i < tokens.size(); ++i) {
     const int id = tokens[i];
-    if (id < 0 || id >= static_cast<int>(tgt_vocab_.size())) throw target_id_outside(id, i + 1);
+    if (id < 0 || id >= out_vocab.size()) throw target_id_outside(id, i + 1, out_vocab);
     // A CMLM's draft is what Mask-Predict feeds back: any token it emitted (END included, kept
     // where it was sure of it) and the mask where it re-masked.
     const bool in_draft = !ar && (id == sp.mask || id == sp.eos);
@@ -148,12 +172,13 @@ StepInside Model::inspect(const std::string& source, const std::vector<int>& tok
   if (static_cast<int>(input.size()) > config_.max_pos)
     throw InputError("the decoder input has " + std::to_string(input.size()) + " positions; this model has " +
                      std::to_string(config_.max_pos));
-  const uint64_t values = network_->inside_values(static_cast<int>(src.size()), static_cast<int>(input.size()));
+  const uint64_t values = network_->inside_values(static_cast<int>(src.size()), static_cast<int>(input.size()),
+                                                  static_cast<int>(read.input.copy.extra.size()));
   if (values > limits::kMaxInsideValues)
     throw InputError("the inside of this pass (a source of " + std::to_string(src.size()) + " positions, a decoder input of " +
                      std::to_string(input.size()) + ") holds " + std::to_string(values) + " numbers; inspect keeps at most " +
                      std::to_string(limits::kMaxInsideValues) + ": give a shorter source or fewer tokens");
-  StepInside inside = network_->inspect(src, input);
+  StepInside inside = network_->inspect(read.input, input);
   // Refused as decoding refuses the same scores (scorer.h): the row's log-probabilities, as search
   // would see them, must hold no NaN or +infinity.
   const auto V = static_cast<Eigen::Index>(inside.vocab_size);

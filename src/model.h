@@ -58,19 +58,26 @@ class Model {
 
   // The source text as token ids (see tokenize_source for what is rejected).
   std::vector<int> tokenize(const std::string& text) const;
+  // The vocabulary a decode of `source` writes its output in: the target vocabulary,
+  // and for a copy model the source's tokens it lacks after it (ids V, V + 1, ...: a
+  // copied token the vocabulary lacks shows the source token's text). For a model
+  // without the copy mechanism, the target vocabulary itself (valid while this model
+  // is). Throws InputError for bad source text.
+  std::shared_ptr<const Vocabulary> output_vocab(const std::string& source) const;
 
   // Every intermediate of one decoder pass (snapshot.h, StepInside): how the model
   // computes a step, with its numbers. `tokens`: an autoregressive model's output so far
   // (ids, no BOS: the pass feeds BOS and them, and its last position's logits are the
-  // next token's distribution), or a CMLM's draft (one id per target position, the mask
-  // id where masked). Throws InputError for bad source text, a special token where none
+  // next token's distribution; a copy model's may be ids of output_vocab(source)), or a
+  // CMLM's draft (one id per target position, the mask id where masked). Throws
+  // InputError for bad source text, a special token where none
   // may be, a draft that is empty or longer than the length head reaches, or too many
   // tokens for the model's positions; UsageError for an ensemble.
   StepInside inspect(const std::string& source, const std::vector<int>& tokens) const;
-  // inspect()'s error for an id of `tokens` outside the target vocabulary, at position
-  // `position` (from 1). A double, so that a caller holding ids wider than int (JS numbers)
-  // names the id it was given.
-  InputError target_id_outside(double id, size_t position) const;
+  // inspect()'s error for an id of `tokens` outside `vocab` (the target vocabulary, or a
+  // copy model's output_vocab for the source), at position `position` (from 1). A double,
+  // so that a caller holding ids wider than int (JS numbers) names the id it was given.
+  InputError target_id_outside(double id, size_t position, const Vocabulary& vocab) const;
 
   ~Model();
 

@@ -192,6 +192,7 @@ ModelConfig parse_model_config(const std::string& text) {
   // Optional, "chars" when absent (files written before it existed read characters).
   if (j.contains("src_tokens"))
     c.src_tokens = get_enum<SourceTokens>(j, "src_tokens", {{"chars", SourceTokens::Chars}, {"words", SourceTokens::Words}});
+  if (j.contains("copy")) c.copy = get_bool(j, "copy");  // optional, false when absent
   if (j.contains("name")) c.name = get_string(j, "name");
   if (j.contains("description")) c.description = get_string(j, "description");
 
@@ -203,6 +204,16 @@ ModelConfig parse_model_config(const std::string& text) {
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
   } else if (j.contains("max_target_len")) {  // written by every Transformer export; checked, not used
     c.max_target_len = get_int(j, "max_target_len", 1, c.max_pos - 1);
+  }
+  if (c.copy) {
+    if (c.arch == Arch::Cmlm)
+      throw ModelError("config: the copy mechanism ('copy': true) needs an autoregressive model (transformer or rnn); a cmlm "
+                       "predicts every position at once and has no copy");
+    if (c.arch == Arch::Rnn && c.attention == AttentionScore::None)
+      throw ModelError("config: the copy mechanism copies through the attention, and attention 'none' has none");
+    if (c.tgt_specials.unk < 0)
+      throw ModelError("config: a copy model needs 'unk' in tgt_specials: the decoder reads it after a copied token the "
+                       "target vocabulary lacks");
   }
   if (j.contains("length_offset")) {  // optional: files written before it existed have absolute lengths
     c.length_offset = get_int(j, "length_offset", 0, std::max(0, c.max_target_len));

@@ -67,6 +67,10 @@ struct ModelConfig {
   SpecialIds src_specials, tgt_specials;
   CaseFold src_case = CaseFold::None;
   SourceTokens src_tokens = SourceTokens::Chars;
+  // The copy mechanism (pointer-generator; docs/model-format.md "The copy mechanism"):
+  // the output distribution mixes the vocabulary's with a copy of the source through
+  // the attention, over the target vocabulary and the source's tokens it lacks (copy.h).
+  bool copy = false;
   std::string name, description;
 
   bool autoregressive() const { return arch != Arch::Cmlm; }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "copy.h"
 #include "errors.h"
 #include "weight_loader.h"
 
@@ -63,6 +64,7 @@ Rnn::Rnn(const ModelConfig& config, const SafetensorsFile& file, Compute compute
       break;
   }
   out_ = w.linear("out", Vt, 2 * H + D);
+  if (cfg_.copy) copy_gate_ = w.linear("copy_gate", 1, 2 * H + D + E);
   w.check_all_used();
   n_params_ = WeightLoader::parameter_count(file);
 }
@@ -157,7 +159,9 @@ void Rnn::read_source(const RnnState& st, RowMatrix* raw, RowMatrix& weights, Ro
   if (context) context->noalias() = weights * st.values;
 }
 
-void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention) const {
+void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention,
+               std::vector<float>* copy_gate) const {
+  if (copy_gate && !cfg_.copy) throw UsageError("rnn step: a copy gate asked of a model without the copy mechanism");
   const int n = static_cast<int>(st.dec.rows());
   if (static_cast<int>(tokens.size()) != n)
     throw UsageError("rnn step: " + std::to_string(tokens.size()) + " tokens for " + std::to_string(n) + " hypotheses");
@@ -181,6 +185,12 @@ void Rnn::step(RnnState& st, const std::vector<int>& tokens, RowMatrix& logits, 
   if (cfg_.attention == AttentionScore::None) features << context, st.dec;
   else features << weights * st.values, st.dec;
   linear(features, out_, logits);
+  if (copy_gate) {  // p_gen's logit from [a_t ; s_t ; the input's embedding]
+    RowMatrix gate_in(n, features.cols() + x.cols()), gate;
+    gate_in << features, x;
+    linear(gate_in, copy_gate_, gate);
+    copy_gate->assign(gate.data(), gate.data() + gate.size());
+  }
   if (attention) *attention = std::move(weights);
   ++st.steps;
 }
@@ -200,20 +210,41 @@ namespace {
 
 class RnnStepScorer final : public StepScorer {
  public:
-  RnnStepScorer(const Rnn& m, const std::vector<int>& source, int capacity)
-      : m_(m), st_(m.encode(source)), capacity_(capacity) {
+  RnnStepScorer(const Rnn& m, const SourceInput& source, int capacity)
+      : m_(m), st_(m.encode(source.ids)), capacity_(capacity) {
     if (capacity < 1 || capacity > m.config().max_pos)
       throw UsageError("capacity must be in [1, " + std::to_string(m.config().max_pos) + "]");
+    if (m.config().copy) {
+      CopyMap map = copy_map_for(source, m.config());
+      copy_.ids = std::move(map.ids);
+      extra_ = static_cast<int>(map.extra.size());
+    }
   }
-  int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()); }
+  int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()) + extra_; }
   int source_length() const override { return static_cast<int>(st_.values.rows()); }
   int capacity() const override { return capacity_; }
   int num_hypotheses() const override { return static_cast<int>(st_.dec.rows()); }
   void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) override {
     if (st_.steps >= capacity_) throw UsageError("the decoder has no positions left (" + std::to_string(capacity_) + ")");
     RowMatrix attn;
-    m_.step(st_, tokens, logprobs, attention ? &attn : nullptr);
-    log_softmax_rows(logprobs);
+    const bool copy = m_.config().copy;
+    if (copy) {
+      for (int id : tokens)
+        if (id < 0 || id >= vocab_size())
+          throw InputError("token id " + std::to_string(id) + " is outside the output vocabulary of " +
+                           std::to_string(vocab_size()));
+      std::vector<float> gate;
+      m_.step(st_, decoder_inputs(tokens, static_cast<int>(m_.config().tgt_vocab.size()), m_.config().tgt_specials.unk),
+              vocab_lp_, &attn, &gate);
+      log_softmax_rows(vocab_lp_);
+      mix_copy(vocab_lp_, gate.data(), attn, copy_.ids, extra_, logprobs);
+      copy_.p_gen.resize(gate.size());
+      for (size_t i = 0; i < gate.size(); ++i) copy_.p_gen[i] = std::exp(log_sigmoid(gate[i]));
+      copy_.attention = attn;
+    } else {
+      m_.step(st_, tokens, logprobs, attention ? &attn : nullptr);
+      log_softmax_rows(logprobs);
+    }
     if (attention && m_.config().attention == AttentionScore::None) {  // nothing attended: no maps
       attention->layers = 0;
       attention->heads = 0;
@@ -225,16 +256,20 @@ class RnnStepScorer final : public StepScorer {
     }
   }
   void reorder(const std::vector<int>& parents) override { m_.reorder(st_, parents); }
+  const CopyStep* copy_step() const override { return m_.config().copy ? &copy_ : nullptr; }
 
  private:
   const Rnn& m_;
   RnnState st_;
   int capacity_;
+  CopyStep copy_;       // copy models: the last step's mix
+  int extra_ = 0;       // copy models: the source's copy-only tokens
+  RowMatrix vocab_lp_;  // copy models: the vocabulary's distribution before the mix
 };
 
 }  // namespace
 
-std::unique_ptr<StepScorer> Rnn::step_scorer(const std::vector<int>& source, int capacity) const {
+std::unique_ptr<StepScorer> Rnn::step_scorer(const SourceInput& source, int capacity) const {
   return std::make_unique<RnnStepScorer>(*this, source, capacity);
 }
 

@@ -4,6 +4,8 @@
 // additive vᵀtanh(W1 h + W2 s) — whose output [a; s] feeds the output layer. With
 // attention "none", a is the fixed context vector c = [h→_last; h←_first] at every
 // step: the notes' encoder-decoder without attention, whose one vector is the bottleneck.
+// A copy model (copy.h) copies through its attention, and its gate reads
+// [a_t ; s_t ; the input's embedding].
 #pragma once
 #include <vector>
 
@@ -30,18 +32,20 @@ class Rnn final : public Network {
 
   const ModelConfig& config() const { return cfg_; }
   int64_t parameter_count() const override { return n_params_; }
-  std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
+  std::unique_ptr<StepScorer> step_scorer(const SourceInput& source, int capacity) const override;
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
 
   // Encodes one source; the state starts with one hypothesis at s_0.
   RnnState encode(const std::vector<int>& source) const;
   // Feeds tokens[i] to hypothesis i: logits [n x Vt], attention [n x S] if asked
-  // (left empty by attention none).
-  void step(RnnState& state, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention) const;
+  // (left empty by attention none); a copy model's copy gate logits [n] if asked
+  // (copy.h: the copy attention is `attention`).
+  void step(RnnState& state, const std::vector<int>& tokens, RowMatrix& logits, RowMatrix* attention,
+            std::vector<float>* copy_gate = nullptr) const;
   void reorder(RnnState& state, const std::vector<int>& parents) const;
   // Every intermediate of one pass (rnn_inside.cpp): states, scores, weights, contexts.
-  StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const override;
-  uint64_t inside_values(int source_length, int target_length) const override;
+  StepInside inspect(const SourceInput& source, const std::vector<int>& target) const override;
+  uint64_t inside_values(int source_length, int target_length, int extra = 0) const override;
 
  private:
   struct Gru { Linear ih, hh; };  // gates r, z, n stacked as PyTorch stores them
@@ -61,6 +65,7 @@ class Rnn final : public Network {
   Linear attn_w_, attn_u_, attn_v_, attn_w1_, attn_w2_;  // whichever the score uses (no bias)
   RowVector attn_vec_;                                       // additive v
   Linear out_;
+  Linear copy_gate_;  // copy models: p_gen's logit from [a_t ; s_t ; the input's embedding]
   int64_t n_params_ = 0;
 };
 

@@ -52,6 +52,14 @@ struct CrossAndSelfAttention : HeadMaps {
   HeadMaps self;
 };
 
+// What a copy model's last score() mixed into its output distribution (the
+// pointer-generator, copy.h), one entry per hypothesis row scored.
+struct CopyStep {
+  std::vector<float> p_gen;  // [n]: the probability of generating from the vocabulary
+  RowMatrix attention;       // [n x source length]: the attention the copy distribution reads
+  std::vector<int> ids;      // [source length]: the output id copying each position gives
+};
+
 class StepScorer;
 
 // One source's share of a pass over several sources (score_together): the tokens
@@ -77,6 +85,9 @@ class StepScorer {
   virtual void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) = 0;
   // Hypothesis i continues old hypothesis parents[i] (parents may repeat).
   virtual void reorder(const std::vector<int>& parents) = 0;
+  // A copy model's mix at the last score() (its vocab_size() counts the source's
+  // copy-only tokens past the target vocabulary); null for any other model.
+  virtual const CopyStep* copy_step() const { return nullptr; }
   // Scorers that can share one decoder pass (a Transformer's, over several
   // sources) name the same non-null group; score_group() then scores requests
   // whose scorers are all of this one's group, each as score() would alone

@@ -41,15 +41,19 @@ void Session::start(const std::string& source) {
   nar_.reset();
   step_scorer_.reset();
   parallel_scorer_.reset();
-  source_ = model_->tokenize(source);
+  out_vocab_.reset();
+  ReadSource src = ModelAccess::read(*model_, source);
+  source_ = src.input.ids;
   source_text_ = source;
   max_len_ = max_length_for(source_);
   const ModelConfig& c = model_->config();
   const SpecialIds& sp = c.tgt_specials;
   if (c.autoregressive()) {
-    const std::vector<int> prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
-    step_scorer_ = ModelAccess::network(*model_).step_scorer(source_, max_len_);
+    // A copy model's prefix may name a token of the source the target vocabulary lacks.
+    const std::vector<int> prefix = parse_target_tokens(opt_.prefix, *src.output_vocab);
+    step_scorer_ = ModelAccess::network(*model_).step_scorer(src.input, max_len_);
     ar_ = std::make_unique<ArSearch>(*step_scorer_, sp, opt_, prefix, max_len_);
+    out_vocab_ = std::move(src.output_vocab);
   } else {
     parallel_scorer_ = ModelAccess::network(*model_).parallel_scorer(source_);
     nar_ = std::make_unique<NarSearch>(*parallel_scorer_, sp, opt_, max_len_);
@@ -89,7 +93,7 @@ Snapshot Session::step() {
   if (!started()) throw UsageError("step() before start(): give the session a source first");
   Snapshot s = ar_ ? ar_->step() : nar_->step();
   s.source = source_text_;
-  fill_text(s.results);
+  fill_text(s.results, output_vocab());
   return s;
 }
 
@@ -104,8 +108,9 @@ std::vector<Result> Session::run() {
 }
 
 ForcedScore Session::score(const std::string& source, const std::string& target) const {
-  const std::vector<int> src = model_->tokenize(source);
-  const Vocabulary& vocab = model_->target_vocab();
+  const ReadSource read = ModelAccess::read(*model_, source);
+  const std::vector<int>& src = read.input.ids;
+  const Vocabulary& vocab = *read.output_vocab;
   const ModelConfig& c = model_->config();
   const SpecialIds& sp = c.tgt_specials;
   const std::vector<int> ids = parse_target_tokens(target, vocab);
@@ -122,7 +127,7 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
       throw InputError("the target has " + std::to_string(n) + " tokens, " + std::to_string(n + 1) +
                        " with EOS: more than the max length of " + std::to_string(max_len) +
                        " output tokens (EOS included) in effect for this source");
-    const auto scorer = ModelAccess::network(*model_).step_scorer(src, n + 1);
+    const auto scorer = ModelAccess::network(*model_).step_scorer(read.input, n + 1);
     f = force_autoregressive(*scorer, sp, ids, opt_);
   } else {
     if (n == 0) throw InputError("the target is empty: a CMLM scores targets of at least one token");
@@ -139,8 +144,8 @@ ForcedScore Session::score(const std::string& source, const std::string& target)
   return f;
 }
 
-void Session::fill_text(std::vector<Result>& results) const {
-  for (auto& r : results) r.text = join_tokens(r.tokens, model_->target_vocab());
+void Session::fill_text(std::vector<Result>& results, const Vocabulary& vocab) const {
+  for (auto& r : results) r.text = join_tokens(r.tokens, vocab);
 }
 
 }  // namespace seq2seq

@@ -64,8 +64,13 @@ class Session {
   // The max output length in effect for the current source.
   int max_length() const { return max_len_; }
   const std::vector<int>& source_ids() const { return source_; }
+  // The vocabulary the current source's snapshots and results are written in
+  // (Model::output_vocab): a copy model's holds the source's copy-only tokens after
+  // the target vocabulary. Before start(), the target vocabulary.
+  const Vocabulary& output_vocab() const { return out_vocab_ ? *out_vocab_ : model_->target_vocab(); }
 
-  // The forced score of `target` (space-separated target tokens, 'F OW N IY M')
+  // The forced score of `target` (space-separated target tokens, 'F OW N IY M'; a copy
+  // model's may hold tokens of the source the target vocabulary lacks, Model::output_vocab)
   // for `source` under this session's options (snapshot.h, ForcedScore): comparable to
   // the logprob and score of the results run() returns. The current decode, if
   // any, is left as it was. Throws InputError for bad source text, an unknown
@@ -77,7 +82,7 @@ class Session {
   ForcedScore score(const std::string& source, const std::string& target) const;
 
  private:
-  void fill_text(std::vector<Result>& results) const;
+  void fill_text(std::vector<Result>& results, const Vocabulary& vocab) const;
   // The max output length for this source under the options; throws InputError if it leaves no room.
   int max_length_for(const std::vector<int>& source) const;
   // The same length, unchecked against min_length.
@@ -86,6 +91,7 @@ class Session {
   std::shared_ptr<const Model> model_;
   DecodingOptions opt_;
   std::vector<int> source_;
+  std::shared_ptr<const Vocabulary> out_vocab_;  // the current source's output vocabulary
   std::string source_text_;  // the source as start() was given it: each snapshot names it
   int max_len_ = 0;
   std::unique_ptr<StepScorer> step_scorer_;

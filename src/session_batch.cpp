@@ -24,6 +24,7 @@ struct InFlight {
   size_t index = 0;
   std::unique_ptr<StepScorer> scorer;
   std::unique_ptr<ArSearch> search;
+  std::shared_ptr<const Vocabulary> vocab;  // its output vocabulary (a copy model's holds the source's copy-only tokens)
 };
 
 }  // namespace
@@ -54,43 +55,50 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
   // encoder pads little and they finish at about the same step.
   struct Ready {
     size_t index;
-    std::vector<int> ids;
+    ReadSource source;
     int cap;
+    std::vector<int> prefix;
   };
-  // The forced prefix is the options', the same for every source: parsed once,
-  // and a bad one is every source's error, as start() gives it each.
+  // The forced prefix is the options', the same for every source: parsed once, and
+  // a bad one is every source's error, as start() gives it each. A copy model's may
+  // name a source's copy-only token: its prefix is parsed per source.
+  const bool copy = model_->config().copy;
   std::vector<int> prefix;
   std::exception_ptr bad_prefix;
   try {
-    prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
+    if (!copy) prefix = parse_target_tokens(opt_.prefix, model_->target_vocab());
   } catch (const Error&) {
     bad_prefix = std::current_exception();
   }
   std::vector<Ready> ready;
   for (size_t i = 0; i < sources.size(); ++i) {
     try {
-      std::vector<int> source = model_->tokenize(sources[i]);
-      const int cap = max_length_for(source);
+      ReadSource source = ModelAccess::read(*model_, sources[i]);
+      const int cap = max_length_for(source.input.ids);
       if (bad_prefix) std::rethrow_exception(bad_prefix);
-      ready.push_back({i, std::move(source), cap});
+      std::vector<int> own = copy ? parse_target_tokens(opt_.prefix, *source.output_vocab) : prefix;
+      ready.push_back({i, std::move(source), cap, std::move(own)});
     } catch (const Error&) {
       fail(i);
     }
   }
-  std::stable_sort(ready.begin(), ready.end(), [](const Ready& a, const Ready& b) { return a.ids.size() < b.ids.size(); });
+  std::stable_sort(ready.begin(), ready.end(),
+                   [](const Ready& a, const Ready& b) { return a.source.input.ids.size() < b.source.input.ids.size(); });
 
   std::vector<InFlight> flight;
   size_t next = 0;
   while (next < ready.size() || !flight.empty()) {
     // Refill the window: the next sources, encoded in one pass.
     std::vector<size_t> index;
-    std::vector<std::vector<int>> ids;
+    std::vector<SourceInput> ids;
     std::vector<int> caps;
+    std::vector<Ready*> taken;
     while (flight.size() + index.size() < static_cast<size_t>(window) && next < ready.size()) {
       Ready& r = ready[next++];
       index.push_back(r.index);
-      ids.push_back(std::move(r.ids));
+      ids.push_back(std::move(r.source.input));
       caps.push_back(r.cap);
+      taken.push_back(&r);
     }
     if (!index.empty()) {
       std::vector<std::unique_ptr<StepScorer>> scorers;
@@ -112,9 +120,10 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
         try {
           InFlight f;
           f.index = index[k];
-          f.search = std::make_unique<ArSearch>(*scorers[k], sp, opt_, prefix, caps[k]);
+          f.search = std::make_unique<ArSearch>(*scorers[k], sp, opt_, taken[k]->prefix, caps[k]);
           f.search->results_only();
           f.scorer = std::move(scorers[k]);
+          f.vocab = std::move(taken[k]->source.output_vocab);
           flight.push_back(std::move(f));
         } catch (const Error&) {
           fail(index[k]);
@@ -144,7 +153,7 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
         search.advance(requests[k].logprobs, no_attention);
         if (search.done()) {
           out[flight[k].index].results = search.results();
-          fill_text(out[flight[k].index].results);
+          fill_text(out[flight[k].index].results, *flight[k].vocab);
           over[k] = true;
         }
       } catch (const Error&) {

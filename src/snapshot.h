@@ -67,6 +67,18 @@ struct HypothesisView {
   // no entry. Following a hypothesis back through its parents gives rows 1..t of the lower
   // triangle. Transformer only: absent for the RNN (no self-attention) and with attention off.
   std::vector<float> self_attention;
+  // A copy model only: p_gen, the probability of generating from the vocabulary at the step that
+  // produced the last token; 1 - p_gen went to copying the source. The token's probability is p_gen
+  // P_vocab + (1 - p_gen) times its copy probability.
+  float p_gen = -1;
+  // A copy model only: the attention its copy distribution read at that step, [source length] (a
+  // Transformer: the last decoder layer's cross-attention averaged over its heads; an RNN: its
+  // attention).
+  std::vector<float> copy_attention;
+  // A copy model only: the copy distribution of that step, the attention summed over the source
+  // positions holding each token (sum_i a_i [x_i = w], summing to 1), best first. A source token
+  // the target vocabulary lacks has an id past it, and its text is the source's.
+  std::vector<TokenProb> copy_probs;
 };
 
 // A candidate considered at a step and dropped.
@@ -213,6 +225,9 @@ struct ForcedScore {
   int length = 0;
   // CMLM only: log P(length) from the length head (autoregressive: 0, and absent from JS).
   double length_logprob = 0;
+  // A copy model only: p_gen (the probability of generating from the vocabulary rather than
+  // copying) at each scored position, as token_logprobs.
+  std::vector<float> token_p_gen;
 };
 
 // A LayerNorm applied to N rows of width d: each row's mean and standard deviation, and the result
@@ -371,6 +386,28 @@ struct StepInside {
   // The context a_t, the weighted sum of the encoder states (attention none: c at every step): [T *
   // 2H]; the output layer reads [a_t ; s_t].
   std::vector<float> context;
+
+  // The copy mechanism.
+  // A copy model (pointer-generator): its output distribution mixes the vocabulary's with a copy of
+  // the source.
+  bool copy = false;
+  // The output distribution's size: V and the source's tokens the target vocabulary lacks, ids V, V
+  // + 1, ...
+  int output_vocab_size = 0;
+  // The output id copying each source position gives: [S].
+  std::vector<int> copy_ids;
+  // The attention the copy distribution reads at every position: [T * S] (Transformer: the last
+  // decoder layer's cross-attention averaged over its heads; RNN: its attention).
+  std::vector<float> copy_attention;
+  // The context the gate reads, the copy attention's weighted sum of the encoder output (RNN: the
+  // context a_t): [T * width].
+  std::vector<float> copy_context;
+  // P_gen = sigmoid(w . [context ; decoder state ; decoder input] + b) at every position: [T].
+  std::vector<float> p_gen;
+  // The output distribution's log-probabilities, log(p_gen P_vocab(w) + (1 - p_gen) sum_i a_i [x_i
+  // = w]): [T * output_vocab_size]; -infinity (JSON: null) for a copy-only token no attention
+  // reaches.
+  std::vector<float> log_probs;
 };
 // END GENERATED
 

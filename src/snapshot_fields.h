@@ -39,6 +39,9 @@ void visit_fields(const HypothesisView& x, V& v) {
   if (!x.attention.empty()) v.float32_array("attention", x.attention);
   if (!x.attention_heads.empty()) v.float32_array("attentionHeads", x.attention_heads);
   if (!x.self_attention.empty()) v.float32_array("selfAttention", x.self_attention);
+  if (x.p_gen > -1) v.number("pGen", x.p_gen);
+  if (!x.copy_attention.empty()) v.float32_array("copyAttention", x.copy_attention);
+  if (!x.copy_probs.empty()) v.list("copyProbs", x.copy_probs);
 }
 
 template <typename V>
@@ -108,6 +111,7 @@ void visit_fields(const ForcedScore& x, V& v, bool autoregressive) {
   v.number("score", x.score);
   v.number("length", x.length);
   if (!autoregressive) v.number("lengthLogprob", x.length_logprob);
+  if (!x.token_p_gen.empty()) v.float_list("tokenPGen", x.token_p_gen);
 }
 
 template <typename V>
@@ -192,6 +196,13 @@ void visit_fields(const StepInside& x, V& v) {
   if (x.rnn) v.float32_array("scores", x.scores);
   if (x.rnn) v.float32_array("weights", x.weights);
   if (x.rnn) v.float32_array("context", x.context);
+  v.boolean("copy", x.copy);
+  if (x.copy) v.number("outputVocabSize", x.output_vocab_size);
+  if (x.copy) v.tokens("copyIds", "copyTexts", x.copy_ids);
+  if (x.copy) v.float32_array("copyAttention", x.copy_attention);
+  if (x.copy) v.float32_array("copyContext", x.copy_context);
+  if (x.copy) v.float32_array("pGen", x.p_gen);
+  if (x.copy) v.float32_array("logProbs", x.log_probs);
 }
 
 }  // namespace seq2seq

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attention_kernel.h"
+#include "copy.h"
 #include "errors.h"
 #include "weight_loader.h"
 
@@ -92,6 +93,7 @@ Transformer::Transformer(const ModelConfig& config, const SafetensorsFile& file,
   }
   out_proj_ = w.linear_from(cfg_.tie_output ? "tgt_embed.weight" : "out_proj.weight", "out_proj.bias", Vt, L);
   if (cfg_.arch == Arch::Cmlm) length_head_ = w.linear("length_head", cfg_.max_target_len + 1, L);
+  if (cfg_.copy) copy_gate_ = w.linear("copy_gate", 1, 3 * L);
   w.check_all_used();
   // Only now, with every tensor present and of its shape: this table's size comes from
   // the config alone, and a small file must not make it large before that is known.
@@ -289,12 +291,13 @@ DecoderCache Transformer::start_cache(const EncoderOutput& enc, int src_index, i
     c.cross_kv.push_back(enc.cross_kv[static_cast<size_t>(l)].middleRows(
         static_cast<Eigen::Index>(src_index) * enc.max_len, c.src_len));
   }
+  if (cfg_.copy) c.memory = enc.memory.middleRows(static_cast<Eigen::Index>(src_index) * enc.max_len, c.src_len);
   return c;
 }
 
 void Transformer::decode_step(DecoderCache& c, const std::vector<int>& tokens, RowMatrix& logits,
-                              StepAttention* attn) const {
-  decode_steps({{&c, &tokens, &logits, attn}});
+                              StepAttention* attn, CopyFeatures* copy) const {
+  decode_steps({{&c, &tokens, &logits, attn, copy}});
 }
 
 void Transformer::decode_steps(const std::vector<CacheStep>& steps) const {
@@ -311,6 +314,7 @@ void Transformer::decode_steps(const std::vector<CacheStep>& steps) const {
       throw UsageError("decode_step: the cache is full (" + std::to_string(c.capacity) + " positions)");
     for (int id : *s.tokens)
       if (id < 0 || id >= Vt) throw InputError("token id " + std::to_string(id) + " is outside the target vocabulary");
+    if (s.copy && !cfg_.copy) throw UsageError("decode_step: copy features asked of a model without the copy mechanism");
     if (s.attn) {
       s.attn->layers = cfg_.dec_layers;
       s.attn->heads = H;
@@ -325,6 +329,12 @@ void Transformer::decode_steps(const std::vector<CacheStep>& steps) const {
   for (size_t i = 0; i < steps.size(); ++i)
     for (int j = 0; j < steps[i].cache->n_hyps; ++j)
       x.row(first[i] + j) = tgt_embed_.row((*steps[i].tokens)[static_cast<size_t>(j)]) * scale + tgt_pos_.row(steps[i].cache->length);
+  // The copy gate reads the decoder's input, and the last layer's cross-attention of every head.
+  bool any_copy = false;
+  for (const CacheStep& s : steps) any_copy = any_copy || s.copy;
+  RowMatrix input;
+  if (any_copy) input = x;
+  std::vector<std::vector<RowMatrix>> last_cross(steps.size());
 
   std::vector<float> scratch;
   for (int l = 0; l < cfg_.dec_layers; ++l) {
@@ -371,7 +381,12 @@ void Transformer::decode_steps(const std::vector<CacheStep>& steps) const {
         const RowMatrix& kv = c.cross_kv[static_cast<size_t>(l)];
         // A cache's hypotheses share its source: one kernel call per head covers them all.
         HeadSinks sinks;
-        if (steps[s].attn) sinks = {&steps[s].attn->cross, static_cast<size_t>(l * H)};
+        if (steps[s].attn) {
+          sinks = {&steps[s].attn->cross, static_cast<size_t>(l * H)};
+        } else if (steps[s].copy && l + 1 == cfg_.dec_layers) {
+          last_cross[s].assign(static_cast<size_t>(H), RowMatrix(c.n_hyps, c.src_len));
+          sinks = {&last_cross[s], 0};
+        }
         const size_t at = static_cast<size_t>(first[s]) * L;
         multi_head(q.data() + at, L, kv.data(), 2 * L, kv.data() + L, 2 * L, ctx.data() + at, L, c.n_hyps, c.src_len,
                    c.src_len, -1, H, dh, sinks, scratch);
@@ -381,6 +396,31 @@ void Transformer::decode_steps(const std::vector<CacheStep>& steps) const {
     residual(x, layer.ln3, [&](const RowMatrix& in, RowMatrix& out) { feed_forward(layer.ffn, in, out); });
   }
   final_norm(x, dec_final_);
+  if (any_copy) {
+    // Each copy step's rows: the copy attention a (the last layer's heads averaged), the
+    // context a · memory, and the gate's logit from [context ; output ; input] in one product.
+    RowMatrix features(rows, 3 * L), gate;
+    features.setZero();
+    for (size_t s = 0; s < steps.size(); ++s) {
+      if (!steps[s].copy) continue;
+      const DecoderCache& c = *steps[s].cache;
+      const std::vector<RowMatrix>& heads = steps[s].attn ? steps[s].attn->cross : last_cross[s];
+      const size_t at = steps[s].attn ? static_cast<size_t>((cfg_.dec_layers - 1) * H) : 0;
+      RowMatrix& a = steps[s].copy->attention;
+      a = RowMatrix::Zero(c.n_hyps, c.src_len);
+      for (int h = 0; h < H; ++h) a += heads[at + static_cast<size_t>(h)];
+      a /= static_cast<float>(H);
+      features.block(first[s], 0, c.n_hyps, L).noalias() = a * c.memory;
+      features.block(first[s], L, c.n_hyps, L) = x.middleRows(first[s], c.n_hyps);
+      features.block(first[s], 2 * L, c.n_hyps, L) = input.middleRows(first[s], c.n_hyps);
+    }
+    linear(features, copy_gate_, gate);
+    for (size_t s = 0; s < steps.size(); ++s)
+      if (steps[s].copy) {
+        const int n = steps[s].cache->n_hyps;
+        steps[s].copy->gate.assign(gate.data() + first[s], gate.data() + first[s] + n);
+      }
+  }
   if (steps.size() == 1) {
     output_logits(x, *steps[0].logits);
   } else {
@@ -425,19 +465,31 @@ HeadMaps encoder_attention_of(const Transformer& m, const std::vector<int>& sour
 class TransformerStepScorer final : public StepScorer {
  public:
   // Source `index` of `enc`, which may hold several (encoded in one pass).
-  TransformerStepScorer(const Transformer& m, const std::vector<int>& source, const EncoderOutput& enc, int index,
+  TransformerStepScorer(const Transformer& m, const SourceInput& source, const EncoderOutput& enc, int index,
                         int capacity)
-      : m_(m), source_(source), cache_(m.start_cache(enc, index, 1, capacity)) {}
+      : m_(m), source_(source.ids), cache_(m.start_cache(enc, index, 1, capacity)) {
+    if (m.config().copy) {
+      CopyMap map = copy_map_for(source, m.config());
+      copy_.ids = std::move(map.ids);
+      extra_ = static_cast<int>(map.extra.size());
+    }
+  }
 
-  int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()); }
+  int vocab_size() const override { return static_cast<int>(m_.config().tgt_vocab.size()) + extra_; }
   int source_length() const override { return cache_.src_len; }
   int capacity() const override { return cache_.capacity; }
   int num_hypotheses() const override { return cache_.n_hyps; }
 
   void score(const std::vector<int>& tokens, RowMatrix& logprobs, CrossAndSelfAttention* attention) override {
     StepAttention step;
-    m_.decode_step(cache_, tokens, logprobs, attention ? &step : nullptr);
-    log_softmax_rows(logprobs);
+    if (m_.config().copy) {
+      CopyFeatures features;
+      m_.decode_step(cache_, fed(tokens), vocab_lp_, attention ? &step : nullptr, &features);
+      mix(features, logprobs);
+    } else {
+      m_.decode_step(cache_, tokens, logprobs, attention ? &step : nullptr);
+      log_softmax_rows(logprobs);
+    }
     if (attention) {
       attention->layers = step.layers;
       attention->heads = step.heads;
@@ -449,21 +501,52 @@ class TransformerStepScorer final : public StepScorer {
   }
   void reorder(const std::vector<int>& parents) override { m_.reorder_cache(cache_, parents); }
   HeadMaps encoder_attention() override { return encoder_attention_of(m_, source_); }
+  const CopyStep* copy_step() const override { return m_.config().copy ? &copy_ : nullptr; }
 
   // Every step scorer of this model is of this class: one pass steps them all.
   const void* group() const override { return &m_; }
   void score_group(const std::vector<StepRequest*>& requests) override {
+    const bool copy = m_.config().copy;
     std::vector<Transformer::CacheStep> steps;
-    for (StepRequest* r : requests)
-      steps.push_back({&static_cast<TransformerStepScorer*>(r->scorer)->cache_, &r->tokens, &r->logprobs, nullptr});
+    std::vector<std::vector<int>> inputs(requests.size());
+    std::vector<CopyFeatures> features(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+      auto* scorer = static_cast<TransformerStepScorer*>(requests[i]->scorer);
+      inputs[i] = copy ? scorer->fed(requests[i]->tokens) : requests[i]->tokens;
+      steps.push_back({&scorer->cache_, &inputs[i], copy ? &scorer->vocab_lp_ : &requests[i]->logprobs, nullptr,
+                       copy ? &features[i] : nullptr});
+    }
     m_.decode_steps(steps);
-    for (StepRequest* r : requests) log_softmax_rows(r->logprobs);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (copy) static_cast<TransformerStepScorer*>(requests[i]->scorer)->mix(features[i], requests[i]->logprobs);
+      else log_softmax_rows(requests[i]->logprobs);
+    }
   }
 
  private:
+  // A copy model's decoder input: ids checked against the extended vocabulary, a copy-only one read as unk.
+  std::vector<int> fed(const std::vector<int>& tokens) const {
+    for (int id : tokens)
+      if (id < 0 || id >= vocab_size())
+        throw InputError("token id " + std::to_string(id) + " is outside the output vocabulary of " +
+                         std::to_string(vocab_size()));
+    return decoder_inputs(tokens, static_cast<int>(m_.config().tgt_vocab.size()), m_.config().tgt_specials.unk);
+  }
+  // vocab_lp_ holds the step's logits: the pointer-generator's log-probabilities into `logprobs`.
+  void mix(CopyFeatures& features, RowMatrix& logprobs) {
+    log_softmax_rows(vocab_lp_);
+    mix_copy(vocab_lp_, features.gate.data(), features.attention, copy_.ids, extra_, logprobs);
+    copy_.p_gen.resize(features.gate.size());
+    for (size_t i = 0; i < features.gate.size(); ++i) copy_.p_gen[i] = std::exp(log_sigmoid(features.gate[i]));
+    copy_.attention = std::move(features.attention);
+  }
+
   const Transformer& m_;
   std::vector<int> source_;
   DecoderCache cache_;
+  CopyStep copy_;      // copy models: the last step's mix
+  int extra_ = 0;      // copy models: the source's copy-only tokens
+  RowMatrix vocab_lp_;  // copy models: the vocabulary's distribution before the mix
 };
 
 class TransformerParallelScorer final : public ParallelScorer {
@@ -522,13 +605,15 @@ class TransformerParallelScorer final : public ParallelScorer {
 
 }  // namespace
 
-std::unique_ptr<StepScorer> Transformer::step_scorer(const std::vector<int>& source, int capacity) const {
-  return std::make_unique<TransformerStepScorer>(*this, source, encode({source}), 0, capacity);
+std::unique_ptr<StepScorer> Transformer::step_scorer(const SourceInput& source, int capacity) const {
+  return std::make_unique<TransformerStepScorer>(*this, source, encode({source.ids}), 0, capacity);
 }
 
-std::vector<std::unique_ptr<StepScorer>> Transformer::step_scorers(const std::vector<std::vector<int>>& sources,
+std::vector<std::unique_ptr<StepScorer>> Transformer::step_scorers(const std::vector<SourceInput>& sources,
                                                                    const std::vector<int>& capacities) const {
-  const EncoderOutput enc = encode(sources);  // one pass, padded to the longest
+  std::vector<std::vector<int>> ids;
+  for (const SourceInput& s : sources) ids.push_back(s.ids);
+  const EncoderOutput enc = encode(ids);  // one pass, padded to the longest
   std::vector<std::unique_ptr<StepScorer>> out;
   for (size_t i = 0; i < sources.size(); ++i)
     out.push_back(std::make_unique<TransformerStepScorer>(*this, sources[i], enc, static_cast<int>(i), capacities[i]));

@@ -13,6 +13,12 @@
 //   inspect()       one pass with every intermediate kept (transformer_inside.cpp),
 //                   for showing it; decoding never calls it.
 //
+// A copy model (copy.h) also gives, per step, the copy attention (the last decoder
+// layer's cross-attention averaged over its heads, as Transformer pointer-generators
+// commonly take it: the layer whose attention the output reads last) and the gate's
+// logit from [context ; decoder output ; decoder input], the context being the copy
+// attention's weighted sum of the encoder output; its scorer mixes them in.
+//
 // Nothing here decides what to decode: search (ar_search, nar_search) sees this
 // model only through the scorer interface (scorer.h).
 #pragma once
@@ -61,7 +67,16 @@ struct DecoderCache {
   int src_len = 0;
   std::vector<RowMatrix> self_kv;   // per layer [n_hyps*capacity x 2*d_model]: keys | values
   std::vector<RowMatrix> cross_kv;  // per layer [src_len x 2*d_model], shared by all hypotheses
+  RowMatrix memory;                 // copy models: the encoder output [src_len x d_model], the copy context's values
   RowMatrix spare;                  // reorder_cache's double buffer
+};
+
+// What a copy model's step computes for its mix (copy.h), per hypothesis: the last
+// decoder layer's cross-attention averaged over its heads [n_hyps x src_len] (the copy
+// attention), and the copy gate's logit, p_gen = sigmoid(gate).
+struct CopyFeatures {
+  RowMatrix attention;
+  std::vector<float> gate;
 };
 
 class Transformer final : public Network {
@@ -72,15 +87,16 @@ class Transformer final : public Network {
   const ModelConfig& config() const { return cfg_; }
   int64_t parameter_count() const override { return n_params_; }
   // The scorer adapters (end of transformer.cpp); this Transformer must outlive them.
-  std::unique_ptr<StepScorer> step_scorer(const std::vector<int>& source, int capacity) const override;
-  std::vector<std::unique_ptr<StepScorer>> step_scorers(const std::vector<std::vector<int>>& sources,
+  std::unique_ptr<StepScorer> step_scorer(const SourceInput& source, int capacity) const override;
+  std::vector<std::unique_ptr<StepScorer>> step_scorers(const std::vector<SourceInput>& sources,
                                                         const std::vector<int>& capacities) const override;
   std::unique_ptr<ParallelScorer> parallel_scorer(const std::vector<int>& source) const override;
 
   EncoderOutput encode(const std::vector<std::vector<int>>& sources, AttentionMaps* self_attn = nullptr) const;
 
   // Logits [R*T x Vt] (row r*T + t, T the longest target) for target r read
-  // against source src_index[r] of `enc`.
+  // against source src_index[r] of `enc`: the vocabulary's, before a copy model's
+  // mix (its step scorer and inspect() mix them; targets hold vocabulary ids only).
   RowMatrix decode_full(const EncoderOutput& enc, const std::vector<int>& src_index,
                         const std::vector<std::vector<int>>& targets, AttentionMaps* self_attn = nullptr,
                         AttentionMaps* cross_attn = nullptr) const;
@@ -91,9 +107,10 @@ class Transformer final : public Network {
 
   // Autoregressive models only.
   DecoderCache start_cache(const EncoderOutput& enc, int src_index, int n_hyps, int capacity) const;
-  // Feeds tokens[i] to hypothesis i at position cache.length; logits [n_hyps x Vt].
+  // Feeds tokens[i] to hypothesis i at position cache.length; logits [n_hyps x Vt];
+  // a copy model's copy features if asked.
   void decode_step(DecoderCache& cache, const std::vector<int>& tokens, RowMatrix& logits,
-                   StepAttention* attn = nullptr) const;
+                   StepAttention* attn = nullptr, CopyFeatures* copy = nullptr) const;
   // decode_step for several caches (several sources, each at its own position) in
   // one pass: every linear layer is one product over all their hypotheses' rows,
   // attention stays per cache. Each cache's logits are those decode_step gives it
@@ -103,6 +120,7 @@ class Transformer final : public Network {
     const std::vector<int>* tokens;
     RowMatrix* logits;
     StepAttention* attn;
+    CopyFeatures* copy = nullptr;  // a copy model's copy features, if asked
   };
   void decode_steps(const std::vector<CacheStep>& steps) const;
   // Hypothesis i of the new cache continues old hypothesis parents[i].
@@ -110,8 +128,8 @@ class Transformer final : public Network {
 
   // Every intermediate of one pass over `source` with the decoder input `target`
   // (BOS first for an autoregressive model; a draft for a CMLM): snapshot.h, StepInside.
-  StepInside inspect(const std::vector<int>& source, const std::vector<int>& target) const override;
-  uint64_t inside_values(int source_length, int target_length) const override;
+  StepInside inspect(const SourceInput& source, const std::vector<int>& target) const override;
+  uint64_t inside_values(int source_length, int target_length, int extra = 0) const override;
 
  private:
   struct SelfAttentionWeights { Linear qkv, out; };
@@ -144,6 +162,7 @@ class Transformer final : public Network {
   LayerNormParams enc_final_, dec_final_;
   Linear out_proj_;  // packed from tgt_embed.weight when the output is tied
   Linear length_head_;
+  Linear copy_gate_;  // copy models: p_gen's logit from [context ; decoder output ; decoder input]
   int64_t n_params_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "copy.h"
 #include "errors.h"
 #include "transformer.h"
 
@@ -76,7 +77,7 @@ AttentionInside attention_inside(const RowMatrix& q, const RowMatrix& k, const R
 }  // namespace
 
 // What inspect() below keeps, array by array, in its order.
-uint64_t Transformer::inside_values(int source_length, int target_length) const {
+uint64_t Transformer::inside_values(int source_length, int target_length, int extra) const {
   const uint64_t S = static_cast<uint64_t>(source_length), T = static_cast<uint64_t>(target_length);
   const uint64_t d = static_cast<uint64_t>(cfg_.d_model), H = static_cast<uint64_t>(cfg_.n_heads);
   const uint64_t ff = static_cast<uint64_t>(cfg_.d_ff), V = cfg_.tgt_vocab.size();
@@ -90,11 +91,21 @@ uint64_t Transformer::inside_values(int source_length, int target_length) const 
   uint64_t total = stack(S, pre && cfg_.enc_layers > 0) + stack(T, pre) + T * V;
   total += static_cast<uint64_t>(enc_.size()) * (2 * sublayer(S) + attention(S, S) + S * ff);
   total += static_cast<uint64_t>(dec_.size()) * (3 * sublayer(T) + attention(T, T) + attention(T, S) + T * ff);
+  // a copy model's, per position: the copy attention, its context, p_gen, the mixed distribution
+  if (cfg_.copy) total += T * (S + d + 1 + V + static_cast<uint64_t>(extra));
   return total;
 }
 
-StepInside Transformer::inspect(const std::vector<int>& source, const std::vector<int>& target) const {
+StepInside Transformer::inspect(const SourceInput& source_input, const std::vector<int>& target_ids) const {
+  const std::vector<int>& source = source_input.ids;
   check_ids(source, static_cast<int>(cfg_.src_vocab.size()), "source");
+  CopyMap copy;
+  std::vector<int> target = target_ids;  // what the decoder embeds: a copy model reads a copy-only token as unk
+  if (cfg_.copy) {
+    copy = copy_map_for(source_input, cfg_);
+    check_ids(target_ids, static_cast<int>(cfg_.tgt_vocab.size() + copy.extra.size()), "target");
+    target = decoder_inputs(target_ids, static_cast<int>(cfg_.tgt_vocab.size()), cfg_.tgt_specials.unk);
+  }
   check_ids(target, static_cast<int>(cfg_.tgt_vocab.size()), "target");
   const int L = cfg_.d_model, H = cfg_.n_heads;
   const bool pre = cfg_.norm == NormPlacement::Pre;
@@ -103,7 +114,7 @@ StepInside Transformer::inspect(const std::vector<int>& source, const std::vecto
   out.rnn = false;
   out.arch = to_string(cfg_.arch);
   out.source_length = static_cast<int>(source.size());
-  out.target = target;
+  out.target = target_ids;
   out.vocab_size = static_cast<int>(cfg_.tgt_vocab.size());
   out.d_model = L;
   out.heads = H;
@@ -185,6 +196,7 @@ StepInside Transformer::inspect(const std::vector<int>& source, const std::vecto
   if (cfg_.enc_layers > 0) finish_stack(memory, enc_final_, out.encoder);
 
   RowMatrix x = embed_stack(target, tgt_embed_, tgt_pos_, out.decoder);
+  const RowMatrix input = x;  // the copy gate reads the decoder's input
   for (const DecoderLayer& layer : dec_) {
     BlockInside b;
     b.has_cross = true;
@@ -203,6 +215,27 @@ StepInside Transformer::inspect(const std::vector<int>& source, const std::vecto
   RowMatrix logits;
   output_logits(x, logits);
   out.logits = flat(logits);
+  out.copy = cfg_.copy;
+  if (!cfg_.copy) return out;
+  // The pointer-generator's mix (copy.h): the last layer's cross-attention averaged over
+  // its heads, the context it reads of the encoder output, the gate, the distribution.
+  const auto T = x.rows(), S = memory.rows();
+  const std::vector<float>& w = out.decoder.layers.back().cross_attention.attention.weights;  // [heads * T * S]
+  RowMatrix a = RowMatrix::Zero(T, S);
+  for (int h = 0; h < H; ++h) a += Eigen::Map<const RowMatrix>(w.data() + static_cast<size_t>(h) * T * S, T, S);
+  a /= static_cast<float>(H);
+  RowMatrix features(T, 3 * L), gate;
+  features << a * memory, x, input;
+  linear(features, copy_gate_, gate);
+  RowMatrix lp = logits, mixed;
+  log_softmax_rows(lp);
+  mix_copy(lp, gate.data(), a, copy.ids, static_cast<int>(copy.extra.size()), mixed);
+  out.copy_ids = copy.ids;
+  out.output_vocab_size = static_cast<int>(mixed.cols());
+  out.copy_attention = flat(a);
+  out.copy_context = flat(features.leftCols(L));
+  for (Eigen::Index t = 0; t < T; ++t) out.p_gen.push_back(std::exp(log_sigmoid(gate(t, 0))));
+  out.log_probs = flat(mixed);
   return out;
 }
 

@@ -13,6 +13,15 @@ Vocabulary::Vocabulary(std::vector<std::string> tokens) : tokens_(std::move(toke
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int>(i));
 }
 
+Vocabulary Vocabulary::extended(const std::vector<std::string>& extra) const {
+  Vocabulary v = *this;
+  for (const std::string& t : extra) {
+    v.ids_.emplace(t, static_cast<int>(v.tokens_.size()));
+    v.tokens_.push_back(t);
+  }
+  return v;
+}
+
 const std::string& Vocabulary::token(int id) const {
   if (id < 0 || id >= size()) throw InputError("token id " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(size()));
   return tokens_[static_cast<size_t>(id)];
@@ -57,7 +66,8 @@ void check_text_length(uint64_t bytes, const char* what) {
 }
 
 std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len,
-                                 SourceTokens tokens, int unk) {
+                                 SourceTokens tokens, int unk, std::vector<std::string>* texts) {
+  if (texts) texts->clear();
   check_text_length(text.size(), "the text");
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string::npos) throw InputError("the source text is empty");
@@ -80,6 +90,7 @@ std::vector<int> tokenize_source(const std::string& text, const Vocabulary& voca
         throw InputError("word " + quote(word) + " at position " + std::to_string(ids.size() + 1) +
                          " is not in the model's source vocabulary");
       ids.push_back(id < 0 ? unk : id);
+      if (texts) texts->push_back(word);
     }
     return ids;
   }
@@ -97,6 +108,7 @@ std::vector<int> tokenize_source(const std::string& text, const Vocabulary& voca
                        " is not in the model's source alphabet");
     ids.push_back(id);
   }
+  if (texts) *texts = chars;
   return ids;
 }
 

@@ -15,6 +15,11 @@ class Vocabulary {
  public:
   Vocabulary() = default;
   explicit Vocabulary(std::vector<std::string> tokens);
+  // This vocabulary followed by `extra` (ids size(), size() + 1, ...): a copy model's
+  // output vocabulary for one source, its tokens past the target vocabulary those the
+  // source holds and the target vocabulary lacks (copy.h). A text already in the
+  // vocabulary keeps its first id for id().
+  Vocabulary extended(const std::vector<std::string>& extra) const;
 
   int size() const { return static_cast<int>(tokens_.size()); }
   const std::string& token(int id) const;        // throws InputError when out of range
@@ -36,9 +41,12 @@ void check_text_length(uint64_t bytes, const char* what);
 // more than `max_len` characters; a text over limits::kMaxTextBytes is refused
 // before anything is copied. With SourceTokens::Words the tokens are the text's
 // space-separated words instead, and a word not in the vocabulary is `unk` (an
-// InputError naming it when the vocabulary has no unk: unk < 0).
+// InputError naming it when the vocabulary has no unk: unk < 0). `texts`, if given,
+// receives each token's text after `fold` (a word read as unk: the word itself, what a
+// copy model copies).
 std::vector<int> tokenize_source(const std::string& text, const Vocabulary& vocab, CaseFold fold, int max_len,
-                                 SourceTokens tokens = SourceTokens::Chars, int unk = -1);
+                                 SourceTokens tokens = SourceTokens::Chars, int unk = -1,
+                                 std::vector<std::string>* texts = nullptr);
 
 // Parses a space-separated list of target tokens ("HH AH L OW"); throws
 // InputError naming an unknown token, or for a text over limits::kMaxTextBytes.

@@ -242,6 +242,8 @@ class ModelHandle {
       o.set("sourceSpecials", specials(c.src_specials));
       o.set("targetSpecials", specials(c.tgt_specials));
       o.set("sourceCase", std::string(to_string(c.src_case)));
+      o.set("sourceTokens", std::string(to_string(c.src_tokens)));
+      o.set("copy", c.copy);
       return o;
     });
   }
@@ -255,18 +257,20 @@ class ModelHandle {
   val inspect(const val& source, const val& tokens) const {
     return guarded([&] {
       const Model& m = require();
+      const std::string text = text_of(source);
+      const auto vocab = m.output_vocab(text);  // a copy model's output may hold the source's tokens
       std::vector<int> ids;
       if (tokens.isString()) {
-        ids = parse_target_tokens(text_of(tokens), m.target_vocab());
+        ids = parse_target_tokens(text_of(tokens), *vocab);
       } else {
         // Read as the numbers they are: an id past int (2^31 and up) would wrap to another.
         const std::vector<double> given = emscripten::vecFromJSArray<double>(tokens);
         for (size_t i = 0; i < given.size(); ++i) {
-          if (!(given[i] >= 0 && given[i] < m.target_vocab().size())) throw m.target_id_outside(given[i], i + 1);
+          if (!(given[i] >= 0 && given[i] < vocab->size())) throw m.target_id_outside(given[i], i + 1, *vocab);
           ids.push_back(static_cast<int>(given[i]));
         }
       }
-      return ValueWriter::object(m.inspect(text_of(source), ids), m.target_vocab());
+      return ValueWriter::object(m.inspect(text, ids), *vocab);
     });
   }
 
@@ -299,16 +303,25 @@ class SessionHandle {
     });
   }
   val step() {
-    return guarded([&] { return ValueWriter::object(require().step(), model_->target_vocab()); });
+    return guarded([&] {
+      Session& s = require();
+      const Snapshot snap = s.step();
+      return ValueWriter::object(snap, s.output_vocab());
+    });
   }
   val run() {
-    return guarded([&] { return results(require().run(), model_->target_vocab()); });
+    return guarded([&] {
+      Session& s = require();
+      const std::vector<Result> rs = s.run();
+      return results(rs, s.output_vocab());
+    });
   }
   // The forced score of `target` for `source`; the decode in progress is left as it was.
   val score(const val& source, const val& target) {
     return guarded([&] {
-      return ValueWriter::object(require().score(text_of(source), text_of(target)), model_->target_vocab(),
-                                 model_->config().autoregressive());
+      const std::string text = text_of(source);
+      const ForcedScore f = require().score(text, text_of(target));
+      return ValueWriter::object(f, *model_->output_vocab(text), model_->config().autoregressive());
     });
   }
   // Checks every text of the array as start() would, decoding none; the first
@@ -334,7 +347,7 @@ class SessionHandle {
       val values = val::array();
       for (at = 0; at < n; ++at) {
         if (decoded[at].error) std::rethrow_exception(decoded[at].error);
-        values.set(at, results(decoded[at].results, model_->target_vocab()));
+        values.set(at, results(decoded[at].results, model_->target_vocab()));  // a result's text is written in C++
       }
       return values;
     });

@@ -25,7 +25,7 @@
 /** Every symbol a format writes, white space aside. */
 export const INVENTORY = Object.freeze({
   misaki: Object.freeze([...'AIOWYbdfhijklmnpstuvwzæðŋɑɔəɛɜɡɪɹɾʃʊʌʒʤʧˈˌθᵊᵻʔ', ...';:,.!?—…"()“”']),
-  espeak: Object.freeze([...'abdefhijklmnopstuvwzæðŋɐɑɔəɚɛɜɡɪɹɾʃʊʌʒθˈˌːᵻ', ...'!\'(),-.:;?']),
+  espeak: Object.freeze([...'abdefhijklmnopstuvwzæðŋɐɑɔəɚɛɜɡɪɹɾʃʊʌʒθˈˌːᵻ', ...'!,.:;?']),
 });
 
 /** The formats `phonemes` can be written in. */
@@ -40,9 +40,11 @@ const PUNCT_MISAKI = {
   '.': '.', ',': ',', '!': '!', '?': '?', ';': ';', ':': ':', '…': '…', '...': '…', '—': '—', '–': '—', '--': '—',
   '"': '"', '“': '“', '”': '”', '«': '“', '»': '”', '(': '(', ')': ')', '[': '(', ']': ')',
 };
+// Piper's voices were trained on what its front end (piper-phonemize) writes, which is
+// only . , ; : ? ! of the punctuation its map has: a dash is ;, no space before any;
+// brackets, quotes, hyphens and ellipses it leaves out (bench/g2p-piper.mjs).
 const PUNCT_ESPEAK = {
-  '.': '.', ',': ',', '!': '!', '?': '?', ';': ';', ':': ':', '…': '.', '...': '.', '—': ',', '–': ',', '--': ',',
-  '(': '(', ')': ')', '[': '(', ']': ')', '-': '-',
+  '.': '.', ',': ',', '!': '!', '?': '?', ';': ';', ':': ':', '—': ';', '–': ';', '--': ';', '...': '', '…': '',
 };
 // The phonemizer's own formats keep punctuation as written, but for symbols that
 // are no punctuation a voice reads (& # * @ …: spoken as words, or dropped).
@@ -78,18 +80,23 @@ export const FUNCTION_WORDS = Object.freeze(Object.fromEntries([
 
 /**
  * Function words as misaki's lexicon has them in a sentence, where it differs from
- * FUNCTION_WORDS: a few keep a secondary stress (bˌʌt, hˌɪm), a few their primary
- * (dˈu, mˈʌst, əbˈWt: 'primary', read as CMUdict stresses them).
+ * FUNCTION_WORDS: a few keep a secondary stress (bˌʌt, hˌɪm, dˌWn, mˌAk), more are
+ * unstressed (ɡɑt, ðɛɹ, θɹu, ɪts), a few keep their primary (ˈI, dˈu, mˈʌst, əbˈWt:
+ * 'primary', read as CMUdict stresses them).
  */
 const MISAKI_FUNCTION_WORDS = Object.freeze({
   ...FUNCTION_WORDS,
-  ...Object.fromEntries('but on shall should might them him us our me some'.split(' ').map((w) => [w, 'secondary'])),
-  ...Object.fromEntries('nor do does did may must into onto upon any whom just out about'.split(' ').map((w) => [w, 'primary'])),
+  ...Object.fromEntries(('but on shall should might them him us our me some down go made make near put though while whilst whose why '
+    + 'i\'d i\'ll i\'m i\'ve aren\'t weren\'t who\'d who\'s thy shalt sir').split(' ').map((w) => [w, 'secondary'])),
+  // Pronouns with their auxiliaries, and a few common verbs and adverbs, unstressed as the pronouns are.
+  ...Object.fromEntries(('\'em get got gone hath doth there there\'s through per hers thee thine ye won\'t it\'s he\'d he\'ll he\'s she\'d she\'ll '
+    + 'she\'s we\'d we\'ll we\'re we\'ve you\'d you\'ll you\'re you\'ve they\'d they\'ll they\'re they\'ve').split(' ').map((w) => [w, 'none'])),
+  ...Object.fromEntries('i nor do does did may must into onto upon any whom just out about'.split(' ').map((w) => [w, 'primary'])),
 });
 
 // Function words misaki's lexicon reads with another vowel than CMUdict's first reading:
 // their phones (CMUdict's other reading, or for was the vowel misaki writes, ʌ).
-const MISAKI_READINGS = Object.freeze({ and: 'AE1 N D', than: 'DH AH0 N', your: 'Y UH1 R', was: 'W AH1 Z' });
+const MISAKI_READINGS = Object.freeze({ and: 'AE1 N D', than: 'DH AH0 N', your: 'Y UH1 R', was: 'W AH1 Z', on: 'AO1 N' });
 
 /** The phones a format reads a function word with where they are not CMUdict's first reading, else undefined. */
 export function functionReading(format, key) {
@@ -243,6 +250,12 @@ function reducedIH(ps, i, word) {
   if (ps.filter(isVowel).length === 1) return 'ɪ';
   const next = ps[i + 1]?.base;
   if (coda[0] === 'NG' || next === 'SH' || next === 'JH') return 'ɪ';
+  // The prefixes mis- and dis- keep ɪ (mɪskˈæst, dɪsˈɔɹdəɹ), but dis- before st, sp, sk
+  // (dəstˈɪŋkt, dəspˈAtʃ), which reads as one syllable's onset.
+  // with- keeps ɪ (wɪðˈWt, wɪðˈɪn).
+  if (i === 1 && /^with/.test(word)) return 'ɪ';
+  if (i === 1 && next === 'S' && (/^mis/.test(word) || (/^dis/.test(word) && !(['T', 'P'].includes(ps[i + 2]?.base)
+    || (ps[i + 2]?.base === 'K' && ps[i + 3]?.base !== 'W'))))) return 'ɪ';
   if (last && coda.join(' ') === 'S T' && word.endsWith('est')) return 'ᵻ';
   if (last && coda.join(' ') === 'S' && word.endsWith('sis')) return 'ɪ';
   if (last) return !coda.length || KEEPS_IH_LAST.has(coda[0]) || coda.join(' ') === 'S T' || coda.join(' ') === 'Z M' ? 'ɪ' : 'ə';
@@ -300,13 +313,29 @@ function reducedAH(ps, i, word) {
  * (-ist, -est; -ic).
  */
 export function wordToMisaki(phones, reduce, word = '') {
-  const ps = marked(misakiStress(parse(phones), word), reduce);
+  const parsed = parse(phones);
+  // -day as misaki's lexicon reads it, with a full vowel (mˈʌndˌA), where CMUdict's first reading reduces it.
+  if (word.endsWith('day') && parsed.length > 2 && parsed.at(-2).base === 'D' && parsed.at(-1).base === 'IY' && parsed.at(-1).stress === '0') {
+    parsed[parsed.length - 1] = { base: 'EY', stress: '2' };
+  }
+  const ps = marked(misakiStress(parsed, word), reduce);
+  const letters = vowelLetters(word, phones);
+  const vowels = ps.map((p, i) => (isVowel(p) ? i : -1)).filter((i) => i >= 0);
   let out = '';
   for (let i = 0; i < ps.length; i++) {
     const { base, stress, mark } = ps[i];
     const prev = ps[i - 1];
     const next = ps[i + 1];
     let s = MISAKI[base];
+    const spelt = letters && isVowel(ps[i]) ? letters[vowels.indexOf(i)] : '';
+    // CMUdict's AO and AA split by the spelling as misaki's lexicon splits them: an o
+    // before k, t, l or n is ɑ (təpˈɑləʤi, bˈɑt); an a before sh, au and ou are ɔ (wˈɔʃ,
+    // skwˈɔʃt, kˈɔt, bˈɔt).
+    // (A function word's reading is functionReading's: on is ɔn.)
+    if (base === 'AO' && spelt === 'o' && ['K', 'T', 'L', 'N'].includes(next?.base) && !reduce) s = 'ɑ';
+    else if (base === 'AA' && ((/^u?a$/.test(spelt) && next?.base === 'SH') || spelt === 'au' || spelt === 'ou')) s = 'ɔ';
+    // The sh of -ntion, -ntial, -ntious spelled with a t is ʧ (ətˈɛnʧən, kˌɑnfədˈɛnʧᵊl).
+    if (base === 'SH' && prev?.base === 'N' && /nti[aeou]/.test(word)) s = 'ʧ';
     // The unstressed vowel of -ed after t or d, and of -es after a sibilant (ˈwɔntᵻd, ˈhɔɹsᵻz).
     const ending = (base === 'AH' || base === 'IH') && stress === '0' && i === ps.length - 2
       && ((next.base === 'D' && (prev?.base === 'T' || prev?.base === 'D')) || (next.base === 'Z' && SIBILANT.has(prev?.base)));
@@ -392,6 +421,12 @@ export function wordToEspeak(phones, reduce, word = '') {
     const v = vowels.indexOf(i);
     const spelt = letters && v >= 0 ? letters[v] : '';
     let s = ESPEAK[base];
+    // eSpeak's FORCE vowel oː before r where the spelling marks it: oar, our, oor (bˈoːɹd,
+    // kˈoːɹs), o before r and a vowel (stˈoːɹi), or at the word's end (mˈoːɹ); its NORTH
+    // vowel ɔː elsewhere (nˈɔːɹθ).
+    if (base === 'AO' && next?.base === 'R' && stress !== '0'
+      && (['oa', 'ou', 'oo'].includes(spelt) || (spelt === 'o' && (isVowel(ps[i + 2]) || i + 2 === ps.length
+        || (i + 3 === ps.length && ps[i + 2].base === 'Z'))))) s = 'oː';
     if (stress === '0' && !ps[i].full) {
       if (base === 'AH') s = 'ə';
       else if (base === 'ER') s = 'ɚ';

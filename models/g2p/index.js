@@ -399,15 +399,16 @@ function forVoice(format, text, spoken, dropped) {
     const read = key && Object.hasOwn(IN_CONTEXT, key) ? IN_CONTEXT[key][startsWithVowel(following.get(`${n}/${w}`)) ? 1 : 0]
       : functionReading(format, key) ?? phones;
     return write(read, functionWord(format, key), key ?? '');
-  }).join(' '), (s) => s.mark);
+  }).join(' '), (s) => s.mark, format === 'espeak');
 }
 
 /**
  * The tokens as one string: each spoken token as `render` writes it, punctuation
  * as written; a space between two spoken tokens, and between others where the
- * text has one. Unreadable tokens are left out (each says why on its own).
+ * text has one; `tight`: none before punctuation, as Piper's front end writes it
+ * (wˈʌn, tˈuː). Unreadable tokens are left out (each says why on its own).
  */
-function join(text, spoken, render, punctuation = (s) => s.token.text) {
+function join(text, spoken, render, punctuation = (s) => s.token.text, tight = false) {
   let out = '';
   let prev = null;
   for (const s of spoken) {
@@ -416,7 +417,7 @@ function join(text, spoken, render, punctuation = (s) => s.token.text) {
     const said = tok.source !== 'punctuation';
     if (prev) {
       // (White space, not a left-out token, parts two tokens: world”; writes wˈɜːld; for Piper.)
-      const apart = (said && prev.source !== 'punctuation') || /[\s\p{Cf}]/u.test(text.slice(prev.end, tok.start));
+      const apart = (said && prev.source !== 'punctuation') || (/[\s\p{Cf}]/u.test(text.slice(prev.end, tok.start)) && !(tight && !said));
       if (apart) out += ' ';
     }
     out += said ? render(s) : punctuation(s);

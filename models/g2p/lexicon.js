@@ -12,39 +12,78 @@ export function loadLexicon() {
   return loading;
 }
 
+/**
+ * `text`'s lines, front-coded in blocks of `block` (scripts/build-lexicon.mjs): a
+ * line is undone from its block's first line, only when asked for.
+ */
+function frontCoded(text, block, marks) {
+  const lines = text.split('\n');
+  const counts = new Map([...marks].map((c, n) => [c, n]));
+  /** How many leading characters line i shares with the line before. */
+  const shared = (i) => counts.get(lines[i][0]);
+  /** Line i's characters after those. */
+  const rest = (i) => lines[i].slice(1);
+  return {
+    size: lines.length,
+    shared,
+    rest,
+    /** The first line of block b, written whole. */
+    head: (b) => rest(b * block),
+    line(i) {
+      const first = i - (i % block);
+      let out = rest(first);
+      for (let j = first + 1; j <= i; j++) out = out.slice(0, shared(j)) + rest(j);
+      return out;
+    },
+    * all() {
+      let out = '';
+      for (let i = 0; i < lines.length; i++) {
+        out = i % block === 0 ? rest(i) : out.slice(0, shared(i)) + rest(i);
+        yield out;
+      }
+    },
+  };
+}
+
 /** A Lexicon over data laid out as lexicon-data.js's exports. */
-export function parseLexicon({ source, phones, codes, words, pronunciations }) {
+export function parseLexicon({ source, phones, codes, block, wordMarks, pronMarks, words, pronunciations }) {
   const phoneOf = new Map([...codes].map((c, i) => [c, phones.split(' ')[i]]));
   // Sorted as JavaScript compares strings (scripts/build-lexicon.mjs): found by
-  // binary search. No object is keyed by words, so "constructor" and "__proto__"
-  // are words like any other.
-  const list = words.split('\n');
-  const prons = pronunciations.split('\n');
+  // binary search over the blocks' first words, then within the block. No object
+  // is keyed by words, so "constructor" and "__proto__" are words like any other.
+  const list = frontCoded(words, block, wordMarks);
+  const prons = frontCoded(pronunciations, block, pronMarks);
   const find = (word) => {
+    // The last block whose first word is not after the word.
     let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
+    let hi = Math.ceil(list.size / block);
+    while (hi - lo > 1) {
       const mid = (lo + hi) >>> 1;
-      if (list[mid] < word) lo = mid + 1;
+      if (list.head(mid) <= word) lo = mid;
       else hi = mid;
     }
-    return list[lo] === word ? lo : -1;
+    for (let i = lo * block, w = ''; i < Math.min(list.size, (lo + 1) * block); i++) {
+      w = i === lo * block ? list.head(lo) : w.slice(0, list.shared(i)) + list.rest(i);
+      if (w === word) return i;
+      if (w > word) return -1;
+    }
+    return -1;
   };
   const decode = (run) => [...run].map((c) => phoneOf.get(c));
   return Object.freeze({
     source: Object.freeze({ ...source }),
-    size: list.length,
+    size: list.size,
     /** The word's pronunciations (each an array of ARPAbet phones with stress digits), CMUdict's first first; undefined for a word it lacks. Case is ignored. */
     lookup(word) {
       const at = find(String(word).toLowerCase());
-      return at < 0 ? undefined : prons[at].split(' ').map(decode);
+      return at < 0 ? undefined : prons.line(at).split(' ').map(decode);
     },
     has(word) {
       return find(String(word).toLowerCase()) >= 0;
     },
     /** Every word, in the lexicon's (sorted) order, lower case. */
     words() {
-      return list.values();
+      return list.all();
     },
   });
 }

@@ -133,6 +133,8 @@ def expected_tensor_names(config):
     if cfg["arch"] == "cmlm":
         shapes["length_head.weight"] = [cfg["max_target_len"] + 1, L]
         shapes["length_head.bias"] = [cfg["max_target_len"] + 1]
+    if cfg["copy"]:  # [context ; decoder output ; decoder input], each L wide
+        shapes["copy_gate.weight"], shapes["copy_gate.bias"] = [1, 3 * L], [1]
     return shapes
 
 
@@ -159,6 +161,8 @@ def expected_rnn_tensor_names(cfg):
     elif a == "additive":
         shapes["attn.W1.weight"], shapes["attn.W2.weight"], shapes["attn.v.weight"] = [r, 2 * H], [r, D], [1, r]
     shapes["out.weight"], shapes["out.bias"] = [Vt, 2 * H + D], [Vt]
+    if cfg["copy"]:  # [a_t ; s_t ; the input's embedding]
+        shapes["copy_gate.weight"], shapes["copy_gate.bias"] = [1, 2 * H + D + E], [1]
     return shapes
 
 

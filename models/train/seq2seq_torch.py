@@ -23,7 +23,7 @@ import torch.nn.functional as F
 # Configuration
 # ----------------------------------------------------------------------------
 
-# The vocabulary and naming keys every architecture writes last, in this order.
+# The vocabulary, naming and copy keys every architecture writes last, in this order.
 VOCAB_CONFIG_DEFAULTS = {
     "src_vocab": None,
     "tgt_vocab": None,
@@ -33,6 +33,10 @@ VOCAB_CONFIG_DEFAULTS = {
     # "chars": a source token is a character; "words": a word of a space-separated text
     # (word-level models; a word outside src_vocab reads as <unk>)
     "src_tokens": "chars",
+    # The copy mechanism (pointer-generator, See et al. 2017): the output distribution
+    # mixes the vocabulary's with a copy of the source through the attention
+    # (copy_distribution below; docs/model-format.md "The copy mechanism").
+    "copy": False,
     "name": "",
     "description": "",
 }
@@ -65,7 +69,7 @@ CONFIG_DEFAULTS = {
 CONFIG_KEY_ORDER = list(CONFIG_DEFAULTS.keys())
 
 # Keys added after the first models shipped: written only when not at their default.
-OPTIONAL_CONFIG_KEYS = ("length_offset", "src_tokens")
+OPTIONAL_CONFIG_KEYS = ("length_offset", "src_tokens", "copy")
 
 # The logit given to lengths an offset length head cannot reach (docs/model-format.md):
 # finite, so that log-probabilities stay finite (JSON has no -inf), and low enough that
@@ -91,6 +95,16 @@ def _check_vocab(vocab, specials, which):
     _check(all(isinstance(i, int) and 0 <= i < len(vocab) for i in ids),
            f"{which}_specials ids must lie inside the vocabulary")
     _check(len(set(ids)) == len(ids), f"{which}_specials ids must be distinct")
+
+
+def _check_copy(cfg):
+    """The copy mechanism's rules, the same for every architecture (the C++ loader's)."""
+    _check(isinstance(cfg["copy"], bool), "copy must be a boolean")
+    if cfg["copy"]:
+        _check(cfg["arch"] in ("transformer", "rnn"),
+               "the copy mechanism needs an autoregressive model (transformer or rnn), not cmlm")
+        _check("unk" in cfg["tgt_specials"],
+               "a copy model needs unk in tgt_specials (the decoder reads it after a copied token the vocabulary lacks)")
 
 
 def normalize_config(config):
@@ -131,6 +145,7 @@ def normalize_config(config):
     src_special_ids = set(cfg["src_specials"].values())
     _check(cfg["src_tokens"] == "words" or all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
            "source tokens must be single characters (specials excepted) unless src_tokens is words")
+    _check_copy(cfg)
     _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
     if cfg["arch"] == "transformer":
         _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "transformer needs bos and eos")
@@ -276,6 +291,86 @@ class Stack(nn.Module):
             self.final_ln = None
 
 
+# ----------------------------------------------------------------------------
+# The copy mechanism (pointer-generator, See et al. 2017; docs/model-format.md
+# "The copy mechanism")
+# ----------------------------------------------------------------------------
+
+def source_copy_ids(source_tokens, tgt_vocab, tgt_specials):
+    """Where copying each source token puts it in the output: the id of the target
+    token of the same text, or (a text the target vocabulary lacks, or one of its
+    specials) an id past the vocabulary, V + k for the k-th such distinct text of
+    this source. -> (ids [S], extra texts: those of ids V, V + 1, ...)."""
+    special = set(tgt_specials.values())
+    index = {t: i for i, t in enumerate(tgt_vocab) if i not in special}
+    ids, extra = [], []
+    for w in source_tokens:
+        if w in index:
+            ids.append(index[w])
+            continue
+        if w not in extra:
+            extra.append(w)
+        ids.append(len(tgt_vocab) + extra.index(w))
+    return ids, extra
+
+
+def copy_distribution(log_p_vocab, gate_logit, attn, copy_ids, n_extra):
+    """The pointer-generator's output distribution, in log space:
+
+        P(w) = p_gen P_vocab(w) + (1 - p_gen) sum_i a_i [x_i = w],   p_gen = sigmoid(gate_logit)
+
+    over the target vocabulary and the n_extra tokens past it.
+    log_p_vocab [B,T,Vt] (log_softmax of the logits), gate_logit [B,T], attn [B,T,S]
+    (exactly 0 at padded source positions), copy_ids [B,S] (long: the output id of
+    each source position, any id in range at padding) -> log P [B,T,Vt+n_extra].
+
+    Each log P(w) is a log-sum of the two terms where both are there, one term where
+    one is (a token the source lacks: generated only; a token past the vocabulary:
+    copied only, P_vocab has none), -inf where neither is. The untaken branches of
+    torch.where see finite stand-ins only, so no gradient is NaN."""
+    B, T, Vt = log_p_vocab.shape
+    V = Vt + n_extra
+    copy = log_p_vocab.new_zeros(B, T, V).scatter_add(-1, copy_ids[:, None, :].expand(B, T, copy_ids.shape[1]), attn)
+    has_copy = copy > 0
+    log_copy = torch.log(torch.where(has_copy, copy, torch.ones_like(copy)))
+    log_gen = F.pad(log_p_vocab, (0, n_extra)) + F.logsigmoid(gate_logit)[..., None]
+    log_cp = F.logsigmoid(-gate_logit)[..., None] + log_copy
+    in_vocab = (torch.arange(V, device=log_p_vocab.device) < Vt).expand(B, T, V)
+    both = torch.logaddexp(log_gen, log_cp)
+    none = torch.full_like(log_gen, float("-inf"))
+    return torch.where(has_copy, torch.where(in_vocab, both, log_cp), torch.where(in_vocab, log_gen, none))
+
+
+def copy_nll_loss(log_probs, targets, n_vocab, ignore_index, label_smoothing=0.0):
+    """The label-smoothed cross-entropy of a copy model's output rows: per row whose
+    target is not ignore_index, -(1 - e) log P(y) - e / V sum_{k < V} log P(k), the
+    mean over those rows. The uniform share e spreads over the V target tokens every
+    example has (the copy-only ones past them differ from source to source); without
+    copy-only tokens this is F.cross_entropy(..., label_smoothing=e).
+    log_probs [..., W] (copy_distribution), targets [...] (ids, possibly >= V)."""
+    keep = targets != ignore_index
+    y = torch.where(keep, targets, torch.zeros_like(targets))
+    lp_y = log_probs.gather(-1, y.unsqueeze(-1)).squeeze(-1)
+    per_row = -((1.0 - label_smoothing) * lp_y + label_smoothing / n_vocab * log_probs[..., :n_vocab].sum(-1))
+    return torch.where(keep, per_row, torch.zeros_like(per_row)).sum() / keep.sum()
+
+
+class CopyGate(nn.Module):
+    """``copy_gate``: p_gen = sigmoid(w . [context ; decoder state ; decoder input] + b),
+    See et al.'s w_c . c + w_s . s + w_x . x + b as one linear layer over the three
+    side by side (``copy_gate.weight`` [1, C + D + X], ``copy_gate.bias`` [1])."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(1, width))
+        self.bias = nn.Parameter(torch.zeros(1))
+        nn.init.xavier_uniform_(self.weight)
+
+    def forward(self, context, state, inp):
+        """-> the gate's logit [..] (p_gen = sigmoid of it)."""
+        return F.linear(torch.cat([context, state, inp], -1), self.weight, self.bias).squeeze(-1)
+
+
 class OutputProjection(nn.Module):
     """``out_proj``: a bias always, a weight only when not tied to tgt_embed."""
 
@@ -341,6 +436,7 @@ class Seq2SeqTransformer(nn.Module):
             self.length_head = nn.Linear(L, cfg["max_target_len"] + 1)
         else:
             self.length_head = None
+        self.copy_gate = CopyGate(3 * L) if cfg["copy"] else None
         for name, p in self.named_parameters():
             if p.dim() == 2 and ("_proj" in name or ".fc" in name) and "out_proj" not in name:
                 nn.init.xavier_uniform_(p)
@@ -389,12 +485,25 @@ class Seq2SeqTransformer(nn.Module):
 
     def decode(self, tgt, memory, src_pad_mask, tgt_pad_mask=None, return_attn=False):
         """tgt [B,T] ids -> (logits [B,T,Vt], self attn list, cross attn list)."""
+        logits, sa, ca, _ = self.decode_copy(tgt, memory, src_pad_mask, tgt_pad_mask, return_attn)
+        return logits, sa, ca
+
+    def decode_copy(self, tgt, memory, src_pad_mask, tgt_pad_mask=None, return_attn=False):
+        """decode(), and for a copy model what the copy mechanism reads:
+        -> (logits, self attn list, cross attn list, None or (copy attention [B,T,S],
+        gate logit [B,T])). The copy attention is the last decoder layer's
+        cross-attention averaged over its heads; the gate reads the context it makes
+        of the encoder output (sum_i a_i memory_i), the decoder's output (what the
+        output projection reads) and the decoder's input (the first layer's input).
+        Target ids past the vocabulary (copied tokens it lacks) are read as unk."""
         if tgt_pad_mask is None:
             tgt_pad_mask = tgt.eq(self.tgt_pad)
         self_mask = self.decoder_self_mask(tgt_pad_mask)
         cross_mask = src_pad_mask[:, None, None, :]
-        y = self.embed_tgt(tgt)
+        y = self.embed_tgt(self.decoder_ids(tgt))
+        x_in = y
         sa, ca = [], []
+        pc = None
         for layer in self.decoder.layers:
             y, ps, pc = layer(y, memory, self_mask, cross_mask)
             if return_attn:
@@ -402,7 +511,17 @@ class Seq2SeqTransformer(nn.Module):
                 ca.append(pc)
         if self.decoder.final_ln is not None:
             y = self.decoder.final_ln(y)
-        return self.out_proj(y, self.tgt_embed.weight), sa, ca
+        logits = self.out_proj(y, self.tgt_embed.weight)
+        if self.copy_gate is None:
+            return logits, sa, ca, None
+        a = pc.mean(1)
+        return logits, sa, ca, (a, self.copy_gate(torch.matmul(a, memory), y, x_in))
+
+    def decoder_ids(self, tgt):
+        """The ids the decoder embeds: a copy model reads an id past the vocabulary as unk."""
+        if self.copy_gate is None:
+            return tgt
+        return tgt.masked_fill(tgt >= len(self.config["tgt_vocab"]), self.config["tgt_specials"]["unk"])
 
     def length_logits(self, memory, src_pad_mask):
         """Mean of the encoder output over non-pad source positions -> length head.
@@ -425,11 +544,14 @@ class Seq2SeqTransformer(nn.Module):
 
     def forward(self, src, tgt, src_pad_mask=None, tgt_pad_mask=None, return_attn=False):
         """Returns a dict: logits [B,T,Vt]; length_logits [B,max_target_len+1]
-        (cmlm); and with return_attn, enc_self_attn / dec_self_attn / cross_attn:
-        lists over layers of [B,H,Tq,Tk] probabilities."""
+        (cmlm); a copy model's copy_attn [B,T,S] and gate_logits [B,T] (decode_copy;
+        output_log_probs mixes them in); and with return_attn, enc_self_attn /
+        dec_self_attn / cross_attn: lists over layers of [B,H,Tq,Tk] probabilities."""
         memory, src_pad_mask, ea = self.encode(src, src_pad_mask, return_attn)
-        logits, sa, ca = self.decode(tgt, memory, src_pad_mask, tgt_pad_mask, return_attn)
+        logits, sa, ca, cp = self.decode_copy(tgt, memory, src_pad_mask, tgt_pad_mask, return_attn)
         out = {"logits": logits}
+        if cp is not None:
+            out["copy_attn"], out["gate_logits"] = cp
         if self.length_head is not None:
             out["length_logits"] = self.length_logits(memory, src_pad_mask)
         if return_attn:
@@ -496,8 +618,11 @@ def normalize_rnn_config(config):
     src_special_ids = set(cfg["src_specials"].values())
     _check(cfg["src_tokens"] == "words" or all(len(t) == 1 or i in src_special_ids for i, t in enumerate(cfg["src_vocab"])),
            "source tokens must be single characters (specials excepted) unless src_tokens is words")
+    _check_copy(cfg)
     _check("pad" in cfg["src_specials"] and "pad" in cfg["tgt_specials"], "pad ids are required")
     _check("bos" in cfg["tgt_specials"] and "eos" in cfg["tgt_specials"], "rnn needs bos and eos")
+    _check(not cfg["copy"] or cfg["attention"] != "none",
+           "the copy mechanism copies through the attention: attention none has none")
     return {k: cfg[k] for k in RNN_CONFIG_DEFAULTS}
 
 
@@ -643,6 +768,8 @@ class RnnSeq2Seq(nn.Module):
         self.out = nn.Linear(2 * H + D, Vt)
         self.emb_drop = nn.Dropout(dropout if emb_dropout is None else emb_dropout)
         self.drop = nn.Dropout(dropout)
+        # The copy gate reads [a_t ; s_t ; the embedding of y_{t-1}] (the embedding as the cell reads it).
+        self.copy_gate = CopyGate(2 * H + D + E) if cfg["copy"] else None
 
     # -- encoder ------------------------------------------------------------
     def _src_mask(self, src, src_pad_mask=None, src_lengths=None):
@@ -704,9 +831,17 @@ class RnnSeq2Seq(nn.Module):
         """Teacher-forced decoder over tgt [B,T] (input tokens, BOS first) ->
         (logits [B,T,Vt], [], [alpha [B,T,S]]). Rows after a target's end are
         computed but meaningless (tgt_pad_mask is not needed: no look-ahead)."""
+        logits, sa, ca, _ = self.decode_copy(tgt, memory, src_pad_mask, tgt_pad_mask, return_attn)
+        return logits, sa, ca
+
+    def decode_copy(self, tgt, memory, src_pad_mask, tgt_pad_mask=None, return_attn=False):
+        """decode(), and for a copy model what the copy mechanism reads: -> (logits, [],
+        [alpha], None or (alpha [B,T,S], gate logit [B,T])). The copy attention is the
+        decoder's attention; the gate reads the context a_t, the state s_t and the
+        input's embedding. Target ids past the vocabulary are read as unk."""
         state = self.init_state(memory, src_pad_mask)
         s, keys = state["s"], state["keys"]
-        y = self.emb_drop(self.tgt_embed(tgt))
+        y = self.emb_drop(self.tgt_embed(self.decoder_ids(tgt)))
         ctx, states, alphas = [], [], []
         for t in range(tgt.shape[1]):
             s = self.decoder.cell(y[:, t], s)
@@ -714,9 +849,28 @@ class RnnSeq2Seq(nn.Module):
             ctx.append(a)
             states.append(s)
             alphas.append(alpha)
-        feats = torch.cat([torch.stack(ctx, 1), torch.stack(states, 1)], -1)
-        logits = self.out(self.drop(feats))
-        return logits, [], ([] if alphas[0] is None else [torch.stack(alphas, 1)])
+        a, st = torch.stack(ctx, 1), torch.stack(states, 1)
+        logits = self.out(self.drop(torch.cat([a, st], -1)))
+        attn = [] if alphas[0] is None else [torch.stack(alphas, 1)]
+        if self.copy_gate is None:
+            return logits, [], attn, None
+        return logits, [], attn, (attn[0], self.copy_gate(a, st, y))
+
+    def decoder_ids(self, tgt):
+        """The ids the decoder embeds: a copy model reads an id past the vocabulary as unk."""
+        if self.copy_gate is None:
+            return tgt
+        return tgt.masked_fill(tgt >= len(self.config["tgt_vocab"]), self.config["tgt_specials"]["unk"])
+
+    def forward_copy(self, src, tgt, src_lengths=None, src_pad_mask=None):
+        """forward() as a dict, as Seq2SeqTransformer's: logits, and for a copy model
+        copy_attn and gate_logits (output_log_probs mixes them in)."""
+        memory, spm, _ = self.encode(src, src_pad_mask, src_lengths)
+        logits, _, _, cp = self.decode_copy(tgt, memory, spm)
+        out = {"logits": logits}
+        if cp is not None:
+            out["copy_attn"], out["gate_logits"] = cp
+        return out
 
     def forward(self, src, tgt, src_lengths=None, src_pad_mask=None):
         """src [B,S] (padded after the tokens), tgt [B,T] decoder input (BOS first),
@@ -724,6 +878,18 @@ class RnnSeq2Seq(nn.Module):
         memory, spm, _ = self.encode(src, src_pad_mask, src_lengths)
         logits, _, ca = self.decode(tgt, memory, spm)
         return logits, (ca[0] if ca else None)
+
+
+def output_log_probs(out, copy_ids=None, n_extra=0):
+    """The output distribution's log-probabilities from a forward's dict (a
+    Seq2SeqTransformer's forward, an RnnSeq2Seq's forward_copy): log_softmax of the
+    logits, or for a copy model the pointer-generator's mix (copy_distribution) over
+    the target vocabulary and the n_extra tokens past it, copy_ids [B,S] giving each
+    source position's output id."""
+    lp = torch.log_softmax(out["logits"], -1)
+    if "gate_logits" not in out:
+        return lp
+    return copy_distribution(lp, out["gate_logits"], out["copy_attn"], copy_ids, n_extra)
 
 
 ARCHITECTURES = {

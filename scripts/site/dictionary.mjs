@@ -2,8 +2,9 @@
 // reads it (models/train/prepare_data.py: stress removed, identical pronunciations
 // merged; scripts/cmudict.mjs), with each word's split by the recipe's rules (test =
 // the standard test split, models/data/cmudict-0.7b.test; dev = the dev rule; train =
-// the rest), in dict/XX.tsv, one shard per first two letters, fetched on demand
-// (web/js/dict.js), the shards listed in dict/index.json; and dict/test.tsv, the test
+// the rest), in dict/*.tsv, one shard per first two letters (a large one split by
+// the third: web/shared/dict-shards.js), fetched on demand (web/js/dict.js), the
+// shards listed in dict/index.json; and dict/test.tsv, the test
 // split's words in the file's order with the pronunciations the split gives each, as
 // models/train/evaluate.py scores against them (the word list, web/js/wordlist.js).
 // The test split is read once.
@@ -11,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findCmudict, readCmudict, stressStripper } from '../cmudict.mjs';
+import { SPLIT_BYTES, shardKey, splitShardKey } from '../../web/shared/dict-shards.js';
 
 /** The test split: word -> its pronunciations (stress removed, in the file's order, each once). */
 function readTestSplit(root, strip) {
@@ -37,13 +39,36 @@ export function writeDictionary(root, out, rules, { log = () => {}, warn = conso
   // A test word the dictionary lacks (none, with the pinned CMUdict) keeps the split's pronunciations.
   for (const [word, list] of testSplit) if (!prons.has(word) && list.length) prons.set(word, [...list]);
   const isDev = (w) => BigInt('0x' + createHash(rules.dev.hash).update(w, 'utf8').digest('hex')) % BigInt(rules.dev.modulus) < BigInt(rules.dev.below);
-  const shards = new Map();
-  const shardOf = (w) => w.slice(0, 2).replace(/[^A-Z0-9]/g, '_');
+  const byKey = new Map();
   for (const [word, list] of [...prons].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const split = testSplit.has(word) ? 'test' : isDev(word) ? 'dev' : 'train';
-    const key = shardOf(word);
-    if (!shards.has(key)) shards.set(key, []);
-    shards.get(key).push(`${word}\t${{ train: 'r', dev: 'd', test: 't' }[split]}\t${list.join('|')}`);
+    const key = shardKey(word);
+    if (!byKey.has(key)) byKey.set(key, []);
+    byKey.get(key).push([word, `${word}\t${{ train: 'r', dev: 'd', test: 't' }[split]}\t${list.join('|')}`]);
+  }
+  // A key over SPLIT_BYTES is split by the third letter (web/shared/dict-shards.js).
+  const shards = new Map();
+  const splitLetters = {};
+  const add = (name, line) => {
+    if (!shards.has(name)) shards.set(name, []);
+    shards.get(name).push(line);
+  };
+  for (const [key, entries] of byKey) {
+    const size = entries.reduce((a, [, line]) => a + line.length + 1, 0);
+    if (size <= SPLIT_BYTES) {
+      for (const [, line] of entries) add(key, line);
+      continue;
+    }
+    const letters = new Set();
+    for (const [word, line] of entries) {
+      if (word.length < 3) add(key, line);
+      else {
+        const name = splitShardKey(word);
+        letters.add(name.slice(key.length));
+        add(name, line);
+      }
+    }
+    splitLetters[key] = [...letters].sort().join('');
   }
   mkdirSync(join(out, 'dict'), { recursive: true });
   let bytes = 0;
@@ -57,7 +82,7 @@ export function writeDictionary(root, out, rules, { log = () => {}, warn = conso
   // The longest word of the training split: beyond it a model's output is a guess (the page says so under a result).
   let longestTraining = 0;
   for (const word of prons.keys()) if (!testSplit.has(word) && !isDev(word)) longestTraining = Math.max(longestTraining, [...word].length);
-  writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].sort(), source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split',
+  writeFileSync(join(out, 'dict/index.json'), JSON.stringify({ words: prons.size, shards: [...shards.keys()].filter((k) => byKey.has(k)).sort(), split: splitLetters, source: dictPath ? 'CMUdict 0.7b' : 'CMUdict 0.7b test split',
     ...(dictPath ? { longestTraining } : {}) }) + '\n');
   log(`dictionary: ${prons.size} words in ${shards.size} shards, ${bytes} bytes`);
 }

@@ -111,6 +111,13 @@ int info(const std::string& path) {
       std::cout << '\n';
     }
   }
+  if (c.src_tokens == seq2seq::SourceTokens::Words)
+    std::cout << "source:          words (separated by white space; an unknown word "
+              << (c.src_specials.unk >= 0 ? "reads as " + c.src_vocab[static_cast<size_t>(c.src_specials.unk)] : std::string("is an error"))
+              << ")\n";
+  if (c.copy)
+    std::cout << "copy mechanism:  pointer-generator (P = p_gen P_vocab + (1 - p_gen) copy through the "
+              << (c.arch == seq2seq::Arch::Rnn ? "attention" : "last layer's cross-attention") << ")\n";
   std::cout << "parameters:      " << model->parameter_count() << '\n'
             << "file size:       " << model->file_bytes() << " bytes (" << model->storage() << " storage, "
             << model->compute() << " compute)\n";
@@ -376,9 +383,10 @@ int decode(const std::vector<std::string>& args) {
     throw seq2seq::UsageError("--trace-inside shows one model's pass: an ensemble has no single inside");
   const auto model = load_model(cmd);
   seq2seq::Session session(model, cmd.options);
-  const seq2seq::Vocabulary& vocab = model->target_vocab();
   auto decode_one = [&](const std::string& word) {
     session.start(word);
+    // The source's own: a copy model writes a copied token the vocabulary lacks with the source's text.
+    const seq2seq::Vocabulary& vocab = session.output_vocab();
     if (cmd.trace) {
       // The live hypotheses pass trace_inside reads (the root before pass 1).
       std::vector<seq2seq::HypothesisView> before(1);
@@ -520,9 +528,9 @@ int inspect(const std::vector<std::string>& args) {
   if (cmd.model_paths.size() != 1) throw seq2seq::UsageError("inspect shows one model: give --model once");
   if (cmd.words.empty() || cmd.words.size() > 2) throw seq2seq::UsageError("inspect takes WORD [TOKENS]");
   const auto model = load_model(cmd);
-  const std::vector<int> tokens =
-      cmd.words.size() == 2 ? seq2seq::parse_target_tokens(cmd.words[1], model->target_vocab()) : std::vector<int>{};
-  seq2seq::write_json(std::cout, model->inspect(cmd.words[0], tokens), model->target_vocab());
+  const auto vocab = model->output_vocab(cmd.words[0]);  // a copy model's output may hold the source's tokens
+  const std::vector<int> tokens = cmd.words.size() == 2 ? seq2seq::parse_target_tokens(cmd.words[1], *vocab) : std::vector<int>{};
+  seq2seq::write_json(std::cout, model->inspect(cmd.words[0], tokens), *vocab);
   std::cout << '\n';
   return 0;
 }

@@ -18,11 +18,18 @@ struct Batch {
   int size = 0;
   std::vector<int> src, src_off, src_len;
   std::vector<int> dec_in, target, dec_off, dec_len;
+  // A copy model's (src/copy.h): per source row the output id copying it gives (the
+  // target vocabulary's, or V + k for the example's k-th copy-only token), and per
+  // example how many copy-only tokens its source has. Its targets may be such ids;
+  // its decoder inputs are vocabulary ids (a copied token past it read as unk).
+  std::vector<int> copy_ids, copy_extra;
 
   // Empties it, keeping the capacity (a step allocates nothing).
   void clear();
-  // Appends one example; its decoder inputs and targets must be as long.
-  void add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets);
+  // Appends one example; its decoder inputs and targets must be as long; a copy
+  // model's with its source's copy ids (as long as the source) and copy-only count.
+  void add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets,
+           const std::vector<int>* copy_ids = nullptr, int copy_extra = 0);
   int src_rows() const { return static_cast<int>(src.size()); }
   int dec_rows() const { return static_cast<int>(dec_in.size()); }
 };

@@ -74,6 +74,7 @@ std::string config_json(const ModelConfig& c) {
   j["tgt_specials"] = specials(c.tgt_specials);
   j["src_case"] = case_name(c.src_case);
   if (c.src_tokens == SourceTokens::Words) j["src_tokens"] = "words";  // optional: absent means chars
+  if (c.copy) j["copy"] = true;  // optional: absent means no copy mechanism
   j["name"] = c.name;
   j["description"] = c.description;
   return j.dump();

@@ -108,6 +108,12 @@ RnnGraph::RnnGraph(const ModelConfig& cfg, const GraphLimits& limits, const Drop
   }
   out_.w = store_.add("out.weight", {Vt_, F_}, true);
   out_.b = store_.add("out.bias", {Vt_}, false);
+  if (cfg.copy) {  // the pointer-generator's gate over [a_t ; s_t ; x_t]
+    if (cfg.attention == AttentionScore::None)
+      throw UsageError("the copy mechanism copies through the attention, and attention 'none' has none");
+    copy_gate_.w = store_.add("copy_gate.weight", {1, F_ + E_}, true);
+    copy_gate_.b = store_.add("copy_gate.bias", {1}, false);
+  }
 
   // The activations and the backward pass's buffers, one arena.
   const size_t B = static_cast<size_t>(limits.batch), S = static_cast<size_t>(limits.src_len),
@@ -147,6 +153,11 @@ RnnGraph::RnnGraph(const ModelConfig& cfg, const GraphLimits& limits, const Drop
   if (scored) wants.push_back({&probs_, Rt * S});
   if (cfg.attention == AttentionScore::Additive) wants.push_back({&act_, Rt * S * K});
   wants.push_back({&logits_, Rt * Vt});
+  if (cfg.copy) {
+    wants.push_back({&gate_ctx_, Rt * M});
+    wants.push_back({&gate_s_, Rt * D});
+    wants.push_back({&gate_x_, Rt * E});
+  }
   wants.push_back({&dlogits_, Rt * Vt});
   if (drop) {
     wants.push_back({&tgt_mask_, Rt * E});
@@ -236,6 +247,10 @@ void RnnGraph::init_parameters(Random& rng) {
   if (attn_w2_ >= 0) linear(attn_w2_, -1, D_);
   if (attn_vec_ >= 0) linear(attn_vec_, -1, K_);
   linear(out_.w, out_.b, F_);
+  if (copy_gate_.w >= 0) {  // the reference's CopyGate: Xavier-uniform weight, bias 0
+    uniform(copy_gate_.w, std::sqrt(6.0 / static_cast<double>(1 + F_ + E_)));
+    store_.value(copy_gate_.b)[0] = 0.0f;
+  }
 }
 
 void RnnGraph::check_batch(const Batch& b) const {
@@ -414,6 +429,11 @@ void RnnGraph::decoder_forward(const Batch& b, const SamplingDraws* sampling) {
                           M_, act_ ? act_ + row * S * K_ : nullptr, probs_ + row * S, f);
       }
       copy_floats(s + static_cast<size_t>(i) * D_, static_cast<size_t>(D_), f + M_);
+      if (gate_ctx_) {  // what the copy gate reads, before the output layer's dropout
+        copy_floats(f, static_cast<size_t>(M_), gate_ctx_ + row * M_);
+        copy_floats(f + M_, static_cast<size_t>(D_), gate_s_ + row * D_);
+        copy_floats(x_ + slot * E_, static_cast<size_t>(E_), gate_x_ + row * E_);
+      }
       if (masks_on_) mul_mask(f, feat_mask_ + row * F_, static_cast<size_t>(F_), f);
     }
     linear_forward(feat_ + static_cast<size_t>(off) * F_, n, F_, W(out_.w), W(out_.b), Vt_,
@@ -434,9 +454,12 @@ void RnnGraph::forward(const Batch& b, Random* rng, const SamplingDraws* samplin
   decoder_forward(b, sampling);
 }
 
-void RnnGraph::backward(const Batch& b, const float* extra_dprobs) { decoder_backward(b, extra_dprobs); }
+void RnnGraph::backward(const Batch& b, const float* extra_dprobs, const GateGrads* gate) {
+  if (gate && !gate_ctx_) throw UsageError("rnn graph: gate gradients for a model without the copy mechanism");
+  decoder_backward(b, extra_dprobs, gate);
+}
 
-void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
+void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs, const GateGrads* gate) {
   const int slots = b.dec_rows(), src_rows = b.src_rows();
   const size_t S = static_cast<size_t>(lim_.src_len);
   // The output layer, over every step's rows at once.
@@ -450,6 +473,14 @@ void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
       mul_mask(d_feat_ + static_cast<size_t>(slot) * F_,
                feat_mask_ + static_cast<size_t>(slot_row_[static_cast<size_t>(slot)]) * F_, static_cast<size_t>(F_),
                d_feat_ + static_cast<size_t>(slot) * F_);
+  // The copy gate read a_t and s_t before that dropout: its gradients join theirs here.
+  if (gate)
+    for (int slot = 0; slot < slots; ++slot) {
+      const size_t row = static_cast<size_t>(slot_row_[static_cast<size_t>(slot)]);
+      float* df = d_feat_ + static_cast<size_t>(slot) * F_;
+      accumulate(gate->d_context + row * M_, static_cast<size_t>(M_), df);
+      accumulate(gate->d_state + row * D_, static_cast<size_t>(D_), df + M_);
+    }
   // Attention: each step's context back to the state, the keys and the memory.
   zero_floats(d_memory_, static_cast<size_t>(src_rows) * M_);
   if (cfg_.attention != AttentionScore::Dot && cfg_.attention != AttentionScore::None)
@@ -503,6 +534,10 @@ void RnnGraph::decoder_backward(const Batch& b, const float* extra_dprobs) {
   linear_backward(sprev_, d_gh_, slots, D_, 3 * D_, W(dec_.w_hh), nullptr, G(dec_.w_hh), G(dec_.b_hh), gemm_);
   zero_floats(d_x_, static_cast<size_t>(slots) * E_);
   linear_backward(x_, d_xp_, slots, E_, 3 * D_, W(dec_.w_ih), d_x_, G(dec_.w_ih), G(dec_.b_ih), gemm_);
+  if (gate)  // the gate read the embedding as the cell did, after its dropout
+    for (int slot = 0; slot < slots; ++slot)
+      accumulate(gate->d_input + static_cast<size_t>(slot_row_[static_cast<size_t>(slot)]) * E_, static_cast<size_t>(E_),
+                 d_x_ + static_cast<size_t>(slot) * E_);
   // The target embeddings of the tokens the decoder read.
   if (masks_on_)
     for (int slot = 0; slot < slots; ++slot)

@@ -63,10 +63,28 @@ class RnnGraph {
   // The token each decoder row read in the last pass (b.dec_in's, where it read the true one).
   const int* inputs() const { return fed_.data(); }
 
+  // A copy model's gate (train/copy_mix.h) reads [a_t ; s_t ; x_t], as the reference's
+  // CopyGate: the context and the state before the output layer's dropout, the input's
+  // embedding as the cell read it (after its dropout). The last pass's, in the batch's
+  // row order: gate_context() [rows x 2H], gate_state() [rows x D], gate_input() [rows
+  // x E]; null for a model without the copy mechanism.
+  const float* gate_context() const { return gate_ctx_; }
+  const float* gate_state() const { return gate_s_; }
+  const float* gate_input() const { return gate_x_; }
+  // Gradients with respect to those three, in their layouts, from the copy loss.
+  struct GateGrads {
+    const float *d_context = nullptr, *d_state = nullptr, *d_input = nullptr;
+  };
+  // A copy model's gate (copy_gate.weight [1 x 2H + D + E], copy_gate.bias [1]): their store indices.
+  int copy_gate_weight() const { return copy_gate_.w; }
+  int copy_gate_bias() const { return copy_gate_.b; }
+
   // The backward pass of the last forward(): adds every parameter's gradient to the
   // store's gradient buffer. extra_dprobs: null, or a gradient with respect to the
-  // attention weights (the layout of attention()), added where they enter the loss.
-  void backward(const Batch& b, const float* extra_dprobs = nullptr);
+  // attention weights (the layout of attention()), added where they enter the loss
+  // (the copy attention's); gate: null, or the gradients the copy gate sends back to
+  // what it read, added where each was computed.
+  void backward(const Batch& b, const float* extra_dprobs = nullptr, const GateGrads* gate = nullptr);
 
   // The attention weights of the last pass: decoder row r's weights over its
   // example's source positions start at attention() + r * attention_stride()
@@ -109,7 +127,7 @@ class RnnGraph {
                        std::vector<int>& running) const;
   void draw_masks(const Batch& b, Random* rng);
   void decoder_forward(const Batch& b, const SamplingDraws* sampling);
-  void decoder_backward(const Batch& b, const float* extra_dprobs);
+  void decoder_backward(const Batch& b, const float* extra_dprobs, const GateGrads* gate);
 
   ModelConfig cfg_;
   GraphLimits lim_;
@@ -119,7 +137,7 @@ class RnnGraph {
 
   int src_emb_ = -1, tgt_emb_ = -1;
   std::vector<EncLayer> enc_;
-  LinearIdx bridge_, out_;
+  LinearIdx bridge_, out_, copy_gate_;
   GruIdx dec_;
   int attn_w_ = -1, attn_u_ = -1, attn_v_ = -1, attn_w1_ = -1, attn_w2_ = -1, attn_vec_ = -1;
 
@@ -132,7 +150,7 @@ class RnnGraph {
         *feat_ = nullptr, *slot_logits_ = nullptr;
   // Decoder, in the batch's row order.
   float *probs_ = nullptr, *act_ = nullptr, *logits_ = nullptr, *dlogits_ = nullptr, *tgt_mask_ = nullptr,
-        *feat_mask_ = nullptr;
+        *feat_mask_ = nullptr, *gate_ctx_ = nullptr, *gate_s_ = nullptr, *gate_x_ = nullptr;
   // Backward and scratch.
   float *d_slot_logits_ = nullptr, *d_feat_ = nullptr, *d_s_ = nullptr, *d_q_ = nullptr, *d_xp_ = nullptr,
         *d_gh_ = nullptr, *d_x_ = nullptr, *d_state_ = nullptr, *d_keys_ = nullptr, *d_memory_ = nullptr,

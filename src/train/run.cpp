@@ -12,6 +12,7 @@
 #include "errors.h"
 #include "model.h"
 #include "safetensors.h"
+#include "copy.h"
 #include "session.h"
 #include "train/model_file.h"
 
@@ -87,10 +88,18 @@ std::string describe(const TrainingOptions& o) {
     d << o.layers << "+" << o.layers << " layers, d_model " << o.d_model << ", " << o.heads << " heads, d_ff " << o.d_ff << ", "
       << to_string(o.norm) << "-LN";
   }
+  if (o.copy) d << ", copy mechanism";
   if (o.label_smoothing > 0) d << ", label smoothing " << o.label_smoothing;
   if (o.scheduled_sampling != SamplingSchedule::Off)
     d << ", scheduled sampling " << to_string(o.scheduled_sampling) << " (midpoint " << o.sampling_midpoint << ", "
       << to_string(o.sampling_token) << ")";
+  if (o.guided_attention_weight > 0) {
+    d << ", guided attention " << o.guided_attention_weight << " (width " << o.guided_attention_width;
+    if (o.arch == TrainArch::Transformer)
+      d << ", layer " << (o.guided_attention_layer < 0 ? std::string("all") : std::to_string(o.guided_attention_layer)) << ", head "
+        << (o.guided_attention_head < 0 ? std::string("all") : std::to_string(o.guided_attention_head));
+    d << ")";
+  }
   return d.str();
 }
 
@@ -123,7 +132,8 @@ ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
     c.attn_dim = c.attention == AttentionScore::ReducedRank || c.attention == AttentionScore::Additive ? o.attn_dim : 0;
     // The decoder reads BOS and the target, and predicts EOS after it.
     c.max_pos = std::max(task.max_source_len(), task.max_target_len() + 2);
-    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention);
+    c.copy = o.copy;
+    c.name = std::string(to_string(o.task)) + "-rnn-" + to_string(o.attention) + (o.copy ? "-copy" : "");
     return c;
   }
   c.arch = Arch::Transformer;
@@ -140,7 +150,8 @@ ModelConfig model_config_for(const TrainingOptions& o, const TaskData& task) {
   c.max_pos = std::max(task.max_source_len(), c.max_target_len + 1);
   c.scale_embedding = o.scale_embedding;
   c.tie_output = o.tie_output;
-  c.name = std::string(to_string(o.task)) + "-transformer";
+  c.copy = o.copy;
+  c.name = std::string(to_string(o.task)) + (o.copy ? "-transformer-copy" : "-transformer");
   return c;
 }
 
@@ -166,6 +177,10 @@ TrainingRun::TrainingRun(const TrainingOptions& o, const std::string* data, bool
   batch_.dec_in.reserve(B * static_cast<size_t>(limits.dec_len));
   batch_.target.reserve(B * static_cast<size_t>(limits.dec_len));
   for (std::vector<int>* v : {&batch_.src_off, &batch_.src_len, &batch_.dec_off, &batch_.dec_len}) v->reserve(B);
+  if (cfg.copy) {
+    batch_.copy_ids.reserve(B * static_cast<size_t>(limits.src_len));
+    batch_.copy_extra.reserve(B);
+  }
   example_.source.reserve(static_cast<size_t>(limits.src_len));
   example_.target.reserve(static_cast<size_t>(limits.dec_len));
   dec_in_.reserve(static_cast<size_t>(limits.dec_len));
@@ -182,14 +197,23 @@ void TrainingRun::fill_batch() {
     dec_in_.insert(dec_in_.end(), example_.target.begin(), example_.target.end());
     dec_out_.assign(example_.target.begin(), example_.target.end());
     dec_out_.push_back(sp.eos);
-    batch_.add(example_.source, dec_in_, dec_out_);
+    if (!trainer_->config().copy) {
+      batch_.add(example_.source, dec_in_, dec_out_);
+      continue;
+    }
+    // Where copying each source token puts it: the same map decoding uses (src/copy.h),
+    // from the source tokens' texts. A task's targets are target-vocabulary ids, so a
+    // training target is never a copy-only token; a source token the target vocabulary
+    // lacks still gets its extended id, which only copying can give probability.
+    const CopyMap map = copy_map_for(SourceInput(example_.source), trainer_->config());
+    batch_.add(example_.source, dec_in_, dec_out_, &map.ids, static_cast<int>(map.extra.size()));
   }
 }
 
 ProgressRecord TrainingRun::step(int n) {
   ProgressRecord r;
   r.steps = options_.steps;
-  double loss = 0;
+  double loss = 0, attention = 0;
   long tokens = 0, correct = 0, own = 0;
   int taken = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -197,6 +221,7 @@ ProgressRecord TrainingRun::step(int n) {
     fill_batch();
     const StepStats s = trainer_->step(batch_);
     loss += s.loss * s.tokens;
+    attention += s.attention_loss;
     tokens += s.tokens;
     correct += s.correct;
     own += s.own_tokens;
@@ -212,6 +237,8 @@ ProgressRecord TrainingRun::step(int n) {
   r.loss = tokens ? loss / static_cast<double>(tokens) : 0.0;
   r.token_accuracy = tokens ? static_cast<double>(correct) / static_cast<double>(tokens) : 0.0;
   r.sampling = options_.scheduled_sampling != SamplingSchedule::Off;
+  r.guided = trainer_->guided();
+  r.attention_loss = taken ? attention / taken : 0.0;
   r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {

@@ -1,7 +1,8 @@
 // A training run from the options alone: the task's data, a model sized by the
 // options around the task's vocabularies, the trainer, progress records with
 // held-out accuracy, export and checkpoints. The CLI (`seq2seq train`) is a loop
-// over step(); the npm module's trainer will be the same loop in a worker.
+// over step(); the npm module's trainer (wasm/train_bindings.cpp) is the same loop, a
+// call at a time, in-process or in a worker.
 #pragma once
 #include <chrono>
 #include <cstdint>
@@ -33,18 +34,21 @@ struct ProgressRecord {
   int held_out = 0;              // held-out examples scored
   bool sampling = false;         // scheduled sampling is on:
   double true_token_probability = 1;  // its epsilon at the last step
-  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were the model's own
+  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
+  bool guided = false;           // guided attention is on:
+  double attention_loss = 0;     // its penalty P (before its weight), the mean over this record's steps
 };
 
 // Each field of a record under its name on every face (the CLI's JSON lines, and
 // the module's records, camelCase as the snapshots'), stated once here; the
-// held-out fields only where the record was evaluated, scheduled sampling's only
-// where it is on.
+// held-out fields only where the record was evaluated, scheduled sampling's and
+// guided attention's only where they are on.
 template <typename Visit>
 void visit_fields(const ProgressRecord& r, Visit&& v) {
   v("step", r.step);
   v("steps", r.steps);
   v("loss", r.loss);
+  if (r.guided) v("attentionLoss", r.attention_loss);
   v("tokenAccuracy", r.token_accuracy);
   v("learningRate", r.learning_rate);
   v("gradNorm", r.grad_norm);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "errors.h"
 
 namespace seq2seq {
 namespace train {
@@ -61,6 +64,24 @@ int own_token(const float* logits, int V, SampledToken how, double pick) {
     if (acc > target) return k;
   }
   return best;  // rounding left the last bit of mass unassigned: the likeliest token
+}
+
+int mix_inputs(const Batch& b, const float* logits, int V, const SamplingDraws& d, int* inputs) {
+  if (d.rows() != b.dec_rows())
+    throw UsageError("scheduled sampling: draws for " + std::to_string(d.rows()) + " rows, the batch has " +
+                     std::to_string(b.dec_rows()));
+  int own = 0;
+  for (int e = 0; e < b.size; ++e) {
+    const int first = b.dec_off[static_cast<size_t>(e)], end = first + b.dec_len[static_cast<size_t>(e)];
+    inputs[first] = b.dec_in[static_cast<size_t>(first)];
+    for (int row = first + 1; row < end; ++row) {
+      int token = b.dec_in[static_cast<size_t>(row)];
+      if (!d.reads_true_token(row)) token = own_token(logits + static_cast<size_t>(row - 1) * V, V, d.how(), d.pick(row));
+      own += token != b.dec_in[static_cast<size_t>(row)];
+      inputs[row] = token;
+    }
+  }
+  return own;
 }
 
 }  // namespace train

@@ -9,11 +9,18 @@
 // The draws come from the trainer's seeded generator in a fixed order, two for
 // every decoder row whatever the outcomes, so a run repeats and the same draws
 // replayed in PyTorch give the same inputs (tests/tools/make_train_fixtures.py).
+//
+// The RNN's decoder runs token by token, so it chooses each input as it goes
+// (rnn_graph.h). The Transformer's decoder computes every position at once, so it
+// takes the two-pass form (Mihaylova & Martins 2019): a first, teacher-forced pass
+// gives the model's prediction at every position, mix_inputs() mixes them with the
+// true tokens, and a second pass over the mix is the one trained (trainer.cpp).
 #pragma once
 #include <cstddef>
 #include <vector>
 
 #include "random.h"
+#include "train/graph.h"
 #include "train/training_options.h"
 
 namespace seq2seq {
@@ -54,6 +61,13 @@ class SamplingDraws {
 // (the first of equals), or the first token k whose cumulative softmax
 // probability exceeds `pick` (in [0, 1)), the inverse of the distribution's CDF.
 int own_token(const float* logits, int V, SampledToken how, double pick);
+
+// The two-pass form's mix: `inputs` (b.dec_rows() ids) becomes b.dec_in with each
+// row after an example's first (BOS) that does not read the true token (`d`,
+// drawn for b's decoder rows) replaced by own_token() of `logits` at the row
+// before, the first pass's prediction of that very token ([b.dec_rows() x V]).
+// Returns how many rows read a token other than the true one.
+int mix_inputs(const Batch& b, const float* logits, int V, const SamplingDraws& d, int* inputs);
 
 }  // namespace train
 }  // namespace seq2seq

@@ -7,10 +7,14 @@
 // Hooks for what comes after teacher forcing, each at the point of the step it
 // changes: the batch's decoder inputs are apart from its targets (scheduled
 // sampling feeds the decoder a per-example mix of reference and predicted
-// tokens: the RNN's token by token, from draws of the trainer's own generator); TransformerGraph::backward takes an extra gradient on each decoder
-// layer's cross-attention probabilities (guided attention's loss term); the loss
+// tokens, from draws of the trainer's own generator: the RNN's token by token,
+// the Transformer's in two passes); guided attention's penalty on the
+// cross-attention weights (guided_attention.h) enters both graphs' backward
+// passes as an extra gradient on them; the loss
 // runs in stages from log-probabilities (loss.h), so that an output
-// distribution mixed with a copy distribution replaces only the first stage.
+// distribution mixed with a copy distribution replaces only the first stage:
+// a copy model's (train/copy_mix.h) is mixed there, per example of the batch, and
+// its gradients go back into the graph with the logits' (copy_loss()).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -19,6 +23,7 @@
 #include "model_config.h"
 #include "random.h"
 #include "safetensors.h"
+#include "train/guided_attention.h"
 #include "train/loss.h"
 #include "train/model_file.h"
 #include "train/optimizer.h"
@@ -40,6 +45,7 @@ struct StepStats {
   float learning_rate = 0;
   double true_token_probability = 1;  // scheduled sampling's epsilon this step (teacher forcing: 1)
   int own_tokens = 0;      // decoder inputs that were the model's own token, not the true one
+  double attention_loss = 0;  // guided attention's penalty P, before its weight (0 when off)
 };
 
 class Trainer {
@@ -56,7 +62,8 @@ class Trainer {
 
   // Forward, loss and backward over `b`: the store's gradients become this batch's.
   // With `train`, dropout and scheduled sampling as the options say (epsilon: the
-  // schedule's at the next step, or the one given); without, neither.
+  // schedule's at the next step, or the one given); without, neither. Guided
+  // attention's term is part of the loss either way (attention_loss()).
   LossSums compute_gradients(const Batch& b, bool train);
   LossSums compute_gradients(const Batch& b, bool train, double epsilon);
   // compute_gradients(b, true), then update(). A loss or gradient that is not
@@ -80,6 +87,13 @@ class Trainer {
   Random& sampling_rng() { return sampling_rng_; }
   // The tokens the decoder read in the last pass, row for row of its batch.
   const int* decoder_inputs() const;
+  // Guided attention's penalty P over the last pass (before its weight; 0 when off):
+  // the loss minimised is the cross-entropy + guided_attention_weight * P.
+  double attention_loss() const { return attention_loss_; }
+  bool guided() const { return guided_.weight > 0; }
+  // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
+  // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
+  const float* log_probs() const { return logp_.data(); }
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return train::export_model(store_, config_, storage); }
 
@@ -99,7 +113,31 @@ class Trainer {
   SamplingDraws draws_;
   double epsilon_ = 1.0;  // the last pass's probability of the true token
   int own_tokens_ = 0;
+  // Guided attention: its settings, the last pass's P, W of one example, and the
+  // gradient on the guided weights (per decoder layer for the Transformer).
+  GuidedAttention guided_;
+  double attention_loss_ = 0;
+  std::vector<float> ga_w_, ga_dprobs_;
+  std::vector<float*> ga_layers_;
+  std::vector<const float*> ga_read_;  // the same, as the backward pass reads them
   std::vector<float> logp_, dlogp_;
+  // A copy model's mix, sized for the limits (a step allocates nothing): the
+  // vocabulary's log-probabilities and their gradient [rows x V]; one example's copy
+  // attention, context, gate and their gradients; the gradients sent back into the
+  // graph (the Transformer's decoder output and input, encoder output and last layer's
+  // cross-attention probabilities; the RNN's a_t for every row, s_t, the input's
+  // embedding and attention weights); the mix's scratch.
+  struct CopyBuffers {
+    std::vector<float> lpv, dlpv, attention, dattention, context, dcontext, gate, dgate;
+    std::vector<float> d_output, d_input, d_memory, dprobs, scratch;
+  } copy_;
+  std::vector<const float*> cross_dprobs_;  // per decoder layer: the copy attention's gradient on the last
+  // The pointer-generator's loss over the batch (the first stage of the loss, loss.h,
+  // for a copy model): mixes each example's rows over its extended vocabulary,
+  // takes the loss and its gradient back to the logits (the graph's dlogits), the
+  // gate's parameters and the extra gradients the graph's backward pass adds.
+  LossSums copy_loss(const Batch& b);
+  std::vector<int> mixed_;  // scheduled sampling's second pass reads these (a Transformer's)
 };
 
 // The loss or the gradients stopped being finite: the run has diverged. Names the

@@ -90,12 +90,40 @@ void validate(const TrainingOptions& o) {
   if (o.min_length > o.max_length)
     throw OptionError("min_length", "", "training option min_length = " + std::to_string(o.min_length) +
                                             " is more than max_length = " + std::to_string(o.max_length));
-  if (o.arch == TrainArch::Transformer && o.scheduled_sampling != SamplingSchedule::Off)
-    throw OptionError("scheduled_sampling", "", std::string("training option scheduled_sampling = ") + to_string(o.scheduled_sampling) +
-                                                   ": scheduled sampling is built for the RNN so far (--arch rnn)");
+  if (o.copy && o.arch == TrainArch::Rnn && o.attention == TrainAttention::None)
+    throw OptionError("copy", "", "training option copy = true: the copy mechanism copies through the attention, and "
+                                  "attention = none has none");
+  if (o.copy && o.guided_attention_weight > 0)
+    throw OptionError("copy", "", "training option copy = true with guided_attention_weight = " + shown(o.guided_attention_weight) +
+                                      ": guided attention with the copy mechanism is not built (both add a gradient on "
+                                      "the same attention weights)");
+  if (o.copy && o.scheduled_sampling != SamplingSchedule::Off)
+    throw OptionError("copy", "", std::string("training option copy = true with scheduled_sampling = ") +
+                                      to_string(o.scheduled_sampling) + ": the model's own token would be drawn from "
+                                      "the copy mix, which scheduled sampling does not draw from yet");
   if (o.arch == TrainArch::Rnn && o.attention_dropout > 0)
     throw OptionError("attention_dropout", "", "training option attention_dropout = " + shown(o.attention_dropout) +
                                                    ": the RNN has no dropout on its attention weights");
+  // Guided attention: the weights it penalises must exist. A rule's range is the
+  // model's, so it is named in the message (OptionError's range is the table's).
+  if (o.arch == TrainArch::Rnn && o.attention == TrainAttention::None && o.guided_attention_weight > 0)
+    throw OptionError("guided_attention_weight", "", "training option guided_attention_weight = " + shown(o.guided_attention_weight) +
+                                                         ": attention none has no attention weights to guide; the scores dot, "
+                                                         "multiplicative, reduced_rank and additive have");
+  if (o.arch == TrainArch::Rnn && o.guided_attention_layer != -1)
+    throw OptionError("guided_attention_layer", "", "training option guided_attention_layer = " + std::to_string(o.guided_attention_layer) +
+                                                        ": the RNN has one attention and no layers to choose; leave it at -1");
+  if (o.arch == TrainArch::Rnn && o.guided_attention_head != -1)
+    throw OptionError("guided_attention_head", "", "training option guided_attention_head = " + std::to_string(o.guided_attention_head) +
+                                                       ": the RNN's attention has no heads; leave it at -1");
+  if (o.arch == TrainArch::Transformer && o.guided_attention_layer >= o.layers)
+    throw OptionError("guided_attention_layer", "", "training option guided_attention_layer = " + std::to_string(o.guided_attention_layer) +
+                                                        " is outside [-1, " + std::to_string(o.layers - 1) + "]: the model has layers = " +
+                                                        std::to_string(o.layers) + " decoder layers, 0 the first (-1: all of them)");
+  if (o.arch == TrainArch::Transformer && o.guided_attention_head >= o.heads)
+    throw OptionError("guided_attention_head", "", "training option guided_attention_head = " + std::to_string(o.guided_attention_head) +
+                                                       " is outside [-1, " + std::to_string(o.heads - 1) + "]: the model has heads = " +
+                                                       std::to_string(o.heads) + " heads, 0 the first (-1: all of them)");
   if (o.arch == TrainArch::Rnn && o.attention == TrainAttention::Dot && o.dec_hidden != 2 * o.enc_hidden)
     throw OptionError("dec_hidden", "", "training option dec_hidden = " + std::to_string(o.dec_hidden) +
                                             ": dot attention needs dec_hidden = 2 * enc_hidden = " + std::to_string(2 * o.enc_hidden));

@@ -53,6 +53,10 @@ inline constexpr Range<float> label_smoothing{0.0f, 0.99f};
 inline constexpr Range<uint64_t> seed{0, std::numeric_limits<uint64_t>::max()};
 inline constexpr Range<int> sampling_midpoint{1, 10000000};
 inline constexpr Range<float> sampling_min{0.0f, 1.0f};
+inline constexpr Range<float> guided_attention_weight{0.0f, 100.0f};
+inline constexpr Range<float> guided_attention_width{0.0f, 1.0f, true};
+inline constexpr Range<int> guided_attention_layer{-1, 7};
+inline constexpr Range<int> guided_attention_head{-1, 15};
 inline constexpr Range<int> log_every{1, 10000000};
 inline constexpr Range<int> eval_every{0, 10000000};
 inline constexpr Range<int> memory_limit_mb{1, 65536};
@@ -160,6 +164,11 @@ struct TrainingOptions {
   int dec_hidden = 128;
   // RNN: the rank of reduced_rank attention, the width of additive attention. Range [1, 1024].
   int attn_dim = 64;
+  // The copy mechanism (pointer-generator): the output mixes generating from the target vocabulary
+  // with copying a source token through the attention (Transformer: the last decoder layer's
+  // cross-attention; RNN: its attention), so a source word no vocabulary holds can be written (a
+  // model file with "copy": true).
+  bool copy = false;
 
   // Optimisation
   // Optimizer steps, one batch each. Range [1, 10000000]. Default names: 600, g2p: 12000.
@@ -201,8 +210,9 @@ struct TrainingOptions {
   uint64_t seed = 1;
 
   // What the decoder reads
-  // Teacher forcing, or (RNN) scheduled sampling with this schedule for the probability of the true
-  // previous token.
+  // Teacher forcing, or scheduled sampling with this schedule for the probability of the true
+  // previous token (the RNN: token by token; the Transformer: two passes, a teacher-forced one that
+  // makes the model's own tokens and one over the mix, the only one trained).
   SamplingSchedule scheduled_sampling = SamplingSchedule::Off;
   // Scheduled sampling: the step at which the decoder reads the true token with probability 0.5.
   // Range [1, 10000000].
@@ -211,6 +221,20 @@ struct TrainingOptions {
   float sampling_min = 0.0f;
   // Scheduled sampling: the decoder's own token.
   SampledToken sampling_token = SampledToken::Sample;
+
+  // Guided attention
+  // Guided attention: the weight (lambda) of the penalty on the cross-attention weights away from
+  // the diagonal, added to the loss; 0 is off. Range [0, 100].
+  float guided_attention_weight = 0.0f;
+  // Guided attention: the width g of the band around the diagonal n/N = t/T that goes unpenalised.
+  // Range (0, 1].
+  float guided_attention_width = 0.2f;
+  // Guided attention, Transformer: the decoder layer whose cross-attention is guided (0 the first,
+  // below layers); -1: every layer, the penalty averaged. Range [-1, 7].
+  int guided_attention_layer = -1;
+  // Guided attention, Transformer: the head guided (0 the first, below heads); -1: every head, the
+  // penalty averaged. Range [-1, 15].
+  int guided_attention_head = -1;
 
   // Watching it learn
   // A progress record every this many steps. Range [1, 10000000].
@@ -266,6 +290,7 @@ void for_each_training_option(Visit&& visit) {
   visit("enc_hidden", &TrainingOptions::enc_hidden);
   visit("dec_hidden", &TrainingOptions::dec_hidden);
   visit("attn_dim", &TrainingOptions::attn_dim);
+  visit("copy", &TrainingOptions::copy);
   visit("steps", &TrainingOptions::steps);
   visit("batch_size", &TrainingOptions::batch_size);
   visit("learning_rate", &TrainingOptions::learning_rate);
@@ -285,6 +310,10 @@ void for_each_training_option(Visit&& visit) {
   visit("sampling_midpoint", &TrainingOptions::sampling_midpoint);
   visit("sampling_min", &TrainingOptions::sampling_min);
   visit("sampling_token", &TrainingOptions::sampling_token);
+  visit("guided_attention_weight", &TrainingOptions::guided_attention_weight);
+  visit("guided_attention_width", &TrainingOptions::guided_attention_width);
+  visit("guided_attention_layer", &TrainingOptions::guided_attention_layer);
+  visit("guided_attention_head", &TrainingOptions::guided_attention_head);
   visit("log_every", &TrainingOptions::log_every);
   visit("eval_every", &TrainingOptions::eval_every);
   visit("memory_limit_mb", &TrainingOptions::memory_limit_mb);
@@ -325,6 +354,10 @@ void for_each_numeric_training_option(Visit&& visit) {
   visit(NumericOption{"seed", "--seed", "is outside"}, &TrainingOptions::seed, option_range::seed);
   visit(NumericOption{"sampling_midpoint", "--sampling-midpoint", "is outside"}, &TrainingOptions::sampling_midpoint, option_range::sampling_midpoint);
   visit(NumericOption{"sampling_min", "--sampling-min", "is outside"}, &TrainingOptions::sampling_min, option_range::sampling_min);
+  visit(NumericOption{"guided_attention_weight", "--guided-attention-weight", "is outside"}, &TrainingOptions::guided_attention_weight, option_range::guided_attention_weight);
+  visit(NumericOption{"guided_attention_width", "--guided-attention-width", "is outside"}, &TrainingOptions::guided_attention_width, option_range::guided_attention_width);
+  visit(NumericOption{"guided_attention_layer", "--guided-attention-layer", "is outside"}, &TrainingOptions::guided_attention_layer, option_range::guided_attention_layer);
+  visit(NumericOption{"guided_attention_head", "--guided-attention-head", "is outside"}, &TrainingOptions::guided_attention_head, option_range::guided_attention_head);
   visit(NumericOption{"log_every", "--log-every", "is outside"}, &TrainingOptions::log_every, option_range::log_every);
   visit(NumericOption{"eval_every", "--eval-every", "is outside"}, &TrainingOptions::eval_every, option_range::eval_every);
   visit(NumericOption{"memory_limit_mb", "--memory-limit-mb", "is outside"}, &TrainingOptions::memory_limit_mb, option_range::memory_limit_mb);
@@ -333,7 +366,7 @@ void for_each_numeric_training_option(Visit&& visit) {
 
 // Throws OptionError naming the first option out of range, or the first rule
 // between options broken (heads dividing d_model, min_length <= max_length, dot
-// attention's sizes, no attention dropout on an RNN, scheduled sampling on an RNN).
+// attention's sizes, no attention dropout on an RNN).
 void validate(const TrainingOptions& o);
 
 }  // namespace train

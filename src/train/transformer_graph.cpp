@@ -14,14 +14,28 @@
 namespace seq2seq {
 namespace train {
 
+namespace {
+// A sublayer's output: pre-LN the residual sum, post-LN its norm.
+const float* sub_out(bool pre, const float* sum, const float* ln_y) { return pre ? sum : ln_y; }
+}  // namespace
+
 void Batch::clear() {
   size = 0;
   src.clear(); src_off.clear(); src_len.clear();
   dec_in.clear(); target.clear(); dec_off.clear(); dec_len.clear();
+  copy_ids.clear(); copy_extra.clear();
 }
 
-void Batch::add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets) {
+void Batch::add(const std::vector<int>& source, const std::vector<int>& decoder_input, const std::vector<int>& targets,
+                const std::vector<int>* copy, int extra) {
   if (decoder_input.size() != targets.size()) throw UsageError("batch: decoder inputs and targets differ in length");
+  if (copy && copy->size() != source.size()) throw UsageError("batch: the copy ids and the source differ in length");
+  if (size > 0 && (copy != nullptr) != !copy_extra.empty())
+    throw UsageError("batch: every example of a copy model's batch has its copy ids, and no other's has");
+  if (copy) {
+    copy_ids.insert(copy_ids.end(), copy->begin(), copy->end());
+    copy_extra.push_back(extra);
+  }
   src_off.push_back(src_rows());
   src_len.push_back(static_cast<int>(source.size()));
   src.insert(src.end(), source.begin(), source.end());
@@ -121,6 +135,7 @@ TransformerGraph::TransformerGraph(const ModelConfig& cfg, const GraphLimits& li
     out_.b = store_.add("out_proj.bias", {Vt_}, false);
     out_.w = store_.add("out_proj.weight", {Vt_, L_}, true);
   }
+  if (cfg.copy) copy_gate_ = declare_linear("copy_gate", 1, 3 * L_);
 
   // The activations and the backward pass's buffers, one arena.
   const size_t B = static_cast<size_t>(limits.batch), S = static_cast<size_t>(limits.src_len),
@@ -193,6 +208,8 @@ TransformerGraph::TransformerGraph(const ModelConfig& cfg, const GraphLimits& li
   for (const auto& w : wants) total += w.second;
   arena_floats_ = total;
   logits_floats_ = Rt * static_cast<size_t>(Vt_);
+  input_ids_ = Rt;
+  static_assert(sizeof(int) == sizeof(float), "the memory bound counts an input id as a float");
   if (plan_only) return;
   arena_.assign(total, 0.0f);
   size_t at = 0;
@@ -205,6 +222,7 @@ TransformerGraph::TransformerGraph(const ModelConfig& cfg, const GraphLimits& li
   for (std::vector<AttentionSpan>* v : {&enc_spans_, &dec_spans_, &cross_spans_}) v->reserve(B);
   src_pos_.reserve(Rs);
   dec_pos_.reserve(Rt);
+  fed_.reserve(Rt);
 }
 
 void TransformerGraph::init_parameters(Random& rng) {
@@ -261,6 +279,13 @@ void TransformerGraph::init_parameters(Random& rng) {
   norm(dec_final_);
   fill(out_.b, 0.0f);
   if (!cfg_.tie_output) xavier(out_.w, 1);
+  if (copy_gate_.w >= 0) linear(copy_gate_, 1);  // the reference's CopyGate: Xavier-uniform, bias 0
+}
+
+const float* TransformerGraph::decoder_output() const {
+  if (pre_) return dec_final_y_;
+  if (dec_.empty()) return tgt_emb_.x;
+  return sub_out(pre_, dec_.back().s3.sum, dec_.back().s3.ln_y);
 }
 
 void TransformerGraph::spans_for(const Batch& b) {
@@ -302,8 +327,8 @@ const float* TransformerGraph::sub_forward(Sub& s, const float* x, int rows, F&&
   } else {
     f(x, y_tmp_);
   }
-  if (rng && s.mask) {
-    draw_dropout_mask(*rng, rates_.dropout, s.mask, n);
+  if (masks_on_ && s.mask) {
+    if (rng) draw_dropout_mask(*rng, rates_.dropout, s.mask, n);
     mul_mask(y_tmp_, s.mask, n, y_tmp_);
   }
   add(x, y_tmp_, n, s.sum);
@@ -359,9 +384,9 @@ void TransformerGraph::attn_forward(Attn& a, const float* in, const float* memor
     args.ldk = args.ldv = 2 * L_;
   }
   args.probs = a.probs;
-  if (rng && a.drop) {
+  if (attn_masks_on_ && a.drop) {
     const AttentionSpan& last = spans.back();
-    draw_dropout_mask(*rng, rates_.attention, a.drop, last.p0 + static_cast<size_t>(H_) * last.nq * last.nk);
+    if (rng) draw_dropout_mask(*rng, rates_.attention, a.drop, last.p0 + static_cast<size_t>(H_) * last.nq * last.nk);
     args.drop = a.drop;
   }
   args.ctx = a.ctx;
@@ -435,48 +460,64 @@ void TransformerGraph::ffn_backward(Ffn& f, const float* in, int rows, const flo
   linear_backward(in, d_big2_, rows, L_, F_, W(f.fc1.w), din, G(f.fc1.w), G(f.fc1.b), gemm_);
 }
 
-namespace {
-const float* sub_out(bool pre, const float* sum, const float* ln_y) { return pre ? sum : ln_y; }
-}  // namespace
-
 void TransformerGraph::forward(const Batch& b, Random* rng) {
   spans_for(b);
   masks_on_ = rng != nullptr && rates_.dropout > 0;
   attn_masks_on_ = rng != nullptr && rates_.attention > 0;
-  Random* drop_rng = masks_on_ ? rng : nullptr;
-  Random* attn_rng = attn_masks_on_ ? rng : nullptr;
-  const int Rs = b.src_rows(), Rt = b.dec_rows();
-  auto embed = [&](Embed& e, const std::vector<int>& ids, const std::vector<int>& pos, int rows) {
-    const float* table = e.pos >= 0 ? W(e.pos) : sin_table_.data();
-    embedding_forward(ids.data(), pos.data(), rows, W(e.table), L_, emb_scale_, table, e.x);
-    if (drop_rng) {
-      draw_dropout_mask(*drop_rng, rates_.dropout, e.mask, static_cast<size_t>(rows) * L_);
-      mul_mask(e.x, e.mask, static_cast<size_t>(rows) * L_, e.x);
-    }
-  };
-  embed(src_emb_, b.src, src_pos_, Rs);
+  const int Rs = b.src_rows();
+  embedding_forward(b.src.data(), src_pos_.data(), Rs, W(src_emb_.table), L_, emb_scale_,
+                    src_emb_.pos >= 0 ? W(src_emb_.pos) : sin_table_.data(), src_emb_.x);
+  if (masks_on_) {
+    draw_dropout_mask(*rng, rates_.dropout, src_emb_.mask, static_cast<size_t>(Rs) * L_);
+    mul_mask(src_emb_.x, src_emb_.mask, static_cast<size_t>(Rs) * L_, src_emb_.x);
+  }
   const float* x = src_emb_.x;
   for (EncLayer& l : enc_) {
     x = sub_forward(l.s1, x, Rs, [&](const float* in, float* y) {
-      attn_forward(l.self, in, nullptr, Rs, 0, true, false, enc_spans_, y, attn_rng);
-    }, drop_rng);
-    x = sub_forward(l.s2, x, Rs, [&](const float* in, float* y) { ffn_forward(l.ffn, in, Rs, y); }, drop_rng);
+      attn_forward(l.self, in, nullptr, Rs, 0, true, false, enc_spans_, y, rng);
+    }, rng);
+    x = sub_forward(l.s2, x, Rs, [&](const float* in, float* y) { ffn_forward(l.ffn, in, Rs, y); }, rng);
   }
   if (pre_ && !enc_.empty()) {
     layer_norm_forward(x, Rs, L_, W(enc_final_.gain), W(enc_final_.bias), cfg_.ln_eps, enc_final_y_, enc_final_mean_, enc_final_rstd_);
     x = enc_final_y_;
   }
   memory_ = x;
-  embed(tgt_emb_, b.dec_in, dec_pos_, Rt);
+  fed_.assign(b.dec_in.begin(), b.dec_in.end());
+  last_src_rows_ = Rs;
+  last_dec_rows_ = b.dec_rows();
+  decoder_forward(b, rng);
+}
+
+void TransformerGraph::decode_again(const Batch& b, const int* dec_inputs) {
+  if (last_dec_rows_ != b.dec_rows() || last_src_rows_ != b.src_rows())
+    throw UsageError("training graph: decode_again() follows a forward() over the same batch");
+  const int Rt = b.dec_rows();
+  for (int r = 0; r < Rt; ++r)
+    if (dec_inputs[r] < 0 || dec_inputs[r] >= Vt_)
+      throw UsageError("training graph: decoder input id " + std::to_string(dec_inputs[r]) + " outside the vocabulary");
+  fed_.assign(dec_inputs, dec_inputs + Rt);
+  decoder_forward(b, nullptr);  // the masks the forward pass drew, as they are
+}
+
+void TransformerGraph::decoder_forward(const Batch& b, Random* draw) {
+  const int Rs = b.src_rows(), Rt = b.dec_rows();
+  const size_t nt = static_cast<size_t>(Rt) * L_;
+  embedding_forward(fed_.data(), dec_pos_.data(), Rt, W(tgt_emb_.table), L_, emb_scale_,
+                    tgt_emb_.pos >= 0 ? W(tgt_emb_.pos) : sin_table_.data(), tgt_emb_.x);
+  if (masks_on_) {
+    if (draw) draw_dropout_mask(*draw, rates_.dropout, tgt_emb_.mask, nt);
+    mul_mask(tgt_emb_.x, tgt_emb_.mask, nt, tgt_emb_.x);
+  }
   const float* y = tgt_emb_.x;
   for (DecLayer& l : dec_) {
     y = sub_forward(l.s1, y, Rt, [&](const float* in, float* out) {
-      attn_forward(l.self, in, nullptr, Rt, 0, true, true, dec_spans_, out, attn_rng);
-    }, drop_rng);
+      attn_forward(l.self, in, nullptr, Rt, 0, true, true, dec_spans_, out, draw);
+    }, draw);
     y = sub_forward(l.s2, y, Rt, [&](const float* in, float* out) {
-      attn_forward(l.cross, in, memory_, Rt, Rs, false, false, cross_spans_, out, attn_rng);
-    }, drop_rng);
-    y = sub_forward(l.s3, y, Rt, [&](const float* in, float* out) { ffn_forward(l.ffn, in, Rt, out); }, drop_rng);
+      attn_forward(l.cross, in, memory_, Rt, Rs, false, false, cross_spans_, out, draw);
+    }, draw);
+    y = sub_forward(l.s3, y, Rt, [&](const float* in, float* out) { ffn_forward(l.ffn, in, Rt, out); }, draw);
   }
   if (pre_) {
     layer_norm_forward(y, Rt, L_, W(dec_final_.gain), W(dec_final_.bias), cfg_.ln_eps, dec_final_y_, dec_final_mean_, dec_final_rstd_);
@@ -485,7 +526,7 @@ void TransformerGraph::forward(const Batch& b, Random* rng) {
   linear_forward(y, Rt, L_, W(out_.w), W(out_.b), Vt_, logits_.data(), gemm_);
 }
 
-void TransformerGraph::backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs) {
+void TransformerGraph::backward(const Batch& b, const std::vector<const float*>* extra_cross_dprobs, const ExtraGrads* extra) {
   const int Rs = b.src_rows(), Rt = b.dec_rows();
   const size_t ns = static_cast<size_t>(Rs) * L_, nt = static_cast<size_t>(Rt) * L_;
   float* dout = d_a_;
@@ -511,6 +552,7 @@ void TransformerGraph::backward(const Batch& b, const std::vector<const float*>*
   const float* top = pre_ ? dec_final_y_ : dec_in_of(dec_.size());
   zero(dout, nt);
   linear_backward(top, dlogits_.data(), Rt, L_, Vt_, W(out_.w), dout, G(out_.w), G(out_.b), gemm_);
+  if (extra && extra->d_output) accumulate(extra->d_output, nt, dout);  // the copy gate read the output too
   if (pre_) {
     zero(dx, nt);
     layer_norm_backward(dec_in_of(dec_.size()), dout, Rt, L_, W(dec_final_.gain), dec_final_mean_, dec_final_rstd_, dx,
@@ -539,9 +581,11 @@ void TransformerGraph::backward(const Batch& b, const std::vector<const float*>*
     });
     swap_streams(nt);
   }
+  if (extra && extra->d_input) accumulate(extra->d_input, nt, dout);  // and the decoder's input
   if (tgt_emb_.mask && masks_on_) mul_mask(dout, tgt_emb_.mask, nt, dout);
-  embedding_backward(b.dec_in.data(), dec_pos_.data(), Rt, dout, L_, emb_scale_, G(tgt_emb_.table),
+  embedding_backward(fed_.data(), dec_pos_.data(), Rt, dout, L_, emb_scale_, G(tgt_emb_.table),
                      tgt_emb_.pos >= 0 ? G(tgt_emb_.pos) : nullptr);
+  if (extra && extra->d_memory) accumulate(extra->d_memory, ns, d_mem_);  // and the encoder's output
 
   // The encoder, from the memory's gradient summed over the decoder layers.
   zero(dout, ns);

@@ -4,18 +4,20 @@
 // message on the page (or a plain "not in CMUdict"), never an uncaught error,
 // a blank page or a failed request, and the lanes that make sense still decode.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel as model, releaseModels, sameResults } from './expect.mjs';
 import { openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { SPLIT_BYTES, shardKey, shardName, shardNames } from '../../web/shared/dict-shards.js';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const AR = models.find((m) => m.autoregressive);
 const NAR = models.find((m) => !m.autoregressive);
 const WORD = AR.examples.find((w) => NAR.examples.includes(w));
-const dictShards = new Set(JSON.parse(readFileSync(join(site, 'dict/index.json'), 'utf8')).shards);
+const dictIndex = JSON.parse(readFileSync(join(site, 'dict/index.json'), 'utf8'));
+const dictShards = new Set(shardNames(dictIndex));
 
 const served = servedSite({ cleanup: releaseModels });
 const url = served.url;
@@ -172,6 +174,24 @@ describe('options beyond what the lane\'s model takes', () => {
   });
 });
 
+describe('the dictionary\'s shards', () => {
+  test('every word is found in the shard the page asks for, the index names every shard, and a large key is split', () => {
+    const files = readdirSync(join(site, 'dict')).filter((f) => f.endsWith('.tsv') && f !== 'test.tsv').map((f) => f.slice(0, -4));
+    assert.deepEqual([...shardNames(dictIndex)].sort(), files.sort());
+    const sizeOfKey = new Map();
+    for (const name of files) {
+      const text = readFileSync(join(site, 'dict', `${name}.tsv`), 'utf8');
+      for (const line of text.split('\n').filter(Boolean)) {
+        const word = line.split('\t')[0];
+        assert.equal(shardName(word, dictIndex), name, `${word} is looked up in dict/${shardName(word, dictIndex)}.tsv, not dict/${name}.tsv`);
+        sizeOfKey.set(shardKey(word), (sizeOfKey.get(shardKey(word)) ?? 0) + line.length + 1);
+      }
+    }
+    for (const [key, size] of sizeOfKey) assert.equal(key in dictIndex.split, size > SPLIT_BYTES, `key ${key}: ${size} bytes`);
+    if (files.length > 1) assert.ok(Object.keys(dictIndex.split).length > 0, 'the full dictionary has keys over the split size');
+  });
+});
+
 describe('words CMUdict has no shard for', () => {
   for (const word of ['3D', "'TIS", '-ISH', 'Ü']) {
     test(`${word}: not in CMUdict, and no request for a shard that is not there`, async () => {
@@ -195,8 +215,9 @@ describe('words CMUdict has no shard for', () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy`));
     await waitReady(page);
     await page.waitForFunction(() => /not in CMUdict|CMUdict;/.test(document.getElementById('reference').textContent));
-    const shard = join(site, 'dict', `${WORD.slice(0, 2)}.tsv`);
-    const inDict = existsSync(shard) && readFileSync(shard, 'utf8').split('\n').some((l) => l.startsWith(`${WORD}\t`));
+    const name = shardName(WORD, dictIndex);
+    const shard = join(site, 'dict', `${name}.tsv`);
+    const inDict = name !== null && existsSync(shard) && readFileSync(shard, 'utf8').split('\n').some((l) => l.startsWith(`${WORD}\t`));
     assert.match(await page.textContent('#reference'), inDict ? /CMUdict;/ : /not in CMUdict/);
     assert.deepEqual(errors, []);
     await page.close();

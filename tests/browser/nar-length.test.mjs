@@ -15,6 +15,7 @@ import zh from '../../web/i18n/zh.js';
 import { makeLane, moduleOptions } from '../../web/js/lane-types.js';
 import { moduleModel, releaseModels } from './expect.mjs';
 import { VIEW_CHECKS, artifact, assertFitsPhone, openLaneOf, openPage, servedSite, site, waitReady } from './helpers.mjs';
+import { shardName } from '../../web/shared/dict-shards.js';
 
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const CMLM = models.find((m) => m.id === 'g2p-cmlm');
@@ -23,9 +24,11 @@ const STRINGS = { en, zh };
 
 const served = servedSite({ cleanup: releaseModels });
 
+const dictIndex = JSON.parse(readFileSync(join(site, 'dict/index.json'), 'utf8'));
+
 /** CMUdict's pronunciations of a word, from the dictionary shard the site serves. */
 function prons(word) {
-  const shard = readFileSync(join(site, 'dict', `${word.slice(0, 2)}.tsv`), 'utf8');
+  const shard = readFileSync(join(site, 'dict', `${shardName(word, dictIndex)}.tsv`), 'utf8');
   const line = shard.split('\n').find((l) => l.startsWith(`${word}\t`));
   assert.ok(line, `${word} is in CMUdict`);
   return line.split('\t')[2].split('|');

@@ -151,7 +151,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
   }
   if (counted > seq2seq::limits::kMaxInsideValues) fail("a pass over the bound was computed");
   const uint64_t kept = seq2seq::values_kept(inside);
-  if (kept != net.inside_values(inside.source_length, static_cast<int>(inside.target.size())))
+  const int extra = inside.copy ? inside.output_vocab_size - inside.vocab_size : 0;  // a copy model's copy-only tokens
+  if (kept != net.inside_values(inside.source_length, static_cast<int>(inside.target.size()), extra))
     fail("the inside keeps another number of values than inside_values counts");
   for (float x : inside.logits)
     if (std::isnan(x) || x == INFINITY) fail("the inside's logits hold a NaN or +infinity");

@@ -58,6 +58,8 @@ std::string first_difference(const nlohmann::json& got, const nlohmann::json& wa
 std::vector<std::string> inside_fixtures() {
   std::vector<std::string> names = fixture_names();
   for (const char* rnn : {"rnn_dot", "rnn_multiplicative", "rnn_reduced_rank", "rnn_additive", "rnn_none"}) names.push_back(rnn);
+  // The copy mechanism's fields (tests/tools/make_copy_fixtures.py)
+  for (const char* copy : {"copy_ar_pre_sin_tied_relu", "copy_rnn_additive", "copy_words_post_learned_untied"}) names.push_back(copy);
   return names;
 }
 
@@ -70,7 +72,7 @@ TEST_CASE("the inside of a step matches PyTorch's forward hooks, field by field"
       const auto model = Model::from_file(fixture_path(fx["model"].get<std::string>()), Compute::F32);
       const StepInside inside = model->inspect(fx["source"].get<std::string>(), fx["tokens"].get<std::vector<int>>());
       std::ostringstream written;
-      write_json(written, inside, model->target_vocab());
+      write_json(written, inside, *model->output_vocab(fx["source"].get<std::string>()));
       const nlohmann::json got = nlohmann::json::parse(written.str());
       // Streamed, every number reads back as the float it was.
       REQUIRE(got["logits"].size() == inside.logits.size());
@@ -196,7 +198,9 @@ TEST_CASE("inside_values counts exactly the numbers inspect keeps", "[inside][li
           const std::vector<int> ids(tokens, ar ? 5 : mask);
           const StepInside inside = model->inspect(source, ids);
           INFO(source << ", " << tokens << " tokens");
-          CHECK(values_kept(inside) == net.inside_values(inside.source_length, static_cast<int>(inside.target.size())));
+          // A copy model's distribution is as wide as its vocabulary and the source's copy-only tokens.
+          const int extra = inside.copy ? inside.output_vocab_size - inside.vocab_size : 0;
+          CHECK(values_kept(inside) == net.inside_values(inside.source_length, static_cast<int>(inside.target.size()), extra));
         }
       }
     }

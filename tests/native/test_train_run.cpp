@@ -16,6 +16,7 @@
 #include "safetensors.h"
 #include "session.h"
 #include "train/loss.h"
+#include "train/probe.h"
 #include "train/run.h"
 #include "train/tasks.h"
 
@@ -245,6 +246,103 @@ TEST_CASE("a word-level model (names) reads words, an unknown name as <unk>", "[
   CHECK(ids[3] == model->config().src_specials.unk);
   seq2seq::Session s(model, seq2seq::DecodingOptions{});
   CHECK_FALSE(s.run_batch({"i am zzz"})[0].results.empty());
+}
+
+TEST_CASE("names with the copy mechanism: a held-out name, in no vocabulary, is copied; without it, none is", "[train][run][copy]") {
+  // Short runs of small models (a one-layer Transformer, a GRU encoder-decoder): the copy
+  // model learns to point at the name; the plain one cannot write a name its target
+  // vocabulary lacks.
+  for (TrainArch arch : {TrainArch::Transformer, TrainArch::Rnn}) {
+    TrainingOptions o = task_defaults(Task::Names);
+    o.arch = arch;
+    o.layers = 1;
+    o.heads = 2;
+    o.d_model = 32;
+    o.d_ff = 64;
+    o.emb_dim = 16;
+    o.enc_hidden = 16;
+    o.dec_hidden = 32;
+    o.attn_dim = 16;
+    o.batch_size = 16;
+    o.steps = arch == TrainArch::Rnn ? 200 : 100;
+    o.warmup_steps = 10;
+    o.eval_size = 50;
+    o.eval_every = 0;
+    double accuracy[2] = {0, 0};
+    for (bool copy : {false, true}) {
+      INFO(to_string(arch) << (copy ? ", copy" : ""));
+      o.copy = copy;
+      TrainingRun run(o, nullptr);
+      CHECK(run.model_config().copy == copy);
+      ProgressRecord last;
+      while (!run.done()) last = run.step(1000);
+      REQUIRE(last.evaluated);
+      accuracy[copy] = last.word_accuracy;
+      const auto bytes = run.export_model(ExportStorage::F32);
+      const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
+      CHECK(model->config().copy == copy);
+      const std::string name = arch == TrainArch::Rnn ? "names-rnn-additive" : "names-transformer";
+      CHECK(model->config().name == (copy ? name + "-copy" : name));
+      const auto out = seq2seq::Session(model, seq2seq::DecodingOptions{}).run_batch({"my name is zorblat"});
+      REQUIRE(!out[0].results.empty());
+      CHECK((out[0].results[0].text == "hello zorblat") == copy);
+      // The probe reads a held-out example as the loss does: for a copy model its name is
+      // a copy-only token, and its -log p the engine's forced score's; otherwise <unk>.
+      const Probe pr = probe(run, 0);
+      const HeldOut& h = run.task().held_out()[0];
+      const std::string held_name = h.target.substr(h.target.rfind(' ') + 1);
+      REQUIRE(pr.target_tokens.size() >= 2);
+      CHECK(pr.target_tokens[pr.target_tokens.size() - 2] == (copy ? held_name : "<unk>"));
+      if (copy) {
+        const seq2seq::ForcedScore f = seq2seq::Session(model, seq2seq::DecodingOptions{}).score(h.source, h.target);
+        REQUIRE(f.token_logprobs.size() == pr.token_nll.size());
+        for (size_t k = 0; k < f.token_logprobs.size(); ++k) CHECK(-pr.token_nll[k] == Approx(f.token_logprobs[k]).margin(1e-4));
+      }
+    }
+    INFO(to_string(arch) << ": held-out exact " << accuracy[0] << " without copying, " << accuracy[1] << " with");
+    CHECK(accuracy[0] == 0.0);
+    CHECK(accuracy[1] >= 0.9);
+  }
+  // Where the copy mechanism cannot work, the option is refused, named: an RNN without
+  // attention has nothing to copy through; scheduled sampling would draw from the mix.
+  auto refusal = [](const TrainingOptions& o) {
+    try {
+      validate(o);
+    } catch (const OptionError& e) {
+      return e.option + ": " + e.what();
+    }
+    return std::string();
+  };
+  TrainingOptions none = task_defaults(Task::Names);
+  none.copy = true;
+  none.arch = TrainArch::Rnn;
+  none.attention = TrainAttention::None;
+  CHECK(refusal(none) == "copy: training option copy = true: the copy mechanism copies through the attention, and attention = none has none");
+  TrainingOptions sampled = none;
+  sampled.attention = TrainAttention::Additive;
+  sampled.scheduled_sampling = SamplingSchedule::Linear;
+  CHECK(refusal(sampled) == "copy: training option copy = true with scheduled_sampling = linear: the model's own token would be "
+                            "drawn from the copy mix, which scheduled sampling does not draw from yet");
+}
+
+TEST_CASE("a copy run's checkpoint resumes to the same bits", "[train][run][checkpoint][copy]") {
+  TrainingOptions o = tiny(Task::Names);
+  o.min_length = 3;
+  o.max_length = 6;
+  o.copy = true;
+  o.steps = 8;
+  o.eval_every = 4;
+  TrainingRun whole(o, nullptr);
+  while (!whole.done()) whole.step(100);
+  TrainingRun half(o, nullptr);
+  CHECK(half.step(100).step == 4);
+  auto resumed = TrainingRun::resume(half.checkpoint(), o, nullptr);
+  while (!resumed->done()) resumed->step(100);
+  CHECK(resumed->trainer().params().values() == whole.trainer().params().values());
+  TrainingOptions plain = o;
+  plain.copy = false;
+  CHECK(error_of([&] { TrainingRun::resume(half.checkpoint(), plain, nullptr); }) ==
+        "checkpoint: it was trained with copy = true; this run asks for false (--copy)");
 }
 
 TEST_CASE("a checkpoint resumes to the same bits; one of another run is refused naming what differs", "[train][run][checkpoint]") {

@@ -1,9 +1,10 @@
 // Scheduled sampling's pieces against the reference (tests/fixtures/train_rnn_layers.json,
 // tests/tools/train_rnn_fixtures.py): each schedule's epsilon, the model's own
 // token (argmax or inverse CDF), the fixed draw sequence, and the generator the
-// fixtures replay the draws from.
+// fixtures replay the draws from; the two-pass form's mix of true and own tokens.
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -102,16 +103,52 @@ TEST_CASE("training options: scheduled sampling's names, and the RNN refuses att
   }
 }
 
-TEST_CASE("training options: scheduled sampling is refused for the Transformer (it is built for the RNN)", "[train][sampling][options]") {
+TEST_CASE("training options: scheduled sampling for either family (the Transformer's in two passes)", "[train][sampling][options]") {
   TrainingOptions o;
   o.scheduled_sampling = SamplingSchedule::Exponential;
-  try {
-    validate(o);
-    FAIL("no error");
-  } catch (const OptionError& e) {
-    CHECK(e.option == "scheduled_sampling");
-    CHECK(std::string(e.what()) == "training option scheduled_sampling = exponential: scheduled sampling is built for the RNN so far (--arch rnn)");
-  }
+  CHECK_NOTHROW(validate(o));
   o.arch = TrainArch::Rnn;
   CHECK_NOTHROW(validate(o));
+}
+
+TEST_CASE("scheduled sampling, two passes: the mix reads the true token where the coin says so, else the first pass's "
+          "prediction at the row before; BOS always",
+          "[train][sampling]") {
+  // Two examples of 3 and 4 decoder rows over a vocabulary of 5; the logits of row r
+  // favour token (r + 1) % 5 over the true next token, so an own token is visible.
+  Batch b;
+  b.add({1}, {2, 3, 4}, {3, 4, 1});
+  b.add({1, 2}, {2, 0, 1, 3}, {0, 1, 3, 1});
+  const int V = 5, rows = b.dec_rows();
+  std::vector<float> logits(static_cast<size_t>(rows) * V, 0.0f);
+  for (int r = 0; r < rows; ++r) logits[static_cast<size_t>(r) * V + static_cast<size_t>((r + 1) % V)] = 3.0f;
+  seq2seq::Random rng(11), replay(11);
+  SamplingDraws d(16);
+  d.draw(rng, rows, 0.5, SampledToken::Argmax);
+  std::vector<int> mixed(static_cast<size_t>(rows), -1);
+  const int own = mix_inputs(b, logits.data(), V, d, mixed.data());
+  int want_own = 0, true_read = 0, own_read = 0;
+  for (int r = 0; r < rows; ++r) {
+    const double coin = replay.uniform();
+    replay.uniform();  // the pick
+    const bool first = r == 0 || r == 3;
+    const int want = first || coin < 0.5 ? b.dec_in[static_cast<size_t>(r)] : r % V;  // argmax of row r - 1
+    INFO("row " << r << ", coin " << coin);
+    CHECK(mixed[static_cast<size_t>(r)] == want);
+    want_own += want != b.dec_in[static_cast<size_t>(r)];
+    if (!first) (coin < 0.5 ? true_read : own_read)++;
+  }
+  CHECK(own == want_own);
+  CHECK(true_read > 0);  // seed 11 gives both kinds of row
+  CHECK(own_read > 0);
+  // Epsilon 1 reads the true tokens, epsilon 0 every own one (BOS kept).
+  d.draw(rng, rows, 1.0, SampledToken::Argmax);
+  CHECK(mix_inputs(b, logits.data(), V, d, mixed.data()) == 0);
+  CHECK(mixed == b.dec_in);
+  d.draw(rng, rows, 0.0, SampledToken::Argmax);
+  mix_inputs(b, logits.data(), V, d, mixed.data());
+  CHECK(mixed == std::vector<int>{2, 1, 2, 2, 4, 0, 1});
+  // Draws for another batch are refused.
+  d.draw(rng, rows - 1, 0.5, SampledToken::Argmax);
+  CHECK_THROWS_WITH(mix_inputs(b, logits.data(), V, d, mixed.data()), "scheduled sampling: draws for 6 rows, the batch has 7");
 }

@@ -189,11 +189,29 @@ const G2P_WORDS = ['PHONEME', 'HELLO', 'WORLD', 'SEQUENCE', 'TRANSFORMER', "O'BR
   'GREEDY', 'ZYZZYVA', 'ANTIDISESTABLISHMENTARIANISM', 'A', 'X-RAY', 'ST.', 'LEARNER'];
 const FIXTURE_WORDS = ['ABC', 'FACADE', 'BAGGED', 'DEAF', 'CAGE', 'GA-GA', 'E.', "B'D", 'G', 'DECADE', 'ACCEDED', 'FEED'];
 
+// Words in no vocabulary: a word-level model reads them as its unk, and a copy model can copy them.
+const UNKNOWN_WORDS = ['kuroro', 'zed', 'quux'];
+
 /** Words every character of which each given model reads (its sourceVocab):
  * a shipped G2P model and a fixture standing in for another kind read different
- * alphabets, and a test that feeds one word to both needs words both can read. */
+ * alphabets, and a test that feeds one word to both needs words both can read.
+ * Word-level models (sourceTokens 'words', all of them with one source vocabulary)
+ * get phrases of their own source words and words in no vocabulary instead. */
 export function wordsFor(...infos) {
   const count = typeof infos.at(-1) === 'number' ? infos.pop() : Infinity;
+  if (infos.some((info) => info.sourceTokens === 'words')) {
+    const vocab = infos[0].sourceVocab;
+    if (!infos.every((info) => info.sourceTokens === 'words' && info.sourceVocab.join(' ') === vocab.join(' '))) return [];
+    const specials = new Set(Object.values(infos[0].sourceSpecials));
+    const known = vocab.filter((w, i) => !specials.has(i));
+    const phrases = [];
+    for (let i = 0; i < Math.min(count, 12); i++) {
+      const words = [known[i % known.length], known[(3 * i + 1) % known.length], UNKNOWN_WORDS[i % UNKNOWN_WORDS.length]];
+      if (i % 4 === 3) words.push(UNKNOWN_WORDS[(i + 1) % UNKNOWN_WORDS.length], words[2]);  // an unknown word twice
+      phrases.push(words.slice(0, infos[0].maxPositions).join(' '));
+    }
+    return phrases;
+  }
   const fits = (info) => {
     const alphabet = new Set(info.sourceVocab);
     return (w) => [...w].every((c) => alphabet.has(c)) && w.length <= info.maxPositions;

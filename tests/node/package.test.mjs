@@ -30,10 +30,10 @@ function walk(dir) {
 }
 
 describe('npm pack', () => {
-  test('the engine carries the engine: wasm, JS, types, worker; no models', () => {
+  test('the engine carries the engine: wasm, JS, types, worker, the trainer\'s module apart; no models', () => {
     const expected = [
       'package.json', 'README.md', 'LICENSE',
-      'wasm/dist/seq2seq_core.mjs', 'wasm/dist/seq2seq_core.wasm',
+      'wasm/dist/seq2seq_core.mjs', 'wasm/dist/seq2seq_core.wasm', 'wasm/dist/seq2seq_train.mjs', 'wasm/dist/seq2seq_train.wasm',
       ...readdirSync(join(ROOT, 'wasm/src')).filter((f) => /\.(js|d\.ts)$/.test(f)).map((f) => `wasm/src/${f}`),
     ].sort();
     assert.deepEqual(packFileList(ROOT), expected);
@@ -74,8 +74,9 @@ describe('npm pack', () => {
     assert.ok(existsSync(join(second, 'node_modules/seq2seq-wasm-models/g2p-transformer.safetensors')));
   });
 
-  test('sizes: the engine tarball at most 1 MB, the wasm under 400 KB gzipped', (t) => {
-    const rows = ['wasm/dist/seq2seq_core.wasm', 'wasm/dist/seq2seq_core.mjs', ...pkg.files.filter((f) => f.startsWith('wasm/src/') && f.endsWith('.js'))]
+  test('sizes: the engine tarball at most 1 MB, the decoder\'s wasm and the trainer\'s each under 400 KB gzipped', (t) => {
+    const rows = ['wasm/dist/seq2seq_core.wasm', 'wasm/dist/seq2seq_train.wasm', 'wasm/dist/seq2seq_core.mjs', 'wasm/dist/seq2seq_train.mjs',
+      ...pkg.files.filter((f) => f.startsWith('wasm/src/') && f.endsWith('.js'))]
       .map((f) => {
         const bytes = readFileSync(join(pkg.packageDir, f));
         return [f, bytes.length, gzipSync(bytes, { level: 9 }).length];
@@ -89,6 +90,17 @@ describe('npm pack', () => {
     t.diagnostic(`tarballs: seq2seq-wasm ${(engine / KB).toFixed(1)} KB, seq2seq-wasm-models ${(models / MB).toFixed(2)} MB`);
     assert.ok(engine <= MB, `the engine tarball is ${engine} bytes`);
     assert.ok(rows[0][2] < 400 * KB, `wasm gzipped: ${rows[0][2]} bytes`);
+    assert.ok(rows[1][2] < 400 * KB, `the trainer's wasm gzipped: ${rows[1][2]} bytes`);
+  });
+
+  test('the decoder\'s wasm holds no trainer: decoding never downloads it', () => {
+    // A message only the trainer's code writes (src/train/trainer.cpp), in the trainer's module alone.
+    const holds = (f) => readFileSync(join(pkg.packageDir, f)).includes('training diverged at step ');
+    assert.equal(holds('wasm/dist/seq2seq_core.wasm'), false);
+    assert.equal(holds('wasm/dist/seq2seq_train.wasm'), true);
+    for (const f of pkg.files.filter((x) => /^wasm\/src\/(index|worker|worker-client|core)\.js$/.test(x))) {
+      assert.doesNotMatch(readFileSync(join(pkg.packageDir, f), 'utf8'), /(from|import\()\s*['"][^'"]*(seq2seq_train|train[-.])/, `${f} imports no part of the trainer`);
+    }
   });
 
   test('no module names a Node built-in literally (browser bundlers would fail to resolve it)', () => {
@@ -107,13 +119,16 @@ describe('npm pack', () => {
     assert.equal(m.engines.node, '>=18');
     // The worker script sets up its message handler when imported; a bundler
     // told that nothing has side effects could drop `import 'seq2seq-wasm/worker-script'`.
-    assert.deepEqual(m.sideEffects, ['./wasm/src/worker.js']);
+    assert.deepEqual(m.sideEffects, ['./wasm/src/worker.js', './wasm/src/train-worker.js']);
     assert.equal(m.exports['./worker-script'], m.sideEffects[0]);
+    assert.equal(m.exports['./train-worker-script'], m.sideEffects[1]);
     for (const field of ['repository', 'homepage', 'bugs']) assert.equal(m[field], undefined, `no ${field}: there is no public repository`);
     // The WebAssembly is exported, so that a bundler's ?url import or require.resolve can feed env.wasmUrl.
-    const wasm = createRequire(join(pkg.project, 'package.json')).resolve('seq2seq-wasm/seq2seq_core.wasm');
-    assert.equal(wasm, join(pkg.packageDir, 'wasm/dist/seq2seq_core.wasm'));
-    assert.equal(readFileSync(wasm).subarray(0, 4).toString('latin1'), '\0asm');
+    for (const file of ['seq2seq_core.wasm', 'seq2seq_train.wasm']) {
+      const wasm = createRequire(join(pkg.project, 'package.json')).resolve(`seq2seq-wasm/${file}`);
+      assert.equal(wasm, join(pkg.packageDir, `wasm/dist/${file}`));
+      assert.equal(readFileSync(wasm).subarray(0, 4).toString('latin1'), '\0asm');
+    }
     // typesVersions: each typed subpath's declarations, for tools that read no exports map (node10).
     const typedSubpaths = Object.entries(m.exports).filter(([entry, target]) => entry !== '.' && typeof target === 'object');
     assert.deepEqual(m.typesVersions, { '*': Object.fromEntries(typedSubpaths.map(([entry, target]) => [entry.slice(2), [target.types]])) });
@@ -190,7 +205,7 @@ describe('the models manifest', () => {
 
 describe('imported as a user would', () => {
   test('the entry points resolve into the installed packages; nothing else is reachable', async () => {
-    for (const sub of ['', '/worker', '/worker-protocol', '/worker-script', '/package.json']) {
+    for (const sub of ['', '/worker', '/worker-protocol', '/worker-script', '/train', '/train-worker', '/train-worker-script', '/package.json']) {
       const url = await pkg.resolvePackage(sub);
       assert.ok(fileURLToPath(url).startsWith(pkg.packageDir), `${sub}: ${url}`);
     }

@@ -79,6 +79,65 @@ describe('a run', () => {
     assert.match(run(['info', out]).stdout, /name: +copy-rnn-additive/);
   });
 
+  test('names --copy: held-out names, in no vocabulary, are copied; the same run without --copy writes none', () => {
+    // A one-layer model and 100 steps (under a second): the issue's target with the task's
+    // default sizes and steps is measured in docs/training.md.
+    const small = ['--task', 'names', '--layers', '1', '--heads', '2', '--d-model', '32', '--d-ff', '64', '--batch-size', '16',
+      '--steps', '100', '--warmup-steps', '10', '--eval-size', '50', '--eval-every', '0', '--log-every', '100', '--json'];
+    const accuracy = {};
+    for (const copy of ['--copy', '--no-copy']) {
+      const out = join(dir, `names${copy}.safetensors`);
+      const r = run(['train', ...small, copy, '--out', out]);
+      assert.equal(r.status, 0, r.stderr);
+      const last = lines(r.stdout).map((l) => JSON.parse(l)).at(-1);
+      assert.equal(last.heldOut, 50);
+      accuracy[copy] = last.wordAccuracy;
+      const info = run(['info', out]).stdout;
+      assert.match(info, copy === '--copy' ? /name: +names-transformer-copy/ : /name: +names-transformer\n/);
+      // A name no vocabulary holds: only a copy model can write it.
+      const d = run(['decode', '--model', out, 'my name is zorblat', 'call me quixby']);
+      assert.equal(d.status, 0, d.stderr);
+      const outputs = lines(d.stdout).map((l) => l.split('\t')[1]);
+      if (copy === '--copy') assert.deepEqual(outputs, ['hello zorblat', 'nice to meet you quixby']);
+      else for (const o of outputs) assert.ok(!/zorblat|quixby/.test(o), o);
+    }
+    assert.ok(accuracy['--copy'] >= 0.9, JSON.stringify(accuracy));
+    assert.equal(accuracy['--no-copy'], 0, JSON.stringify(accuracy));
+  });
+
+  test('--guided-attention WEIGHT,WIDTH: records carry the penalty apart from the loss, and it falls; the text line names it', () => {
+    const out = join(dir, 'copy-ga.safetensors');
+    const r = run(['train', ...TINY, '--steps', '20', '--learning-rate', '0.02', '--guided-attention', '5,0.3', '--json', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const records = lines(r.stdout).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.step), [5, 10, 15, 20]);
+    for (const x of records) assert.ok(x.attentionLoss > 0 && x.attentionLoss < 1, JSON.stringify(x));
+    assert.ok(records[3].attentionLoss < 0.9 * records[0].attentionLoss, 'the penalty falls');
+    assert.match(run(['info', out]).stdout, /guided attention 5 \(width 0\.3, layer all, head all\)/);
+    const plain = run(['train', ...TINY, '--steps', '5', '--json', '--out', out]);
+    assert.equal('attentionLoss' in JSON.parse(lines(plain.stdout)[0]), false, 'no penalty field when it is off');
+    const text = run(['train', ...TINY, '--steps', '5', '--guided-attention-weight', '1', '--guided-attention-layer', '0',
+      '--guided-attention-head', '1', '--out', out]);
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /^step 5\/5 {2}loss [\d.]+ {2}attention loss 0\.\d{4} {2}token accuracy /m);
+  });
+
+  test('a Transformer with scheduled sampling (two passes): records carry epsilon and the share of own tokens read', () => {
+    const out = join(dir, 'copy-ss.safetensors');
+    const r = run(['train', ...TINY, '--steps', '20', '--scheduled-sampling', 'linear', '--sampling-midpoint', '8',
+      '--sampling-token', 'sample', '--json', '--out', out]);
+    assert.equal(r.status, 0, r.stderr);
+    const records = lines(r.stdout).map((l) => JSON.parse(l));
+    assert.deepEqual(records.map((x) => x.step), [5, 10, 15, 20]);
+    for (const x of records) {
+      // linear: epsilon = 1 - (step - 1) / 16, at least 0
+      assert.ok(Math.abs(x.trueTokenProbability - Math.max(0, 1 - (x.step - 1) / 16)) < 1e-12, JSON.stringify(x));
+      assert.ok(x.ownTokenShare >= 0 && x.ownTokenShare <= 1);
+    }
+    assert.ok(records[3].ownTokenShare > records[0].ownTokenShare, 'more of its own tokens as epsilon falls');
+    assert.equal(run(['decode', '--model', out, 'abc']).status, 0);
+  });
+
   test('a checkpoint resumes to the very model an uninterrupted run writes', () => {
     const whole = join(dir, 'whole.safetensors');
     const part = join(dir, 'part.safetensors');
@@ -125,10 +184,27 @@ describe('bad input: a clear error, nothing written', () => {
     [['--arch', 'rnn', '--attention', 'dot', '--enc-hidden', '64', '--dec-hidden', '100'], 2,
       'training option dec_hidden = 100: dot attention needs dec_hidden = 2 * enc_hidden = 128'],
     [['--arch', 'rnn', '--attention-dropout', '0.1'], 2, 'training option attention_dropout = 0.1: the RNN has no dropout on its attention weights'],
-    [['--scheduled-sampling', 'linear'], 2, 'training option scheduled_sampling = linear: scheduled sampling is built for the RNN so far (--arch rnn)'],
+    [['--arch', 'rnn', '--attention', 'none', '--copy'], 2,
+      'training option copy = true: the copy mechanism copies through the attention, and attention = none has none'],
+    [['--copy', '--guided-attention', '1,0.2'], 2,
+      'training option copy = true with guided_attention_weight = 1: guided attention with the copy mechanism is not built (both add a gradient on the same attention weights)'],
+    [['--arch', 'rnn', '--copy', '--scheduled-sampling', 'linear'], 2,
+      "training option copy = true with scheduled_sampling = linear: the model's own token would be drawn from the copy mix, which scheduled sampling does not draw from yet"],
     [['--arch', 'rnn', '--scheduled-sampling', 'cosine'], 2, "option --scheduled-sampling needs one of off, linear, exponential, inverse_sigmoid, got 'cosine'"],
     [['--arch', 'rnn', '--sampling-midpoint', '0'], 2, "option --sampling-midpoint needs an integer in [1, 10000000], got '0'"],
     [['--resume', broken], 1, /^checkpoint: not a checkpoint file: model file: /],
+    [['--arch', 'rnn', '--attention', 'none', '--guided-attention', '1'], 2,
+      'training option guided_attention_weight = 1: attention none has no attention weights to guide; the scores dot, multiplicative, reduced_rank and additive have'],
+    [['--guided-attention', '1', '--guided-attention-layer', '2'], 2,
+      'training option guided_attention_layer = 2 is outside [-1, 1]: the model has layers = 2 decoder layers, 0 the first (-1: all of them)'],
+    [['--heads', '2', '--guided-attention-head', '2'], 2,
+      'training option guided_attention_head = 2 is outside [-1, 1]: the model has heads = 2 heads, 0 the first (-1: all of them)'],
+    [['--arch', 'rnn', '--guided-attention-head', '0'], 2, "training option guided_attention_head = 0: the RNN's attention has no heads; leave it at -1"],
+    [['--guided-attention', '1,0.2,3'], 2, "option --guided-attention needs 1 to 2 numbers separated by commas, got '1,0.2,3'"],
+    [['--guided-attention', '1,'], 2, "option --guided-attention needs 1 to 2 numbers separated by commas, got '1,'"],
+    [['--guided-attention', '1,2'], 2, "option --guided-attention (--guided-attention-width) needs a number in (0, 1], got '2'"],
+    [['--guided-attention', '-1'], 2, "option --guided-attention (--guided-attention-weight) needs a number in [0, 100], got '-1'"],
+    [['--guided-attention-head', '16'], 2, "option --guided-attention-head needs an integer in [-1, 15], got '16'"],
   ];
   for (const [flags, status, message] of cases) {
     test(flags.join(' '), () => {
@@ -157,7 +233,7 @@ describe('bad input: a clear error, nothing written', () => {
   test('--help lists every training option', () => {
     const r = run(['train', '--help']);
     assert.equal(r.status, 0);
-    for (const flag of ['--task TASK', '--d-model N', '--label-smoothing X', '--tie-output, --no-tie-output', '--resume FILE', '--out FILE']) {
+    for (const flag of ['--task TASK', '--copy, --no-copy', '--d-model N', '--label-smoothing X', '--tie-output, --no-tie-output', '--resume FILE', '--out FILE']) {
       assert.ok(r.stdout.includes(flag), flag);
     }
   });

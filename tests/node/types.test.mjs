@@ -75,7 +75,8 @@ test('the compiled phonemizer consumer runs: seq2seq-wasm-models and its g2p ent
 });
 
 test('every runtime export is declared', async () => {
-  const entries = [['', 'wasm/src/index.d.ts'], ['/worker', 'wasm/src/worker-client.d.ts'], ['/worker-protocol', 'wasm/src/worker-protocol.d.ts']]
+  const entries = [['', 'wasm/src/index.d.ts'], ['/worker', 'wasm/src/worker-client.d.ts'], ['/worker-protocol', 'wasm/src/worker-protocol.d.ts'],
+    ['/train', 'wasm/src/train.d.ts'], ['/train-worker', 'wasm/src/train-worker-client.d.ts']]
     .map(([sub, dts]) => [`seq2seq-wasm${sub}`, join(pkg.packageDir, dts)]);
   entries.push(['seq2seq-wasm-models/g2p', join(pkg.modelsDir, 'g2p/index.d.ts')]);
   for (const [specifier, dts] of entries) {
@@ -160,4 +161,39 @@ test('the declared interfaces have exactly the fields of the objects the binding
     'NarSnapshotRunning', 'NarSnapshotDone', 'NarDraft', 'Result']) {
     assert.ok(checked.has(name), `${name} was seen at run time`);
   }
+});
+
+test('seq2seq-wasm/train: the compiled consumer runs, and the declared interfaces have exactly the fields the trainer\'s objects have', async () => {
+  tsc(['-p', 'tsconfig.node.json', '--noEmit', 'false', '--outDir', 'out']);
+  const consumer = await import(pathToFileURL(join(consumerDir, 'out/train-consumer.js')).href);
+  const got = await consumer.main();
+  const { createTrainer } = await pkg.importPackage('/train');
+  const reference = await createTrainer({
+    task: 'copy', minLength: 2, maxLength: 4, layers: 1, heads: 2, dModel: 16, dFf: 32, batchSize: 8,
+    evalSize: 10, evalEvery: 10, logEvery: 5, warmupSteps: 5, steps: 10,
+  });
+  const timed = ({ stepsPerSecond, elapsedSeconds, ...r }) => r;
+  assert.deepEqual(got.records.map(timed), [reference.step(), reference.step()].map(timed));
+  assert.equal(got.viaWorker.status, 'done');
+  assert.deepEqual(timed(got.viaWorker.record), timed(got.records[1]));
+  assert.deepEqual([got.errorKind, got.option], ['UsageError', 'dModel']);
+  assert.equal(typeof got.decoded, 'string');
+  const fields = declaredFields(readFileSync(join(pkg.packageDir, 'wasm/src/train.d.ts'), 'utf8'));
+  const check = (name, object) => {
+    const { required, optional } = fields(name);
+    const keys = Object.keys(object);
+    for (const k of required) assert.ok(keys.includes(k), `${name}.${k} is declared but missing at run time`);
+    for (const k of keys) assert.ok(required.includes(k) || optional.includes(k), `${name}: run-time field ${k} is not declared`);
+  };
+  check('TrainerInfo', got.info);
+  check('Probe', got.probe);
+  for (const r of got.records) check('ProgressRecord', r);
+  const sampled = await createTrainer({ task: 'copy', arch: 'rnn', embDim: 4, encHidden: 4, decHidden: 8, attnDim: 4, batchSize: 2, evalSize: 2, steps: 2,
+    scheduledSampling: 'linear' });
+  const withEverything = sampled.step(2, { probe: true });   // evaluated, scheduled sampling's fields, a probe
+  assert.ok(['wordAccuracy', 'trueTokenProbability', 'probe'].every((k) => k in withEverything));
+  check('ProgressRecord', withEverything);
+  sampled.dispose();
+  assert.deepEqual(Object.keys(got.info.options).sort(), Object.keys(fields('TrainingOptions').optional.reduce((o, k) => ({ ...o, [k]: 1 }), {})).sort());
+  reference.dispose();
 });

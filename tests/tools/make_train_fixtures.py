@@ -18,8 +18,15 @@ starting values, so that the engine's float32 numbers are held to the exact ones
                          parameter's gradient (.grads.safetensors) and the parameters after
                          AdamW (.updated.safetensors); and the loss of 100 steps from the
                          same start and batches (.json)
+  train_step_ss_<name>.* the same step of the same model under scheduled sampling, the
+                         two-pass form: a teacher-forced pass without gradients makes the
+                         model's own tokens, the decoder reads a mix of them and the true
+                         ones (the engine's draws, replayed), and the step trains on that
+                         second pass; and 100 steps under the schedule
   train_rnn_*            the same for the RNN encoder-decoder, each attention score, with
                          and without scheduled sampling (tests/tools/train_rnn_fixtures.py)
+  train_ga_*             guided attention's penalty alone, and whole steps of both families
+                         with it in the loss (tests/tools/train_ga_fixtures.py)
 Deterministic: fixed seeds.
 """
 
@@ -294,6 +301,117 @@ def step_loss(model, cfg, batch, smoothing):
                            label_smoothing=smoothing)
 
 
+# Scheduled sampling's cases (the two-pass form): name -> (schedule, the model's own token).
+SS_FIXTURES = {"pre_sin_tied_relu": ("linear", "sample"), "post_learned_untied_gelu_noscale": ("inverse_sigmoid", "argmax")}
+SS_OPTIONS = {"sampling_midpoint": 20, "sampling_min": 0.0625}
+SS_STEP_EPSILON = 0.4  # the one step's probability of the true token (the schedule's at step 1 is 1)
+
+
+def tensors_of(cfg, batch):
+    """The padded source, decoder inputs (BOS + target) and targets (target + EOS)."""
+    sp = cfg["tgt_specials"]
+    srcs = [s for s, _ in batch]
+    dec_in = [[sp["bos"]] + t for _, t in batch]
+    dec_out = [t + [sp["eos"]] for _, t in batch]
+    S, T = max(map(len, srcs)), max(map(len, dec_in))
+    src = torch.tensor([s + [cfg["src_specials"]["pad"]] * (S - len(s)) for s in srcs])
+    tin = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_in])
+    tout = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_out])
+    return src, dec_in, tin, tout
+
+
+def two_pass_loss(model, cfg, batch, smoothing, eps, how, rng, margins):
+    """Scheduled sampling's two-pass step (Mihaylova & Martins 2019), as the trainer runs
+    it: the encoder once; the decoder teacher-forced without gradients, whose logits at
+    row t-1 give the model's own token for row t; two draws of the engine's generator for
+    every decoder row (coin, then pick; example by example), a row after BOS reading the
+    true token when coin < eps; the decoder again over the mix, the loss (targets
+    unchanged) on that pass alone. -> (loss, the inputs read, own tokens that differ from
+    the true ones). `margins` collects how far each choice was from going the other way
+    (the engine's float32 logits must make the same one)."""
+    from tests.tools.train_rnn_fixtures import own_token
+    sp = cfg["tgt_specials"]
+    src, dec_in, tin, tout = tensors_of(cfg, batch)
+    memory, src_pad_mask, _ = model.encode(src)
+    with torch.no_grad():
+        first, _, _ = model.decode(tin, memory, src_pad_mask, tgt_pad_mask=tin.eq(sp["pad"]))
+    fed, own = [], 0
+    for b, row in enumerate(dec_in):
+        mixed = []
+        for t in range(len(row)):
+            coin, pick = rng.uniform(), rng.uniform()
+            tok = row[t]
+            if t > 0 and coin >= eps:
+                logits = first[b, t - 1]
+                tok = own_token(logits, how, pick)
+                top2 = torch.topk(logits, 2).values
+                if how == "argmax":
+                    margins.append(float(top2[0] - top2[1]))
+                else:
+                    cdf = torch.cumsum(torch.softmax(logits, -1), 0)
+                    margins.append(float((cdf - pick).abs().min()))
+            own += tok != row[t]
+            mixed.append(tok)
+        fed.append(mixed)
+    T = tin.shape[1]
+    tmix = torch.tensor([m + [sp["pad"]] * (T - len(m)) for m in fed])
+    # Padding is where the example ends, not wherever an own token is <pad>.
+    logits, _, _ = model.decode(tmix, memory, src_pad_mask, tgt_pad_mask=tin.eq(sp["pad"]))
+    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=sp["pad"],
+                           label_smoothing=smoothing)
+    return loss, fed, own
+
+
+def ss_step_fixture(name, cfg, smoothing, start, batch, batches, draw_seed):
+    """train_step_ss_<name>: one two-pass step at SS_STEP_EPSILON from the model of
+    train_step_<name> over its batch, and 100 steps under the schedule over its curve's
+    batches."""
+    from tests.tools.train_rnn_fixtures import SplitMix64, true_token_probability
+    schedule, how = SS_FIXTURES[name]
+    o = dict(STEP_OPTIONS, scheduled_sampling=schedule, sampling_token=how, **SS_OPTIONS)
+    model = Seq2SeqTransformer(cfg)
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            p.copy_(start[n])
+    margins = []
+    loss, fed, own = two_pass_loss(model, cfg, batch, smoothing, SS_STEP_EPSILON, how, SplitMix64(draw_seed), margins)
+    loss.backward()
+    base = os.path.join(OUT_DIR, f"train_step_ss_{name}")
+    write_safetensors(base + ".grads.safetensors", {n: p.grad for n, p in model.named_parameters()},
+                      {"what": "gradients of train_step_ss_%s.json's step" % name})
+    opt = make_optimizer(list(model.named_parameters()), o)
+    norm = optimizer_step(opt, [p for _, p in model.named_parameters()], o, 1)
+    write_safetensors(base + ".updated.safetensors", {n: p.detach() for n, p in model.named_parameters()},
+                      {"what": "parameters after one AdamW step"})
+
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            p.copy_(start[n])
+    opt = make_optimizer(list(model.named_parameters()), o)
+    rng = SplitMix64(draw_seed)
+    losses, epsilons, owns = [], [], []
+    for step, b in enumerate(batches, start=1):
+        opt.zero_grad()
+        e = true_token_probability(o, step)
+        loss_k, _, own_k = two_pass_loss(model, cfg, b, smoothing, e, how, rng, margins)
+        loss_k.backward()
+        optimizer_step(opt, [p for _, p in model.named_parameters()], o, step)
+        losses.append(r(loss_k.item()))
+        epsilons.append(e)
+        owns.append(own_k)
+    # The engine computes the first pass in float32 (its curve stays within about 1e-6
+    # of this one): a choice closer to a tie than this could go the other way there.
+    assert min(margins) > 1e-5, f"{name}: a scheduled-sampling choice within {min(margins):.3g} of a tie"
+    print(f"  ss_{name}: {schedule}, {how}: loss {loss.item():.6f} (own tokens {own}); 100 steps: "
+          f"{losses[0]:.4f} -> {losses[-1]:.4f}, own tokens {sum(owns)}, closest choice {min(margins):.3g}")
+    write(f"train_step_ss_{name}.json", {
+        "model": f"train_step_{name}.safetensors", "batches": f"train_step_{name}.json", "smoothing": smoothing,
+        "options": o, "draw_seed": draw_seed,
+        "step": {"epsilon": SS_STEP_EPSILON, "loss": r(loss.item()), "fed": fed, "own_tokens": own, "grad_norm": r(norm),
+                 "lr": r(lr_at(o, 1))},
+        "curve": {"losses": losses, "epsilons": r(epsilons), "own_tokens": owns}})
+
+
 def step_fixture(name, index):
     overrides, smoothing = STEP_FIXTURES[name]
     cfg = dict(STEP_BASE, **overrides)
@@ -333,6 +451,7 @@ def step_fixture(name, index):
         batches.append(b)
         losses.append(r(loss_k.item()))
     print(f"  {name}: loss {loss.item():.6f}, gradient norm {norm:.4f}; 100 steps: {losses[0]:.4f} -> {losses[-1]:.4f}")
+    ss_step_fixture(name, cfg, smoothing, start, batch, batches, 500 + index)
     write(f"train_step_{name}.json", {
         "model": f"train_step_{name}.safetensors", "smoothing": smoothing, "options": STEP_OPTIONS,
         "batch": [{"source": s, "target": t} for s, t in batch], "loss": r(loss.item()), "grad_norm": r(norm),
@@ -353,6 +472,8 @@ def main():
     write("train_layers.json", layers)
     from tests.tools.train_rnn_fixtures import write_rnn_fixtures  # the RNN's (it imports the helpers above)
     write_rnn_fixtures()
+    from tests.tools.train_ga_fixtures import write_guided_attention_fixtures  # guided attention's
+    write_guided_attention_fixtures()
 
 
 if __name__ == "__main__":

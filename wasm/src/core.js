@@ -28,14 +28,17 @@ export function loadCore() {
   return corePromise;
 }
 
-async function startCore(url) {
+const startCore = (url) => startModule(createSeq2SeqCore, url);
+
+// Also the trainer's module (train-core.js); `hint` ends a failure's message.
+export async function startModule(factory, url, hint = CORE_HINT) {
   let failed;
   const failure = new Promise((_, reject) => { failed = reject; });
   let ready;
   try {
-    ready = createSeq2SeqCore({
+    ready = factory({
       instantiateWasm(imports, receiveInstance) {
-        instantiate(url, imports).then(({ instance, module }) => receiveInstance(instance, module)).catch(failed);
+        instantiate(url, imports, hint).then(({ instance, module }) => receiveInstance(instance, module)).catch(failed);
         return {};   // exports arrive through receiveInstance
       },
     });
@@ -47,21 +50,22 @@ async function startCore(url) {
     return await Promise.race([ready, failure].filter(Boolean));
   } catch (e) {
     if (e instanceof Seq2SeqError) throw e;
-    throw wasmError(url, `the engine did not start: ${e?.message ?? String(e)}`, e);
+    throw wasmError(url, `the engine did not start: ${e?.message ?? String(e)}`, e, hint);
   }
 }
 
-function wasmError(url, problem, cause) {
-  return Object.assign(new Seq2SeqError(`cannot load the engine's WebAssembly from ${url}: ${problem}. `
-    + "Set env.wasmUrl (import { env } from 'seq2seq-wasm') to where seq2seq_core.wasm is served before the first loadModel() "
-    + '(a bundler that does not copy the file, such as esbuild or Rollup, needs this: copy node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm '
-    + 'to your assets), or pass createDecoderWorker({ wasmUrl })', 'WasmError'), cause ? { cause } : {});
+const CORE_HINT = "Set env.wasmUrl (import { env } from 'seq2seq-wasm') to where seq2seq_core.wasm is served before the first loadModel() "
+  + '(a bundler that does not copy the file, such as esbuild or Rollup, needs this: copy node_modules/seq2seq-wasm/wasm/dist/seq2seq_core.wasm '
+  + 'to your assets), or pass createDecoderWorker({ wasmUrl })';
+
+function wasmError(url, problem, cause, hint) {
+  return Object.assign(new Seq2SeqError(`cannot load the engine's WebAssembly from ${url}: ${problem}. ${hint}`, 'WasmError'), cause ? { cause } : {});
 }
 
 const isFileUrl = (url) => /^file:/i.test(url);
 const isPath = (url) => !/^[a-z][a-z0-9+.-]*:/i.test(url);
 
-async function instantiate(url, imports) {
+async function instantiate(url, imports, hint) {
   let bytes = null;
   let response = null;
   if (isNode && (isFileUrl(url) || isPath(url))) {
@@ -69,16 +73,16 @@ async function instantiate(url, imports) {
     try {
       bytes = await readFile(isFileUrl(url) ? new URL(url) : url);
     } catch (e) {
-      throw wasmError(url, e.message, e);
+      throw wasmError(url, e.message, e, hint);
     }
   } else {
     try {
       response = await fetch(url, { credentials: 'same-origin' });
     } catch (e) {
       const cause = e?.cause?.message ?? e?.cause?.code;
-      throw wasmError(url, `${e?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, e);
+      throw wasmError(url, `${e?.message ?? String(e)}${cause ? ` (${cause})` : ''}`, e, hint);
     }
-    if (!response.ok) throw wasmError(url, `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    if (!response.ok) throw wasmError(url, `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, undefined, hint);
   }
   const type = response?.headers.get('content-type') ?? '';
   try {
@@ -91,11 +95,11 @@ async function instantiate(url, imports) {
   } catch (e) {
     if (e instanceof WebAssembly.CompileError) {
       const html = /html/i.test(type) ? ` (the server sent ${type.split(';')[0]}: a page, not the file, as servers and dev servers answer for a file they do not have)` : '';
-      throw wasmError(url, `not WebAssembly${html}: ${e.message}`, e);
+      throw wasmError(url, `not WebAssembly${html}: ${e.message}`, e, hint);
     }
     if (e instanceof WebAssembly.LinkError) {
-      throw wasmError(url, `a WebAssembly file that does not fit this version of seq2seq-wasm's JS (serve the seq2seq_core.wasm of the same package): ${e.message}`, e);
+      throw wasmError(url, `a WebAssembly file that does not fit this version of seq2seq-wasm's JS (serve the seq2seq_core.wasm of the same package): ${e.message}`, e, hint);
     }
-    throw wasmError(url, e?.message ?? String(e), e);
+    throw wasmError(url, e?.message ?? String(e), e, hint);
   }
 }

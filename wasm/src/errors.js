@@ -9,7 +9,7 @@ export class Seq2SeqError extends Error {
     this.name = 'Seq2SeqError';
     // 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' |
     // 'OutOfMemory' | 'Error', 'Cancelled' (a load whose signal aborted; a run, batch or
-    // load the worker client cancelled) and 'WorkerError' from the worker client.
+    // load the worker client cancelled) and 'WorkerError' from the worker client; 'DivergedError'.
     this.kind = kind;
   }
 }

@@ -129,7 +129,8 @@ export declare const LIMITS: Readonly<{
 }>;
 
 /** The kinds of Seq2SeqError: the C++ exception it came from, the JS layer's checks, or the worker client's own. */
-export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError';
+export type ErrorKind = 'ModelError' | 'InputError' | 'UsageError' | 'NetworkError' | 'WasmError' | 'OutOfMemory' | 'Error' | 'Cancelled' | 'WorkerError'
+  | 'DivergedError';
 
 /** Every failure of the library: the C++ message, with option names in their JS spelling. */
 export declare class Seq2SeqError extends Error {
@@ -148,6 +149,12 @@ export declare class Seq2SeqError extends Error {
   readonly kind: ErrorKind;
   /** Node's error code (ENOENT, EISDIR, ...) when loadModel(path) could not read the file. */
   readonly code?: string;
+  /** seq2seq-wasm/train: the training option (JS name) out of range or in a rule broken. */
+  readonly option?: string;
+  /** seq2seq-wasm/train: that option's range ('[4, 1024]'), when a range was left. */
+  readonly range?: string;
+  /** seq2seq-wasm/train, kind DivergedError: the step whose loss or gradient was not finite. */
+  readonly step?: number;
 }
 
 /** Special token ids of a vocabulary (-1 when the model has none). */
@@ -190,6 +197,14 @@ export interface ModelInfoBase {
   targetSpecials: TargetSpecials;
   /** How the source is case-folded before it is read ('none': as given). */
   sourceCase: 'none' | 'upper' | 'lower';
+  /** What a source token is: a character, or (a word-level model) a word of a text split at white space, an unknown word read as the source's unk. */
+  sourceTokens: 'chars' | 'words';
+  /**
+   * The copy mechanism (pointer-generator): the output distribution mixes the vocabulary's with a copy of the
+   * source, over the target vocabulary and the source's tokens it lacks (ids past `targetVocab`, whose texts are
+   * the source's). Its snapshots carry `pGen`, `copyProbs` and `copyAttention`.
+   */
+  copy: boolean;
 }
 
 /** A Transformer: autoregressive ('transformer') or Mask-Predict ('cmlm'). */
@@ -289,6 +304,24 @@ export interface Hypothesis {
    * triangle. Transformer only: absent for the RNN (no self-attention) and with attention off.
    */
   selfAttention?: Float32Array;
+  /**
+   * A copy model only: p_gen, the probability of generating from the vocabulary at the step that
+   * produced the last token; 1 - p_gen went to copying the source. The token's probability is p_gen
+   * P_vocab + (1 - p_gen) times its copy probability.
+   */
+  pGen?: number;
+  /**
+   * A copy model only: the attention its copy distribution read at that step, [sourceLength] (a
+   * Transformer: the last decoder layer's cross-attention averaged over its heads; an RNN: its
+   * attention).
+   */
+  copyAttention?: Float32Array;
+  /**
+   * A copy model only: the copy distribution of that step, the attention summed over the source
+   * positions holding each token (sum_i a_i [x_i = w], summing to 1), best first. A source token
+   * the target vocabulary lacks has an id past it, and its text is the source's.
+   */
+  copyProbs?: TokenCandidate[];
 }
 
 /** A candidate considered at a step and dropped. */
@@ -500,6 +533,11 @@ export interface ForcedScore {
   length: number;
   /** CMLM only: log P(length) from the length head (autoregressive: 0, and absent from JS). */
   lengthLogprob?: number;
+  /**
+   * A copy model only: p_gen (the probability of generating from the vocabulary rather than
+   * copying) at each scored position, as tokenLogprobs.
+   */
+  tokenPGen?: number[];
 }
 
 /**
@@ -631,6 +669,38 @@ interface StepInsideBase {
    * next-token distribution.
    */
   logits: Float32Array;
+  /**
+   * A copy model (pointer-generator): its output distribution mixes the vocabulary's with a copy of
+   * the source.
+   */
+  copy: boolean;
+  /**
+   * The output distribution's size: V and the source's tokens the target vocabulary lacks, ids V, V
+   * + 1, ...
+   */
+  outputVocabSize?: number;
+  /** The output id copying each source position gives: [S]. */
+  copyIds?: number[];
+  /** Their texts (a token past the vocabulary: the source's). */
+  copyTexts?: string[];
+  /**
+   * The attention the copy distribution reads at every position: [T * S] (Transformer: the last
+   * decoder layer's cross-attention averaged over its heads; RNN: its attention).
+   */
+  copyAttention?: Float32Array;
+  /**
+   * The context the gate reads, the copy attention's weighted sum of the encoder output (RNN: the
+   * context a_t): [T * width].
+   */
+  copyContext?: Float32Array;
+  /** P_gen = sigmoid(w . [context ; decoder state ; decoder input] + b) at every position: [T]. */
+  pGen?: Float32Array;
+  /**
+   * The output distribution's log-probabilities, log(p_gen P_vocab(w) + (1 - p_gen) sum_i a_i [x_i
+   * = w]): [T * output_vocab_size]; -infinity (JSON: null) for a copy-only token no attention
+   * reaches.
+   */
+  logProbs?: Float32Array;
 }
 
 /** A Transformer (autoregressive or CMLM): the encoder and decoder stacks. */

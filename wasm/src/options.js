@@ -11,8 +11,8 @@ export const DEFAULT_OPTIONS = Object.freeze(Object.fromEntries(OPTION_TABLE.map
 
 const INT32_MAX = 2147483647;
 
-// Per type: the value as the engine takes it, or undefined when it is none, and what it must be.
-const TYPES = {
+// Per type (the training options' too): the value as the engine takes it, or undefined, and what it must be.
+export const OPTION_TYPES = {
   enum: { check: (v, o) => (o.values.includes(v) ? v : undefined), must: (o) => `must be one of ${o.values.join(', ')}` },
   int: { check: (v) => (Number.isInteger(v) && Math.abs(v) <= INT32_MAX ? v : undefined), must: () => 'must be an integer' },
   float: { check: (v) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined), must: () => 'must be a finite number' },
@@ -55,7 +55,7 @@ export function normalizeOptions(options, autoregressive) {
       const length = given.reduce((n, t) => n + t.length, Math.max(0, given.length - 1));
       if (length > LIMITS.maxTextBytes) throw tooLongOption(option, length);
     }
-    const type = TYPES[option.type];
+    const type = OPTION_TYPES[option.type];
     const value = type.check(o[option.js], option);
     if (value === undefined) throw usageError(`option ${option.js} ${type.must(option)}; got ${described(o[option.js], option)}`);
     // A string is refused by its length before it is converted for the engine (text.js).

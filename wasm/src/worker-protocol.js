@@ -68,6 +68,7 @@ function buffersOfHypothesisView(o, add) {
   add(o.attention);
   add(o.attentionHeads);
   add(o.selfAttention);
+  add(o.copyAttention);
 }
 function buffersOfNarDraft(o, add) {
   add(o.probs);
@@ -129,6 +130,10 @@ function buffersOfStepInside(o, add) {
   add(o.scores);
   add(o.weights);
   add(o.context);
+  add(o.copyAttention);
+  add(o.copyContext);
+  add(o.pGen);
+  add(o.logProbs);
 }
 // The buffers of a value of the schema: a Snapshot unless buffersOf names another struct's.
 function transferables(value, buffersOf = buffersOfSnapshot) {

@@ -1,14 +1,12 @@
 // Reference pronunciations from CMUdict 0.7b (stress removed), built into
-// dict/XX.tsv by scripts/build-web.mjs: one shard per first two letters,
-// lines "WORD<TAB>split<TAB>PRON|PRON", split t(est) / d(ev) / (t)r(ain).
-// dict/index.json lists the shards there are: a word whose shard is not
-// listed ("3D", "'TIS", "QX…") is not in CMUdict, and no request is made for it.
+// dict/*.tsv by scripts/build-web.mjs: one shard per first two letters (or three,
+// web/shared/dict-shards.js), lines "WORD<TAB>split<TAB>PRON|PRON", split t(est) /
+// d(ev) / (t)r(ain). dict/index.json lists the shards there are: a word whose shard
+// is not listed ("3D", "'TIS", "QX…") is not in CMUdict, and no request is made for it.
+import { shardName } from '../shared/dict-shards.js';
+
 const shards = new Map();
 let index = null;
-
-function shardOf(word) {
-  return word.slice(0, 2).replace(/[^A-Z0-9]/g, '_');
-}
 
 /** A fetch of a file under dict/, once; forgotten if it fails, so that a later lookup tries again. */
 function cached(get, forget) {
@@ -22,13 +20,9 @@ function readIndex() {
     const r = await fetch(new URL('../dict/index.json', import.meta.url));
     if (!r.ok) throw new Error(`dictionary index: HTTP ${r.status}`);
     const got = await r.json();
-    return { shards: new Set(got.shards), longestTraining: got.longestTraining ?? null };
+    return { shards: new Set(got.shards), split: got.split ?? {}, longestTraining: got.longestTraining ?? null };
   }, () => { index = null; });
   return index;
-}
-
-async function shardKeys() {
-  return (await readIndex()).shards;
 }
 
 /** The letters of the longest word the models learned from (CMUdict's training split), or null where the build had no CMUdict. */
@@ -56,7 +50,7 @@ function shard(key) {
 export async function lookup(word) {
   const w = String(word).trim().toUpperCase();
   if (!w) return null;
-  const key = shardOf(w);
-  if (!(await shardKeys()).has(key)) return null;
-  return (await shard(key)).get(w) ?? null;
+  const name = shardName(w, await readIndex());
+  if (name === null) return null;
+  return (await shard(name)).get(w) ?? null;
 }

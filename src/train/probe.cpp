@@ -1,0 +1,84 @@
+#include "train/probe.h"
+
+#include <sstream>
+
+#include "copy.h"
+#include "errors.h"
+#include "train/run.h"
+#include "vocabulary.h"
+
+namespace seq2seq {
+namespace train {
+
+Probe probe(TrainingRun& run, int index) {
+  const std::vector<HeldOut>& held = run.task().held_out();
+  if (index < 0 || index >= static_cast<int>(held.size()))
+    throw UsageError("probe: example " + std::to_string(index) + " is outside the held-out set (0 to " +
+                     std::to_string(held.size() - 1) + ")");
+  const ModelConfig& cfg = run.model_config();
+  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
+  const SpecialIds sp = cfg.tgt_specials;
+  Probe p;
+  p.index = index;
+  p.step = run.trainer().steps_taken();
+  p.source = held[static_cast<size_t>(index)].source;
+  p.reference = held[static_cast<size_t>(index)].target;
+  // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
+  std::vector<std::string> texts;
+  const std::vector<int> src =
+      tokenize_source(p.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk, &texts);
+  // A copy model's output vocabulary is extended by the source's tokens the target
+  // vocabulary lacks (src/copy.h): a held-out name is one of them, which only copying writes.
+  const CopyMap map = cfg.copy ? copy_map(texts, tgt_vocab, sp) : CopyMap{};
+  const int V = tgt_vocab.size();
+  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which a model
+  // without the copy mechanism cannot write.
+  std::vector<int> target;
+  std::istringstream words(p.reference);
+  for (std::string w; words >> w;) {
+    int id = tgt_vocab.id(w);
+    if (id < 0 && cfg.copy)
+      for (size_t k = 0; k < map.extra.size(); ++k)
+        if (map.extra[k] == w) id = V + static_cast<int>(k);
+    target.push_back(id >= 0 ? id : sp.unk);
+  }
+  // The decoder reads a copied token past the vocabulary as unk, as decoding does.
+  std::vector<int> dec_in{sp.bos}, dec_out = target;
+  const std::vector<int> read = decoder_inputs(target, V, sp.unk);
+  dec_in.insert(dec_in.end(), read.begin(), read.end());
+  dec_out.push_back(sp.eos);
+  Batch b;
+  if (cfg.copy) b.add(src, dec_in, dec_out, &map.ids, static_cast<int>(map.extra.size()));
+  else b.add(src, dec_in, dec_out);
+  Trainer& t = run.trainer();
+  // Forward and loss as a step computes them, without dropout or scheduled sampling (no
+  // generator is drawn from); the gradients it leaves are overwritten by the next step's.
+  t.compute_gradients(b, false);
+  for (int id : src) p.source_tokens.push_back(src_vocab.token(id));
+  // The log-probabilities' rows are as wide as the output vocabulary (a copy model's extended).
+  const size_t W = static_cast<size_t>(V) + map.extra.size(), T = dec_out.size(), N = src.size();
+  for (size_t r = 0; r < T; ++r) {
+    const int id = dec_out[r];
+    p.target_tokens.push_back(id < V ? tgt_vocab.token(id) : map.extra[static_cast<size_t>(id - V)]);
+    p.token_nll.push_back(-t.log_probs()[r * W + static_cast<size_t>(id)]);
+  }
+  if (cfg.arch == Arch::Rnn) {
+    const RnnGraph& g = t.rnn_graph();
+    if (const float* a = g.attention()) {
+      p.attention_shape = {static_cast<int>(T), static_cast<int>(N)};
+      for (size_t r = 0; r < T; ++r) p.cross_attention.insert(p.cross_attention.end(), a + r * g.attention_stride(), a + r * g.attention_stride() + N);
+    }
+  } else {
+    const TransformerGraph& g = t.graph();
+    const int layers = cfg.dec_layers, heads = cfg.n_heads;
+    p.attention_shape = {layers, heads, static_cast<int>(T), static_cast<int>(N)};
+    for (int l = 0; l < layers; ++l) {
+      const float* a = g.cross_attention(l) + g.cross_spans()[0].p0;  // [heads][T][N], the batch's only example
+      p.cross_attention.insert(p.cross_attention.end(), a, a + static_cast<size_t>(heads) * T * N);
+    }
+  }
+  return p;
+}
+
+}  // namespace train
+}  // namespace seq2seq

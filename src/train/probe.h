@@ -1,0 +1,55 @@
+// A probe example: one held-out example read by the model as it stands, by
+// teacher forcing and without dropout, through the trainer's own forward pass
+// and loss (so it reads the distribution the loss reads): its tokens, each
+// target position's -log p of the reference token (the notes' cross-entropy
+// against the one-hot vector, position by position), and its cross-attention
+// weights. What a page redraws as training goes on: the bars falling, the
+// attention map forming its diagonal.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace seq2seq {
+namespace train {
+
+class TrainingRun;
+
+struct Probe {
+  int index = 0;                           // which held-out example
+  int step = 0;                            // the steps taken when it was read
+  std::string source, reference;           // the held-out example as a person would type it
+  std::vector<std::string> source_tokens;  // the source as the model reads it (an unknown word: <unk>)
+  // The decoder's positions, each the token it must predict: the reference's
+  // tokens (one the target vocabulary lacks: <unk>; for a copy model, one of the
+  // source's tokens the target vocabulary lacks is itself, a copy-only token), then
+  // the end token.
+  std::vector<std::string> target_tokens;
+  std::vector<float> token_nll;            // -log p of each of target_tokens
+  // The cross-attention weights, row-major in attention_shape: the Transformer's
+  // [decoder layers, heads, target positions, source positions], the RNN's
+  // [target positions, source positions]; empty for an RNN without attention.
+  std::vector<int> attention_shape;
+  std::vector<float> cross_attention;
+};
+
+// Each field under its name on every face (camelCase, as the progress record's).
+template <typename Visit>
+void visit_fields(const Probe& p, Visit&& v) {
+  v("index", p.index);
+  v("step", p.step);
+  v("source", p.source);
+  v("reference", p.reference);
+  v("sourceTokens", p.source_tokens);
+  v("targetTokens", p.target_tokens);
+  v("tokenNll", p.token_nll);
+  v("attentionShape", p.attention_shape);
+  v("crossAttention", p.cross_attention);
+}
+
+// Held-out example `index` of `run` read now. Leaves the parameters, AdamW's
+// state and every generator as they were (the next step is the one it would
+// have been); UsageError for an index outside the held-out set.
+Probe probe(TrainingRun& run, int index);
+
+}  // namespace train
+}  // namespace seq2seq
