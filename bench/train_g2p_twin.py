@@ -40,7 +40,8 @@ sys.path.insert(0, ROOT)
 
 # options the recipe's trainer holds fixed (models/train/trainer.py, recipe.py, train_transformer.py)
 RECIPE_FIXED = {"arch": "transformer", "beta1": 0.9, "beta2": 0.98, "clip_norm": 1.0, "lr_decay": "cosine",
-                "pos": "sinusoidal", "tie_output": True, "scale_embedding": True, "scheduled_sampling": "off"}
+                "pos": "sinusoidal", "tie_output": True, "scale_embedding": True, "scheduled_sampling": "off",
+                "copy": False, "guided_attention_weight": 0.0}
 # engine option -> the recipe's flag
 RECIPE_FLAGS = {"d_model": "--d-model", "heads": "--heads", "d_ff": "--d-ff", "layers": ("--enc-layers", "--dec-layers"),
                 "norm": "--norm", "activation": "--activation", "steps": "--steps", "batch_size": "--batch-size",
