@@ -122,30 +122,6 @@ TEST_CASE("the copy loss: a copy-only target, ignored rows, and the smoothing ov
 
 namespace {
 
-struct FileBytes {
-  std::vector<uint8_t> bytes;
-  SafetensorsFile file;
-  explicit FileBytes(const std::string& path) : bytes(read_bytes(path)), file(parse_safetensors(bytes.data(), bytes.size())) {}
-};
-
-TrainingOptions step_options(const nlohmann::json& fx) {
-  const auto& o = fx["options"];
-  TrainingOptions t;
-  t.learning_rate = o["learning_rate"].get<float>();
-  t.warmup_steps = o["warmup_steps"];
-  t.steps = o["steps"];
-  t.lr_decay = LrDecay::Cosine;
-  t.final_lr_ratio = o["final_lr_ratio"].get<float>();
-  t.beta1 = o["beta1"].get<float>();
-  t.beta2 = o["beta2"].get<float>();
-  t.adam_eps = o["adam_eps"].get<float>();
-  t.weight_decay = o["weight_decay"].get<float>();
-  t.clip_norm = o["clip_norm"].get<float>();
-  t.label_smoothing = fx["smoothing"].get<float>();
-  t.dropout = 0.0f;
-  return t;
-}
-
 // The fixture's batch: <s> and the target read (a copied token past the vocabulary as
 // <unk>), the target and </s> predicted, each source with its copy ids.
 void copy_batch(const nlohmann::json& examples, const ModelConfig& cfg, Batch& b) {
@@ -180,13 +156,13 @@ TEST_CASE("one training step of a copy Transformer and of a copy RNN equals PyTo
   copy_batch(fx["batch"], cfg, b);
   REQUIRE(std::any_of(b.target.begin(), b.target.end(), [&](int y) { return y >= static_cast<int>(cfg.tgt_vocab.size()); }));
   // The gradients before clipping.
-  Trainer g(cfg, step_options(fx), limits);
+  Trainer g(cfg, step_fixture_options(fx), limits);
   g.load_parameters(model.file);
   const LossSums sums = g.compute_gradients(b, true);
   CHECK(sums.loss / sums.tokens == Approx(fx["loss"].get<double>()).epsilon(1e-5));
   const ParamStore& s = g.params();
   REQUIRE(static_cast<size_t>(s.count()) == fx["parameters"].size());
-  Trainer t(cfg, step_options(fx), limits);
+  Trainer t(cfg, step_fixture_options(fx), limits);
   t.load_parameters(model.file);
   const StepStats st = t.step(b);
   CHECK(st.grad_norm == Approx(fx["grad_norm"].get<double>()).epsilon(1e-5));
@@ -218,7 +194,7 @@ TEST_CASE("one training step of a copy Transformer and of a copy RNN equals PyTo
   Batch one;
   const auto& e = fx["batch"][1];  // "my name is kuroro" -> "hello kuroro"
   copy_batch(nlohmann::json::array({e}), cfg, one);
-  TrainingOptions plain = step_options(fx);
+  TrainingOptions plain = step_fixture_options(fx);
   plain.label_smoothing = 0.0f;
   Trainer unsmoothed(cfg, plain, limits);
   unsmoothed.load_parameters(parse_safetensors(bytes.data(), bytes.size()));

@@ -27,16 +27,10 @@
 
 using namespace seq2seq::train;
 using seq2seq_test::check_rel;
+using seq2seq_test::FileBytes;
 using seq2seq_test::flat;
 
 namespace {
-
-struct FileBytes {
-  std::vector<uint8_t> bytes;
-  seq2seq::SafetensorsFile file;
-  explicit FileBytes(const std::string& path)
-      : bytes(seq2seq_test::read_bytes(path)), file(seq2seq::parse_safetensors(bytes.data(), bytes.size())) {}
-};
 
 std::vector<float> tensor(const seq2seq::SafetensorsFile& f, const std::string& name) {
   return seq2seq::tensor_to_f32(f.tensors.at(name), name);
@@ -45,16 +39,8 @@ std::vector<float> tensor(const seq2seq::SafetensorsFile& f, const std::string& 
 TrainingOptions options_of(const nlohmann::json& o, bool rnn) {
   TrainingOptions t;
   t.arch = rnn ? TrainArch::Rnn : TrainArch::Transformer;
-  t.learning_rate = o["learning_rate"].get<float>();
-  t.warmup_steps = o["warmup_steps"];
-  t.steps = o["steps"];
+  seq2seq_test::read_optimizer_options(o, t);
   REQUIRE(from_string(o["lr_decay"].get<std::string>(), t.lr_decay));
-  t.final_lr_ratio = o["final_lr_ratio"].get<float>();
-  t.beta1 = o["beta1"].get<float>();
-  t.beta2 = o["beta2"].get<float>();
-  t.adam_eps = o["adam_eps"].get<float>();
-  t.weight_decay = o["weight_decay"].get<float>();
-  t.clip_norm = o["clip_norm"].get<float>();
   t.label_smoothing = o["label_smoothing"].get<float>();
   t.dropout = 0.0f;
   t.guided_attention_weight = o["guided_attention_weight"].get<float>();
@@ -84,6 +70,25 @@ void fill_batch(const nlohmann::json& examples, const seq2seq::ModelConfig& cfg,
 
 const char* const kCases[] = {"transformer_layer1_head0", "transformer_all", "rnn_additive", "rnn_dot"};
 const GraphLimits kLimits{4, 8, 9};  // the fixtures' batches: 4 examples, sources of 2 to 7 tokens
+
+// A train_ga_* fixture and a trainer built from its options, its parameters loaded.
+struct GuidedCase {
+  bool rnn;
+  std::string base;
+  nlohmann::json fx;
+  FileBytes model;
+  seq2seq::ModelConfig cfg;
+  Trainer trainer;
+  explicit GuidedCase(const char* name)
+      : rnn(std::string(name).rfind("rnn", 0) == 0),
+        base(seq2seq_test::fixture_path(std::string("train_ga_") + name)),
+        fx(seq2seq_test::load_json(base + ".json")),
+        model(base + ".safetensors"),
+        cfg(seq2seq::parse_model_config(model.file.metadata.at("config"))),
+        trainer(cfg, options_of(fx["options"], rnn), kLimits) {
+    trainer.load_parameters(model.file);
+  }
+};
 
 }  // namespace
 
@@ -168,19 +173,13 @@ TEST_CASE("30 steps with guided attention from the same start and batches: cross
           "[train][guided][step][parity]") {
   for (const char* name : kCases) {
     INFO(name);
-    const bool rnn = std::string(name).rfind("rnn", 0) == 0;
-    const std::string base = seq2seq_test::fixture_path(std::string("train_ga_") + name);
-    const auto fx = seq2seq_test::load_json(base + ".json");
-    const FileBytes model(base + ".safetensors");
-    const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-    Trainer t(cfg, options_of(fx["options"], rnn), kLimits);
-    t.load_parameters(model.file);
-    const auto& curve = fx["curve"];
+    GuidedCase c(name);
+    const auto& curve = c.fx["curve"];
     Batch b;
     double worst_ce = 0, worst_p = 0;
     for (size_t k = 0; k < curve["batches"].size(); ++k) {
-      fill_batch(curve["batches"][k], cfg, rnn, b);
-      const StepStats st = t.step(b);
+      fill_batch(curve["batches"][k], c.cfg, c.rnn, b);
+      const StepStats st = c.trainer.step(b);
       const double ce = curve["cross_entropy"][k].get<double>(), pen = curve["penalty"][k].get<double>();
       worst_ce = std::max(worst_ce, std::fabs(st.loss - ce) / ce);
       worst_p = std::max(worst_p, std::fabs(st.attention_loss - pen) / pen);
@@ -188,25 +187,19 @@ TEST_CASE("30 steps with guided attention from the same start and batches: cross
     INFO("largest relative difference: cross-entropy " << worst_ce << ", penalty " << worst_p);
     CHECK(worst_ce <= 1e-3);
     CHECK(worst_p <= 1e-3);
-    CHECK(t.steps_taken() == 30);
+    CHECK(c.trainer.steps_taken() == 30);
   }
 }
 
 TEST_CASE("a step with guided attention allocates nothing: its buffers are sized when the trainer is built", "[train][guided][alloc]") {
   for (const char* name : kCases) {
     INFO(name);
-    const bool rnn = std::string(name).rfind("rnn", 0) == 0;
-    const std::string base = seq2seq_test::fixture_path(std::string("train_ga_") + name);
-    const auto fx = seq2seq_test::load_json(base + ".json");
-    const FileBytes model(base + ".safetensors");
-    const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-    Trainer t(cfg, options_of(fx["options"], rnn), kLimits);
-    t.load_parameters(model.file);
+    GuidedCase c(name);
     std::vector<Batch> batches(4);
-    for (size_t k = 0; k < batches.size(); ++k) fill_batch(fx["curve"]["batches"][k], cfg, rnn, batches[k]);
-    t.step(batches[0]);
+    for (size_t k = 0; k < batches.size(); ++k) fill_batch(c.fx["curve"]["batches"][k], c.cfg, c.rnn, batches[k]);
+    c.trainer.step(batches[0]);
     seq2seq_test::AllocationCount count;
-    for (size_t k = 1; k < batches.size(); ++k) t.step(batches[k]);
+    for (size_t k = 1; k < batches.size(); ++k) c.trainer.step(batches[k]);
     CHECK(count.count() == 0);
   }
 }
@@ -272,15 +265,7 @@ TEST_CASE("guided attention does something: under training the penalty falls, an
     o.arch = arch;
     o.min_length = 3;
     o.max_length = 8;
-    o.layers = 1;
-    o.heads = 2;
-    o.d_model = 32;
-    o.d_ff = 64;
-    o.emb_dim = 16;
-    o.enc_hidden = 16;
-    o.dec_hidden = 32;
-    o.attn_dim = 16;
-    o.batch_size = 16;
+    seq2seq_test::use_small_model(o);
     o.steps = 160;
     o.warmup_steps = 10;
     o.eval_every = 0;

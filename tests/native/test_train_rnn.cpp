@@ -34,6 +34,7 @@
 using namespace seq2seq::train;
 using seq2seq::AttentionScore;
 using seq2seq_test::check_rel;
+using seq2seq_test::FileBytes;
 using seq2seq_test::flat;
 
 namespace {
@@ -42,13 +43,6 @@ const nlohmann::json& layers_fixture() {
   static const nlohmann::json fx = seq2seq_test::load_json(seq2seq_test::fixture_path("train_rnn_layers.json"));
   return fx;
 }
-
-struct FileBytes {
-  std::vector<uint8_t> bytes;
-  seq2seq::SafetensorsFile file;
-  explicit FileBytes(const std::string& path)
-      : bytes(seq2seq_test::read_bytes(path)), file(seq2seq::parse_safetensors(bytes.data(), bytes.size())) {}
-};
 
 std::vector<float> tensor(const seq2seq::SafetensorsFile& f, const std::string& name) {
   return seq2seq::tensor_to_f32(f.tensors.at(name), name);
@@ -213,16 +207,8 @@ TrainingOptions options_of(const nlohmann::json& fx) {
   const auto& o = fx["options"];
   TrainingOptions t;
   t.arch = TrainArch::Rnn;
-  t.learning_rate = o["learning_rate"].get<float>();
-  t.warmup_steps = o["warmup_steps"];
-  t.steps = o["steps"];
+  seq2seq_test::read_optimizer_options(o, t);
   REQUIRE(from_string(o["lr_decay"].get<std::string>(), t.lr_decay));
-  t.final_lr_ratio = o["final_lr_ratio"].get<float>();
-  t.beta1 = o["beta1"].get<float>();
-  t.beta2 = o["beta2"].get<float>();
-  t.adam_eps = o["adam_eps"].get<float>();
-  t.weight_decay = o["weight_decay"].get<float>();
-  t.clip_norm = o["clip_norm"].get<float>();
   t.label_smoothing = o["label_smoothing"].get<float>();
   t.batch_size = o["batch_size"];
   REQUIRE(from_string(o["scheduled_sampling"].get<std::string>(), t.scheduled_sampling));

@@ -19,6 +19,7 @@
 #include "train/probe.h"
 #include "train/run.h"
 #include "train/tasks.h"
+#include "train_fixtures.h"
 
 using namespace seq2seq::train;
 
@@ -255,15 +256,7 @@ TEST_CASE("names with the copy mechanism: a held-out name, in no vocabulary, is 
   for (TrainArch arch : {TrainArch::Transformer, TrainArch::Rnn}) {
     TrainingOptions o = task_defaults(Task::Names);
     o.arch = arch;
-    o.layers = 1;
-    o.heads = 2;
-    o.d_model = 32;
-    o.d_ff = 64;
-    o.emb_dim = 16;
-    o.enc_hidden = 16;
-    o.dec_hidden = 32;
-    o.attn_dim = 16;
-    o.batch_size = 16;
+    seq2seq_test::use_small_model(o);
     o.steps = arch == TrainArch::Rnn ? 200 : 100;
     o.warmup_steps = 10;
     o.eval_size = 50;

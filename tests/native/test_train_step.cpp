@@ -21,34 +21,28 @@
 
 using namespace seq2seq::train;
 using seq2seq_test::check_rel;
+using seq2seq_test::FileBytes;
+using seq2seq_test::step_fixture_options;
 
 namespace {
 
 const char* const kStepFixtures[] = {"pre_sin_tied_relu", "post_learned_untied_gelu_noscale"};
 
-struct FileBytes {
-  std::vector<uint8_t> bytes;
-  seq2seq::SafetensorsFile file;
-  explicit FileBytes(const std::string& path) : bytes(seq2seq_test::read_bytes(path)), file(seq2seq::parse_safetensors(bytes.data(), bytes.size())) {}
+// train_step_pre_sin_tied_relu with dropout on (0.3, and 0.2 on the attention weights).
+struct DropoutFixture {
+  nlohmann::json fx;
+  FileBytes model;
+  seq2seq::ModelConfig cfg;
+  TrainingOptions options;
+  DropoutFixture()
+      : fx(seq2seq_test::load_json(seq2seq_test::fixture_path("train_step_pre_sin_tied_relu.json"))),
+        model(seq2seq_test::fixture_path("train_step_pre_sin_tied_relu.safetensors")),
+        cfg(seq2seq::parse_model_config(model.file.metadata.at("config"))),
+        options(step_fixture_options(fx)) {
+    options.dropout = 0.3f;
+    options.attention_dropout = 0.2f;
+  }
 };
-
-TrainingOptions options_of(const nlohmann::json& fx) {
-  const auto& o = fx["options"];
-  TrainingOptions t;
-  t.learning_rate = o["learning_rate"].get<float>();
-  t.warmup_steps = o["warmup_steps"];
-  t.steps = o["steps"];
-  t.lr_decay = LrDecay::Cosine;
-  t.final_lr_ratio = o["final_lr_ratio"].get<float>();
-  t.beta1 = o["beta1"].get<float>();
-  t.beta2 = o["beta2"].get<float>();
-  t.adam_eps = o["adam_eps"].get<float>();
-  t.weight_decay = o["weight_decay"].get<float>();
-  t.clip_norm = o["clip_norm"].get<float>();
-  t.label_smoothing = fx["smoothing"].get<float>();
-  t.dropout = 0.0f;
-  return t;
-}
 
 void fill_batch(const nlohmann::json& examples, const seq2seq::ModelConfig& cfg, Batch& b) {
   b.clear();
@@ -92,7 +86,7 @@ void check_step(const ParamStore& g, const ParamStore& t, const FileBytes& grads
 const char* const kSamplingFixtures[] = {"ss_pre_sin_tied_relu", "ss_post_learned_untied_gelu_noscale"};
 
 TrainingOptions sampling_options_of(const nlohmann::json& fx) {
-  TrainingOptions t = options_of(fx);
+  TrainingOptions t = step_fixture_options(fx);
   const auto& o = fx["options"];
   REQUIRE(from_string(o["scheduled_sampling"].get<std::string>(), t.scheduled_sampling));
   REQUIRE(from_string(o["sampling_token"].get<std::string>(), t.sampling_token));
@@ -120,7 +114,7 @@ TEST_CASE("one training step equals PyTorch: loss, every gradient, the AdamW upd
     const auto fx = seq2seq_test::load_json(base + ".json");
     const FileBytes model(base + ".safetensors"), grads(base + ".grads.safetensors"), updated(base + ".updated.safetensors");
     const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-    Trainer t(cfg, options_of(fx), GraphLimits{8, 8, 9});
+    Trainer t(cfg, step_fixture_options(fx), GraphLimits{8, 8, 9});
     t.load_parameters(model.file);
     Batch b;
     fill_batch(fx["batch"], cfg, b);
@@ -128,7 +122,7 @@ TEST_CASE("one training step equals PyTorch: loss, every gradient, the AdamW upd
     CHECK(st.loss == Approx(fx["loss"].get<double>()).epsilon(1e-5));
     CHECK(st.grad_norm == Approx(fx["grad_norm"].get<double>()).epsilon(1e-5));
     // The gradients as they were before clipping: computed again (the step clipped them in place).
-    Trainer g(cfg, options_of(fx), GraphLimits{8, 8, 9});
+    Trainer g(cfg, step_fixture_options(fx), GraphLimits{8, 8, 9});
     g.load_parameters(model.file);
     g.compute_gradients(b, true);
     const ParamStore& s = g.params();
@@ -168,7 +162,7 @@ TEST_CASE("100 training steps from the same start and batches: the loss curve wi
     const auto fx = seq2seq_test::load_json(base + ".json");
     const FileBytes model(base + ".safetensors");
     const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-    Trainer t(cfg, options_of(fx), GraphLimits{8, 8, 9});
+    Trainer t(cfg, step_fixture_options(fx), GraphLimits{8, 8, 9});
     t.load_parameters(model.file);
     Batch b;
     const auto& losses = fx["curve"]["losses"];
@@ -259,20 +253,14 @@ TEST_CASE("scheduled sampling, two passes: 100 steps under the schedule, the los
 TEST_CASE("scheduled sampling, two passes: the second pass keeps the first's dropout masks; epsilon 1 is teacher forcing, "
           "epsilon 0 reads every own token",
           "[train][step][sampling]") {
-  const std::string base = seq2seq_test::fixture_path("train_step_pre_sin_tied_relu");
-  const auto fx = seq2seq_test::load_json(base + ".json");
-  const FileBytes model(base + ".safetensors");
-  const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-  TrainingOptions o = options_of(fx);
-  o.dropout = 0.3f;
-  o.attention_dropout = 0.2f;
+  const DropoutFixture f;
   Batch b;
-  fill_batch(fx["batch"], cfg, b);
-  const int rows = b.dec_rows(), V = static_cast<int>(cfg.tgt_vocab.size());
+  fill_batch(f.fx["batch"], f.cfg, b);
+  const int rows = b.dec_rows(), V = static_cast<int>(f.cfg.tgt_vocab.size());
 
   // The decoder again over the very inputs, with the masks in place: the same logits to the bit.
-  Trainer g(cfg, o, GraphLimits{8, 8, 9});
-  g.load_parameters(model.file);
+  Trainer g(f.cfg, f.options, GraphLimits{8, 8, 9});
+  g.load_parameters(f.model.file);
   seq2seq::Random rng(99);
   g.graph().forward(b, &rng);
   const std::vector<float> once(g.graph().logits(), g.graph().logits() + static_cast<size_t>(rows) * V);
@@ -283,12 +271,12 @@ TEST_CASE("scheduled sampling, two passes: the second pass keeps the first's dro
   CHECK_FALSE(std::equal(once.begin(), once.end(), g.graph().logits()));
 
   // Epsilon 1: every row reads its true token, and the step is teacher forcing's to the bit.
-  TrainingOptions so = o;
+  TrainingOptions so = f.options;
   so.scheduled_sampling = SamplingSchedule::Linear;
   so.sampling_token = SampledToken::Argmax;
-  Trainer tf(cfg, o, GraphLimits{8, 8, 9}), ss(cfg, so, GraphLimits{8, 8, 9});
-  tf.load_parameters(model.file);
-  ss.load_parameters(model.file);
+  Trainer tf(f.cfg, f.options, GraphLimits{8, 8, 9}), ss(f.cfg, so, GraphLimits{8, 8, 9});
+  tf.load_parameters(f.model.file);
+  ss.load_parameters(f.model.file);
   tf.dropout_rng() = seq2seq::Random(7);
   ss.dropout_rng() = seq2seq::Random(7);
   const LossSums a = tf.compute_gradients(b, true), c = ss.compute_gradients(b, true, 1.0);
@@ -307,7 +295,7 @@ TEST_CASE("scheduled sampling, two passes: the second pass keeps the first's dro
   int differ = 0;
   for (int e = 0; e < b.size; ++e) {
     const int r0 = b.dec_off[static_cast<size_t>(e)];
-    CHECK(ss.decoder_inputs()[r0] == cfg.tgt_specials.bos);
+    CHECK(ss.decoder_inputs()[r0] == f.cfg.tgt_specials.bos);
     for (int r = r0 + 1; r < r0 + b.dec_len[static_cast<size_t>(e)]; ++r) {
       const float* row = first.data() + static_cast<size_t>(r - 1) * V;
       const int argmax = static_cast<int>(std::max_element(row, row + V) - row);
@@ -321,17 +309,11 @@ TEST_CASE("scheduled sampling, two passes: the second pass keeps the first's dro
 
 TEST_CASE("dropout: the backward pass uses the forward's masks (finite differences), and a seed repeats them",
           "[train][step][dropout]") {
-  const std::string base = seq2seq_test::fixture_path("train_step_pre_sin_tied_relu");
-  const auto fx = seq2seq_test::load_json(base + ".json");
-  const FileBytes model(base + ".safetensors");
-  const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-  TrainingOptions o = options_of(fx);
-  o.dropout = 0.3f;
-  o.attention_dropout = 0.2f;
-  Trainer t(cfg, o, GraphLimits{8, 8, 9});
-  t.load_parameters(model.file);
+  const DropoutFixture f;
+  Trainer t(f.cfg, f.options, GraphLimits{8, 8, 9});
+  t.load_parameters(f.model.file);
   Batch b;
-  fill_batch(fx["batch"], cfg, b);
+  fill_batch(f.fx["batch"], f.cfg, b);
   const seq2seq::Random start(99);
   auto loss_at = [&] {
     t.dropout_rng() = start;  // the same masks every time
@@ -376,7 +358,7 @@ TEST_CASE("a Transformer step allocates nothing: every buffer is sized when the 
   const auto fx = seq2seq_test::load_json(base + ".json");
   const FileBytes model(base + ".safetensors");
   const seq2seq::ModelConfig cfg = seq2seq::parse_model_config(model.file.metadata.at("config"));
-  TrainingOptions o = options_of(fx);
+  TrainingOptions o = step_fixture_options(fx);
   o.dropout = 0.1f;  // every mask drawn too
   o.attention_dropout = 0.1f;
   Trainer t(cfg, o, GraphLimits{8, 8, 9});

@@ -3,11 +3,16 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include "fixtures.h"
+#include "safetensors.h"
+#include "train/training_options.h"
 
 namespace seq2seq_test {
 
@@ -58,6 +63,53 @@ inline double max_abs(const std::vector<float>& v) {
   double m = 0;
   for (float x : v) m = std::max(m, std::fabs(static_cast<double>(x)));
   return m;
+}
+
+// A fixture's .safetensors file, its bytes kept alive beside the parsed tensors that point into them.
+struct FileBytes {
+  std::vector<uint8_t> bytes;
+  seq2seq::SafetensorsFile file;
+  explicit FileBytes(const std::string& path) : bytes(read_bytes(path)), file(seq2seq::parse_safetensors(bytes.data(), bytes.size())) {}
+};
+
+// The optimiser's and schedule's settings as every trainer fixture's "options" holds
+// them; the decay, the smoothing and the architecture's own settings each caller reads,
+// as the fixtures keep them differently.
+inline void read_optimizer_options(const nlohmann::json& o, seq2seq::train::TrainingOptions& t) {
+  t.learning_rate = o["learning_rate"].get<float>();
+  t.warmup_steps = o["warmup_steps"];
+  t.steps = o["steps"];
+  t.final_lr_ratio = o["final_lr_ratio"].get<float>();
+  t.beta1 = o["beta1"].get<float>();
+  t.beta2 = o["beta2"].get<float>();
+  t.adam_eps = o["adam_eps"].get<float>();
+  t.weight_decay = o["weight_decay"].get<float>();
+  t.clip_norm = o["clip_norm"].get<float>();
+}
+
+// The options of a Transformer step fixture (train_step_*, train_copy_*): cosine decay,
+// the label smoothing beside "options", no dropout.
+inline seq2seq::train::TrainingOptions step_fixture_options(const nlohmann::json& fx) {
+  seq2seq::train::TrainingOptions t;
+  read_optimizer_options(fx["options"], t);
+  t.lr_decay = seq2seq::train::LrDecay::Cosine;
+  t.label_smoothing = fx["smoothing"].get<float>();
+  t.dropout = 0.0f;
+  return t;
+}
+
+// The small models of the trainer's short end-to-end runs: a one-layer Transformer with
+// 2 heads, or a GRU encoder-decoder of the same scale, in batches of 16.
+inline void use_small_model(seq2seq::train::TrainingOptions& o) {
+  o.layers = 1;
+  o.heads = 2;
+  o.d_model = 32;
+  o.d_ff = 64;
+  o.emb_dim = 16;
+  o.enc_hidden = 16;
+  o.dec_hidden = 32;
+  o.attn_dim = 16;
+  o.batch_size = 16;
 }
 
 }  // namespace seq2seq_test

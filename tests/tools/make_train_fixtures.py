@@ -107,6 +107,21 @@ ADAMW_OPTIONS = {"learning_rate": 0.01, "warmup_steps": 2, "steps": 5, "lr_decay
                  "beta1": 0.9, "beta2": 0.98, "adam_eps": 1e-8, "weight_decay": 0.1, "clip_norm": 1.0}
 
 
+def step_and_restart(model, o, start, base, grads_meta, updated_meta):
+    """After loss.backward(): writes <base>.grads.safetensors (every gradient, before
+    clipping) and <base>.updated.safetensors (every parameter after clipping and one AdamW
+    step), then puts the parameters back to `start`. -> (gradient norm, a fresh optimizer)."""
+    named = list(model.named_parameters())
+    write_safetensors(base + ".grads.safetensors", {n: p.grad for n, p in named}, grads_meta)
+    opt = make_optimizer(named, o)
+    norm = optimizer_step(opt, [p for _, p in named], o, 1)
+    write_safetensors(base + ".updated.safetensors", {n: p.detach() for n, p in named}, updated_meta)
+    with torch.no_grad():
+        for n, p in named:
+            p.copy_(start[n])
+    return norm, make_optimizer(named, o)
+
+
 def adamw_fixture():
     gen = torch.Generator().manual_seed(11)
     shapes = {"w": [3, 4], "b": [4], "g": [5]}  # a matrix (decayed), a bias and a gain (not)
@@ -288,16 +303,9 @@ def reverse_example(gen, cfg, lo, hi):
 def step_loss(model, cfg, batch, smoothing):
     """The trainer's loss: the decoder reads BOS + target, predicts target + EOS; mean over
     the real tokens of the padded batch, with label smoothing."""
-    sp = cfg["tgt_specials"]
-    srcs = [s for s, _ in batch]
-    dec_in = [[sp["bos"]] + t for _, t in batch]
-    dec_out = [t + [sp["eos"]] for _, t in batch]
-    S, T = max(map(len, srcs)), max(map(len, dec_in))
-    src = torch.tensor([s + [cfg["src_specials"]["pad"]] * (S - len(s)) for s in srcs])
-    tin = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_in])
-    tout = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_out])
+    src, _, tin, tout = tensors_of(cfg, batch)
     logits = model(src, tin)["logits"]
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=sp["pad"],
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=cfg["tgt_specials"]["pad"],
                            label_smoothing=smoothing)
 
 
@@ -377,17 +385,8 @@ def ss_step_fixture(name, cfg, smoothing, start, batch, batches, draw_seed):
     loss, fed, own = two_pass_loss(model, cfg, batch, smoothing, SS_STEP_EPSILON, how, SplitMix64(draw_seed), margins)
     loss.backward()
     base = os.path.join(OUT_DIR, f"train_step_ss_{name}")
-    write_safetensors(base + ".grads.safetensors", {n: p.grad for n, p in model.named_parameters()},
-                      {"what": "gradients of train_step_ss_%s.json's step" % name})
-    opt = make_optimizer(list(model.named_parameters()), o)
-    norm = optimizer_step(opt, [p for _, p in model.named_parameters()], o, 1)
-    write_safetensors(base + ".updated.safetensors", {n: p.detach() for n, p in model.named_parameters()},
-                      {"what": "parameters after one AdamW step"})
-
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            p.copy_(start[n])
-    opt = make_optimizer(list(model.named_parameters()), o)
+    norm, opt = step_and_restart(model, o, start, base, {"what": "gradients of train_step_ss_%s.json's step" % name},
+                                 {"what": "parameters after one AdamW step"})
     rng = SplitMix64(draw_seed)
     losses, epsilons, owns = [], [], []
     for step, b in enumerate(batches, start=1):
@@ -429,18 +428,9 @@ def step_fixture(name, index):
     loss = step_loss(model, cfg, batch, smoothing)
     loss.backward()
     names = [n for n, _ in model.named_parameters()]
-    meta = {"what": "gradients of train_step_%s.json's batch" % name}
-    write_safetensors(base + ".grads.safetensors", {n: p.grad for n, p in model.named_parameters()}, meta)
-    opt = make_optimizer(list(model.named_parameters()), STEP_OPTIONS)
-    norm = optimizer_step(opt, [p for _, p in model.named_parameters()], STEP_OPTIONS, 1)
-    write_safetensors(base + ".updated.safetensors", {n: p.detach() for n, p in model.named_parameters()},
-                      {"what": "parameters after one AdamW step"})
-
-    # 100 steps from the same start: the loss of each, before its update.
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            p.copy_(start[n])
-    opt = make_optimizer(list(model.named_parameters()), STEP_OPTIONS)
+    # Its gradients and update; then 100 steps from the same start, the loss of each before its update.
+    norm, opt = step_and_restart(model, STEP_OPTIONS, start, base, {"what": "gradients of train_step_%s.json's batch" % name},
+                                 {"what": "parameters after one AdamW step"})
     batches, losses = [], []
     for step in range(1, CURVE_STEPS + 1):
         b = [reverse_example(gen, cfg, 2, 7) for _ in range(CURVE_BATCH)]

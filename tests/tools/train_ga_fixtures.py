@@ -28,10 +28,10 @@ import os
 import torch
 import torch.nn.functional as F
 
-from models.train.export import export, write_safetensors
+from models.train.export import export
 from models.train.seq2seq_torch import Seq2SeqTransformer, build_model
-from tests.tools.make_train_fixtures import (OUT_DIR, STEP_BASE, STEP_FIXTURES, f32, lr_at, make_optimizer,
-                                             optimizer_step, r, randomize_module, reverse_example, write)
+from tests.tools.make_train_fixtures import (OUT_DIR, STEP_BASE, STEP_FIXTURES, f32, lr_at, optimizer_step, r,
+                                             randomize_module, reverse_example, step_and_restart, tensors_of, write)
 from tests.tools.train_rnn_fixtures import STEP_OPTIONS as RNN_OPTIONS
 from tests.tools.train_rnn_fixtures import make_batch, padded, rnn_config, PAD
 
@@ -88,13 +88,7 @@ TRANSFORMER_OPTIONS = {"learning_rate": 0.01, "warmup_steps": 10, "steps": 100, 
 def transformer_loss(model, cfg, batch, smoothing, lam, g, layer, head):
     """-> (cross-entropy, P, the loss minimised)."""
     sp = cfg["tgt_specials"]
-    srcs = [s for s, _ in batch]
-    dec_in = [[sp["bos"]] + t for _, t in batch]
-    dec_out = [t + [sp["eos"]] for _, t in batch]
-    S, T = max(map(len, srcs)), max(map(len, dec_in))
-    src = torch.tensor([s + [cfg["src_specials"]["pad"]] * (S - len(s)) for s in srcs])
-    tin = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_in])
-    tout = torch.tensor([t + [sp["pad"]] * (T - len(t)) for t in dec_out])
+    src, dec_in, tin, tout = tensors_of(cfg, batch)
     out = model(src, tin, return_attn=True)
     logits = out["logits"]
     ce = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=sp["pad"],
@@ -103,7 +97,7 @@ def transformer_loss(model, cfg, batch, smoothing, lam, g, layer, head):
     layers = range(len(cross)) if layer < 0 else [layer]
     heads = range(cross[0].shape[1]) if head < 0 else [head]
     mats = [[cross[l][e, h] for l in layers for h in heads] for e in range(len(batch))]
-    p = penalty(mats, [(len(dec_in[e]), len(srcs[e])) for e in range(len(batch))], g)
+    p = penalty(mats, [(len(dec_in[e]), len(batch[e][0])) for e in range(len(batch))], g)
     return ce, p, ce + lam * p
 
 
@@ -126,16 +120,8 @@ def transformer_fixture(case, index):
     batch = [reverse_example(gen, cfg, 2, 7) for _ in range(4)]
     ce, p, loss = transformer_loss(model, cfg, batch, smoothing, lam, g, layer, head)
     loss.backward()
+    norm, opt = step_and_restart(model, o, start, base, {}, {})
     named = list(model.named_parameters())
-    write_safetensors(base + ".grads.safetensors", {n: q.grad for n, q in named}, {})
-    opt = make_optimizer(named, o)
-    norm = optimizer_step(opt, [q for _, q in named], o, 1)
-    write_safetensors(base + ".updated.safetensors", {n: q.detach() for n, q in named}, {})
-
-    with torch.no_grad():
-        for n, q in named:
-            q.copy_(start[n])
-    opt = make_optimizer(named, o)
     batches, ces, ps = [], [], []
     for step in range(1, CURVE_STEPS + 1):
         b = [reverse_example(gen, cfg, 2, 7) for _ in range(4)]
@@ -200,16 +186,8 @@ def rnn_fixture(case, index):
     batch = make_batch(gen, o["batch_size"])
     ce, p, loss = rnn_loss(model, batch, smoothing, lam, g)
     loss.backward()
+    norm, opt = step_and_restart(model, o, start, base, {}, {})
     named = list(model.named_parameters())
-    write_safetensors(base + ".grads.safetensors", {n: q.grad for n, q in named}, {})
-    opt = make_optimizer(named, o)
-    norm = optimizer_step(opt, [q for _, q in named], o, 1)
-    write_safetensors(base + ".updated.safetensors", {n: q.detach() for n, q in named}, {})
-
-    with torch.no_grad():
-        for n, q in named:
-            q.copy_(start[n])
-    opt = make_optimizer(named, o)
     batches, ces, ps = [], [], []
     for step in range(1, CURVE_STEPS + 1):
         b = make_batch(gen, o["batch_size"])
