@@ -1,12 +1,8 @@
 // Embind bindings: ModelHandle and SessionHandle over the C++ Model and Session.
 //
-// No C++ exception crosses into JavaScript: every fallible call catches and
-// returns {error, kind} instead, and the JS wrapper (wasm/src/index.js) turns
-// that into a thrown Error. Throwing a JS error from inside wasm would skip C++
-// destructors and leak; returning keeps both heaps clean. For that, every
-// allocation a call makes happens inside its guard: texts arrive as JS values and
-// are copied into the heap by text_of(), never by Embind's std::string argument
-// conversion (see there).
+// No C++ exception crosses into JavaScript: every fallible call runs inside
+// guarded() and returns {error, kind} when it fails (binding_support.h says why,
+// and holds what this module shares with the trainer's, train_bindings.cpp).
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -14,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "binding_support.h"
 #include "errors.h"
 #include "model.h"
 #include "session.h"
@@ -21,49 +18,9 @@
 
 using emscripten::val;
 using namespace seq2seq;
+using namespace seq2seq::binding;
 
 namespace {
-
-// `message` is UTF-8 (a C++ message can quote a character of the source), and is
-// copied into a std::string to cross; `kind` is ASCII and crosses as it is.
-val error_value(const char* kind, const std::string& message) {
-  val e = val::object();
-  e.set("error", message);
-  e.set("kind", val(kind));
-  return e;
-}
-
-// What a failed allocation answers: nothing here allocates in the wasm heap (an
-// ASCII literal goes to JS as it is), so that it can answer when the heap is full.
-val out_of_memory() {
-  val e = val::object();
-  e.set("error", val("out of memory"));
-  e.set("kind", val("OutOfMemory"));
-  return e;
-}
-
-// A JS string's UTF-8 as a std::string, copied into the heap inside guarded(); defined
-// after the generated options_from(), whose prefix it copies too.
-std::string text_of(const val& text);
-
-template <typename F>
-val guarded(F&& f) {
-  try {
-    return f();
-  } catch (const ModelError& e) {
-    return error_value("ModelError", e.what());
-  } catch (const InputError& e) {
-    return error_value("InputError", e.what());
-  } catch (const UsageError& e) {
-    return error_value("UsageError", e.what());
-  } catch (const std::bad_alloc&) {
-    return out_of_memory();
-  } catch (const std::exception& e) {
-    return error_value("Error", e.what());
-  } catch (...) {
-    return error_value("Error", "an exception of unknown type");
-  }
-}
 
 // Token ids are short lists: plain arrays, friendlier to JSON and comparisons.
 val int_array(const std::vector<int>& v) {
@@ -119,12 +76,6 @@ class ValueWriter {
   }
 
  private:
-  template <typename T>
-  static val typed_array(const char* type, const std::vector<T>& v) {
-    // A copy out of the wasm heap: the vector dies with this call.
-    return val::global(type).new_(emscripten::typed_memory_view(v.size(), v.data()));
-  }
-
   val& out_;
   const Vocabulary& vocab_;
 };
@@ -165,32 +116,12 @@ DecodingOptions options_from(const val& o) {
 }
 // END GENERATED
 
-// A JS string's UTF-8 as a std::string, allocated in C++ so that a full heap is a
-// bad_alloc that guarded() reports as OutOfMemory. Embind's own std::string
-// argument conversion runs before the call, outside any try: its JS glue mallocs
-// a copy of the text, and when malloc fails (returning 0) writes the text from
-// address 0 on, over the heap's static data, so that every later call fails
-// ("memory access out of bounds"); then C++ copies that into a std::string, and a
-// bad_alloc there escapes to JS as a bare number. The JS wrapper has refused
-// strings longer than limits::kMaxTextBytes UTF-16 units, so this copies at most
-// three times that; the engine refuses a text whose UTF-8 is longer than that.
-std::string text_of(const val& text) {
-  static const val encoder = val::global("TextEncoder").new_();
-  const val bytes = encoder.call<val>("encode", text);
-  const size_t n = bytes["length"].as<size_t>();
-  std::string s(n, '\0');
-  if (n > 0) val(emscripten::typed_memory_view(n, reinterpret_cast<unsigned char*>(&s[0]))).call<void>("set", bytes);
-  return s;
-}
-
 class ModelHandle {
  public:
   val load(const val& bytes, const val& compute) {
     return guarded([&] {
       const Compute c = parse_compute(text_of(compute));
-      const size_t n = bytes["length"].as<size_t>();
-      std::vector<uint8_t> buf(n);
-      val(emscripten::typed_memory_view(n, buf.data())).call<void>("set", bytes);
+      const std::vector<uint8_t> buf = bytes_of(bytes);
       model_ = Model::from_buffer(buf.data(), buf.size(), c);
       return val::undefined();
     });

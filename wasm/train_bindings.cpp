@@ -6,6 +6,8 @@
 // As in bindings.cpp, no C++ exception crosses into JavaScript: each call catches
 // and returns {error, kind} (with `option` and `range` for an option out of range,
 // `step` for a run that diverged), which the JS wrapper throws as a Seq2SeqError.
+// What the two modules share (the guard, the copies into the heap) is in
+// binding_support.h; the trainer's own kinds of error are sorted here.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -14,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "binding_support.h"
 #include "errors.h"
 #include "train/probe.h"
 #include "train/run.h"
@@ -23,48 +26,22 @@
 using emscripten::val;
 using namespace seq2seq;
 using namespace seq2seq::train;
+using seq2seq::binding::bytes_of;
+using seq2seq::binding::error_in_flight;
+using seq2seq::binding::error_value;
+using seq2seq::binding::text_of;
+using seq2seq::binding::typed_array;
 
 namespace {
 
-val error_value(const char* kind, const std::string& message) {
-  val e = val::object();
-  e.set("error", message);
-  e.set("kind", val(kind));
-  return e;
-}
+val byte_array(const std::vector<uint8_t>& v) { return typed_array("Uint8Array", v); }
 
-val out_of_memory() {
-  val e = val::object();
-  e.set("error", val("out of memory"));
-  e.set("kind", val("OutOfMemory"));
-  return e;
-}
-
-// A JS string's UTF-8, copied into the heap inside guarded() (bindings.cpp says why).
-std::string text_of(const val& text) {
-  static const val encoder = val::global("TextEncoder").new_();
-  const val bytes = encoder.call<val>("encode", text);
-  const size_t n = bytes["length"].as<size_t>();
-  std::string s(n, '\0');
-  if (n > 0) val(emscripten::typed_memory_view(n, reinterpret_cast<unsigned char*>(&s[0]))).call<void>("set", bytes);
-  return s;
-}
-
-std::vector<uint8_t> bytes_of(const val& bytes) {
-  const size_t n = bytes["length"].as<size_t>();
-  std::vector<uint8_t> buf(n);
-  if (n > 0) val(emscripten::typed_memory_view(n, buf.data())).call<void>("set", bytes);
-  return buf;
-}
-
-val byte_array(const std::vector<uint8_t>& v) {
-  return val::global("Uint8Array").new_(emscripten::typed_memory_view(v.size(), v.data()));
-}
-
-template <typename F>
-val guarded(F&& f) {
+// The {error, kind} of the exception being handled: the trainer's own kinds
+// first, each with its own fields (the shared sorting would answer them as plain
+// Error or UsageError), then the kinds both modules share.
+val trainer_error_in_flight() {
   try {
-    return f();
+    throw;
   } catch (const DivergedError& e) {
     val v = error_value("DivergedError", e.what());
     v.set("step", e.step);
@@ -78,19 +55,14 @@ val guarded(F&& f) {
     return error_value("ModelError", e.what());
   } catch (const DataError& e) {
     return error_value("InputError", e.what());
-  } catch (const ModelError& e) {
-    return error_value("ModelError", e.what());
-  } catch (const InputError& e) {
-    return error_value("InputError", e.what());
-  } catch (const UsageError& e) {
-    return error_value("UsageError", e.what());
-  } catch (const std::bad_alloc&) {
-    return out_of_memory();
-  } catch (const std::exception& e) {
-    return error_value("Error", e.what());
   } catch (...) {
-    return error_value("Error", "an exception of unknown type");
+    return error_in_flight();
   }
+}
+
+template <typename F>
+val guarded(F&& f) {
+  return seq2seq::binding::guarded(f, trainer_error_in_flight);
 }
 
 // The writer of a visit_fields() (the progress record's, the probe's): one JS object.
@@ -105,7 +77,7 @@ struct ObjectWriter {
       for (size_t i = 0; i < x.size(); ++i) a.set(i, x[i]);
       out.set(name, a);
     } else if constexpr (std::is_same<T, std::vector<float>>::value) {
-      out.set(name, val::global("Float32Array").new_(emscripten::typed_memory_view(x.size(), x.data())));
+      out.set(name, typed_array("Float32Array", x));
     } else {
       out.set(name, x);
     }
