@@ -25,9 +25,13 @@ const AR = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8')).models.fi
 const SIZES = [[1400, 1000], [390, 844]];
 const TEXT = { en, zh };
 
-/** Waits until stop n is shown: its panel up, the lanes decoded and the target scrolled to. */
+/**
+ * Waits until stop n is shown: its panel up, the lanes decoded and the target scrolled to.
+ * (A stop can load another model and decode four lanes; on two cores shared by two
+ * browsers that once took over 30 s, so the wait is for a hang, not for speed.)
+ */
 async function shown(page, n) {
-  await page.waitForFunction((k) => document.getElementById('tour')?.dataset.shown === String(k), n, { timeout: 30000 });
+  await page.waitForFunction((k) => document.getElementById('tour')?.dataset.shown === String(k), n, { timeout: 90000 });
 }
 
 /** What the page shows now, read from the rendered lanes. */
