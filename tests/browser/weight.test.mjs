@@ -116,8 +116,11 @@ test('the tests\' error record: leaving a page mid-download is no failure, an ab
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 50, downloadThroughput: 200_000, uploadThroughput: 200_000 });
     const left = [];
     page.on('requestfailed', (r) => left.push(r.url()));
-    await page.goto(server.url);
-    await page.waitForRequest((r) => r.url().endsWith('.safetensors'));
+    // Not waiting for the load event: at this bandwidth the page's modules share the wire
+    // with the model boot.js starts at once, and the event can come after 30 s.
+    const modelAsked = page.waitForRequest((r) => r.url().endsWith('.safetensors'), { timeout: 60000 });
+    await page.goto(server.url, { waitUntil: 'commit' });
+    await modelAsked;
     await page.reload({ waitUntil: 'commit' });
     await page.waitForRequest((r) => r.url().endsWith('.wasm'));
     await page.goto(server.url, { waitUntil: 'commit' });
