@@ -152,30 +152,5 @@ void copy_mix_backward(const float* logp_vocab, const float* gate, const float* 
   }
 }
 
-LossSums copy_nll(const float* logp, int rows, int W, int V, const int* targets, int ignore, float smoothing,
-                  float scale, float* dlogp) {
-  LossSums s;
-  const double on = 1.0 - smoothing, spread = static_cast<double>(smoothing) / V;
-  for (int r = 0; r < rows; ++r) {
-    const float* lp = logp + static_cast<size_t>(r) * W;
-    float* d = dlogp + static_cast<size_t>(r) * W;
-    const int y = targets[r];
-    std::fill(d, d + W, 0.0f);
-    if (y == ignore) continue;
-    double sum_lp = 0;
-    int best = 0;
-    for (int k = 0; k < W; ++k) {
-      if (k < V) sum_lp += lp[k];
-      if (lp[k] > lp[best]) best = k;
-    }
-    s.loss += -(on * lp[y] + spread * sum_lp);
-    s.tokens += 1;
-    s.correct += best == y ? 1 : 0;
-    for (int k = 0; k < V; ++k) d[k] = static_cast<float>(-spread * scale);
-    d[y] += static_cast<float>(-on * scale);
-  }
-  return s;
-}
-
 }  // namespace train
 }  // namespace seq2seq

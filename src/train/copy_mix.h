@@ -9,7 +9,7 @@
 //   copy_gate      g_t = w . [c_t ; h_t ; x_t] + b,   p_gen = sigmoid(g_t)
 //   copy_mix       log P_t(w) = log(p_gen P_vocab(w) + (1 - p_gen) sum_i a_ti [x_i = w])
 //
-// and the loss over the mixed rows (copy_nll). The graph computes a (the
+// and the loss over the mixed rows (loss.h's smoothed_nll over the width W). The graph computes a (the
 // Transformer's last decoder layer's cross-attention averaged over its heads, the
 // RNN's attention), h, x and log P_vocab as it does without copying; its backward
 // pass takes the gradients these give back: d log P_vocab into the log-softmax
@@ -65,16 +65,6 @@ void copy_mix_forward(const float* logp_vocab, const float* gate, const float* a
 // holding the token.
 void copy_mix_backward(const float* logp_vocab, const float* gate, const float* attention, const float* logp,
                        const float* dlogp, const CopyShape& shape, float* dlogp_vocab, float* dgate, float* dattention);
-
-// The label-smoothed cross-entropy of mixed rows (loss.h's smoothed_nll, whose
-// uniform share spreads over the V target tokens every example has: the copy-only
-// ones differ from source to source): for rows with targets[r] != ignore,
-//   loss += -((1 - e) logp[r][y] + e / V sum_{k < V} logp[r][k]),
-// and dlogp[r][k] its gradient times `scale` (0 in ignored rows and past V but at y).
-// A target no term reaches (logp -infinity) makes the loss infinite, which the
-// trainer stops on.
-LossSums copy_nll(const float* logp, int rows, int W, int V, const int* targets, int ignore, float smoothing,
-                  float scale, float* dlogp);
 
 }  // namespace train
 }  // namespace seq2seq

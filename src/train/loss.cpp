@@ -19,28 +19,30 @@ void log_softmax_rows(const float* logits, int rows, int V, float* logp) {
 }
 
 LossSums smoothed_nll(const float* logp, int rows, int V, const int* targets, int ignore, float smoothing,
-                      float scale, float* dlogp) {
+                      float scale, float* dlogp, int width) {
+  const int W = width < 0 ? V : width;
   LossSums s;
   const double on = 1.0 - smoothing, spread = static_cast<double>(smoothing) / V;
   for (int r = 0; r < rows; ++r) {
-    const float* lp = logp + static_cast<size_t>(r) * V;
-    float* d = dlogp + static_cast<size_t>(r) * V;
+    const float* lp = logp + static_cast<size_t>(r) * W;
+    float* d = dlogp + static_cast<size_t>(r) * W;
     const int y = targets[r];
     if (y == ignore) {
-      for (int k = 0; k < V; ++k) d[k] = 0.0f;
+      for (int k = 0; k < W; ++k) d[k] = 0.0f;
       continue;
     }
     double sum_lp = 0;
     int best = 0;
-    for (int k = 0; k < V; ++k) {
-      sum_lp += lp[k];
+    for (int k = 0; k < W; ++k) {
+      if (k < V) sum_lp += lp[k];
       if (lp[k] > lp[best]) best = k;
     }
     s.loss += -(on * lp[y] + spread * sum_lp);
     s.tokens += 1;
     s.correct += best == y ? 1 : 0;
     for (int k = 0; k < V; ++k) d[k] = static_cast<float>(-spread * scale);
-    d[y] = static_cast<float>(-(on + spread) * scale);
+    for (int k = V; k < W; ++k) d[k] = 0.0f;
+    d[y] = static_cast<float>(-(on + (y < V ? spread : 0.0)) * scale);
   }
   return s;
 }

@@ -28,8 +28,12 @@ struct LossSums {
 // writes dlogp[r][k] = -q_k * scale; rows with targets[r] == ignore get dlogp 0.
 // scale is the gradient of the batch loss with respect to each row's loss
 // (1 / tokens for the mean).
+// width: the rows' length where it exceeds V (a copy model's extended vocabulary,
+// copy_mix.h): the tokens past V take no uniform share (they differ from source to
+// source) but count for the argmax and may be the target; their dlogp is 0 but at
+// the target. -1: V.
 LossSums smoothed_nll(const float* logp, int rows, int V, const int* targets, int ignore, float smoothing,
-                      float scale, float* dlogp);
+                      float scale, float* dlogp, int width = -1);
 
 // dlogits[r][k] = dlogp[r][k] - p[r][k] * sum_j dlogp[r][j], p = exp(logp).
 void log_softmax_backward(const float* logp, const float* dlogp, int rows, int V, float* dlogits);

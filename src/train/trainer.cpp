@@ -314,7 +314,7 @@ LossSums Trainer::copy_loss(const Batch& b) {
     float* lp = logp_.data() + at;
     float* dlp = dlogp_.data() + at;
     copy_mix_forward(c.lpv.data() + r0 * V, c.gate.data(), a, shape, lp);
-    const LossSums es = copy_nll(lp, T, W, V, b.target.data() + r0, -1, options_.label_smoothing, scale, dlp);
+    const LossSums es = smoothed_nll(lp, T, V, b.target.data() + r0, -1, options_.label_smoothing, scale, dlp, W);
     sums.loss += es.loss;
     sums.tokens += es.tokens;
     sums.correct += es.correct;

@@ -83,8 +83,8 @@ TEST_CASE("the copy mechanism's forward and backward pieces match PyTorch autogr
     // The loss, then backward in reverse.
     std::vector<float> dlp(lp.size()), dlpv(lpv.size()), dlogits(logits.size()), dgate(gate.size()), dattention(attention.size()),
         dcontext(context.size(), 0.0f), dmemory(memory.size(), 0.0f), dstate(state.size(), 0.0f), dinput(input.size(), 0.0f);
-    const LossSums sums = copy_nll(lp.data(), T, W, V, targets.data(), fx["ignore"].get<int>(), fx["smoothing"].get<float>(),
-                                   scale, dlp.data());
+    const LossSums sums = smoothed_nll(lp.data(), T, V, targets.data(), fx["ignore"].get<int>(), fx["smoothing"].get<float>(),
+                                       scale, dlp.data(), W);
     loss += sums.loss;
     tokens += sums.tokens;
     copy_mix_backward(lpv.data(), gate.data(), attention.data(), lp.data(), dlp.data(), shape, dlpv.data(), dgate.data(),
@@ -111,7 +111,7 @@ TEST_CASE("the copy loss: a copy-only target, ignored rows, and the smoothing ov
                        -std::numeric_limits<float>::infinity(), 0, 0, 0};
   const int targets[2] = {3, -1};
   float d[8];
-  const LossSums s = copy_nll(lp, 2, 4, 3, targets, -1, 0.3f, 1.0f, d);
+  const LossSums s = smoothed_nll(lp, 2, 3, targets, -1, 0.3f, 1.0f, d, 4);
   CHECK(s.tokens == 1);
   CHECK(s.correct == 0);  // the argmax is token 0
   CHECK(s.loss == Approx(-(0.7 * std::log(0.2) + 0.1 * (std::log(0.5) + std::log(0.2) + std::log(0.1)))));
