@@ -213,15 +213,16 @@ const MEASURE = {
 
   // Held-out names written exactly without and with the copy mechanism, and the copy run's
   // p_gen (the probability of generating rather than copying) at the name's positions of its
-  // latest probe: the reference's tokens that are words of the source.
+  // latest probe: the reference's tokens that are words of the source (names is word-level).
   copy(a, b) {
     const la = lastEvaluation(a.records);
     const lb = lastEvaluation(b.records);
     const probe = b.probes.at(-1) ?? null;
     let pGen = null;
     let name = null;
-    if (probe?.copyGate && probe.targetTokens && probe.sourceTokens) {
-      const source = new Set(probe.sourceTokens);
+    if (probe?.copyGate && probe.targetTokens && typeof probe.source === 'string') {
+      // The source's words as written: a held-out name is <unk> among the source's tokens.
+      const source = new Set(probe.source.split(/\s+/));
       const at = probe.targetTokens.map((tok, i) => (source.has(tok) ? i : -1)).filter((i) => i >= 0);
       if (at.length) {
         pGen = pct(at.reduce((s, i) => s + probe.copyGate[i], 0) / at.length);
