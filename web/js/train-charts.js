@@ -148,10 +148,9 @@ export function probeView(run) {
   const caption = t('train.nllCaption', { source: p.source, step: p.step });
   const max = Math.max(1, ...nll.filter(Number.isFinite));
   const rows = attentionRows(p);
-  const attn = rows ? heatmap({
-    matrix: rows, rowLabels: p.targetTokens, colLabels: p.sourceTokens, fit: true,
-    caption: t(p.attentionShape.length === 4 ? 'train.attnCaptionLast' : 'train.attnCaption', { source: p.source, step: p.step }),
-  }) : `<p class="tr-note">${esc(t('train.noAttention'))}</p>`;
+  const attnCaption = t(p.attentionShape.length === 4 ? 'train.attnCaptionLast' : 'train.attnCaption', { source: p.source, step: p.step });
+  const attn = rows ? `<figcaption>${esc(attnCaption)}</figcaption>${heatmap({ matrix: rows, rowLabels: p.targetTokens, colLabels: p.sourceTokens, fit: true, caption: attnCaption })}`
+    : `<p class="tr-note">${esc(t('train.noAttention'))}</p>`;
   const head = [t('train.colPosition'), t('train.colToken'), t('train.colNll'), t('train.colP')];
   if (top) head.push(t('train.colTop'));
   const table = p.targetTokens.map((tok, i) => [String(i + 1), tok, num(nll[i]), pct(Math.exp(-nll[i])), ...(top ? [`${top[i]} (${pct(p.topProbability?.[i])})`] : [])]);
@@ -174,6 +173,8 @@ export function copyView(run) {
   return `<figure class="tr-view tr-copy-view"><figcaption>${esc(caption)}</figcaption>`
     + barChart({ caption, labels: p.targetTokens, values: gate, titles, max: 1, cls: 'tr-gate' })
     + twin(caption, [t('train.colPosition'), t('train.colToken'), t('train.colGate')], p.targetTokens.map((tok, i) => [String(i + 1), tok, num(gate[i])]))
+    + '</figure><figure class="tr-view tr-copied-view">'
+    + `<figcaption>${esc(t('train.copiedCaption', { step: p.step }))}</figcaption>`
     + heatmap({ matrix: copied, rowLabels: p.targetTokens, colLabels: p.sourceTokens, fit: true, caption: t('train.copiedCaption', { step: p.step }) })
     + '</figure>';
 }
