@@ -44,7 +44,8 @@ test('the Train mode opens from a fresh load; a first visit fetches none of it',
   assert.deepEqual(paths.filter((p) => /train|style-train/.test(p)), [], 'nothing of the Train mode on a first visit');
   await page.click('[data-view="train"]');
   await page.waitForSelector('#trainview:not([hidden]) .tr-panel');
-  assert.match(await page.evaluate(() => location.search), /[?&]view=train(&|$)/);
+  // The address is written a moment after a change (app.js saveUrl).
+  await page.waitForFunction(() => /[?&]view=train(&|$)/.test(location.search));
   assert.equal(await page.getAttribute('[data-view="train"]', 'aria-pressed'), 'true');
   assert.ok(await page.isHidden('#lanes'));
   assert.ok(!paths.some((p) => p.endsWith('seq2seq_train.wasm')), 'the trainer\'s wasm waits for a run');

@@ -58,6 +58,12 @@ function lineChart({ caption, series, band = null, hline = null, xMax, yMax, yFo
   return `<div class="tr-chart-wrap">${svg}</div><p class="tr-keys">${key}</p>`;
 }
 
+// The least round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten) at or above v: an axis top whose half is a round tick too.
+function niceCeil(v) {
+  const p = 10 ** Math.floor(Math.log10(v));
+  return [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * p).find((x) => x >= v);
+}
+
 const lastStep = (run) => Math.max(run.info?.steps ?? 0, run.records.at(-1)?.step ?? 0, 1);
 
 /** The loss per record: each point the mean cross-entropy over the record's steps (a moving mean: the smoothing). */
@@ -65,7 +71,7 @@ export function lossView(run) {
   const recs = run.records;
   const floor = run.info?.lossFloor > 0 ? run.info.lossFloor : null;
   const points = recs.map((r) => [r.step, r.loss, t('train.lossPoint', { step: r.step, loss: num(r.loss) })]);
-  const yMax = Math.max(floor ?? 0, ...recs.map((r) => r.loss).filter(Number.isFinite), 0.5) * 1.05;
+  const yMax = niceCeil(Math.max(floor ?? 0, ...recs.map((r) => r.loss).filter(Number.isFinite), 0.5));
   const caption = t('train.lossCaption', { every: run.config.logEvery });
   const chart = recs.length ? lineChart({
     caption, series: [{ cls: 'tr-loss', label: t('train.lossKey'), points }], xMax: lastStep(run), yMax,
