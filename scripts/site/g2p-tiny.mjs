@@ -11,10 +11,10 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devRule, findCmudict, readCmudict, readTestSplit, stressStripper } from '../cmudict.mjs';
-import { TINY_G2P_DATA } from '../../web/js/train-lessons.js';
+import { G2P_DATA } from '../../web/js/train-config.js';
 
-/** What the file holds: how many words, of at most how many letters; where the site has it (the lessons' name for it). */
-export const TINY_G2P = { words: 2000, maxLetters: 6, file: TINY_G2P_DATA };
+/** What the file holds: how many words, of at most how many letters; where the site has it (the Train mode's name for it). */
+export const TINY_G2P = { words: 2000, maxLetters: 6, file: G2P_DATA };
 
 /** The rows, [word, pronunciation] in file order; `rules`: the recipe's data rules. Throws without the dictionary. */
 export function tinyG2pRows(root, rules) {

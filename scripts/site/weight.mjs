@@ -1,7 +1,7 @@
 // What the site weighs, and how it is served: weight.json, the bytes a first visit
 // transfers (everything but the dictionary shards, one of which is fetched per word,
 // the models no default lane uses, the text view's phonemizer, fetched when that view is
-// opened, the Train mode's data (train/), fetched by a lesson, and the modules a first visit does not load: of the scripts, those the page
+// opened, and the modules a first visit does not load: of the scripts, those the page
 // and its decoder worker import statically (scripts/gen-module-lists.mjs), and the
 // worker's script, and the stylesheet of what views draw once opened, loaded with it; the
 // Train mode's trainer module, stylesheet and data), raw and gzipped; and the precompressed twins (file.gz) that
@@ -23,7 +23,7 @@ export function writeWeight(out, models, root) {
   let gzip = 0;
   for (const f of walk(out)) {
     const rel = f.slice(out.length + 1);
-    if (rel.startsWith('dict/') || rel.startsWith('train/') || rel.endsWith('.gz')) continue;
+    if (rel.startsWith('dict/') || rel.endsWith('.gz')) continue;
     if (rel.startsWith('g2p/') || (/\.m?js$/.test(rel) && !modules.has(rel)) || rel === 'style-open.css') continue;
     // The Train mode's: the trainer's module, its stylesheet and its data, fetched when the mode opens.
     if (rel.startsWith('wasm/dist/seq2seq_train.') || rel === 'style-train.css' || rel.startsWith('train/')) continue;

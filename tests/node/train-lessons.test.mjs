@@ -15,7 +15,8 @@ import { before, describe, test } from 'node:test';
 import { ROOT, installPackage, join } from './helpers.mjs';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
-import { DIAGONAL_THRESHOLD, LESSONS, REVERSE_TARGET, TINY_G2P_DATA, measureLesson, runConfig, trainingRate } from '../../web/js/train-lessons.js';
+import { DIAGONAL_THRESHOLD, LESSONS, REVERSE_TARGET, measureLesson, runConfig, trainingRate } from '../../web/js/train-lessons.js';
+import { G2P_DATA } from '../../web/js/train-config.js';
 import { TINY_G2P, tinyG2pRows } from '../../scripts/site/g2p-tiny.mjs';
 import { dataRules, findCmudict } from '../../scripts/cmudict.mjs';
 
@@ -88,7 +89,7 @@ describe('the lessons', () => {
         assert.equal(trainer.info.steps, lesson.steps);
         trainer.dispose();
       }
-      assert.equal(lesson.data, lesson.task === 'g2p' ? TINY_G2P_DATA : undefined, `${id} data`);
+      assert.equal(lesson.data, lesson.task === 'g2p' ? G2P_DATA : undefined, `${id} data`);
       assert.throws(() => measureLesson(id, { records: 'no' }, { records: [] }), TypeError);
     }
     assert.throws(() => measureLesson('nope', { records: [] }, { records: [] }), /no lesson 'nope'/);

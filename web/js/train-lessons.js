@@ -11,10 +11,9 @@
 //
 // The presets were chosen by measuring real runs (docs/training.md, "The Train mode's
 // lessons"): the sizes, lengths and step counts that let both runs of a lesson finish while
-// a learner watches, two at once on two cores.
+// a learner watches, two at once on two cores. The one import, train-config.js, is pure too.
 
-/** The tiny G2P data set (scripts/site/g2p-tiny.mjs writes it), relative to the site's root: task g2p's `data`. */
-export const TINY_G2P_DATA = 'train/g2p-tiny.tsv';
+import { G2P_DATA } from './train-config.js';
 
 /** Where a run's cross-attention counts as diagonal: attentionDiagonal (the mass within the guided band) at least this. */
 export const DIAGONAL_THRESHOLD = 0.75;
@@ -41,7 +40,7 @@ const G2P_RNN = {
 const SCHEDULED = { scheduledSampling: 'inverse_sigmoid', samplingMidpoint: 500, samplingToken: 'sample' };
 
 /**
- * id -> { titleKey, task, data (a site path, for task g2p), steps, measures (the record and
+ * id -> { titleKey, task, data (task g2p: where the site serves its rows, scripts/site/g2p-tiny.mjs), steps, measures (the record and
  * probe fields its sentence reads), runs: [A, B] }: each run a TrainerConfig (the options by
  * their JS names, wasm/src/training-options-table.js) plus its labelKey. Run A is the plain
  * one, run B the technique the lesson is about; both start from the same seed and data.
@@ -80,7 +79,7 @@ function lesson(titleKey, measures, runs) {
   if (a.task !== b.task || a.seed !== b.seed || a.steps !== b.steps) throw new Error(`${titleKey}: both runs take one task, seed and step count`);
   return Object.freeze({
     titleKey, task: a.task, steps: a.steps, measures: Object.freeze(measures),
-    ...(a.task === 'g2p' ? { data: TINY_G2P_DATA } : {}),
+    ...(a.task === 'g2p' ? { data: G2P_DATA } : {}),
     runs: Object.freeze(runs.map((r) => Object.freeze(r))),
   });
 }
