@@ -101,6 +101,8 @@ describe('a model trained on the page, in the lanes', () => {
       assert.ok(ref.includes(model.heldOut[0].target) && !ref.includes('CMUdict'), ref);
       const right = await page.$eval('.lane-greedy .result-main', (el) => !!el.querySelector('.right'));
       assert.equal(right, lanes[0].text === model.heldOut[0].target, 'the output is judged against the held-out target');
+      // Letters, not phonemes: no IPA beside them (no "/????/").
+      assert.equal(await page.$eval('.lane-greedy .result-main .ipa-line', (el) => el.textContent), '');
       // The address names the trained model in every lane.
       await page.waitForFunction(() => new URLSearchParams(location.search).getAll('lane').every((l) => l.includes('m=trained')));
       assert.equal(await page.evaluate(() => new URLSearchParams(location.search).getAll('lane').length), 3);
