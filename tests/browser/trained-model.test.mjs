@@ -101,6 +101,9 @@ describe('a model trained on the page, in the lanes', () => {
       assert.ok(ref.includes(model.heldOut[0].target) && !ref.includes('CMUdict'), ref);
       const right = await page.$eval('.lane-greedy .result-main', (el) => !!el.querySelector('.right'));
       assert.equal(right, lanes[0].text === model.heldOut[0].target, 'the output is judged against the held-out target');
+      // CMUdict's longest training word says nothing of what this model learned from: no such note, however short it were.
+      await page.evaluate(() => { seq2seqPage.longestTraining = 1; seq2seqPage.renderAll(); });
+      assert.equal(await page.$('.lane .beyond-training'), null);
       // Letters, not phonemes: no IPA beside them (no "/????/").
       assert.equal(await page.$eval('.lane-greedy .result-main .ipa-line', (el) => el.textContent), '');
       // The address names the trained model in every lane.

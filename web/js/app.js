@@ -102,9 +102,8 @@ class App {
       // the letters are quoted, so an alphabet ending in "." does not end the sentence twice
       return t(bad.length > 1 ? 'word.notInAlphabetMany' : 'word.notInAlphabetOne', { chars: shown, model: name, letters: letters.map((c) => `“${c}”`).join(' ') });
     }
-    // The recipe's cap on a word's letters (models.json maxLetters): the models learned no longer
-    // word. A model trained on the page learned its own task's lengths: its positions bound it.
-    const limit = Math.min(model.maxPositions ?? Infinity, (model.trainedOn ? null : this.maxLetters) ?? Infinity);
+    // The recipe's cap on a word's letters (models.json maxLetters): the models learned no longer word.
+    const limit = Math.min(model.maxPositions ?? Infinity, this.maxLetters ?? Infinity);
     if ([...w].length > limit) return t('word.tooLong', { model: name, n: limit });
     return null;
   }
