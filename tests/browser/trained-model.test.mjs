@@ -7,13 +7,13 @@
 // naming it after a reload says it is gone. One Transformer, one RNN.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createTrainer } from '../../wasm/src/train.js';
 import { wordSeed } from '../../web/js/lane-types.js';
-import { openPage, servedSite, settled, waitReady } from './helpers.mjs';
+import { openPage, root, servedSite, settled, waitReady } from './helpers.mjs';
 import { cliPath } from '../node/helpers.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'trained-model-'));
@@ -166,4 +166,35 @@ describe('a model trained on the page, in the lanes', () => {
       await page.close();
     });
   }
+
+  test('what is no autoregressive model file, or no held-out set, is refused with a message; the lanes stay', async () => {
+    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy'));
+    await waitReady(page);
+    const cmlm = readFileSync(join(root, 'tests/fixtures/cmlm_pre_sin_tied_relu.safetensors'));
+    const heldOut = [{ source: 'abc', target: 'c b a' }];
+    const cases = [
+      [[1, 2, 3], { info: { options: { task: 'reverse' } }, heldOut }, 'ModelError', /cannot be opened in the lanes/],
+      [[...cmlm], { info: { options: { task: 'reverse' } }, heldOut }, 'UsageError', /not autoregressive/],
+      [[...cmlm], { info: { options: {} }, heldOut: [] }, 'UsageError', /details\.heldOut must be/],
+      [[], { info: { options: {} }, heldOut }, 'UsageError', /bytes must be/],
+    ];
+    for (const [bytes, details, kind, message] of cases) {
+      const got = await page.evaluate(async ({ bytes, details }) => {
+        try {
+          await seq2seqPage.openTrainedModel(new Uint8Array(bytes), details);
+          return null;
+        } catch (e) {
+          return { kind: e.kind, message: e.message, shown: document.getElementById('message').textContent };
+        }
+      }, { bytes, details });
+      assert.equal(got?.kind, kind, JSON.stringify(got));
+      assert.match(got.shown, message);
+      assert.ok(got.shown.includes(got.message), 'the page shows the error');
+    }
+    const lanes = await page.evaluate(() => seq2seqPage.lanes.map((l) => [l.type, l.model.id, l.error]));
+    assert.deepEqual(lanes, [['greedy', 'g2p-transformer', null]]);
+    assert.ok(!(await page.evaluate(() => seq2seqPage.models.some((m) => m.id === 'trained'))));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });
