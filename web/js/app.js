@@ -40,7 +40,7 @@ class App {
     this.lanes = [];
     this.word = '';
     this.t = 0;
-    this.mode = 'lanes';       // the page's mode (address.js MODES): the lanes, the word list, the text view
+    this.mode = 'lanes';       // the page's mode (address.js MODES): the lanes, the word list, the text view, the Train mode
     this.follow = false;       // show the last step: set for an address with a word and no step
     this.playing = null;
     this.reference = null;
@@ -377,6 +377,7 @@ class App {
   modeAddress() {
     if (this.mode === 'list') return this.wordlist?.address() ?? { query: '', hash: '' };
     if (this.mode === 'text') return this.textView?.address() ?? { query: '', hash: location.hash };
+    if (this.mode === 'train') return this.trainView?.address() ?? { query: '', hash: '' };
     return { query: '', hash: '' };
   }
 
@@ -398,7 +399,7 @@ class App {
     const mode = this.mode;
     for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = mode !== 'lanes';
     for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === mode));
-    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview' }[mode]);
+    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview', train: '#trainview' }[mode]);
     if (mode === 'list' && !this.wordlist) {
       const { WordList } = await import('./wordlist.js');
       if (!this.wordlist) {
@@ -410,8 +411,13 @@ class App {
       const { TextView } = await import('./text-view.js');
       this.textView ??= new TextView(this);
     }
+    if (mode === 'train' && !this.trainView) {
+      const { TrainView } = await import('./train-view.js');
+      this.trainView ??= new TrainView(this);
+    }
     this.wordlist?.show(this.mode === 'list', { focus });
     this.textView?.show(this.mode === 'text');
+    this.trainView?.show(this.mode === 'train');
   }
 
   // ------------------------------------------------------------ wiring
@@ -473,6 +479,7 @@ class App {
     this.renderAll();
     this.wordlist?.relabel();
     this.textView?.relabel();
+    this.trainView?.relabel();
     this.saveUrl();
   }
 
