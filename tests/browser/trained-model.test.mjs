@@ -197,4 +197,36 @@ describe('a model trained on the page, in the lanes', () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('Train mode\'s "Decode with this model" opens the run\'s model in the lanes, on its first held-out source', async () => {
+    const { page, errors } = await openPage(served.context, served.url('/?view=train&preset=tiny&steps=60&evalEvery=30&evalSize=20&maxLength=8'));
+    await page.waitForSelector('.tr-main .tr-panel button[data-action="train"]', { timeout: 20000 });
+    await page.click('.tr-main [data-action="train"]');
+    await page.waitForFunction(() => document.querySelector('.tr-main [data-status]')?.dataset.status === 'done', null, { timeout: 30000 });
+    const ready = await page.evaluate(() => Number(document.body.dataset.ready ?? 0));
+    await page.click('.tr-main [data-action="decode"]');
+    await waitReady(page, ready, 30000);
+    await settled(page);
+    await page.waitForFunction(() => !/[?&]view=/.test(location.search));
+    const got = await page.evaluate(async () => {
+      const m = seq2seqPage.models.find((x) => x.id === 'trained');
+      const bytes = new Uint8Array(await (await fetch(m.file)).arrayBuffer());
+      let b64 = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) b64 += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return {
+        b64: btoa(b64), first: m.trainedOn.heldOut[0], held: m.trainedOn.heldOut.length, task: m.trainedOn.task,
+        lanes: seq2seqPage.lanes.map((l) => ({ type: l.type, model: l.model.id, word: l.word, options: l.decodedOptions, text: l.snaps.at(-1)?.results?.[0]?.text ?? null })),
+        shown: !document.getElementById('lanes').hidden,
+      };
+    });
+    assert.equal(got.task, 'reverse');
+    assert.equal(got.held, 20, 'the run\'s held-out set (evalSize)');
+    assert.ok(got.shown, 'the lanes are shown');
+    assert.deepEqual(got.lanes.map((l) => [l.type, l.model, l.word]), ['greedy', 'beam', 'sample'].map((t) => [t, 'trained', got.first.source]));
+    const file = join(scratch, 'from-train-mode.safetensors');
+    writeFileSync(file, Buffer.from(got.b64, 'base64'));
+    for (const l of got.lanes) assert.equal(l.text, native(file, [l.word], l.options)[0], `${l.type}: as the CLI decodes the run's model`);
+    assert.deepEqual(errors.filter((e) => !/train-lessons\.js|status of 404/.test(e)), []);
+    await page.close();
+  });
 });
