@@ -843,6 +843,19 @@ export default {
   'train.opt.logEvery': 'Steps per record',
   'train.opt.evalEvery': 'Steps per evaluation',
 
+  // A model trained on the page, opened in the lanes (web/js/trained-model.js) and the word list.
+  'trained.opened': 'The lanes decode with {name}, the model trained in Train mode: {lanes}. It is autoregressive, so the one-pass and Mask-Predict lanes (which need a non-autoregressive CMLM) and the four-attention-score comparison (the site\'s four G2P RNNs) cannot use it; the word list scores it on its held-out examples.',
+  'trained.sep': ', ',
+  'trained.where': 'trained in Train mode on this page',
+  'trained.failed': 'The trained model cannot be opened in the lanes: {error}',
+  'trained.notAutoregressive': '{name} is not autoregressive: only an autoregressive model (Transformer or RNN) decodes in the greedy, beam and sampling lanes.',
+  'trained.gone': 'The address names the model trained in Train mode (“trained”). A trained model lives only until the page is reloaded, so the lanes decode with the site\'s models instead: train it again and press “Decode with this model”.',
+  'trained.unknownModel': 'The address names a model “{id}” this site does not have: its lanes decode with the first model of their kind instead.',
+  'trained.ref_html': '<strong>Reference</strong> (a held-out example of the trained model: never trained on): {prons}',
+  'trained.noRef_html': '<strong>{word}</strong> is not one of the trained model\'s held-out examples: there is no reference to check the output against.',
+  'trained.srcHeldOut': 'The trained model\'s held-out examples',
+  'trained.listNote': 'Every held-out example of {name} ({n}), none of them trained on, its target the reference. WER here is 100 % minus the exact match; Train mode\'s held-out accuracy is the greedy lane\'s.',
+  'trained.noHeldOut': 'No lane decodes with a model trained in Train mode (a reload does not keep one): train one there and press “Decode with this model”, or pick another list.',
   // The Train mode's lessons (web/js/train-lessons.js): each lesson's title, its two runs, and its sentences, built from the runs' numbers.
   'lesson.waiting': 'Waiting for the runs\' first evaluation…',
   'lesson.reached': 'Run {run} reached {target} % held-out exact match at step {step}, {seconds} s into its run.',

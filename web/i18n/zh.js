@@ -844,6 +844,19 @@ export default {
   'train.opt.logEvery': '每条记录的步数',
   'train.opt.evalEvery': '每次评估的步数',
 
+  // 在本页训练的模型，在通道和单词列表中打开（web/js/trained-model.js）。
+  'trained.opened': '各通道现在用在“训练”模式中训练的模型 {name} 解码：{lanes}。它是自回归模型，所以一次完成的非自回归通道和 Mask-Predict 通道（需要非自回归的 CMLM）以及四种注意力分数的并排比较（本站的四个 G2P RNN）都不能用它；单词列表在它的留出样本上给它打分。',
+  'trained.sep': '、',
+  'trained.where': '在本页的“训练”模式中训练',
+  'trained.failed': '无法在通道中打开训练好的模型：{error}',
+  'trained.notAutoregressive': '{name} 不是自回归模型：只有自回归模型（Transformer 或 RNN）能在贪心解码、束搜索和采样通道中解码。',
+  'trained.gone': '地址指向在“训练”模式中训练的模型（“trained”）。训练好的模型只保留到页面重新加载为止，所以各通道改用本站的模型解码：请重新训练，再点“用这个模型解码”。',
+  'trained.unknownModel': '地址指向本站没有的模型“{id}”：相应通道改用同类的第一个模型解码。',
+  'trained.ref_html': '<strong>参考答案</strong>（训练好的模型的留出样本，从未参与训练）：{prons}',
+  'trained.noRef_html': '<strong>{word}</strong> 不是训练好的模型的留出样本：没有可以对照输出的参考答案。',
+  'trained.srcHeldOut': '训练好的模型的留出样本',
+  'trained.listNote': '{name} 的全部留出样本（{n} 个），都未参与训练，以其目标序列为参考答案。这里的词错误率等于 100 % 减去完全匹配率；“训练”模式报告的留出准确率是贪心解码通道的。',
+  'trained.noHeldOut': '没有通道在用“训练”模式中训练的模型解码（页面重新加载后它就不在了）：请先在那里训练一个模型并点“用这个模型解码”，或者选择别的单词列表。',
   // 训练模式的课程（web/js/train-lessons.js）。
   'lesson.waiting': '等待两次运行的第一次评估……',
   'lesson.reached': '运行 {run} 在第 {step} 步、开始后 {seconds} 秒达到 {target} % 留出集完全匹配。',

@@ -168,8 +168,9 @@ export class TrainRunPanel {
   /** The model as it stands, opened in the lanes (the page's openTrainedModel). */
   async decodeWith() {
     try {
-      const bytes = await this.worker.export();
-      await this.app.openTrainedModel(bytes, this.info);
+      // The held-out examples give the lanes' word and reference and the word list's set.
+      const [bytes, heldOut] = await Promise.all([this.worker.export(), this.worker.heldOut()]);
+      await this.app.openTrainedModel(bytes, { info: this.info, heldOut });
     } catch (e) {
       this.failure = e;
       this.render();
