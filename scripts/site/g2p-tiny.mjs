@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { devRule, findCmudict, readCmudict, readTestSplit, stressStripper } from '../cmudict.mjs';
-import { G2P_DATA } from '../../web/js/train-config.js';
+import { G2P_DATA } from '../../web/shared/train-data.js';
 
 /** What the file holds: how many words, of at most how many letters; where the site has it (the Train mode's name for it). */
 export const TINY_G2P = { words: 2000, maxLetters: 6, file: G2P_DATA };

@@ -16,7 +16,7 @@ import { ROOT, installPackage, join } from './helpers.mjs';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { DIAGONAL_THRESHOLD, LESSONS, REVERSE_TARGET, measureLesson, runConfig, trainingRate } from '../../web/js/train-lessons.js';
-import { G2P_DATA } from '../../web/js/train-config.js';
+import { G2P_DATA } from '../../web/shared/train-data.js';
 import { TINY_G2P, tinyG2pRows } from '../../scripts/site/g2p-tiny.mjs';
 import { dataRules, findCmudict } from '../../scripts/cmudict.mjs';
 

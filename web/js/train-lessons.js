@@ -11,9 +11,10 @@
 //
 // The presets were chosen by measuring real runs (docs/training.md, "The Train mode's
 // lessons"): the sizes, lengths and step counts that let both runs of a lesson finish while
-// a learner watches, two at once on two cores. The one import, train-config.js, is pure too.
+// a learner watches, two at once on two cores. Its one import names
+// where the site serves the tiny G2P data (web/shared/train-data.js).
 
-import { G2P_DATA } from './train-config.js';
+import { G2P_DATA } from '../shared/train-data.js';
 
 /** Where a run's cross-attention counts as diagonal: attentionDiagonal (the mass within the guided band) at least this. */
 export const DIAGONAL_THRESHOLD = 0.75;
@@ -168,8 +169,8 @@ const MEASURE = {
       exactA: pct(lastEvaluation(a.records)?.wordAccuracy ?? 0), exactB: pct(lastEvaluation(b.records)?.wordAccuracy ?? 0),
     };
     const sentences = [];
-    if (!at) sentences.push({ key: 'lesson.waiting', params: {} });
-    else if (!at.firstErrorCount) sentences.push({ key: 'lesson.forcing.noErrors', params: { step: at.step, heldOut: at.heldOut } });
+    if (!at || typeof at.firstErrorCount !== 'number') sentences.push({ key: 'lesson.waiting', params: {} });
+    else if (at.firstErrorCount === 0) sentences.push({ key: 'lesson.forcing.noErrors', params: { step: at.step, heldOut: at.heldOut } });
     else {
       const key = at.wrongAfterFirstError > at.forcedWrongAfterFirstError ? 'lesson.forcing.cascade' : 'lesson.forcing.noCascade';
       sentences.push({ key, params: { step: numbers.step, exact: numbers.exact, errors: numbers.errors, heldOut: numbers.heldOut, after: numbers.after, forced: numbers.forced } });
