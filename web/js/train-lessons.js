@@ -23,21 +23,25 @@ export const DIAGONAL_THRESHOLD = 0.75;
 export const REVERSE_TARGET = 0.95;
 
 // The reverse task at its default lengths (3 to 12 letters) on the default small Transformer
-// (d_model 64, 4 heads, 2 + 2 layers): evaluated every 25 steps on 150 held-out strings, for curves.
-const REVERSE = { task: 'reverse', seed: 1, steps: 800, evalEvery: 25, evalSize: 150 };
+// (d_model 64, 4 heads, 2 + 2 layers): a record (and a probe) and an evaluation on 150
+// held-out strings every 25 steps, for curves.
+const REVERSE = { task: 'reverse', seed: 1, steps: 800, logEvery: 25, evalEvery: 25, evalSize: 150 };
 // 2,000 CMUdict words of at most 6 letters; a Transformer of the reverse task's size (not the
 // g2p task's default 3 x 128), no dropout or smoothing, so that both runs finish in a lesson.
 const G2P = {
   task: 'g2p', seed: 1, layers: 2, dModel: 64, heads: 4, dFf: 128, steps: 1000, batchSize: 32,
-  learningRate: 0.003, warmupSteps: 100, dropout: 0, labelSmoothing: 0, evalEvery: 25, evalSize: 150,
+  learningRate: 0.003, warmupSteps: 100, dropout: 0, labelSmoothing: 0, logEvery: 25, evalEvery: 25, evalSize: 150,
 };
 // The RNN (bidirectional GRU encoder, additive attention, the options' default sizes) on the same data.
 const G2P_RNN = {
   task: 'g2p', seed: 1, arch: 'rnn', steps: 1000, batchSize: 32, learningRate: 0.003, warmupSteps: 100,
-  dropout: 0, labelSmoothing: 0, evalEvery: 25, evalSize: 150,
+  dropout: 0, labelSmoothing: 0, logEvery: 25, evalEvery: 25, evalSize: 150,
 };
 // Scheduled sampling as Bengio et al. describe it: the true token's probability falls along an
 // inverse sigmoid, 0.5 at mid-run, and otherwise the decoder reads a token drawn from its own output.
+// The names task (the notes' chatbot) at its default sizes: the copy model copies held-out
+// names from step 50 on, so 200 steps are a few seconds.
+const NAMES = { task: 'names', seed: 1, steps: 200, logEvery: 25, evalEvery: 25, evalSize: 150 };
 const SCHEDULED = { scheduledSampling: 'inverse_sigmoid', samplingMidpoint: 500, samplingToken: 'sample' };
 
 /**
@@ -66,8 +70,8 @@ export const LESSONS = Object.freeze({
     { labelKey: 'lesson.guided.runB', ...G2P, guidedAttentionWeight: 1, guidedAttentionWidth: 0.2 },
   ]),
   copy: lesson('lesson.copy.title', ['wordAccuracy', 'copyGate'], [
-    { labelKey: 'lesson.copy.runA', task: 'names', seed: 1, steps: 200, evalEvery: 25, evalSize: 150 },
-    { labelKey: 'lesson.copy.runB', task: 'names', seed: 1, steps: 200, evalEvery: 25, evalSize: 150, copy: true },
+    { labelKey: 'lesson.copy.runA', ...NAMES },
+    { labelKey: 'lesson.copy.runB', ...NAMES, copy: true },
   ]),
   smoothing: lesson('lesson.smoothing.title', ['topProbability', 'loss', 'lossFloor'], [
     { labelKey: 'lesson.smoothing.runA', ...REVERSE },
