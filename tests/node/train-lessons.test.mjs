@@ -202,6 +202,9 @@ describe('the lessons', () => {
     assert.equal(measureLesson('guided', flat(a), flat(b)).sentence.key, 'lesson.guided.neither');
     assert.equal(measureLesson('guided', flat(a), early(b)).sentence.key, 'lesson.guided.onlyGuided');
     assert.equal(measureLesson('guided', early(a), early(b)).sentence.key, 'lesson.guided.notFaster');
+    // Records without the measure (a run not yet evaluated) say nothing of the attention.
+    const none = (run) => ({ ...run, records: run.records.map(({ attentionDiagonal: _d, ...r }) => r) });
+    assert.deepEqual(keys(measureLesson('guided', none(a), b)), ['lesson.waiting']);
   });
 
   test('copy vs no copy on names, the whole lesson: held-out names copied with the mechanism, none without; p_gen on the name', async () => {
@@ -226,6 +229,8 @@ describe('the lessons', () => {
     assert.equal(a.probes.at(-1).copyGate, undefined, 'no gate without the mechanism');
     // The opposite: the runs swapped.
     assert.equal(measureLesson('copy', b, a).sentence.key, 'lesson.copy.notCopied');
+    // Before the first evaluation there is nothing to say.
+    assert.deepEqual(keys(measureLesson('copy', { ...a, records: [] }, b)), ['lesson.waiting']);
   });
 
   test('label smoothing vs none: the top token\'s probability against 1 - e + e/V, and the loss against its floor', async () => {

@@ -206,6 +206,8 @@ const MEASURE = {
       exactA: pct(la?.wordAccuracy ?? 0), exactB: pct(lb?.wordAccuracy ?? 0),
       lastStepA: la?.step ?? null, lastStepB: lb?.step ?? null,
     };
+    // Until both runs have measured their attention, nothing is said about it.
+    if (numbers.diagonalA === null || numbers.diagonalB === null) return { ...numbers, sentences: [{ key: 'lesson.waiting', params: {} }] };
     const key = rb && ra ? (rb.step < ra.step ? 'lesson.guided.faster' : 'lesson.guided.notFaster')
       : rb ? 'lesson.guided.onlyGuided' : ra ? 'lesson.guided.onlyUnguided' : 'lesson.guided.neither';
     const sentences = [
@@ -234,6 +236,7 @@ const MEASURE = {
       }
     }
     const numbers = { exactA: pct(la?.wordAccuracy ?? 0), exactB: pct(lb?.wordAccuracy ?? 0), heldOut: lb?.heldOut ?? la?.heldOut ?? null, pGen, name };
+    if (!la || !lb) return { ...numbers, sentences: [{ key: 'lesson.waiting', params: {} }] };
     const sentences = [{ key: numbers.exactB > numbers.exactA ? 'lesson.copy.copied' : 'lesson.copy.notCopied',
       params: { exactA: numbers.exactA, exactB: numbers.exactB, heldOut: numbers.heldOut } }];
     if (pGen !== null) sentences.push({ key: 'lesson.copy.gate', params: { name, pGen } });
