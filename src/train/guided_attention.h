@@ -35,6 +35,12 @@ void guided_attention_weights(int T, int N, float width, float* w);
 // with W from guided_attention_weights(); with dA (same layout), adds coef * W there.
 double guided_attention_matrix(const float* A, int T, int N, size_t ld, const float* w, float coef, float* dA);
 
+// The share of A's weight inside the band |n/N - t/T| <= width (the penalty's own
+// coordinates), averaged over the T rows: 1 when every row attends within the band
+// around the diagonal. What "the attention has become diagonal" is measured by
+// (the held-out evaluation's attention_diagonal, run.h).
+double diagonal_band_mass(const float* A, int T, int N, size_t ld, float width);
+
 // Which cross-attention is guided, and how hard.
 struct GuidedAttention {
   float weight = 0.0f;  // λ

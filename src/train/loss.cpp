@@ -47,6 +47,12 @@ LossSums smoothed_nll(const float* logp, int rows, int V, const int* targets, in
   return s;
 }
 
+double smoothed_nll_floor(float smoothing, int V) {
+  if (smoothing <= 0 || V <= 1) return 0.0;
+  const double spread = static_cast<double>(smoothing) / V, top = 1.0 - smoothing + spread;
+  return -top * std::log(top) - (V - 1) * spread * std::log(spread);
+}
+
 void log_softmax_backward(const float* logp, const float* dlogp, int rows, int V, float* dlogits) {
   for (int r = 0; r < rows; ++r) {
     const float* lp = logp + static_cast<size_t>(r) * V;

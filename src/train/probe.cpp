@@ -1,5 +1,7 @@
 #include "train/probe.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "copy.h"
@@ -51,16 +53,25 @@ Probe probe(TrainingRun& run, int index) {
   if (cfg.copy) b.add(src, dec_in, dec_out, &map.ids, static_cast<int>(map.extra.size()));
   else b.add(src, dec_in, dec_out);
   Trainer& t = run.trainer();
-  // Forward and loss as a step computes them, without dropout or scheduled sampling (no
-  // generator is drawn from); the gradients it leaves are overwritten by the next step's.
-  t.compute_gradients(b, false);
+  // Forward and loss as a step computes them, without dropout, scheduled sampling (no
+  // generator is drawn from) or a backward pass.
+  t.read(b);
   for (int id : src) p.source_tokens.push_back(src_vocab.token(id));
   // The log-probabilities' rows are as wide as the output vocabulary (a copy model's extended).
   const size_t W = static_cast<size_t>(V) + map.extra.size(), T = dec_out.size(), N = src.size();
+  auto token_text = [&](int id) { return id < V ? tgt_vocab.token(id) : map.extra[static_cast<size_t>(id - V)]; };
   for (size_t r = 0; r < T; ++r) {
+    const float* row = t.log_probs() + r * W;
     const int id = dec_out[r];
-    p.target_tokens.push_back(id < V ? tgt_vocab.token(id) : map.extra[static_cast<size_t>(id - V)]);
-    p.token_nll.push_back(-t.log_probs()[r * W + static_cast<size_t>(id)]);
+    p.target_tokens.push_back(token_text(id));
+    p.token_nll.push_back(-row[id]);
+    const int top = static_cast<int>(std::max_element(row, row + W) - row);
+    p.top_tokens.push_back(token_text(top));
+    p.top_probability.push_back(std::exp(row[top]));
+  }
+  if (cfg.copy) {
+    for (size_t r = 0; r < T; ++r) p.copy_gate.push_back(std::exp(log_sigmoid(t.copy_gate_logits()[r])));
+    p.copy_attention.assign(t.copy_attention(), t.copy_attention() + T * N);
   }
   if (cfg.arch == Arch::Rnn) {
     const RnnGraph& g = t.rnn_graph();

@@ -25,11 +25,21 @@ struct Probe {
   // the end token.
   std::vector<std::string> target_tokens;
   std::vector<float> token_nll;            // -log p of each of target_tokens
+  // At each position the token the model puts first (the argmax of the same row) and its
+  // probability: under label smoothing e it cannot pass 1 - e + e/V.
+  std::vector<std::string> top_tokens;
+  std::vector<float> top_probability;
   // The cross-attention weights, row-major in attention_shape: the Transformer's
   // [decoder layers, heads, target positions, source positions], the RNN's
   // [target positions, source positions]; empty for an RNN without attention.
   std::vector<int> attention_shape;
   std::vector<float> cross_attention;
+  // A copy model's pointer-generator at each target position: p_gen, the probability of
+  // generating from the vocabulary, and the copy attention a [T x N] (the Transformer's last
+  // decoder layer's cross-attention, heads averaged; the RNN's attention): the probability
+  // copied from source position i is (1 - p_gen) a_ti. Empty without copy.
+  std::vector<float> copy_gate;
+  std::vector<float> copy_attention;
 };
 
 // Each field under its name on every face (camelCase, as the progress record's).
@@ -42,8 +52,14 @@ void visit_fields(const Probe& p, Visit&& v) {
   v("sourceTokens", p.source_tokens);
   v("targetTokens", p.target_tokens);
   v("tokenNll", p.token_nll);
+  v("topTokens", p.top_tokens);
+  v("topProbability", p.top_probability);
   v("attentionShape", p.attention_shape);
   v("crossAttention", p.cross_attention);
+  if (!p.copy_gate.empty()) {
+    v("copyGate", p.copy_gate);
+    v("copyAttention", p.copy_attention);
+  }
 }
 
 // Held-out example `index` of `run` read now. Leaves the parameters, AdamW's

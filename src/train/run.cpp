@@ -14,7 +14,10 @@
 #include "safetensors.h"
 #include "copy.h"
 #include "session.h"
+#include "train/guided_attention.h"
+#include "train/loss.h"
 #include "train/model_file.h"
+#include "train/probe.h"
 
 namespace seq2seq {
 namespace train {
@@ -242,15 +245,27 @@ ProgressRecord TrainingRun::step(int n) {
   r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
+    const Evaluation e = evaluate();
     r.evaluated = true;
-    r.word_accuracy = evaluate();
+    r.word_accuracy = e.word_accuracy;
     r.held_out = static_cast<int>(task_->held_out().size());
+    r.held_out_token_accuracy = e.held_out_token_accuracy;
+    r.free_token_accuracy = e.free_token_accuracy;
+    r.first_error_count = e.first_error_count;
+    r.wrong_after_first_error = e.wrong_after_first_error;
+    r.forced_wrong_after_first_error = e.forced_wrong_after_first_error;
+    r.has_attention = e.has_attention;
+    r.attention_diagonal = e.attention_diagonal;
   }
   r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return r;
 }
 
-double TrainingRun::evaluate() {
+double TrainingRun::loss_floor() const {
+  return smoothed_nll_floor(options_.label_smoothing, static_cast<int>(trainer_->config().tgt_vocab.size()));
+}
+
+Evaluation TrainingRun::evaluate() {
   const std::vector<uint8_t> bytes = trainer_->export_model(ExportStorage::F32);
   const auto model = Model::from_buffer(bytes.data(), bytes.size(), Compute::F32);
   DecodingOptions d;
@@ -258,13 +273,83 @@ double TrainingRun::evaluate() {
   d.attention = false;
   d.top_candidates = 0;
   const Session session(model, d);
+  const std::vector<HeldOut>& held = task_->held_out();
   std::vector<std::string> sources;
-  for (const HeldOut& h : task_->held_out()) sources.push_back(h.source);
+  for (const HeldOut& h : held) sources.push_back(h.source);
   const std::vector<BatchResult> out = session.run_batch(sources);
+  const ModelConfig& cfg = trainer_->config();
+  // The (layer, head) pairs the band measure averages over: guided attention's choice.
+  const int layer = options_.guided_attention_layer, head = options_.guided_attention_head;
+  Evaluation e;
+  e.has_attention = !(cfg.arch == Arch::Rnn && cfg.attention == AttentionScore::None);
+  long positions = 0, forced_right = 0, free_right = 0, after = 0, after_free = 0, after_forced = 0;
   int right = 0;
-  for (size_t i = 0; i < out.size(); ++i)
-    if (!out[i].error && !out[i].results.empty() && out[i].results[0].text == task_->held_out()[i].target) ++right;
-  return sources.empty() ? 0.0 : static_cast<double>(right) / static_cast<double>(sources.size());
+  double diagonal = 0;
+  for (size_t i = 0; i < held.size(); ++i) {
+    const Probe p = probe(*this, static_cast<int>(i));
+    // The greedy output's tokens, then its end token where it wrote one (Result::length counts it).
+    std::vector<std::string> free;
+    const Result* res = !out[i].error && !out[i].results.empty() ? &out[i].results[0] : nullptr;
+    if (res) {
+      std::istringstream words(res->text);
+      for (std::string w; words >> w;) free.push_back(w);
+      if (res->length > static_cast<int>(res->tokens.size())) free.push_back(p.target_tokens.back());
+      if (res->text == held[i].target) ++right;
+    }
+    // The reference as written, then the end token: a word the model reads as <unk> is
+    // never matched by an <unk> it writes.
+    std::vector<std::string> ref;
+    std::istringstream ref_words(held[i].target);
+    for (std::string w; ref_words >> w;) ref.push_back(w);
+    ref.push_back(p.target_tokens.back());
+    const size_t T = p.target_tokens.size();
+    int first = -1;
+    for (size_t r = 0; r < T; ++r) {
+      const bool forced_ok = p.top_tokens[r] == ref[r];
+      const bool free_ok = r < free.size() && free[r] == ref[r];
+      forced_right += forced_ok;
+      free_right += free_ok;
+      if (first >= 0) {
+        ++after;
+        after_free += !free_ok;
+        after_forced += !forced_ok;
+      } else if (!free_ok) {
+        first = static_cast<int>(r);
+      }
+    }
+    positions += static_cast<long>(T);
+    if (first >= 0) ++e.first_error_count;
+    if (e.has_attention) {
+      const std::vector<int>& shape = p.attention_shape;
+      const int rows = shape[shape.size() - 2], cols = shape.back();
+      const size_t matrix = static_cast<size_t>(rows) * cols;
+      double sum = 0;
+      int chosen = 0;
+      const int layers = cfg.arch == Arch::Rnn ? 1 : shape[0], heads = cfg.arch == Arch::Rnn ? 1 : shape[1];
+      for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h) {
+          if (cfg.arch != Arch::Rnn && ((layer >= 0 && l != layer) || (head >= 0 && h != head))) continue;
+          sum += diagonal_band_mass(p.cross_attention.data() + (static_cast<size_t>(l) * heads + h) * matrix, rows, cols,
+                                    static_cast<size_t>(cols), options_.guided_attention_width);
+          ++chosen;
+        }
+      diagonal += chosen ? sum / chosen : 0.0;
+    }
+  }
+  const double n = static_cast<double>(held.size());
+  if (n > 0) {
+    e.word_accuracy = right / n;
+    e.attention_diagonal = diagonal / n;
+  }
+  if (positions > 0) {
+    e.held_out_token_accuracy = static_cast<double>(forced_right) / positions;
+    e.free_token_accuracy = static_cast<double>(free_right) / positions;
+  }
+  if (after > 0) {
+    e.wrong_after_first_error = static_cast<double>(after_free) / after;
+    e.forced_wrong_after_first_error = static_cast<double>(after_forced) / after;
+  }
+  return e;
 }
 
 std::vector<uint8_t> TrainingRun::checkpoint() const {

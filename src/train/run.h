@@ -32,6 +32,14 @@ struct ProgressRecord {
   bool evaluated = false;
   double word_accuracy = 0;      // free-running (greedy) exact match on the held-out set
   int held_out = 0;              // held-out examples scored
+  // At an evaluation point, over the held-out set (Evaluation below):
+  double held_out_token_accuracy = 0;
+  double free_token_accuracy = 0;
+  int first_error_count = 0;
+  double wrong_after_first_error = 0;
+  double forced_wrong_after_first_error = 0;
+  bool has_attention = false;    // the model has a cross-attention (not an RNN without):
+  double attention_diagonal = 0;
   bool sampling = false;         // scheduled sampling is on:
   double true_token_probability = 1;  // its epsilon at the last step
   double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
@@ -57,12 +65,42 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
   if (r.evaluated) {
     v("wordAccuracy", r.word_accuracy);
     v("heldOut", r.held_out);
+    v("heldOutTokenAccuracy", r.held_out_token_accuracy);
+    v("freeTokenAccuracy", r.free_token_accuracy);
+    v("firstErrorCount", r.first_error_count);
+    v("wrongAfterFirstError", r.wrong_after_first_error);
+    v("forcedWrongAfterFirstError", r.forced_wrong_after_first_error);
+    if (r.has_attention) v("attentionDiagonal", r.attention_diagonal);
   }
   if (r.sampling) {
     v("trueTokenProbability", r.true_token_probability);
     v("ownTokenShare", r.own_token_share);
   }
 }
+
+// The held-out set read two ways with the model as it stands: free-running (greedy
+// decoding through the engine, the model exported and loaded, as a user decodes it) and
+// teacher-forced (the trainer's own forward pass without dropout, a probe per example,
+// train/probe.h). Every token count runs over the reference's positions, its end token
+// included; a position a greedy output does not reach counts wrong.
+struct Evaluation {
+  double word_accuracy = 0;            // greedy output equal to the reference
+  double held_out_token_accuracy = 0;  // teacher-forced: the argmax under the true prefix is the reference's token
+  double free_token_accuracy = 0;      // greedy: the output's token at the reference's position is the reference's
+  // The notes' 一步错步步错: over the examples whose greedy output goes wrong
+  // (first_error_count of them), the share of reference positions after the first
+  // wrong one that the greedy output also gets wrong, and that the teacher-forced
+  // argmax gets wrong (0 where no example goes wrong).
+  int first_error_count = 0;
+  double wrong_after_first_error = 0;
+  double forced_wrong_after_first_error = 0;
+  // The share of cross-attention inside the band around the diagonal |n/N - t/T| <= g
+  // (diagonal_band_mass, guided_attention.h; g the guided-attention width option), averaged
+  // over the examples and, for the Transformer, over the (layer, head) pairs guided
+  // attention's options choose (all by default). Absent for an RNN without attention.
+  bool has_attention = false;
+  double attention_diagonal = 0;
+};
 
 // The checkpoint does not fit the run asked for: another configuration, or data
 // with another vocabulary. Names what differs.
@@ -88,13 +126,17 @@ class TrainingRun {
   ProgressRecord step(int n);
   bool done() const { return trainer_->steps_taken() >= options_.steps; }
 
-  // Greedy decoding of the held-out sources with the model as it is now, through
-  // the engine (the model exported and loaded): the share decoded exactly.
-  double evaluate();
+  // The held-out set read with the model as it is now (Evaluation). Leaves the
+  // parameters, AdamW's state and every generator as they were.
+  Evaluation evaluate();
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return trainer_->export_model(storage); }
   // The model, AdamW's state, the options and where the generators stand.
   std::vector<uint8_t> checkpoint() const;
+
+  // The least the loss can be (smoothed_nll_floor, loss.h): the entropy of the run's
+  // label-smoothed target over the target vocabulary; 0 without label smoothing.
+  double loss_floor() const;
 
   const TaskData& task() const { return *task_; }
   Trainer& trainer() { return *trainer_; }

@@ -166,10 +166,12 @@ const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : grap
 void Trainer::load_parameters(const SafetensorsFile& file) { train::load_parameters(store_, file); }
 
 LossSums Trainer::compute_gradients(const Batch& b, bool train) {
-  return compute_gradients(b, train, true_token_probability(options_, adam_.steps_taken() + 1));
+  return compute_gradients(b, train, true_token_probability(options_, adam_.steps_taken() + 1), true);
 }
 
-LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) {
+LossSums Trainer::read(const Batch& b) { return compute_gradients(b, false, 1.0, false); }
+
+LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon, bool backward) {
   store_.zero_grads();
   const float* logits = nullptr;
   float* dlogits = nullptr;
@@ -187,6 +189,7 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
     if (rnn_) rnn_->forward(b, train ? &dropout_rng_ : nullptr);
     else graph_->forward(b, train ? &dropout_rng_ : nullptr);
     const LossSums s = copy_loss(b);
+    if (!backward) return s;
     if (rnn_) {
       RnnGraph::GateGrads gate;
       gate.d_context = copy_.dcontext.data();
@@ -234,9 +237,10 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
   // Every decoder row of a packed batch is a real target token: none is ignored.
   const LossSums s = smoothed_nll(logp_.data(), rows, V, b.target.data(), -1, options_.label_smoothing,
                                   1.0f / static_cast<float>(rows), dlogp_.data());
+  attention_loss_ = 0;
+  if (!backward) return s;
   log_softmax_backward(logp_.data(), dlogp_.data(), rows, V, dlogits);
   // Guided attention: P of this pass, and λ dP/dA into the backward pass.
-  attention_loss_ = 0;
   if (guided()) {
     if (rnn_) attention_loss_ = rnn_guided_attention(*rnn_, b, guided_, ga_dprobs_.data(), ga_w_.data());
     else attention_loss_ = transformer_guided_attention(*graph_, b, guided_, &ga_layers_, ga_w_.data());
@@ -347,7 +351,7 @@ LossSums Trainer::copy_loss(const Batch& b) {
 
 StepStats Trainer::step(const Batch& b) {
   epsilon_ = true_token_probability(options_, adam_.steps_taken() + 1);
-  return update(compute_gradients(b, true, epsilon_));
+  return update(compute_gradients(b, true, epsilon_, true));
 }
 
 StepStats Trainer::update(const LossSums& s) {

@@ -65,7 +65,11 @@ class Trainer {
   // schedule's at the next step, or the one given); without, neither. Guided
   // attention's term is part of the loss either way (attention_loss()).
   LossSums compute_gradients(const Batch& b, bool train);
-  LossSums compute_gradients(const Batch& b, bool train, double epsilon);
+  LossSums compute_gradients(const Batch& b, bool train, double epsilon, bool backward = true);
+  // The forward pass and the loss alone, without dropout, scheduled sampling or a backward
+  // pass: what a probe reads (log_probs(), the attention, a copy model's gate). The
+  // gradients are left zero; the next step computes its own.
+  LossSums read(const Batch& b);
   // compute_gradients(b, true), then update(). A loss or gradient that is not
   // finite throws DivergedError before any parameter changes.
   StepStats step(const Batch& b);
@@ -94,6 +98,10 @@ class Trainer {
   // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
   // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
   const float* log_probs() const { return logp_.data(); }
+  // A copy model's last compute_gradients(), its batch's last example (a probe's only
+  // one): the gate's logits [T] (p_gen = sigmoid) and the copy attention [T x S].
+  const float* copy_gate_logits() const { return copy_.gate.data(); }
+  const float* copy_attention() const { return copy_.attention.data(); }
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return train::export_model(store_, config_, storage); }
 

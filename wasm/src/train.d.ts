@@ -221,6 +221,18 @@ export interface ProgressRecord {
   /** At an evaluation point (every evalEvery steps, and the last): free-running greedy exact match on the held-out set. */
   wordAccuracy?: number;
   heldOut?: number;
+  /** At an evaluation point, teacher-forced on the held-out set (no dropout): the share of the references' tokens, end token included, that are the argmax under the true prefix. */
+  heldOutTokenAccuracy?: number;
+  /** At an evaluation point: the greedy outputs against the references position by position (a position an output does not reach counts wrong). */
+  freeTokenAccuracy?: number;
+  /** At an evaluation point: held-out examples whose greedy output has a first wrong position. */
+  firstErrorCount?: number;
+  /** At an evaluation point, over those examples: the share of the reference positions after the first wrong one that the greedy output also gets wrong. */
+  wrongAfterFirstError?: number;
+  /** ...and that the teacher-forced argmax gets wrong. */
+  forcedWrongAfterFirstError?: number;
+  /** At an evaluation point (a model with cross-attention): the mean share of the cross-attention inside the band |n/N - t/T| <= guidedAttentionWidth, over the held-out examples and (Transformer) the layers and heads guided attention chooses. */
+  attentionDiagonal?: number;
   /** Under scheduled sampling: epsilon at the last step. */
   trueTokenProbability?: number;
   /** Under scheduled sampling: the share of decoder inputs over the record's steps that were an own token other than the true one. */
@@ -241,6 +253,14 @@ export interface Probe {
   targetTokens: string[];
   /** -log p of each target token: the cross-entropy position by position. */
   tokenNll: Float32Array;
+  /** At each position the token the model puts first (teacher-forced). */
+  topTokens: string[];
+  /** Its probability: under label smoothing e at most about 1 - e + e/V. */
+  topProbability: Float32Array;
+  /** A copy model only: p_gen at each position, the probability of generating from the vocabulary. */
+  copyGate?: Float32Array;
+  /** A copy model only: the copy attention [T, N], row-major; (1 - p_gen) times it is the probability copied from each source position. */
+  copyAttention?: Float32Array;
   /** [decoder layers, heads, T, N] (Transformer), [T, N] (RNN), [] (RNN without attention). */
   attentionShape: number[];
   /** The cross-attention weights, row-major in attentionShape. */
@@ -255,6 +275,8 @@ export interface TrainerInfo {
   sourceVocabSize: number;
   targetVocabSize: number;
   heldOut: number;
+  /** The least the loss can be: the entropy of the label-smoothed target over the target vocabulary (0 without label smoothing). */
+  lossFloor: number;
   step: number;
   steps: number;
   done: boolean;
