@@ -35,7 +35,7 @@ export const PRESETS = {
 export const DEFAULT_PRESET = 'small';
 
 // Where the tiny G2P task's rows are served (the site's train/ folder).
-export const G2P_DATA = 'train/g2p-tiny.tsv';
+export { G2P_DATA } from '../shared/train-data.js';
 
 const BY_NAME = new Map(TRAINING_OPTION_TABLE.map((o) => [o.js, o]));
 // What the page fixes: the bound above, and the options the address holds apart (task) .
