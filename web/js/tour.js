@@ -107,7 +107,8 @@ export const STOPS = [
   // The gap at the end and the price in steps per second (the Transformer's two passes).
   { query: '?view=train&lesson=scheduledSampling', lesson: 'scheduledSampling', targets: [`${RUN(1)} .tr-acc-view`, `${RUN(2)} .tr-acc-view`],
     narrow: [`${RUN(2)} .tr-acc-view`], title: 'tour.ss.title', text: 'tour.ss.text', said: [0, 1] },
-  { query: '?view=train&lesson=copy', lesson: 'copy', targets: [`${RUN(1)} .tr-acc-view`, `${RUN(2)} .tr-copy-view`],
+  // Run B's p_gen on the probe, and where its copied probability came from.
+  { query: '?view=train&lesson=copy', lesson: 'copy', targets: [`${RUN(2)} .tr-copy-view`, `${RUN(2)} .tr-copied-view`],
     narrow: [`${RUN(2)} .tr-copy-view`], title: 'tour.copy.title', text: 'tour.copy.text', said: [0, 1] },
   { query: '?view=train&lesson=guided', lesson: 'guided', targets: [`${RUN(1)} .tr-attn-view`, `${RUN(2)} .tr-attn-view`],
     narrow: [`${RUN(2)} .tr-attn-view`], title: 'tour.guided.title', text: 'tour.guided.text', said: [0, 1] },
