@@ -101,9 +101,9 @@ export const STOPS = [
   // each reference token, the cross-entropy against its one-hot vector, the reference fed.
   { query: '?view=train&steps=300&evalEvery=100&evalSize=50', targets: [`${MAIN} .tr-loss-view`, `${MAIN} .tr-probe-view`],
     narrow: [`${MAIN} .tr-probe-view`], title: 'tour.xent.title', text: 'tour.xent.text', said: crossEntropySaid },
-  // Run A's first mistakes and what follows them, and both runs' gap between the curves.
+  // Run A's first mistakes and what follows them (the gap between the curves is drawn).
   { query: '?view=train&lesson=forcing', lesson: 'forcing', targets: [`${RUN(1)} .tr-acc-view`, `${RUN(2)} .tr-acc-view`],
-    narrow: [`${RUN(1)} .tr-acc-view`], title: 'tour.exposure.title', text: 'tour.exposure.text', said: [0, 1] },
+    narrow: [`${RUN(1)} .tr-acc-view`], title: 'tour.exposure.title', text: 'tour.exposure.text', said: [0] },
   // The gap at the end and the price in steps per second (the Transformer's two passes).
   { query: '?view=train&lesson=scheduledSampling', lesson: 'scheduledSampling', targets: [`${RUN(1)} .tr-acc-view`, `${RUN(2)} .tr-acc-view`],
     narrow: [`${RUN(2)} .tr-acc-view`], title: 'tour.ss.title', text: 'tour.ss.text', said: [0, 1] },
@@ -286,6 +286,7 @@ export class Tour {
   show(n, { focus = true } = {}) {
     this.stop = n;
     this.panel.hidden = false;
+    this.panel.classList.toggle('tour-train', isTrainStop(STOPS[n - 1]));
     delete this.panel.dataset.shown;
     $('tour-measured').hidden = true;
     document.body.classList.add('touring');
