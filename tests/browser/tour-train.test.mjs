@@ -169,7 +169,16 @@ async function checkView(page, n, stop, lang, [width, height], runs) {
   // The panel holds its words and buttons without a scrollbar of its own (on a phone its text is folded).
   const panel = await page.$eval('#tour', (el) => [el.scrollHeight, el.clientHeight]);
   assert.ok(panel[0] <= panel[1] + 1, `${label}: the tour's panel scrolls (${panel[0]} in ${panel[1]} px)`);
-  if (width < 500) await assertChartsFit(page, label);
+  if (width < 500) {
+    await assertChartsFit(page, label);
+    // As the lanes' stops (first-screen.test.mjs): folded, the panel keeps to a quarter of a
+    // phone's screen; "More" shows the whole text and the measured line, "Less" folds it.
+    assert.ok(await page.$eval('#tour', (p) => p.getBoundingClientRect().height) <= 0.25 * height, `${label}: the panel is over a quarter of the screen`);
+    await page.click('#tour-more');
+    const open = await page.$eval('#tour-body', (b) => b.scrollHeight <= b.clientHeight + 1 && document.getElementById('tour-measured').getBoundingClientRect().height > 0);
+    assert.ok(open, `${label}: unfolded, the text and the measured line are whole`);
+    await page.click('#tour-more');
+  }
   assert.deepEqual(await axe(page), [], `${label}: axe`);
   await page.screenshot({ path: artifact(`tour-${n}-${lang}-${width}x${height}.png`) });
 }
