@@ -788,6 +788,7 @@ export default {
   'train.gateCaption': 'Copy mechanism: p_gen (the probability of generating) per output token of “{source}” at step {step}',
   'train.gateBar': 'position {i}, “{token}”: p_gen = {g}',
   'train.copiedCaption': 'Where the copied probability came from, (1 − p_gen) × attention, at step {step}',
+  'train.copiedScale': 'probability copied from each source token (a row sums to 1 − p_gen)',
   'train.colStep': 'step',
   'train.colLoss': 'loss',
   'train.colPosition': 'position',

@@ -789,6 +789,7 @@ export default {
   'train.gateCaption': '复制机制：“{source}”在第 {step} 步时每个输出词元的 p_gen（生成的概率）',
   'train.gateBar': '位置 {i}，“{token}”：p_gen = {g}',
   'train.copiedCaption': '复制的概率来自哪里：(1 − p_gen) × 注意力，第 {step} 步',
+  'train.copiedScale': '从每个源词元复制过来的概率（每行之和为 1 − p_gen）',
   'train.colStep': '步数',
   'train.colLoss': '损失',
   'train.colPosition': '位置',

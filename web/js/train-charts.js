@@ -174,6 +174,9 @@ export function copyView(run) {
   const T = p.targetTokens.length;
   const N = p.sourceTokens.length;
   const copied = Array.from({ length: T }, (_, i) => Array.from({ length: N }, (_, j) => (1 - gate[i]) * (p.copyAttention?.[i * N + j] ?? 0)));
+  // What is copied is the source as written: a name the model reads as <unk> is copied as itself.
+  const written = p.source.split(/\s+/).filter(Boolean);
+  const sourceLabels = written.length === N ? written : p.sourceTokens;
   const caption = t('train.gateCaption', { source: p.source, step: p.step });
   const titles = p.targetTokens.map((tok, i) => t('train.gateBar', { i: i + 1, token: tok, g: num(gate[i]) }));
   return `<figure class="tr-view tr-copy-view"><figcaption>${esc(caption)}</figcaption>`
@@ -181,6 +184,7 @@ export function copyView(run) {
     + twin(caption, [t('train.colPosition'), t('train.colToken'), t('train.colGate')], p.targetTokens.map((tok, i) => [String(i + 1), tok, num(gate[i])]))
     + '</figure><figure class="tr-view tr-copied-view">'
     + `<figcaption>${esc(t('train.copiedCaption', { step: p.step }))}</figcaption>`
-    + heatmap({ matrix: copied, rowLabels: p.targetTokens, colLabels: p.sourceTokens, fit: true, caption: t('train.copiedCaption', { step: p.step }) })
+    + heatmap({ matrix: copied, rowLabels: p.targetTokens, colLabels: sourceLabels, fit: true, caption: t('train.copiedCaption', { step: p.step }),
+      scale: t('train.copiedScale') })
     + '</figure>';
 }
