@@ -486,6 +486,7 @@ export default {
   'inside.capWhy': 'Why the top phoneme stops short of 100 %: this model was trained with label smoothing, ε = {eps} ({config}). Its training target is not all on the right phoneme: 1 − ε + ε/V = {target} on it and ε/V = {other} on each of the V = {V} tokens, so the model is taught never to be sure (the dashed line).',
   'inside.capAboveDistilled': 'Here {token} has {top}, above the line: the loss was (1 − w) × that cross-entropy + w × the cross-entropy to the distribution of the teachers the model was distilled from, w = {w}, and that part of its target is not the smoothed one.',
   'inside.capAbove': 'Here {token} has {top}, a little above the line: the target is what training pulls toward on average, not a bound.',
+  'inside.capLesson': 'Watch it happen: train two small models, with label smoothing and without.',
   'inside.capBelow': 'Here {token} has {top}: the model is unsure at this position, under what it is taught for a phoneme it is sure of.',
   'inside.outWhy': 'The output layer turns the last position\'s vector into one logit per phoneme; softmax makes them probabilities (pale: the model\'s own, the step\'s bars). Dividing the log-probabilities by a temperature below 1 sharpens the distribution, above 1 flattens it (solid): drag the slider and watch. The block opens at the lane\'s own temperature (1 unless it samples).',
   'inside.outEarlier': 'This position\'s distribution is the one step {step} chose {token} from: with the causal mask a position never sees later ones, so its numbers are those of that step\'s pass.',
