@@ -227,3 +227,30 @@ test('the copy lesson: the copied map is (1 − p_gen) × the copy attention of 
   assert.deepEqual(pageErrors(errors), []);
   await page.close();
 });
+
+test('under label smoothing the loss chart draws the floor the loss cannot pass: the smoothed target\'s entropy', async () => {
+  const { page, errors } = await openPage(served.context);
+  await openTrain(page, `${SMALL}&labelSmoothing=0.1&logEvery=15`);
+  await page.click('.tr-main [data-action="train"]');
+  await until(page, ['done']);
+  const { floor, V, every } = await page.evaluate(() => {
+    const { info } = seq2seqPage.trainView.panel;
+    return { floor: info.lossFloor, V: info.targetVocabSize, every: info.options.logEvery };
+  });
+  // The entropy of (1 - e) one-hot + e/V, computed here.
+  const e = 0.1, top = 1 - e + e / V;
+  const entropy = -top * Math.log(top) - (V - 1) * (e / V) * Math.log(e / V);
+  assert.ok(Math.abs(floor - entropy) < 1e-6, `${floor} vs ${entropy}`);
+  assert.equal(Number(await page.getAttribute('.tr-main .tr-loss-view line.tr-floor', 'data-y')), floor);
+  for (const r of await records(page)) assert.ok(r.loss > floor, `step ${r.step}: ${r.loss}`);
+  // Each point is the mean over the run's logEvery steps, as the caption says.
+  assert.equal(every, 15);
+  assert.ok((await page.textContent('.tr-main .tr-loss-view')).includes(en['train.lossCaption'].replace('{every}', '15')));
+  // Without label smoothing there is no floor to draw.
+  await openTrain(page);
+  await page.click('.tr-main [data-action="train"]');
+  await until(page, ['done']);
+  assert.equal(await page.locator('.tr-main .tr-loss-view line.tr-floor').count(), 0);
+  assert.deepEqual(pageErrors(errors), []);
+  await page.close();
+});

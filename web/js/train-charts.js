@@ -43,7 +43,7 @@ function lineChart({ caption, series, band = null, hline = null, xMax, yMax, yFo
     svg += `<polygon class="tr-band" points="${pts.join(' ')}"><title>${esc(t('train.gapBand'))}</title></polygon>`;
   }
   if (hline) {
-    svg += `<line class="tr-floor" x1="${PAD.l}" x2="${W - PAD.r}" y1="${y(hline.y)}" y2="${y(hline.y)}"><title>${esc(hline.label)}</title></line>`;
+    svg += `<line class="tr-floor" data-y="${hline.y}" x1="${PAD.l}" x2="${W - PAD.r}" y1="${y(hline.y)}" y2="${y(hline.y)}"><title>${esc(hline.label)}</title></line>`;
   }
   for (const s of series) {
     if (s.points.length > 1) svg += `<polyline class="tr-line ${s.cls}" points="${s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(' ')}"/>`;
@@ -72,7 +72,8 @@ export function lossView(run) {
   const floor = run.info?.lossFloor > 0 ? run.info.lossFloor : null;
   const points = recs.map((r) => [r.step, r.loss, t('train.lossPoint', { step: r.step, loss: num(r.loss) })]);
   const yMax = niceCeil(Math.max(floor ?? 0, ...recs.map((r) => r.loss).filter(Number.isFinite), 0.5));
-  const caption = t('train.lossCaption', { every: run.config.logEvery });
+  // A record's steps: the run's own logEvery (the trainer fills every option the config left out).
+  const caption = t('train.lossCaption', { every: run.info?.options?.logEvery ?? run.config.logEvery });
   const chart = recs.length ? lineChart({
     caption, series: [{ cls: 'tr-loss', label: t('train.lossKey'), points }], xMax: lastStep(run), yMax,
     hline: floor ? { y: floor, label: t('train.floorKey', { floor: num(floor) }) } : null, xLabel: t('train.stepAxis'), yLabel: t('train.lossAxis'),
