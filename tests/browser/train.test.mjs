@@ -195,3 +195,62 @@ test('a language switch redraws a running run without stopping it; the views pas
     await page.close();
   }
 });
+
+test('the copy lesson: the copied map is (1 − p_gen) × the copy attention of the run\'s own probe, its rows summing to 1 − p_gen', async () => {
+  const { page, errors } = await openPage(served.context);
+  await openTrain(page, '?view=train');
+  await page.click('button[data-lesson="copy"]');
+  await page.waitForFunction(() => {
+    const s = [...document.querySelectorAll('.tr-lesson-panels [data-status]')].map((e) => e.dataset.status);
+    return s.length === 2 && s.every((x) => x === 'done');
+  }, null, { timeout: 60000 });
+  // Run B has the copy mechanism; its probe is the one the view draws.
+  const probe = await page.evaluate(() => {
+    const p = seq2seqPage.trainView.lessonPanels[1].probes.at(-1);
+    return { gate: [...p.copyGate], attention: [...p.copyAttention], T: p.targetTokens.length, N: p.sourceTokens.length, source: p.source };
+  });
+  assert.ok(probe.gate.length > 0);
+  const view = page.locator('.tr-lesson-panels .tr-panel').nth(1).locator('.tr-copied-view');
+  const cells = await view.locator('table.hm-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => Number(td.textContent))));
+  assert.equal(cells.length, probe.T);
+  cells.forEach((row, i) => {
+    assert.equal(row.length, probe.N);
+    row.forEach((v, j) => assert.ok(Math.abs(v - (1 - probe.gate[i]) * probe.attention[i * probe.N + j]) <= 0.005, `cell ${i},${j}`));
+    const sum = probe.attention.slice(i * probe.N, (i + 1) * probe.N).reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(sum - 1) < 1e-4, 'the copy attention is a distribution over the source');
+  });
+  // The key says what the colours are: copied probability, rows summing to 1 − p_gen (not attention weights).
+  assert.equal((await view.locator('.hm-scale').textContent()).trim(), `01 ${en['train.copiedScale']}`);
+  // Its columns are the source as written: a held-out name the model reads as <unk> is copied as itself.
+  const cols = await view.locator('table.hm-table thead th').evaluateAll((ths) => ths.slice(1).map((th) => th.textContent));
+  assert.deepEqual(cols, probe.source.split(/\s+/));
+  assert.deepEqual(pageErrors(errors), []);
+  await page.close();
+});
+
+test('under label smoothing the loss chart draws the floor the loss cannot pass: the smoothed target\'s entropy', async () => {
+  const { page, errors } = await openPage(served.context);
+  await openTrain(page, `${SMALL}&labelSmoothing=0.1&logEvery=15`);
+  await page.click('.tr-main [data-action="train"]');
+  await until(page, ['done']);
+  const { floor, V, every } = await page.evaluate(() => {
+    const { info } = seq2seqPage.trainView.panel;
+    return { floor: info.lossFloor, V: info.targetVocabSize, every: info.options.logEvery };
+  });
+  // The entropy of (1 - e) one-hot + e/V, computed here.
+  const e = 0.1, top = 1 - e + e / V;
+  const entropy = -top * Math.log(top) - (V - 1) * (e / V) * Math.log(e / V);
+  assert.ok(Math.abs(floor - entropy) < 1e-6, `${floor} vs ${entropy}`);
+  assert.equal(Number(await page.getAttribute('.tr-main .tr-loss-view line.tr-floor', 'data-y')), floor);
+  for (const r of await records(page)) assert.ok(r.loss > floor, `step ${r.step}: ${r.loss}`);
+  // Each point is the mean over the run's logEvery steps, as the caption says.
+  assert.equal(every, 15);
+  assert.ok((await page.textContent('.tr-main .tr-loss-view')).includes(en['train.lossCaption'].replace('{every}', '15')));
+  // Without label smoothing there is no floor to draw.
+  await openTrain(page);
+  await page.click('.tr-main [data-action="train"]');
+  await until(page, ['done']);
+  assert.equal(await page.locator('.tr-main .tr-loss-view line.tr-floor').count(), 0);
+  assert.deepEqual(pageErrors(errors), []);
+  await page.close();
+});

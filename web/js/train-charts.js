@@ -43,7 +43,7 @@ function lineChart({ caption, series, band = null, hline = null, xMax, yMax, yFo
     svg += `<polygon class="tr-band" points="${pts.join(' ')}"><title>${esc(t('train.gapBand'))}</title></polygon>`;
   }
   if (hline) {
-    svg += `<line class="tr-floor" x1="${PAD.l}" x2="${W - PAD.r}" y1="${y(hline.y)}" y2="${y(hline.y)}"><title>${esc(hline.label)}</title></line>`;
+    svg += `<line class="tr-floor" data-y="${hline.y}" x1="${PAD.l}" x2="${W - PAD.r}" y1="${y(hline.y)}" y2="${y(hline.y)}"><title>${esc(hline.label)}</title></line>`;
   }
   for (const s of series) {
     if (s.points.length > 1) svg += `<polyline class="tr-line ${s.cls}" points="${s.points.map(([px, py]) => `${x(px)},${y(py)}`).join(' ')}"/>`;
@@ -72,7 +72,8 @@ export function lossView(run) {
   const floor = run.info?.lossFloor > 0 ? run.info.lossFloor : null;
   const points = recs.map((r) => [r.step, r.loss, t('train.lossPoint', { step: r.step, loss: num(r.loss) })]);
   const yMax = niceCeil(Math.max(floor ?? 0, ...recs.map((r) => r.loss).filter(Number.isFinite), 0.5));
-  const caption = t('train.lossCaption', { every: run.config.logEvery });
+  // A record's steps: the run's own logEvery (the trainer fills every option the config left out).
+  const caption = t('train.lossCaption', { every: run.info?.options?.logEvery ?? run.config.logEvery });
   const chart = recs.length ? lineChart({
     caption, series: [{ cls: 'tr-loss', label: t('train.lossKey'), points }], xMax: lastStep(run), yMax,
     hline: floor ? { y: floor, label: t('train.floorKey', { floor: num(floor) }) } : null, xLabel: t('train.stepAxis'), yLabel: t('train.lossAxis'),
@@ -174,6 +175,9 @@ export function copyView(run) {
   const T = p.targetTokens.length;
   const N = p.sourceTokens.length;
   const copied = Array.from({ length: T }, (_, i) => Array.from({ length: N }, (_, j) => (1 - gate[i]) * (p.copyAttention?.[i * N + j] ?? 0)));
+  // What is copied is the source as written: a name the model reads as <unk> is copied as itself.
+  const written = p.source.split(/\s+/).filter(Boolean);
+  const sourceLabels = written.length === N ? written : p.sourceTokens;
   const caption = t('train.gateCaption', { source: p.source, step: p.step });
   const titles = p.targetTokens.map((tok, i) => t('train.gateBar', { i: i + 1, token: tok, g: num(gate[i]) }));
   return `<figure class="tr-view tr-copy-view"><figcaption>${esc(caption)}</figcaption>`
@@ -181,6 +185,7 @@ export function copyView(run) {
     + twin(caption, [t('train.colPosition'), t('train.colToken'), t('train.colGate')], p.targetTokens.map((tok, i) => [String(i + 1), tok, num(gate[i])]))
     + '</figure><figure class="tr-view tr-copied-view">'
     + `<figcaption>${esc(t('train.copiedCaption', { step: p.step }))}</figcaption>`
-    + heatmap({ matrix: copied, rowLabels: p.targetTokens, colLabels: p.sourceTokens, fit: true, caption: t('train.copiedCaption', { step: p.step }) })
+    + heatmap({ matrix: copied, rowLabels: p.targetTokens, colLabels: sourceLabels, fit: true, caption: t('train.copiedCaption', { step: p.step }),
+      scale: t('train.copiedScale') })
     + '</figure>';
 }
