@@ -54,6 +54,7 @@ export class TrainRunPanel {
     this.onEnd = onEnd;
     this.id = `tr-run-${++panels}`;
     this.worker = null;
+    this.ended = 0;   // how many times end() took the worker: a train() begun before it does not report its Cancelled
     this.reset();
     this.el = document.createElement('section');
     this.el.className = 'tr-panel';
@@ -128,6 +129,7 @@ export class TrainRunPanel {
   /** Trains to the end: a new run unless a paused one goes on (with the config it started with). */
   async train() {
     if (this.status === 'running' || this.status === 'starting' || this.status === 'pausing') return;
+    const ended = this.ended;
     try {
       if (!this.live || this.status === 'idle') await this.#create();
       this.#startClock();
@@ -137,7 +139,7 @@ export class TrainRunPanel {
       this.#setStatus(end.status === 'done' ? 'done' : 'paused');
       this.onEnd?.(this);
     } catch (e) {
-      this.#fail(e);
+      if (ended === this.ended) this.#fail(e);
     }
   }
 
@@ -151,6 +153,7 @@ export class TrainRunPanel {
   /** One record's steps (logEvery) and a probe: a new run first if there is none. */
   async step() {
     if (!['idle', 'paused', 'done', 'failed'].includes(this.status)) return;
+    const ended = this.ended;
     try {
       if (!this.live) await this.#create();
       this.#setStatus('running');
@@ -161,7 +164,7 @@ export class TrainRunPanel {
       this.#setStatus(this.info.done ? 'done' : 'paused');
       this.onEnd?.(this);
     } catch (e) {
-      this.#fail(e);
+      if (ended === this.ended) this.#fail(e);
     }
   }
 
@@ -175,6 +178,20 @@ export class TrainRunPanel {
       this.failure = e;
       this.render();
     }
+  }
+
+  /**
+   * Ends the worker (the page is going away): its run cannot go on, so the panel keeps
+   * what the run recorded and Train starts a new one.
+   */
+  end() {
+    if (!this.worker) return;
+    this.ended++;
+    this.#stopClock();
+    this.worker.terminate().catch(() => {});
+    this.worker = null;
+    if (this.info) this.info = { ...this.info, done: true };
+    if (this.status !== 'done' && this.status !== 'failed') this.#setStatus('idle');
   }
 
   /** Stops the worker; the panel is done with. */

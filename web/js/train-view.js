@@ -7,7 +7,9 @@
 //
 // Loaded by app.js the first time the mode opens: a first visit fetches none of it.
 // Leaving the mode pauses a running run (it goes on with Train); a language switch
-// redraws from what the panels hold.
+// redraws from what the panels hold; the page going away (pagehide) ends the trainer
+// workers. The lesson shown is the address's lesson=ID, so a reload or a link (the
+// guided tour's stops among them) opens it again, its two runs started from the seed.
 import { DEFAULT_PRESET, G2P_DATA, PRESETS, TASKS, TRAINING_OPTION_TABLE, decodeConfig, encodeConfig, makeConfig, optionEntry, rangeText, readValue, trainerConfig } from './train-config.js';
 import { TrainRunPanel } from './train-run.js';
 import { t } from './i18n.js';
@@ -52,6 +54,7 @@ export class TrainView {
     this.lessons = null;
     this.lessonPanels = [];
     this.lessonId = null;
+    this.wantLesson = new URLSearchParams(location.search).get('lesson');   // started once the lessons' module is in
     this.g2pRows = null;
     this.el = document.createElement('section');
     this.el.id = 'trainview';
@@ -59,17 +62,25 @@ export class TrainView {
     this.el.setAttribute('aria-labelledby', 'tr-title');
     this.el.hidden = true;
     ($('textview') ?? $('wordlist')).after(this.el);
-    this.panel = new TrainRunPanel({ config: () => this.runConfig(trainerConfig(this.config)), app });
+    this.panel = this.mainPanel();
     this.el.addEventListener('change', (e) => this.changed(e.target));
     this.el.addEventListener('click', (e) => {
       const b = e.target.closest('button[data-lesson]');
       if (b) this.startLesson(b.dataset.lesson);
     });
+    // A page going away (closed, navigated from, put in the back/forward cache) takes no
+    // trainer with it: a worker left running would go on using a core.
+    addEventListener('pagehide', () => { for (const p of [this.panel, ...this.lessonPanels]) p.end(); });
     this.ready = Promise.all([loadStylesheet('style-open.css'), loadStylesheet('style-train.css'), this.loadLessons()]).catch(() => {});
     this.render();
   }
 
-  // The lessons, where the page has them (a module of the lessons' own).
+  /** The mode's own run: the configuration the controls show. */
+  mainPanel() {
+    return new TrainRunPanel({ config: () => this.runConfig(trainerConfig(this.config)), app: this.app });
+  }
+
+  // The lessons, where the page has them (a module of the lessons' own); the address's lesson, if any, starts.
   async loadLessons() {
     try {
       const m = await import('./train-lessons.js');
@@ -78,6 +89,14 @@ export class TrainView {
       this.lessons = null;
     }
     this.renderLessons();
+    const id = this.wantLesson;
+    this.wantLesson = null;
+    if (id == null || !this.lessons) return;
+    if (Object.hasOwn(this.lessons.LESSONS, id)) this.openLesson(id);
+    else {
+      this.notes.push(t('train.badValue', { name: 'lesson', value: id, range: Object.keys(this.lessons.LESSONS).join(', ') }));
+      this.render();
+    }
   }
 
   /** A trainer config as it is sent: g2p's rows fetched (once) when that task is chosen. */
@@ -93,7 +112,46 @@ export class TrainView {
 
   /** The mode's part of the address: {query, hash}. */
   address() {
-    return { query: encodeConfig(this.config), hash: '' };
+    return { query: encodeConfig(this.config) + (this.lessonId ? `&lesson=${encodeURIComponent(this.lessonId)}` : ''), hash: '' };
+  }
+
+  /**
+   * Opens a lesson as a link or the guided tour names it: its runs as they are if that
+   * lesson is already here (going, paused or done), else started anew.
+   */
+  openLesson(id) {
+    if (this.lessonId === id && this.lessonPanels.length && this.lessonPanels.every((p) => p.status !== 'failed')) {
+      for (const p of this.lessonPanels) if (p.status === 'paused' || p.status === 'idle') p.train();
+      return;
+    }
+    this.startLesson(id);
+  }
+
+  /**
+   * Opens the configuration an address names (train-config.js) in the mode's own panel,
+   * without a lesson, and trains it: a run of that configuration already here (going,
+   * paused or done) is kept, another is replaced by a new one.
+   */
+  openRun(search) {
+    const { config } = decodeConfig(search);
+    this.closeLesson();
+    if (encodeConfig(config) !== encodeConfig(this.config) || this.panel.status === 'failed') {
+      this.config = config;
+      this.panel.destroy();
+      this.panel = this.mainPanel();
+      this.render();
+    }
+    this.app.saveUrl();
+    if (this.panel.status !== 'done') this.panel.train();
+  }
+
+  closeLesson() {
+    if (!this.lessonId) return;
+    for (const p of this.lessonPanels) p.destroy();
+    this.lessonPanels = [];
+    this.lessonId = null;
+    this.el.querySelector('.tr-lesson-panels')?.replaceChildren();
+    this.renderLessons();
   }
 
   /** Shown or hidden with the mode; hidden, a running run pauses (Train goes on with it). */
@@ -231,6 +289,7 @@ export class TrainView {
     });
     this.el.querySelector('.tr-lesson-panels').replaceChildren(...this.lessonPanels.map((p) => p.el));
     this.renderLessons();
+    this.app.saveUrl();
     for (const p of this.lessonPanels) p.train();
   }
 
