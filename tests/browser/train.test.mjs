@@ -7,24 +7,21 @@
 // size, in English and Chinese. Runs are small (a tiny model, tens of steps).
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { pathToFileURL } from 'node:url';
-import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, root, servedSite, site } from './helpers.mjs';
+import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, servedSite, site } from './helpers.mjs';
 
 // The page's module as the site lays it out (it imports the npm module's table from wasm/src/).
 const { PAGE_MEMORY_LIMIT_MB } = await import(pathToFileURL(join(site, 'js/train-config.js')).href);
+const { measureLesson } = await import(pathToFileURL(join(site, 'js/train-lessons.js')).href);
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const served = servedSite();
 // A small run: a tiny Transformer, 60 steps, a record every 10 and an evaluation every 30.
 const SMALL = '?view=train&preset=tiny&steps=60&evalEvery=30&evalSize=20&maxLength=8';
-// The lessons' module is another part of the page; until it is there, the mode's look for it is a 404.
-const noLessons = !existsSync(join(root, 'web/js/train-lessons.js'));
-const pageErrors = (errors) => errors.filter((e) => !(noLessons && /train-lessons\.js|status of 404/.test(e)));
 
 const status = (page) => page.getAttribute('.tr-main [data-status]', 'data-status');
 const records = (page) => page.evaluate(() => seq2seqPage.trainView.panel.records.map(({ stepsPerSecond, elapsedSeconds, ...r }) => r));
@@ -49,7 +46,7 @@ test('the Train mode opens from a fresh load; a first visit fetches none of it',
   assert.equal(await page.getAttribute('[data-view="train"]', 'aria-pressed'), 'true');
   assert.ok(await page.isHidden('#lanes'));
   assert.ok(!paths.some((p) => p.endsWith('seq2seq_train.wasm')), 'the trainer\'s wasm waits for a run');
-  assert.deepEqual(pageErrors(errors), []);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
@@ -77,7 +74,7 @@ test('a run on reverse trains in its worker: the loss chart is its records, the 
   assert.equal(probe.tokens.at(-1), '</s>');
   assert.equal(await page.$$eval('.tr-main .tr-attn-view svg.heatmap rect[fill]', (rs) => rs.length), probe.tokens.length * (probe.tokens.length - 1));
   assert.match(await page.textContent('.tr-main .tr-progress'), /step 60 of 60/);
-  assert.deepEqual(pageErrors(errors), []);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
@@ -106,7 +103,7 @@ test('pause stops a run at a record, step takes one record\'s steps, resume goes
   await page.click('[data-view="train"]');
   const steps = (await records(page)).map((r) => r.step);
   assert.deepEqual(steps, steps.map((_, i) => 10 * (i + 1)), 'one record every 10 steps, none lost or repeated');
-  assert.deepEqual(pageErrors(errors), []);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
@@ -140,7 +137,7 @@ test('the address holds the configuration: a link restores it and repeats the ru
   await openTrain(other, '?view=train&learningRate=7&task=nope');
   assert.match(await other.textContent('.tr-notes'), /learningRate=7/);
   assert.equal(await other.inputValue('#tr-opt-learningRate'), '0.003');
-  assert.deepEqual(pageErrors([...errors, ...otherErrors]), []);
+  assert.deepEqual([...errors, ...otherErrors], []);
   await page.close();
   await other.close();
 });
@@ -163,7 +160,7 @@ test('a configuration over the page\'s memory bound is refused with a message; a
   // In Chinese too, redrawn on a language switch.
   await page.click('[data-lang="zh"]');
   await page.waitForFunction((s) => document.querySelector('.tr-main .tr-error')?.textContent === s, zh['train.diverged'].replace('{step}', String(step)));
-  assert.deepEqual(pageErrors(errors), []);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
@@ -191,7 +188,7 @@ test('a language switch redraws a running run without stopping it; the views pas
     assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.slice(0, 3).map((n) => n.target).join(' | ')}`), []);
     await page.$$eval('.tr-main details.twin', (ds) => ds.forEach((d) => { d.open = false; }));
     await page.screenshot({ path: artifact(`train-${lang}-${width}.png`), fullPage: true });
-    assert.deepEqual(pageErrors(errors), []);
+    assert.deepEqual(errors, []);
     await page.close();
   }
 });
@@ -221,10 +218,16 @@ test('the copy lesson: the copied map is (1 − p_gen) × the copy attention of 
   });
   // The key says what the colours are: copied probability, rows summing to 1 − p_gen (not attention weights).
   assert.equal((await view.locator('.hm-scale').textContent()).trim(), `01 ${en['train.copiedScale']}`);
+  // Under the buttons, every sentence the lesson measured from these two runs, in order.
+  const runs = await page.evaluate(() => seq2seqPage.trainView.lessonPanels.map((p) => ({ records: p.records, probes: p.probes, info: p.info })));
+  const m = measureLesson('copy', runs[0], runs[1]);
+  const fill = (x) => en[x.key].replace(/\{(\w+)\}/g, (_, k) => String(x.params[k]));
+  assert.ok(m.sentences.length >= 2);
+  assert.deepEqual(await page.locator('.tr-sentence').allTextContents(), m.sentences.map(fill));
   // Its columns are the source as written: a held-out name the model reads as <unk> is copied as itself.
   const cols = await view.locator('table.hm-table thead th').evaluateAll((ths) => ths.slice(1).map((th) => th.textContent));
   assert.deepEqual(cols, probe.source.split(/\s+/));
-  assert.deepEqual(pageErrors(errors), []);
+  assert.deepEqual(errors, []);
   await page.close();
 });
 
@@ -251,6 +254,6 @@ test('under label smoothing the loss chart draws the floor the loss cannot pass:
   await page.click('.tr-main [data-action="train"]');
   await until(page, ['done']);
   assert.equal(await page.locator('.tr-main .tr-loss-view line.tr-floor').count(), 0);
-  assert.deepEqual(pageErrors(errors), []);
+  assert.deepEqual(errors, []);
   await page.close();
 });

@@ -257,18 +257,23 @@ export class TrainView {
     if (!lessons || !Object.keys(lessons).length) { slot.innerHTML = ''; return; }
     const buttons = Object.entries(lessons).map(([id, l]) => `<button type="button" data-lesson="${esc(id)}" aria-pressed="${id === this.lessonId}">${esc(t(l.titleKey ?? l.title ?? id))}</button>`).join('');
     slot.innerHTML = `<h3>${esc(t('train.lessonsTitle'))}</h3><div class="tr-lesson-buttons">${buttons}</div>`
-      + (this.lessonId ? `<p class="tr-sentence" aria-live="polite">${esc(this.lessonSentence())}</p>` : '');
+      + (this.lessonId ? `<div class="tr-sentences" aria-live="polite">${this.lessonSentencesHtml()}</div>` : '');
   }
 
-  lessonSentence() {
+  /** Everything the lesson measured in its two runs, a sentence each (the first its main one). */
+  lessonSentences() {
     const [a, b] = this.lessonPanels;
-    if (!a || !b || !a.records.length || !b.records.length) return t('train.lessonWaiting');
+    if (!a || !b || !a.records.length || !b.records.length) return [t('train.lessonWaiting')];
     try {
       const m = this.lessons.measureLesson(this.lessonId, a.records, b.records, a.probes, b.probes, a.info, b.info);
-      return m?.sentence ? t(m.sentence.key, m.sentence.params) : '';
+      return (m?.sentences ?? []).map((s) => t(s.key, s.params));
     } catch (e) {
-      return String(e.message ?? e);
+      return [String(e.message ?? e)];
     }
+  }
+
+  lessonSentencesHtml() {
+    return this.lessonSentences().map((s) => `<p class="tr-sentence">${esc(s)}</p>`).join('');
   }
 
   /** Starts a lesson's two runs side by side (one seed, one data). */
@@ -294,7 +299,7 @@ export class TrainView {
   }
 
   renderLessonSentence() {
-    const el = this.el.querySelector('.tr-sentence');
-    if (el) el.textContent = this.lessonSentence();
+    const el = this.el.querySelector('.tr-sentences');
+    if (el) el.innerHTML = this.lessonSentencesHtml();
   }
 }
