@@ -138,7 +138,7 @@ int run(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       runs[k]->step(every);
       secs[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      exact[k] = runs[k]->evaluate();
+      exact[k] = runs[k]->evaluate().word_accuracy;
       pr[k] = measure(*runs[k], probe, arch);
     }
     std::printf("%6d | %7.1f%% %8.4f %10.1f%% | %7.1f%% %8.4f %10.1f%%\n", plain.trainer().steps_taken(), 100 * exact[0], pr[0].penalty,

@@ -14,7 +14,7 @@ void guided_attention_weights(int T, int N, float width, float* w) {
   const double two_g2 = 2.0 * static_cast<double>(width) * width;
   for (int t = 0; t < T; ++t)
     for (int n = 0; n < N; ++n) {
-      const double d = static_cast<double>(n) / N - static_cast<double>(t) / T;
+      const double d = diagonal_offset(n, N, t, T);
       w[static_cast<size_t>(t) * N + n] = static_cast<float>(1.0 - std::exp(-d * d / two_g2));
     }
 }
@@ -31,6 +31,16 @@ double guided_attention_matrix(const float* A, int T, int N, size_t ld, const fl
     }
   }
   return sum / T;
+}
+
+double diagonal_band_share(const float* A, int T, int N, size_t ld, float width) {
+  double sum = 0;
+  for (int t = 0; t < T; ++t) {
+    const float* a = A + static_cast<size_t>(t) * ld;
+    for (int n = 0; n < N; ++n)
+      if (std::fabs(diagonal_offset(n, N, t, T)) <= width) sum += a[n];
+  }
+  return T ? sum / T : 0.0;
 }
 
 void check_guided_attention(const ModelConfig& cfg, const GuidedAttention& ga) {

@@ -1,14 +1,48 @@
 #include "train/probe.h"
 
+#include <cmath>
 #include <sstream>
 
-#include "copy.h"
 #include "errors.h"
 #include "train/run.h"
 #include "vocabulary.h"
 
 namespace seq2seq {
 namespace train {
+
+ReadExample read_example(const ModelConfig& cfg, const HeldOut& h) {
+  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
+  const SpecialIds sp = cfg.tgt_specials;
+  ReadExample x;
+  // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
+  x.source = tokenize_source(h.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk, &x.source_texts);
+  // A copy model's output vocabulary is extended by the source's tokens the target
+  // vocabulary lacks (src/copy.h): a held-out name is one of them, which only copying writes.
+  if (cfg.copy) x.map = copy_map(x.source_texts, tgt_vocab, sp);
+  const int V = tgt_vocab.size();
+  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which a model
+  // without the copy mechanism cannot write.
+  std::istringstream words(h.target);
+  for (std::string w; words >> w;) {
+    int id = tgt_vocab.id(w);
+    if (id < 0 && cfg.copy)
+      for (size_t k = 0; k < x.map.extra.size(); ++k)
+        if (x.map.extra[k] == w) id = V + static_cast<int>(k);
+    x.target.push_back(id >= 0 ? id : sp.unk);
+  }
+  x.target.push_back(sp.eos);
+  return x;
+}
+
+void add_example(const ModelConfig& cfg, const ReadExample& x, Batch& b) {
+  const SpecialIds sp = cfg.tgt_specials;
+  const std::vector<int> reference(x.target.begin(), x.target.end() - 1);
+  std::vector<int> dec_in{sp.bos};
+  const std::vector<int> read = decoder_inputs(reference, static_cast<int>(cfg.tgt_vocab.size()), sp.unk);
+  dec_in.insert(dec_in.end(), read.begin(), read.end());
+  if (cfg.copy) b.add(x.source, dec_in, x.target, &x.map.ids, static_cast<int>(x.map.extra.size()));
+  else b.add(x.source, dec_in, x.target);
+}
 
 Probe probe(TrainingRun& run, int index) {
   const std::vector<HeldOut>& held = run.task().held_out();
@@ -17,50 +51,39 @@ Probe probe(TrainingRun& run, int index) {
                      std::to_string(held.size() - 1) + ")");
   const ModelConfig& cfg = run.model_config();
   const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
-  const SpecialIds sp = cfg.tgt_specials;
   Probe p;
   p.index = index;
   p.step = run.trainer().steps_taken();
   p.source = held[static_cast<size_t>(index)].source;
   p.reference = held[static_cast<size_t>(index)].target;
-  // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
-  std::vector<std::string> texts;
-  const std::vector<int> src =
-      tokenize_source(p.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk, &texts);
-  // A copy model's output vocabulary is extended by the source's tokens the target
-  // vocabulary lacks (src/copy.h): a held-out name is one of them, which only copying writes.
-  const CopyMap map = cfg.copy ? copy_map(texts, tgt_vocab, sp) : CopyMap{};
-  const int V = tgt_vocab.size();
-  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which a model
-  // without the copy mechanism cannot write.
-  std::vector<int> target;
-  std::istringstream words(p.reference);
-  for (std::string w; words >> w;) {
-    int id = tgt_vocab.id(w);
-    if (id < 0 && cfg.copy)
-      for (size_t k = 0; k < map.extra.size(); ++k)
-        if (map.extra[k] == w) id = V + static_cast<int>(k);
-    target.push_back(id >= 0 ? id : sp.unk);
-  }
-  // The decoder reads a copied token past the vocabulary as unk, as decoding does.
-  std::vector<int> dec_in{sp.bos}, dec_out = target;
-  const std::vector<int> read = decoder_inputs(target, V, sp.unk);
-  dec_in.insert(dec_in.end(), read.begin(), read.end());
-  dec_out.push_back(sp.eos);
+  const ReadExample x = read_example(cfg, held[static_cast<size_t>(index)]);
   Batch b;
-  if (cfg.copy) b.add(src, dec_in, dec_out, &map.ids, static_cast<int>(map.extra.size()));
-  else b.add(src, dec_in, dec_out);
+  add_example(cfg, x, b);
   Trainer& t = run.trainer();
   // Forward and loss as a step computes them, without dropout or scheduled sampling (no
-  // generator is drawn from); the gradients it leaves are overwritten by the next step's.
-  t.compute_gradients(b, false);
-  for (int id : src) p.source_tokens.push_back(src_vocab.token(id));
+  // generator is drawn from) and without the backward pass.
+  t.forward(b);
+  for (int id : x.source) p.source_tokens.push_back(src_vocab.token(id));
   // The log-probabilities' rows are as wide as the output vocabulary (a copy model's extended).
-  const size_t W = static_cast<size_t>(V) + map.extra.size(), T = dec_out.size(), N = src.size();
+  const int V = tgt_vocab.size();
+  const size_t W = static_cast<size_t>(t.log_prob_width(b, 0)), T = x.target.size(), N = x.source.size();
+  auto text = [&](int id) { return id < V ? tgt_vocab.token(id) : x.map.extra[static_cast<size_t>(id - V)]; };
   for (size_t r = 0; r < T; ++r) {
-    const int id = dec_out[r];
-    p.target_tokens.push_back(id < V ? tgt_vocab.token(id) : map.extra[static_cast<size_t>(id - V)]);
-    p.token_nll.push_back(-t.log_probs()[r * W + static_cast<size_t>(id)]);
+    const float* row = t.log_probs() + r * W;
+    const int id = x.target[r];
+    p.target_tokens.push_back(text(id));
+    p.token_nll.push_back(-row[id]);
+    size_t best = 0;  // the first of equals, as the loss's argmax counts it
+    for (size_t k = 1; k < W; ++k)
+      if (row[k] > row[best]) best = k;
+    p.top_tokens.push_back(text(static_cast<int>(best)));
+    p.top_probability.push_back(std::exp(row[best]));
+  }
+  if (cfg.copy) {
+    p.copy = true;
+    const float* gate = t.copy_gate_logits();
+    for (size_t r = 0; r < T; ++r) p.copy_gate.push_back(std::exp(log_sigmoid(gate[r])));
+    p.copy_attention.assign(t.copy_attention(), t.copy_attention() + T * N);
   }
   if (cfg.arch == Arch::Rnn) {
     const RnnGraph& g = t.rnn_graph();

@@ -9,6 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "copy.h"
+#include "model_config.h"
+#include "train/graph.h"
+#include "train/tasks.h"
+
 namespace seq2seq {
 namespace train {
 
@@ -30,6 +35,15 @@ struct Probe {
   // [target positions, source positions]; empty for an RNN without attention.
   std::vector<int> attention_shape;
   std::vector<float> cross_attention;
+  // The teacher-forced argmax at each target position (of the output vocabulary, a copy
+  // model's extended), and its probability.
+  std::vector<std::string> top_tokens;
+  std::vector<float> top_probability;
+  // A copy model's: p_gen at each target position [T], and the copy attention a_t,i
+  // [T x N] (the copied probability from source position i is (1 - p_gen) a_t,i).
+  bool copy = false;
+  std::vector<float> copy_gate;
+  std::vector<float> copy_attention;
 };
 
 // Each field under its name on every face (camelCase, as the progress record's).
@@ -44,7 +58,30 @@ void visit_fields(const Probe& p, Visit&& v) {
   v("tokenNll", p.token_nll);
   v("attentionShape", p.attention_shape);
   v("crossAttention", p.cross_attention);
+  v("topTokens", p.top_tokens);
+  v("topProbability", p.top_probability);
+  if (p.copy) {
+    v("copyGate", p.copy_gate);
+    v("copyAttention", p.copy_attention);
+  }
 }
+
+// A held-out example as the model reads it, the one reading of the probe and of
+// the held-out measures: the source as the engine's tokenizer reads it (its
+// tokens' texts, a copy model's copy map from them), and the token the decoder
+// must predict at each position: the reference's tokens (one the target
+// vocabulary lacks: <unk>; for a copy model, one of the source's tokens the
+// target vocabulary lacks is its extended id, V + k), then the end token.
+struct ReadExample {
+  std::vector<int> source;
+  std::vector<std::string> source_texts;
+  CopyMap map;
+  std::vector<int> target;
+};
+ReadExample read_example(const ModelConfig& cfg, const HeldOut& h);
+// Appends it to a batch, teacher-forced: the decoder reads BOS and the reference (a
+// copied token past the vocabulary as unk, as decoding reads it).
+void add_example(const ModelConfig& cfg, const ReadExample& x, Batch& b);
 
 // Held-out example `index` of `run` read now. Leaves the parameters, AdamW's
 // state and every generator as they were (the next step is the one it would

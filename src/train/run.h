@@ -18,8 +18,35 @@
 namespace seq2seq {
 namespace train {
 
+// The held-out set read by the model as it stands (TrainingRun::evaluate()), each
+// measure over every held-out example. A position is one of the reference's target
+// tokens or the end token after them (the probe's target tokens); free-running is
+// the engine's greedy decode of the exported model, teacher-forced the trainer's
+// forward pass without dropout (the probe's).
+struct Evaluation {
+  int held_out = 0;                   // examples scored
+  double word_accuracy = 0;           // free-running: the share decoded exactly
+  double held_out_token_accuracy = 0;  // teacher-forced: the share of positions whose argmax is the reference token
+  double free_token_accuracy = 0;     // free-running: the share of positions where the output has the reference
+                                      // token (a position the output does not reach is wrong)
+  int first_error_count = 0;          // free-running: examples with a first wrong position
+  // Over those examples' positions after their first wrong one: the share the greedy
+  // output gets wrong too (one mistake leading to the next: exposure bias), and the
+  // share the teacher-forced argmax gets wrong, reading the true prefix (0 where there
+  // are no such positions).
+  double wrong_after_first_error = 0;
+  double forced_wrong_after_first_error = 0;
+  // The mean share of cross-attention inside the band |n/N - t/T| <= guided_attention_width
+  // (guided attention's coordinates), over examples, the layers and heads guided
+  // attention selects (the Transformer's; guided_attention_layer/head, -1: all) and
+  // decoder positions, each example weighed as guided attention's penalty weighs it.
+  // Absent for an RNN without attention.
+  bool has_attention = false;
+  double attention_diagonal = 0;
+};
+
 // What step() reports: the steps it ran, and, at an evaluation point, the
-// held-out accuracy.
+// held-out measures.
 struct ProgressRecord {
   int step = 0;                  // the last step taken
   int steps = 0;                 // the run's length
@@ -30,8 +57,7 @@ struct ProgressRecord {
   double steps_per_second = 0;   // over this record's steps, evaluation excluded
   double elapsed_seconds = 0;    // since the run started (or resumed)
   bool evaluated = false;
-  double word_accuracy = 0;      // free-running (greedy) exact match on the held-out set
-  int held_out = 0;              // held-out examples scored
+  Evaluation evaluation;         // where evaluated: the held-out measures
   bool sampling = false;         // scheduled sampling is on:
   double true_token_probability = 1;  // its epsilon at the last step
   double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
@@ -55,8 +81,15 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
   v("stepsPerSecond", r.steps_per_second);
   v("elapsedSeconds", r.elapsed_seconds);
   if (r.evaluated) {
-    v("wordAccuracy", r.word_accuracy);
-    v("heldOut", r.held_out);
+    const Evaluation& e = r.evaluation;
+    v("wordAccuracy", e.word_accuracy);
+    v("heldOut", e.held_out);
+    v("heldOutTokenAccuracy", e.held_out_token_accuracy);
+    v("freeTokenAccuracy", e.free_token_accuracy);
+    v("firstErrorCount", e.first_error_count);
+    v("wrongAfterFirstError", e.wrong_after_first_error);
+    v("forcedWrongAfterFirstError", e.forced_wrong_after_first_error);
+    if (e.has_attention) v("attentionDiagonal", e.attention_diagonal);
   }
   if (r.sampling) {
     v("trueTokenProbability", r.true_token_probability);
@@ -88,9 +121,11 @@ class TrainingRun {
   ProgressRecord step(int n);
   bool done() const { return trainer_->steps_taken() >= options_.steps; }
 
-  // Greedy decoding of the held-out sources with the model as it is now, through
-  // the engine (the model exported and loaded): the share decoded exactly.
-  double evaluate();
+  // The held-out set read by the model as it is now (Evaluation): greedy decoding
+  // of the sources through the engine (the model exported and loaded), and the
+  // trainer's forward pass over the references in batches of batch_size. Leaves the
+  // parameters, AdamW's state and every generator as they were.
+  Evaluation evaluate();
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return trainer_->export_model(storage); }
   // The model, AdamW's state, the options and where the generators stand.

@@ -66,6 +66,11 @@ class Trainer {
   // attention's term is part of the loss either way (attention_loss()).
   LossSums compute_gradients(const Batch& b, bool train);
   LossSums compute_gradients(const Batch& b, bool train, double epsilon);
+  // The forward pass and the loss over `b` alone, without dropout or scheduled sampling
+  // and without the backward pass (a third of a step's work): what an evaluation reads
+  // (log_probs(), the graph's attention, the copy gate's). No generator is drawn from and
+  // no parameter or gradient changes; guided attention's term is not computed.
+  LossSums forward(const Batch& b);
   // compute_gradients(b, true), then update(). A loss or gradient that is not
   // finite throws DivergedError before any parameter changes.
   StepStats step(const Batch& b);
@@ -73,6 +78,9 @@ class Trainer {
   // last compute_gradients() left (`s`, its sums): the step's record.
   StepStats update(const LossSums& s);
 
+  // The least the loss can be (loss.h, loss_floor): the entropy of the label-smoothed
+  // target over the target vocabulary; 0 without smoothing.
+  double loss_floor() const { return train::loss_floor(options_.label_smoothing, static_cast<int>(config_.tgt_vocab.size())); }
   int steps_taken() const { return adam_.steps_taken(); }
   const ModelConfig& config() const { return config_; }
   const TrainingOptions& options() const { return options_; }
@@ -93,7 +101,18 @@ class Trainer {
   bool guided() const { return guided_.weight > 0; }
   // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
   // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
+  // A copy model's rows are as wide as the example's extended vocabulary, example after
+  // example: log_prob_offsets() says where each starts.
   const float* log_probs() const { return logp_.data(); }
+  // Where example e's rows of log_probs() start, and their width, for batch `b` of the last pass.
+  std::vector<size_t> log_prob_offsets(const Batch& b) const;
+  int log_prob_width(const Batch& b, int e) const {
+    return static_cast<int>(config_.tgt_vocab.size()) + (config_.copy ? b.copy_extra[static_cast<size_t>(e)] : 0);
+  }
+  // A copy model's last pass, its batch's last example: the gate's logit at each decoder
+  // position [T] (p_gen = sigmoid), and the copy attention a_t,i [T x S].
+  const float* copy_gate_logits() const { return copy_.gate.data(); }
+  const float* copy_attention() const { return copy_.attention.data(); }
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return train::export_model(store_, config_, storage); }
 
@@ -136,7 +155,9 @@ class Trainer {
   // for a copy model): mixes each example's rows over its extended vocabulary,
   // takes the loss and its gradient back to the logits (the graph's dlogits), the
   // gate's parameters and the extra gradients the graph's backward pass adds.
-  LossSums copy_loss(const Batch& b);
+  // Without `backward`, the mix and its loss only (an evaluation's pass).
+  LossSums copy_loss(const Batch& b, bool backward = true);
+  void check_copy_batch(const Batch& b) const;
   std::vector<int> mixed_;  // scheduled sampling's second pass reads these (a Transformer's)
 };
 
