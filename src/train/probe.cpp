@@ -10,8 +10,7 @@
 namespace seq2seq {
 namespace train {
 
-ReadExample read_example(const ModelConfig& cfg, const HeldOut& h) {
-  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
+ReadExample read_example(const ModelConfig& cfg, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab, const HeldOut& h) {
   const SpecialIds sp = cfg.tgt_specials;
   ReadExample x;
   // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
@@ -56,7 +55,7 @@ Probe probe(TrainingRun& run, int index) {
   p.step = run.trainer().steps_taken();
   p.source = held[static_cast<size_t>(index)].source;
   p.reference = held[static_cast<size_t>(index)].target;
-  const ReadExample x = read_example(cfg, held[static_cast<size_t>(index)]);
+  const ReadExample x = read_example(cfg, src_vocab, tgt_vocab, held[static_cast<size_t>(index)]);
   Batch b;
   add_example(cfg, x, b);
   Trainer& t = run.trainer();

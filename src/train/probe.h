@@ -13,6 +13,7 @@
 #include "model_config.h"
 #include "train/graph.h"
 #include "train/tasks.h"
+#include "vocabulary.h"
 
 namespace seq2seq {
 namespace train {
@@ -78,7 +79,8 @@ struct ReadExample {
   CopyMap map;
   std::vector<int> target;
 };
-ReadExample read_example(const ModelConfig& cfg, const HeldOut& h);
+// (src_vocab, tgt_vocab: the config's, built once for a whole held-out set.)
+ReadExample read_example(const ModelConfig& cfg, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab, const HeldOut& h);
 // Appends it to a batch, teacher-forced: the decoder reads BOS and the reference (a
 // copied token past the vocabulary as unk, as decoding reads it).
 void add_example(const ModelConfig& cfg, const ReadExample& x, Batch& b);

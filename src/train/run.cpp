@@ -273,7 +273,8 @@ Evaluation TrainingRun::evaluate() {
   // the reference token, and the attention's share inside the diagonal band.
   std::vector<ReadExample> read;
   read.reserve(held.size());
-  for (const HeldOut& h : held) read.push_back(read_example(cfg, h));
+  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
+  for (const HeldOut& h : held) read.push_back(read_example(cfg, src_vocab, tgt_vocab, h));
   std::vector<std::vector<char>> forced_right(held.size());
   const bool rnn = cfg.arch == Arch::Rnn;
   ev.has_attention = !rnn || cfg.attention != AttentionScore::None;
