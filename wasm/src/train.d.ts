@@ -221,6 +221,26 @@ export interface ProgressRecord {
   /** At an evaluation point (every evalEvery steps, and the last): free-running greedy exact match on the held-out set. */
   wordAccuracy?: number;
   heldOut?: number;
+  /**
+   * At an evaluation point, the held-out set. A position is one of the reference's target tokens or the end token
+   * after them (a probe's targetTokens). Teacher-forced, without dropout: the share of positions whose argmax under
+   * the true prefix is the reference token.
+   */
+  heldOutTokenAccuracy?: number;
+  /** At an evaluation point: the greedy output against the reference position by position, the share right (a position the output does not reach is wrong). */
+  freeTokenAccuracy?: number;
+  /** At an evaluation point: held-out examples whose greedy output has a first wrong position. */
+  firstErrorCount?: number;
+  /** At an evaluation point: over those examples, the share of positions after the first wrong one that the greedy output gets wrong too (0 where there are none). */
+  wrongAfterFirstError?: number;
+  /** At an evaluation point: the share of the same positions the teacher-forced argmax gets wrong. */
+  forcedWrongAfterFirstError?: number;
+  /**
+   * At an evaluation point: the mean share of cross-attention inside the band |n/N - t/T| <= guidedAttentionWidth
+   * (guided attention's coordinates), over examples, decoder positions and, for a Transformer, the layers and heads
+   * guidedAttentionLayer/Head select (-1: all). Absent for an RNN without attention.
+   */
+  attentionDiagonal?: number;
   /** Under scheduled sampling: epsilon at the last step. */
   trueTokenProbability?: number;
   /** Under scheduled sampling: the share of decoder inputs over the record's steps that were an own token other than the true one. */
@@ -245,6 +265,14 @@ export interface Probe {
   attentionShape: number[];
   /** The cross-attention weights, row-major in attentionShape. */
   crossAttention: Float32Array;
+  /** The teacher-forced argmax at each target position (a copy model's may be a copy-only token of the source). */
+  topTokens: string[];
+  /** Its probability, one per target position. */
+  topProbability: Float32Array;
+  /** A copy model only: p_gen, the probability of generating from the vocabulary, at each target position [T]. */
+  copyGate?: Float32Array;
+  /** A copy model only: the copy attention a[t][i], [T * N] row-major; the copied probability from source position i is (1 - p_gen) a[t][i]. */
+  copyAttention?: Float32Array;
 }
 
 export interface TrainerInfo {
@@ -255,6 +283,8 @@ export interface TrainerInfo {
   sourceVocabSize: number;
   targetVocabSize: number;
   heldOut: number;
+  /** The least the loss can be: the entropy of the label-smoothed target over the target vocabulary (0 without label smoothing). */
+  lossFloor: number;
   step: number;
   steps: number;
   done: boolean;
