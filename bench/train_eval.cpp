@@ -2,7 +2,8 @@
 // measures"): the page evaluates every few dozen steps, so an evaluation must stay a
 // few steps' worth. For the default reverse run and a tiny names run: the median time
 // of one step, of TrainingRun::evaluate() (greedy decoding of the held-out set through
-// the engine, and the trainer's forward pass over it), and of that forward pass alone.
+// the engine, and the trainer's forward pass over it), of that forward pass alone, and
+// of the same reading done a probe an example.
 //
 //   train_eval [--repeats N]
 #include <algorithm>
@@ -46,11 +47,16 @@ void measure(const char* name, const TrainingOptions& o, int repeats) {
       b.clear();
       for (size_t i = first; i < std::min(held.size(), first + static_cast<size_t>(o.batch_size)); ++i)
         add_example(cfg, read_example(cfg, src_vocab, tgt_vocab, held[i]), b);
-      run.trainer().forward(b);
+      run.trainer().read(b);
     }
   });
-  std::printf("%-28s held-out %4zu  step %7.2f ms  evaluation %7.2f ms (%.1f steps; teacher-forced pass %.2f ms, %.1f steps)\n", name,
-              held.size(), step, eval, eval / step, forced, forced / step);
+  // The same reading an example at a time (a probe of each): what batching saves.
+  const double one_by_one = median_ms(repeats, [&] {
+    for (size_t i = 0; i < held.size(); ++i) probe(run, static_cast<int>(i));
+  });
+  std::printf("%-28s held-out %4zu  step %7.2f ms  evaluation %7.2f ms (%.1f steps; teacher-forced pass %.2f ms, %.1f steps; "
+              "a probe an example %.2f ms)\n",
+              name, held.size(), step, eval, eval / step, forced, forced / step, one_by_one);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 //                   its static words in English
 //   dictionary.mjs  dict/*.tsv, dict/index.json (and the longest training word), dict/test.tsv:
 //                   reference pronunciations
+//   g2p-tiny.mjs    train/g2p-tiny.tsv: the short training-split words the Train mode's
+//                   G2P lessons train on, fetched when a lesson needs them
 //   weight.mjs      weight.json (what a first visit transfers) and the .gz twins
 //
 // The page's own lists of modules (index.html's modulepreload links, the decoder
@@ -28,6 +30,7 @@ import { copyPageFiles } from './site/page-files.mjs';
 import { siteModels } from './site/models.mjs';
 import { writeIndexHtml } from './site/index-html.mjs';
 import { writeDictionary } from './site/dictionary.mjs';
+import { writeTinyG2p } from './site/g2p-tiny.mjs';
 import { writeGzipTwins, writeWeight } from './site/weight.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,6 +54,7 @@ try {
   writeFileSync(join(out, 'models.json'), JSON.stringify(site, null, 1) + '\n');
   writeIndexHtml(root, out, site);
   writeDictionary(root, out, rules, { log });
+  writeTinyG2p(root, out, rules, { log });
   const { raw, gzip } = writeWeight(out, models, root);
   writeGzipTwins(out);
   log(`site: ${out}\nfirst visit (page + wasm + default models): ${raw} bytes raw, ${gzip} bytes gzip`);

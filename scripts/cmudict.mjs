@@ -3,6 +3,7 @@
 // dictionary, stress removed) and scripts/make-models-manifest.mjs (a stressed
 // model's test references). The stress digits, the variant suffix, the word rule
 // and the dev rule are the recipe's own (models/train/data_rules.json).
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -46,4 +47,25 @@ export function readCmudict(rules, path, { stress = false } = {}) {
     prons.set(word, list);
   }
   return prons;
+}
+
+/** The test split, models/data/cmudict-0.7b.test: word -> its pronunciations (passed through `strip`, in the file's order, each once). */
+export function readTestSplit(root, strip) {
+  const split = new Map();
+  for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
+    const i = line.indexOf('  ');
+    if (i < 0) continue;
+    const word = line.slice(0, i);
+    const list = split.get(word) ?? [];
+    const p = strip(line.slice(i + 2));
+    if (p && !list.includes(p)) list.push(p);
+    split.set(word, list);
+  }
+  return split;
+}
+
+/** The recipe's dev rule as a predicate on a word (its sha256 as a big-endian number, mod `modulus`, below `below`). */
+export function devRule(rules) {
+  const { hash, modulus, below } = rules.dev;
+  return (w) => BigInt('0x' + createHash(hash).update(w, 'utf8').digest('hex')) % BigInt(modulus) < BigInt(below);
 }

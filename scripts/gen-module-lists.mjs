@@ -10,6 +10,8 @@
 //                             and all it imports, for the same reason (a worker takes no
 //                             modulepreload links); written by this script into the block of
 //                             the committed file
+//   web/js/trainer-worker.js  the same for the Train mode's worker: the npm module's trainer
+//                             worker script (wasm/src/train-worker.js) and all it imports
 //
 // Only static imports count: a dynamic import() (the tour, the text view, the Chinese
 // strings) is what a first visit does not load. Paths are the site's (scripts/build-web.mjs
@@ -17,7 +19,7 @@
 // map of index.html names the npm module. Each list is in the order the modules are
 // evaluated (what a module imports before it).
 //
-//   node scripts/gen-module-lists.mjs           rewrite decoder-worker.js's list if stale
+//   node scripts/gen-module-lists.mjs           rewrite the workers' lists if stale
 //   node scripts/gen-module-lists.mjs --check   only say whether it is stale (exit 1)
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
@@ -79,9 +81,11 @@ export function preloadLinks(root = ROOT) {
 /** Every file this script writes: [path, the text it should have]. */
 export function generatedFiles(root = ROOT) {
   // The worker's own script (js/decoder-worker.js) is fetched by new Worker(), not imported.
-  const worker = moduleGraph('wasm/src/worker.js', root).map((p) => `import '../${p}';`);
-  const path = 'web/js/decoder-worker.js';
-  return [[path, replaceBlock(path, readFileSync(join(root, path), 'utf8'), worker, { header: HEADER })]];
+  // So is the trainer's (js/trainer-worker.js).
+  return [['web/js/decoder-worker.js', 'wasm/src/worker.js'], ['web/js/trainer-worker.js', 'wasm/src/train-worker.js']].map(([path, script]) => {
+    const list = moduleGraph(script, root).map((p) => `import '../${p}';`);
+    return [path, replaceBlock(path, readFileSync(join(root, path), 'utf8'), list, { header: HEADER })];
+  });
 }
 
 /** The paths whose text on disk is not what the imports give. */

@@ -115,7 +115,7 @@ node scripts/build-web.mjs
 scripts/install-deps.sh --wait-engines
 # Two files at a time, as the Node tests: each waits mostly on its page's decoder
 # worker, and two browsers keep both cores busy.
-mapfile -t browser_tests < <(longest_first tests/browser tests/browser/tour.test.mjs tests/browser/inside.test.mjs \
+mapfile -t browser_tests < <(longest_first tests/browser tests/browser/tour.test.mjs tests/browser/tour-train.test.mjs tests/browser/inside.test.mjs \
   tests/browser/webkit.test.mjs tests/browser/firefox.test.mjs \
   tests/browser/page.test.mjs tests/browser/first-screen.test.mjs tests/browser/self-attention.test.mjs \
   tests/browser/compare.test.mjs tests/browser/wordlist.test.mjs tests/browser/nar-length.test.mjs)

@@ -148,7 +148,7 @@ class TrainerHandle {
       o.set("sourceVocabSize", static_cast<int>(c.src_vocab.size()));
       o.set("targetVocabSize", static_cast<int>(c.tgt_vocab.size()));
       o.set("heldOut", static_cast<int>(r.task().held_out().size()));
-      o.set("lossFloor", r.trainer().loss_floor());
+      o.set("lossFloor", r.loss_floor());
       o.set("step", r.trainer().steps_taken());
       o.set("steps", r.options().steps);
       o.set("done", r.done());

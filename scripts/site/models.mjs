@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync } from '
 import { basename, join } from 'node:path';
 import { ATTENTION_SCORES, foldCase, sourceLetters } from '../../web/shared/lane-models.js';
 import { StaleModuleError, modelInfo } from './model-info.mjs';
+import { modelEntry } from '../../web/shared/model-entry.js';
 
 // Example words, shown as buttons when every letter is in the model's alphabet.
 // Chosen to show something: silent letters, one spelling for several sounds,
@@ -62,16 +63,14 @@ export async function siteModels(root, out, rules, { log = () => {}, warn = cons
     const alphabet = new Set(sourceLetters(info));
     const sha = createHash('sha256').update(bytes).digest('hex');
     const m = measured.get(sha);
-    models.push({
-      ...info,
-      name: info.name || id,
+    models.push(modelEntry(info, {
       id,
       file,
       fixture,
       examples: EXAMPLES.map((w) => foldCase(info, w)).filter((w) => [...w].every((c) => alphabet.has(c))),
       ...(m ? { testWer: m.testWer, testWerByLength: m.testWerByLength } : {}),
       ...(recipes.has(sha) ? { training: recipes.get(sha) } : {}),
-    });
+    }));
   };
   const real = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.safetensors')).sort() : [];
   for (const f of real) await add(join(dir, f), false);

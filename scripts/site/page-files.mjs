@@ -5,7 +5,8 @@
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const WASM_FILES = ['seq2seq_core.mjs', 'seq2seq_core.wasm'];
+// The decoder's module, and the trainer's (the Train mode's worker loads it).
+export const WASM_FILES = ['seq2seq_core.mjs', 'seq2seq_core.wasm', 'seq2seq_train.mjs', 'seq2seq_train.wasm'];
 
 /** Copies the page and what it imports from `root` into `out`; throws naming what is missing. */
 export function copyPageFiles(root, out) {

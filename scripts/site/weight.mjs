@@ -3,7 +3,8 @@
 // the models no default lane uses, the text view's phonemizer, fetched when that view is
 // opened, and the modules a first visit does not load: of the scripts, those the page
 // and its decoder worker import statically (scripts/gen-module-lists.mjs), and the
-// worker's script, and the stylesheet of what views draw once opened, loaded with it), raw and gzipped; and the precompressed twins (file.gz) that
+// worker's script, and the stylesheet of what views draw once opened, loaded with it; the
+// Train mode's trainer module, stylesheet and data), raw and gzipped; and the precompressed twins (file.gz) that
 // scripts/serve.mjs sends to browsers that accept gzip: no compression work while a page loads.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ export function writeWeight(out, models, root) {
     const rel = f.slice(out.length + 1);
     if (rel.startsWith('dict/') || rel.endsWith('.gz')) continue;
     if (rel.startsWith('g2p/') || (/\.m?js$/.test(rel) && !modules.has(rel)) || rel === 'style-open.css') continue;
+    // The Train mode's: the trainer's module, its stylesheet and its data, fetched when the mode opens.
+    if (rel.startsWith('wasm/dist/seq2seq_train.') || rel === 'style-train.css' || rel.startsWith('train/')) continue;
     if (rel.startsWith('models/') && !defaults.has(rel)) continue;
     const b = readFileSync(f);
     raw += b.length;

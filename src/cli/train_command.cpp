@@ -217,9 +217,8 @@ void print_record(const seq2seq::train::ProgressRecord& r, bool json) {
       line << "  true token " << std::setprecision(3) << r.true_token_probability << ", own read " << std::setprecision(1)
            << 100.0 * r.own_token_share << "%";
     if (r.evaluated)
-      line << "  held-out exact " << std::setprecision(1) << 100.0 * r.evaluation.word_accuracy << "% of " << r.evaluation.held_out
-           << ", tokens " << 100.0 * r.evaluation.held_out_token_accuracy << "% teacher-forced, " << 100.0 * r.evaluation.free_token_accuracy
-           << "% free-running";
+      line << "  held-out exact " << std::setprecision(1) << 100.0 * r.word_accuracy << "% of " << r.held_out << ", tokens "
+           << 100.0 * r.held_out_token_accuracy << "% teacher-forced, " << 100.0 * r.free_token_accuracy << "% free-running";
     std::cout << line.str() << '\n';
   }
   std::cout.flush();
@@ -276,7 +275,7 @@ int train_command(const std::vector<std::string>& args) {
     std::cout << "training " << c.name << ": " << run->trainer().params().size() << " parameters, " << c.src_vocab.size()
               << " source and " << c.tgt_vocab.size() << " target tokens, " << run->task().held_out().size()
               << " held-out examples; step " << run->trainer().steps_taken() << " of " << o.steps;
-    if (o.label_smoothing > 0) std::cout << "; the loss's floor under label smoothing " << run->trainer().loss_floor();
+    if (o.label_smoothing > 0) std::cout << "; the loss's floor under label smoothing " << run->loss_floor();
     std::cout << '\n';
   }
   seq2seq::train::ProgressRecord last;
@@ -296,7 +295,7 @@ int train_command(const std::vector<std::string>& args) {
     std::ostringstream done;
     done << "wrote " << out;
     if (last.evaluated)
-      done << std::fixed << std::setprecision(1) << ": held-out exact " << 100.0 * last.evaluation.word_accuracy << "% after " << last.step
+      done << std::fixed << std::setprecision(1) << ": held-out exact " << 100.0 * last.word_accuracy << "% after " << last.step
            << " steps, " << last.elapsed_seconds << " s";
     std::cout << done.str() << '\n';
   }

@@ -10,6 +10,14 @@
 namespace seq2seq {
 namespace train {
 
+namespace {
+
+// How far source position n of N lies from the diagonal at decoder position t of T:
+// the coordinates of the penalty and of the band measure alike.
+double diagonal_offset(int n, int N, int t, int T) { return static_cast<double>(n) / N - static_cast<double>(t) / T; }
+
+}  // namespace
+
 void guided_attention_weights(int T, int N, float width, float* w) {
   const double two_g2 = 2.0 * static_cast<double>(width) * width;
   for (int t = 0; t < T; ++t)
@@ -17,6 +25,15 @@ void guided_attention_weights(int T, int N, float width, float* w) {
       const double d = diagonal_offset(n, N, t, T);
       w[static_cast<size_t>(t) * N + n] = static_cast<float>(1.0 - std::exp(-d * d / two_g2));
     }
+}
+
+double diagonal_band_mass(const float* A, int T, int N, size_t ld, float width) {
+  if (T <= 0) return 0.0;
+  double sum = 0;
+  for (int t = 0; t < T; ++t)
+    for (int n = 0; n < N; ++n)
+      if (std::abs(diagonal_offset(n, N, t, T)) <= width) sum += A[static_cast<size_t>(t) * ld + static_cast<size_t>(n)];
+  return sum / T;
 }
 
 double guided_attention_matrix(const float* A, int T, int N, size_t ld, const float* w, float coef, float* dA) {
@@ -31,16 +48,6 @@ double guided_attention_matrix(const float* A, int T, int N, size_t ld, const fl
     }
   }
   return sum / T;
-}
-
-double diagonal_band_share(const float* A, int T, int N, size_t ld, float width) {
-  double sum = 0;
-  for (int t = 0; t < T; ++t) {
-    const float* a = A + static_cast<size_t>(t) * ld;
-    for (int n = 0; n < N; ++n)
-      if (std::fabs(diagonal_offset(n, N, t, T)) <= width) sum += a[n];
-  }
-  return T ? sum / T : 0.0;
 }
 
 void check_guided_attention(const ModelConfig& cfg, const GuidedAttention& ga) {

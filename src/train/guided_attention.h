@@ -27,25 +27,19 @@ namespace train {
 class TransformerGraph;
 class RnnGraph;
 
-// Where source position n of N lies from decoder position t of T's place on the
-// diagonal: n/N - t/T, the coordinate W(n, t) and the diagonal band (below) read.
-inline double diagonal_offset(int n, int N, int t, int T) {
-  return static_cast<double>(n) / N - static_cast<double>(t) / T;
-}
-
 // W(n, t) for every decoder position t < T (rows) and source position n < N
 // (columns) into w [T x N].
 void guided_attention_weights(int T, int N, float width, float* w);
 
-// The share of attention inside the band |n/N - t/T| <= width around the diagonal,
-// averaged over the T rows of one attention matrix A [T x N, row stride ld]: how
-// diagonal the attention is, in guided attention's coordinates (the progress
-// record's attentionDiagonal).
-double diagonal_band_share(const float* A, int T, int N, size_t ld, float width);
-
 // (1/T) Σ W A over one attention matrix A [T rows x N columns, row stride ld]
 // with W from guided_attention_weights(); with dA (same layout), adds coef * W there.
 double guided_attention_matrix(const float* A, int T, int N, size_t ld, const float* w, float coef, float* dA);
+
+// The share of A's weight inside the band |n/N - t/T| <= width (the penalty's own
+// coordinates), averaged over the T rows: 1 when every row attends within the band
+// around the diagonal. What "the attention has become diagonal" is measured by
+// (the held-out evaluation's attention_diagonal, run.h).
+double diagonal_band_mass(const float* A, int T, int N, size_t ld, float width);
 
 // Which cross-attention is guided, and how hard.
 struct GuidedAttention {

@@ -47,12 +47,10 @@ LossSums smoothed_nll(const float* logp, int rows, int V, const int* targets, in
   return s;
 }
 
-double loss_floor(float smoothing, int V) {
-  if (smoothing <= 0 || V < 1) return 0.0;
-  const double spread = static_cast<double>(smoothing) / V, on = 1.0 - smoothing + spread;
-  // x log x at x = 0 is 0 (e = 1 leaves nothing on the target beyond its spread share).
-  auto xlogx = [](double x) { return x > 0 ? x * std::log(x) : 0.0; };
-  return -(xlogx(on) + (V - 1) * xlogx(spread));
+double smoothed_nll_floor(float smoothing, int V) {
+  if (smoothing <= 0 || V <= 1) return 0.0;
+  const double spread = static_cast<double>(smoothing) / V, top = 1.0 - smoothing + spread;
+  return -top * std::log(top) - (V - 1) * spread * std::log(spread);
 }
 
 void log_softmax_backward(const float* logp, const float* dlogp, int rows, int V, float* dlogits) {

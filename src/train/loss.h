@@ -35,11 +35,10 @@ struct LossSums {
 LossSums smoothed_nll(const float* logp, int rows, int V, const int* targets, int ignore, float smoothing,
                       float scale, float* dlogp, int width = -1);
 
-// The least the loss can be: the entropy of the smoothed target q, reached where p = q,
-//   -(1 - e + e/V) log(1 - e + e/V) - (V - 1) (e/V) log(e/V),
-// 0 without smoothing. V as smoothed_nll() spreads over: the target vocabulary (a copy
-// model's copy-only tokens take no share, and a training target is never one).
-double loss_floor(float smoothing, int V);
+// The least smoothed_nll can be per row, the entropy of q, reached at p = q (a
+// target within V): -(1 - e + e/V) log(1 - e + e/V) - (V - 1) (e/V) log(e/V); 0
+// without smoothing. The floor a loss curve cannot go below.
+double smoothed_nll_floor(float smoothing, int V);
 
 // dlogits[r][k] = dlogp[r][k] - p[r][k] * sum_j dlogp[r][j], p = exp(logp).
 void log_softmax_backward(const float* logp, const float* dlogp, int rows, int V, float* dlogits);

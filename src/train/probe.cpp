@@ -1,8 +1,10 @@
 #include "train/probe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "copy.h"
 #include "errors.h"
 #include "train/run.h"
 #include "vocabulary.h"
@@ -28,13 +30,16 @@ ReadExample read_example(const ModelConfig& cfg, const Vocabulary& src_vocab, co
       for (size_t k = 0; k < x.map.extra.size(); ++k)
         if (x.map.extra[k] == w) id = V + static_cast<int>(k);
     x.target.push_back(id >= 0 ? id : sp.unk);
+    x.written.push_back(id >= 0);
   }
   x.target.push_back(sp.eos);
+  x.written.push_back(true);
   return x;
 }
 
 void add_example(const ModelConfig& cfg, const ReadExample& x, Batch& b) {
   const SpecialIds sp = cfg.tgt_specials;
+  // The decoder reads a copied token past the vocabulary as unk, as decoding does.
   const std::vector<int> reference(x.target.begin(), x.target.end() - 1);
   std::vector<int> dec_in{sp.bos};
   const std::vector<int> read = decoder_inputs(reference, static_cast<int>(cfg.tgt_vocab.size()), sp.unk);
@@ -56,32 +61,31 @@ Probe probe(TrainingRun& run, int index) {
   p.source = held[static_cast<size_t>(index)].source;
   p.reference = held[static_cast<size_t>(index)].target;
   const ReadExample x = read_example(cfg, src_vocab, tgt_vocab, held[static_cast<size_t>(index)]);
+  const std::vector<int>& src = x.source;
+  const std::vector<int>& dec_out = x.target;
+  const CopyMap& map = x.map;
+  const int V = tgt_vocab.size();
   Batch b;
   add_example(cfg, x, b);
   Trainer& t = run.trainer();
-  // Forward and loss as a step computes them, without dropout or scheduled sampling (no
-  // generator is drawn from) and without the backward pass.
-  t.forward(b);
-  for (int id : x.source) p.source_tokens.push_back(src_vocab.token(id));
+  // Forward and loss as a step computes them, without dropout, scheduled sampling (no
+  // generator is drawn from) or a backward pass.
+  t.read(b);
+  for (int id : src) p.source_tokens.push_back(src_vocab.token(id));
   // The log-probabilities' rows are as wide as the output vocabulary (a copy model's extended).
-  const int V = tgt_vocab.size();
-  const size_t W = static_cast<size_t>(t.log_prob_width(b, 0)), T = x.target.size(), N = x.source.size();
-  auto text = [&](int id) { return id < V ? tgt_vocab.token(id) : x.map.extra[static_cast<size_t>(id - V)]; };
+  const size_t W = static_cast<size_t>(V) + map.extra.size(), T = dec_out.size(), N = src.size();
+  auto token_text = [&](int id) { return id < V ? tgt_vocab.token(id) : map.extra[static_cast<size_t>(id - V)]; };
   for (size_t r = 0; r < T; ++r) {
     const float* row = t.log_probs() + r * W;
-    const int id = x.target[r];
-    p.target_tokens.push_back(text(id));
+    const int id = dec_out[r];
+    p.target_tokens.push_back(token_text(id));
     p.token_nll.push_back(-row[id]);
-    size_t best = 0;  // the first of equals, as the loss's argmax counts it
-    for (size_t k = 1; k < W; ++k)
-      if (row[k] > row[best]) best = k;
-    p.top_tokens.push_back(text(static_cast<int>(best)));
-    p.top_probability.push_back(std::exp(row[best]));
+    const int top = static_cast<int>(std::max_element(row, row + W) - row);
+    p.top_tokens.push_back(token_text(top));
+    p.top_probability.push_back(std::exp(row[top]));
   }
   if (cfg.copy) {
-    p.copy = true;
-    const float* gate = t.copy_gate_logits();
-    for (size_t r = 0; r < T; ++r) p.copy_gate.push_back(std::exp(log_sigmoid(gate[r])));
+    for (size_t r = 0; r < T; ++r) p.copy_gate.push_back(std::exp(log_sigmoid(t.copy_gate_logits()[r])));
     p.copy_attention.assign(t.copy_attention(), t.copy_attention() + T * N);
   }
   if (cfg.arch == Arch::Rnn) {

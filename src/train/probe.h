@@ -31,18 +31,19 @@ struct Probe {
   // the end token.
   std::vector<std::string> target_tokens;
   std::vector<float> token_nll;            // -log p of each of target_tokens
+  // At each position the token the model puts first (the argmax of the same row) and its
+  // probability: under label smoothing e it cannot pass 1 - e + e/V.
+  std::vector<std::string> top_tokens;
+  std::vector<float> top_probability;
   // The cross-attention weights, row-major in attention_shape: the Transformer's
   // [decoder layers, heads, target positions, source positions], the RNN's
   // [target positions, source positions]; empty for an RNN without attention.
   std::vector<int> attention_shape;
   std::vector<float> cross_attention;
-  // The teacher-forced argmax at each target position (of the output vocabulary, a copy
-  // model's extended), and its probability.
-  std::vector<std::string> top_tokens;
-  std::vector<float> top_probability;
-  // A copy model's: p_gen at each target position [T], and the copy attention a_t,i
-  // [T x N] (the copied probability from source position i is (1 - p_gen) a_t,i).
-  bool copy = false;
+  // A copy model's pointer-generator at each target position: p_gen, the probability of
+  // generating from the vocabulary, and the copy attention a [T x N] (the Transformer's last
+  // decoder layer's cross-attention, heads averaged; the RNN's attention): the probability
+  // copied from source position i is (1 - p_gen) a_ti. Empty without copy.
   std::vector<float> copy_gate;
   std::vector<float> copy_attention;
 };
@@ -57,27 +58,30 @@ void visit_fields(const Probe& p, Visit&& v) {
   v("sourceTokens", p.source_tokens);
   v("targetTokens", p.target_tokens);
   v("tokenNll", p.token_nll);
-  v("attentionShape", p.attention_shape);
-  v("crossAttention", p.cross_attention);
   v("topTokens", p.top_tokens);
   v("topProbability", p.top_probability);
-  if (p.copy) {
+  v("attentionShape", p.attention_shape);
+  v("crossAttention", p.cross_attention);
+  if (!p.copy_gate.empty()) {
     v("copyGate", p.copy_gate);
     v("copyAttention", p.copy_attention);
   }
 }
 
-// A held-out example as the model reads it, the one reading of the probe and of
-// the held-out measures: the source as the engine's tokenizer reads it (its
-// tokens' texts, a copy model's copy map from them), and the token the decoder
-// must predict at each position: the reference's tokens (one the target
-// vocabulary lacks: <unk>; for a copy model, one of the source's tokens the
-// target vocabulary lacks is its extended id, V + k), then the end token.
+// A held-out example as the model reads it, the one reading of the probe and of the
+// held-out evaluation (run.h): the source as the engine's tokenizer reads it (its
+// tokens' texts, a copy model's copy map from them), and the token the decoder must
+// predict at each position: the reference's tokens (one the target vocabulary lacks:
+// <unk>; for a copy model, one of the source's tokens the target vocabulary lacks is
+// its extended id, V + k), then the end token; `written`: whether the position's
+// token is the reference's as written (not an <unk> standing for it, which no output
+// matches).
 struct ReadExample {
   std::vector<int> source;
   std::vector<std::string> source_texts;
   CopyMap map;
   std::vector<int> target;
+  std::vector<bool> written;
 };
 // (src_vocab, tgt_vocab: the config's, built once for a whole held-out set.)
 ReadExample read_example(const ModelConfig& cfg, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab, const HeldOut& h);

@@ -15,6 +15,7 @@
 #include "copy.h"
 #include "session.h"
 #include "train/guided_attention.h"
+#include "train/loss.h"
 #include "train/model_file.h"
 #include "train/probe.h"
 
@@ -244,18 +245,30 @@ ProgressRecord TrainingRun::step(int n) {
   r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
+    const Evaluation e = evaluate();
     r.evaluated = true;
-    r.evaluation = evaluate();
+    r.word_accuracy = e.word_accuracy;
+    r.held_out = static_cast<int>(task_->held_out().size());
+    r.held_out_token_accuracy = e.held_out_token_accuracy;
+    r.free_token_accuracy = e.free_token_accuracy;
+    r.first_error_count = e.first_error_count;
+    r.wrong_after_first_error = e.wrong_after_first_error;
+    r.forced_wrong_after_first_error = e.forced_wrong_after_first_error;
+    r.has_attention = e.has_attention;
+    r.attention_diagonal = e.attention_diagonal;
   }
   r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return r;
+}
+
+double TrainingRun::loss_floor() const {
+  return smoothed_nll_floor(options_.label_smoothing, static_cast<int>(trainer_->config().tgt_vocab.size()));
 }
 
 Evaluation TrainingRun::evaluate() {
   const ModelConfig& cfg = trainer_->config();
   const std::vector<HeldOut>& held = task_->held_out();
   Evaluation ev;
-  ev.held_out = static_cast<int>(held.size());
   if (held.empty()) return ev;
   // Free-running: the engine's greedy decode of the model as exported now.
   const std::vector<uint8_t> bytes = trainer_->export_model(ExportStorage::F32);
@@ -268,48 +281,46 @@ Evaluation TrainingRun::evaluate() {
   std::vector<std::string> sources;
   for (const HeldOut& h : held) sources.push_back(h.source);
   const std::vector<BatchResult> out = session.run_batch(sources);
-  // Teacher-forced: the trainer's forward pass over the references, batch_size examples
-  // a pass (the graph's limits), without dropout; per position, whether the argmax is
-  // the reference token, and the attention's share inside the diagonal band.
+  // Teacher-forced: the trainer's reading of the references (read(), the probe's pass),
+  // batch_size examples a pass (the graph's limits); per position, whether the argmax is
+  // the reference's token as written, and the attention's share inside the diagonal band.
+  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
   std::vector<ReadExample> read;
   read.reserve(held.size());
-  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
   for (const HeldOut& h : held) read.push_back(read_example(cfg, src_vocab, tgt_vocab, h));
-  std::vector<std::vector<char>> forced_right(held.size());
+  std::vector<std::vector<bool>> forced_right(held.size());
   const bool rnn = cfg.arch == Arch::Rnn;
-  ev.has_attention = !rnn || cfg.attention != AttentionScore::None;
+  ev.has_attention = !(rnn && cfg.attention == AttentionScore::None);
+  // The (layer, head) pairs the band measure averages over: guided attention's choice.
   const float width = options_.guided_attention_width;
-  const int l0 = options_.guided_attention_layer < 0 ? 0 : options_.guided_attention_layer;
-  const int l1 = options_.guided_attention_layer < 0 ? cfg.dec_layers : options_.guided_attention_layer + 1;
-  const int h0 = options_.guided_attention_head < 0 ? 0 : options_.guided_attention_head;
-  const int h1 = options_.guided_attention_head < 0 ? cfg.n_heads : options_.guided_attention_head + 1;
+  const int layer = options_.guided_attention_layer, head = options_.guided_attention_head;
+  const int l0 = layer < 0 ? 0 : layer, l1 = layer < 0 ? cfg.dec_layers : layer + 1;
+  const int h0 = head < 0 ? 0 : head, h1 = head < 0 ? cfg.n_heads : head + 1;
   double diagonal = 0;
-  long forced_right_total = 0, positions = 0;
+  long positions = 0, forced_total = 0;
   Batch b;
   for (size_t first = 0; first < held.size(); first += static_cast<size_t>(options_.batch_size)) {
     const size_t last = std::min(held.size(), first + static_cast<size_t>(options_.batch_size));
     b.clear();
     for (size_t i = first; i < last; ++i) add_example(cfg, read[i], b);
-    trainer_->forward(b);
+    trainer_->read(b);
     const std::vector<size_t> at = trainer_->log_prob_offsets(b);
     for (int e = 0; e < b.size; ++e) {
       const size_t i = first + static_cast<size_t>(e);
       const int T = b.dec_len[static_cast<size_t>(e)], N = b.src_len[static_cast<size_t>(e)], W = trainer_->log_prob_width(b, e);
       for (int t = 0; t < T; ++t) {
         const float* row = trainer_->log_probs() + at[static_cast<size_t>(e)] + static_cast<size_t>(t) * W;
-        int best = 0;  // the first of equals, as the loss's argmax counts it
-        for (int k = 1; k < W; ++k)
-          if (row[k] > row[best]) best = k;
-        const bool right = best == read[i].target[static_cast<size_t>(t)];
+        const int top = static_cast<int>(std::max_element(row, row + W) - row);
+        const bool right = read[i].written[static_cast<size_t>(t)] && top == read[i].target[static_cast<size_t>(t)];
         forced_right[i].push_back(right);
-        forced_right_total += right;
+        forced_total += right;
       }
       positions += T;
       if (!ev.has_attention) continue;
       if (rnn) {
         const RnnGraph& g = trainer_->rnn_graph();
         const size_t ld = static_cast<size_t>(g.attention_stride());
-        diagonal += diagonal_band_share(g.attention() + static_cast<size_t>(b.dec_off[static_cast<size_t>(e)]) * ld, T, N, ld, width);
+        diagonal += diagonal_band_mass(g.attention() + static_cast<size_t>(b.dec_off[static_cast<size_t>(e)]) * ld, T, N, ld, width);
         continue;
       }
       const TransformerGraph& g = trainer_->graph();
@@ -317,20 +328,18 @@ Evaluation TrainingRun::evaluate() {
       double example = 0;
       for (int l = l0; l < l1; ++l)
         for (int h = h0; h < h1; ++h)
-          example += diagonal_band_share(g.cross_attention(l) + p0 + static_cast<size_t>(h) * T * N, T, N, static_cast<size_t>(N), width);
+          example += diagonal_band_mass(g.cross_attention(l) + p0 + static_cast<size_t>(h) * T * N, T, N, static_cast<size_t>(N), width);
       diagonal += example / ((l1 - l0) * (h1 - h0));
     }
   }
-  ev.held_out_token_accuracy = positions ? static_cast<double>(forced_right_total) / positions : 0.0;
-  if (ev.has_attention) ev.attention_diagonal = diagonal / static_cast<double>(held.size());
-  // The greedy outputs against the same reference tokens, position by position: the
-  // output's tokens (a copy model's in its extended ids, as the reference's) and the
-  // end token the search finishes with.
+  // The greedy outputs against the same positions: the output's tokens (a copy model's
+  // in its extended ids, as the reference's) and the end token the search finishes with
+  // (it always writes one, at the max length at the latest).
   const int eos = cfg.tgt_specials.eos;
-  long free_right = 0, after = 0, after_wrong = 0, after_forced_wrong = 0;
+  long free_right = 0, after = 0, after_free = 0, after_forced = 0;
   int exact = 0;
   for (size_t i = 0; i < held.size(); ++i) {
-    const std::vector<int>& ref = read[i].target;
+    const ReadExample& x = read[i];
     std::vector<int> got;
     if (!out[i].error && !out[i].results.empty()) {
       got = out[i].results[0].tokens;
@@ -338,23 +347,30 @@ Evaluation TrainingRun::evaluate() {
       if (out[i].results[0].text == held[i].target) ++exact;
     }
     int first_wrong = -1;
-    for (size_t t = 0; t < ref.size(); ++t) {
-      const bool right = t < got.size() && got[t] == ref[t];
+    for (size_t t = 0; t < x.target.size(); ++t) {
+      const bool right = x.written[t] && t < got.size() && got[t] == x.target[t];
       free_right += right;
       if (first_wrong >= 0) {
         ++after;
-        after_wrong += !right;
-        after_forced_wrong += !forced_right[i][t];
+        after_free += !right;
+        after_forced += !forced_right[i][t];
       } else if (!right) {
         first_wrong = static_cast<int>(t);
       }
     }
     ev.first_error_count += first_wrong >= 0;
   }
-  ev.word_accuracy = static_cast<double>(exact) / static_cast<double>(held.size());
-  ev.free_token_accuracy = positions ? static_cast<double>(free_right) / positions : 0.0;
-  ev.wrong_after_first_error = after ? static_cast<double>(after_wrong) / after : 0.0;
-  ev.forced_wrong_after_first_error = after ? static_cast<double>(after_forced_wrong) / after : 0.0;
+  const double n = static_cast<double>(held.size());
+  ev.word_accuracy = exact / n;
+  if (ev.has_attention) ev.attention_diagonal = diagonal / n;
+  if (positions > 0) {
+    ev.held_out_token_accuracy = static_cast<double>(forced_total) / positions;
+    ev.free_token_accuracy = static_cast<double>(free_right) / positions;
+  }
+  if (after > 0) {
+    ev.wrong_after_first_error = static_cast<double>(after_free) / after;
+    ev.forced_wrong_after_first_error = static_cast<double>(after_forced) / after;
+  }
   return ev;
 }
 

@@ -18,35 +18,8 @@
 namespace seq2seq {
 namespace train {
 
-// The held-out set read by the model as it stands (TrainingRun::evaluate()), each
-// measure over every held-out example. A position is one of the reference's target
-// tokens or the end token after them (the probe's target tokens); free-running is
-// the engine's greedy decode of the exported model, teacher-forced the trainer's
-// forward pass without dropout (the probe's).
-struct Evaluation {
-  int held_out = 0;                   // examples scored
-  double word_accuracy = 0;           // free-running: the share decoded exactly
-  double held_out_token_accuracy = 0;  // teacher-forced: the share of positions whose argmax is the reference token
-  double free_token_accuracy = 0;     // free-running: the share of positions where the output has the reference
-                                      // token (a position the output does not reach is wrong)
-  int first_error_count = 0;          // free-running: examples with a first wrong position
-  // Over those examples' positions after their first wrong one: the share the greedy
-  // output gets wrong too (one mistake leading to the next: exposure bias), and the
-  // share the teacher-forced argmax gets wrong, reading the true prefix (0 where there
-  // are no such positions).
-  double wrong_after_first_error = 0;
-  double forced_wrong_after_first_error = 0;
-  // The mean share of cross-attention inside the band |n/N - t/T| <= guided_attention_width
-  // (guided attention's coordinates), over examples, the layers and heads guided
-  // attention selects (the Transformer's; guided_attention_layer/head, -1: all) and
-  // decoder positions, each example weighed as guided attention's penalty weighs it.
-  // Absent for an RNN without attention.
-  bool has_attention = false;
-  double attention_diagonal = 0;
-};
-
 // What step() reports: the steps it ran, and, at an evaluation point, the
-// held-out measures.
+// held-out accuracy.
 struct ProgressRecord {
   int step = 0;                  // the last step taken
   int steps = 0;                 // the run's length
@@ -57,7 +30,16 @@ struct ProgressRecord {
   double steps_per_second = 0;   // over this record's steps, evaluation excluded
   double elapsed_seconds = 0;    // since the run started (or resumed)
   bool evaluated = false;
-  Evaluation evaluation;         // where evaluated: the held-out measures
+  double word_accuracy = 0;      // free-running (greedy) exact match on the held-out set
+  int held_out = 0;              // held-out examples scored
+  // At an evaluation point, over the held-out set (Evaluation below):
+  double held_out_token_accuracy = 0;
+  double free_token_accuracy = 0;
+  int first_error_count = 0;
+  double wrong_after_first_error = 0;
+  double forced_wrong_after_first_error = 0;
+  bool has_attention = false;    // the model has a cross-attention (not an RNN without):
+  double attention_diagonal = 0;
   bool sampling = false;         // scheduled sampling is on:
   double true_token_probability = 1;  // its epsilon at the last step
   double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
@@ -81,21 +63,44 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
   v("stepsPerSecond", r.steps_per_second);
   v("elapsedSeconds", r.elapsed_seconds);
   if (r.evaluated) {
-    const Evaluation& e = r.evaluation;
-    v("wordAccuracy", e.word_accuracy);
-    v("heldOut", e.held_out);
-    v("heldOutTokenAccuracy", e.held_out_token_accuracy);
-    v("freeTokenAccuracy", e.free_token_accuracy);
-    v("firstErrorCount", e.first_error_count);
-    v("wrongAfterFirstError", e.wrong_after_first_error);
-    v("forcedWrongAfterFirstError", e.forced_wrong_after_first_error);
-    if (e.has_attention) v("attentionDiagonal", e.attention_diagonal);
+    v("wordAccuracy", r.word_accuracy);
+    v("heldOut", r.held_out);
+    v("heldOutTokenAccuracy", r.held_out_token_accuracy);
+    v("freeTokenAccuracy", r.free_token_accuracy);
+    v("firstErrorCount", r.first_error_count);
+    v("wrongAfterFirstError", r.wrong_after_first_error);
+    v("forcedWrongAfterFirstError", r.forced_wrong_after_first_error);
+    if (r.has_attention) v("attentionDiagonal", r.attention_diagonal);
   }
   if (r.sampling) {
     v("trueTokenProbability", r.true_token_probability);
     v("ownTokenShare", r.own_token_share);
   }
 }
+
+// The held-out set read two ways with the model as it stands: free-running (greedy
+// decoding through the engine, the model exported and loaded, as a user decodes it) and
+// teacher-forced (the trainer's own forward pass without dropout, as the probe reads an
+// example, train/probe.h, batch_size examples a pass). Every token count runs over the reference's positions, its end token
+// included; a position a greedy output does not reach counts wrong.
+struct Evaluation {
+  double word_accuracy = 0;            // greedy output equal to the reference
+  double held_out_token_accuracy = 0;  // teacher-forced: the argmax under the true prefix is the reference's token
+  double free_token_accuracy = 0;      // greedy: the output's token at the reference's position is the reference's
+  // The notes' 一步错步步错: over the examples whose greedy output goes wrong
+  // (first_error_count of them), the share of reference positions after the first
+  // wrong one that the greedy output also gets wrong, and that the teacher-forced
+  // argmax gets wrong (0 where no example goes wrong).
+  int first_error_count = 0;
+  double wrong_after_first_error = 0;
+  double forced_wrong_after_first_error = 0;
+  // The share of cross-attention inside the band around the diagonal |n/N - t/T| <= g
+  // (diagonal_band_mass, guided_attention.h; g the guided-attention width option), averaged
+  // over the examples and, for the Transformer, over the (layer, head) pairs guided
+  // attention's options choose (all by default). Absent for an RNN without attention.
+  bool has_attention = false;
+  double attention_diagonal = 0;
+};
 
 // The checkpoint does not fit the run asked for: another configuration, or data
 // with another vocabulary. Names what differs.
@@ -121,15 +126,17 @@ class TrainingRun {
   ProgressRecord step(int n);
   bool done() const { return trainer_->steps_taken() >= options_.steps; }
 
-  // The held-out set read by the model as it is now (Evaluation): greedy decoding
-  // of the sources through the engine (the model exported and loaded), and the
-  // trainer's forward pass over the references in batches of batch_size. Leaves the
+  // The held-out set read with the model as it is now (Evaluation). Leaves the
   // parameters, AdamW's state and every generator as they were.
   Evaluation evaluate();
 
   std::vector<uint8_t> export_model(ExportStorage storage) const { return trainer_->export_model(storage); }
   // The model, AdamW's state, the options and where the generators stand.
   std::vector<uint8_t> checkpoint() const;
+
+  // The least the loss can be (smoothed_nll_floor, loss.h): the entropy of the run's
+  // label-smoothed target over the target vocabulary; 0 without label smoothing.
+  double loss_floor() const;
 
   const TaskData& task() const { return *task_; }
   Trainer& trainer() { return *trainer_; }

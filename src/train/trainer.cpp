@@ -166,22 +166,30 @@ const int* Trainer::decoder_inputs() const { return rnn_ ? rnn_->inputs() : grap
 void Trainer::load_parameters(const SafetensorsFile& file) { train::load_parameters(store_, file); }
 
 LossSums Trainer::compute_gradients(const Batch& b, bool train) {
-  return compute_gradients(b, train, true_token_probability(options_, adam_.steps_taken() + 1));
+  return compute_gradients(b, train, true_token_probability(options_, adam_.steps_taken() + 1), true);
 }
 
-LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) {
+LossSums Trainer::read(const Batch& b) { return compute_gradients(b, false, 1.0, false); }
+
+LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon, bool backward) {
   store_.zero_grads();
   const float* logits = nullptr;
   float* dlogits = nullptr;
   own_tokens_ = 0;
   epsilon_ = 1.0;
   if (config_.copy) {  // the pointer-generator: its own first stage of the loss, and extra gradients
-    check_copy_batch(b);
+    if (static_cast<int>(b.copy_extra.size()) != b.size)
+      throw UsageError("a copy model trains on batches that give each source's copy ids (Batch::add)");
+    for (int id : b.dec_in)
+      if (id < 0 || id >= static_cast<int>(config_.tgt_vocab.size()))
+        throw UsageError("a copy model's decoder reads vocabulary ids (a copied token past the vocabulary as unk), not " +
+                         std::to_string(id));
     // (Scheduled sampling is refused with the copy mechanism: the model's own token would be the
     // mix's, which neither family's sampling draws from.)
     if (rnn_) rnn_->forward(b, train ? &dropout_rng_ : nullptr);
     else graph_->forward(b, train ? &dropout_rng_ : nullptr);
-    const LossSums s = copy_loss(b);
+    const LossSums s = copy_loss(b, backward);
+    if (!backward) return s;
     if (rnn_) {
       RnnGraph::GateGrads gate;
       gate.d_context = copy_.dcontext.data();
@@ -229,9 +237,10 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
   // Every decoder row of a packed batch is a real target token: none is ignored.
   const LossSums s = smoothed_nll(logp_.data(), rows, V, b.target.data(), -1, options_.label_smoothing,
                                   1.0f / static_cast<float>(rows), dlogp_.data());
+  attention_loss_ = 0;
+  if (!backward) return s;
   log_softmax_backward(logp_.data(), dlogp_.data(), rows, V, dlogits);
   // Guided attention: P of this pass, and λ dP/dA into the backward pass.
-  attention_loss_ = 0;
   if (guided()) {
     if (rnn_) attention_loss_ = rnn_guided_attention(*rnn_, b, guided_, ga_dprobs_.data(), ga_w_.data());
     else attention_loss_ = transformer_guided_attention(*graph_, b, guided_, &ga_layers_, ga_w_.data());
@@ -239,27 +248,6 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon) 
   if (rnn_) rnn_->backward(b, guided() ? ga_dprobs_.data() : nullptr);
   else graph_->backward(b, guided() ? &ga_read_ : nullptr);
   return s;
-}
-
-void Trainer::check_copy_batch(const Batch& b) const {
-  if (static_cast<int>(b.copy_extra.size()) != b.size)
-    throw UsageError("a copy model trains on batches that give each source's copy ids (Batch::add)");
-  for (int id : b.dec_in)
-    if (id < 0 || id >= static_cast<int>(config_.tgt_vocab.size()))
-      throw UsageError("a copy model's decoder reads vocabulary ids (a copied token past the vocabulary as unk), not " +
-                       std::to_string(id));
-}
-
-LossSums Trainer::forward(const Batch& b) {
-  if (config_.copy) check_copy_batch(b);
-  if (rnn_) rnn_->forward(b, nullptr);
-  else graph_->forward(b, nullptr);
-  if (config_.copy) return copy_loss(b, false);
-  const int rows = b.dec_rows(), V = static_cast<int>(config_.tgt_vocab.size());
-  log_softmax_rows(rnn_ ? rnn_->logits() : graph_->logits(), rows, V, logp_.data());
-  // (dlogp_ is written and left: the next compute_gradients() writes it again.)
-  return smoothed_nll(logp_.data(), rows, V, b.target.data(), -1, options_.label_smoothing, 1.0f / static_cast<float>(rows),
-                      dlogp_.data());
 }
 
 std::vector<size_t> Trainer::log_prob_offsets(const Batch& b) const {
@@ -349,7 +337,7 @@ LossSums Trainer::copy_loss(const Batch& b, bool backward) {
     sums.tokens += es.tokens;
     sums.correct += es.correct;
     at += static_cast<size_t>(T) * W;
-    if (!backward) continue;
+    if (!backward) continue;  // a reading (read()): the mix and its loss only
     float* da = c.dattention.data();
     copy_mix_backward(c.lpv.data() + r0 * V, c.gate.data(), a, lp, dlp, shape, c.dlpv.data() + r0 * V, c.dgate.data(), da);
     float* dcontext = rnn ? c.dcontext.data() + r0 * C : c.dcontext.data();
@@ -378,7 +366,7 @@ LossSums Trainer::copy_loss(const Batch& b, bool backward) {
 
 StepStats Trainer::step(const Batch& b) {
   epsilon_ = true_token_probability(options_, adam_.steps_taken() + 1);
-  return update(compute_gradients(b, true, epsilon_));
+  return update(compute_gradients(b, true, epsilon_, true));
 }
 
 StepStats Trainer::update(const LossSums& s) {

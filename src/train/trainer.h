@@ -65,12 +65,11 @@ class Trainer {
   // schedule's at the next step, or the one given); without, neither. Guided
   // attention's term is part of the loss either way (attention_loss()).
   LossSums compute_gradients(const Batch& b, bool train);
-  LossSums compute_gradients(const Batch& b, bool train, double epsilon);
-  // The forward pass and the loss over `b` alone, without dropout or scheduled sampling
-  // and without the backward pass (a third of a step's work): what an evaluation reads
-  // (log_probs(), the graph's attention, the copy gate's). No generator is drawn from and
-  // no parameter or gradient changes; guided attention's term is not computed.
-  LossSums forward(const Batch& b);
+  LossSums compute_gradients(const Batch& b, bool train, double epsilon, bool backward = true);
+  // The forward pass and the loss alone, without dropout, scheduled sampling or a backward
+  // pass: what a probe reads (log_probs(), the attention, a copy model's gate). The
+  // gradients are left zero; the next step computes its own.
+  LossSums read(const Batch& b);
   // compute_gradients(b, true), then update(). A loss or gradient that is not
   // finite throws DivergedError before any parameter changes.
   StepStats step(const Batch& b);
@@ -78,9 +77,6 @@ class Trainer {
   // last compute_gradients() left (`s`, its sums): the step's record.
   StepStats update(const LossSums& s);
 
-  // The least the loss can be (loss.h, loss_floor): the entropy of the label-smoothed
-  // target over the target vocabulary; 0 without smoothing.
-  double loss_floor() const { return train::loss_floor(options_.label_smoothing, static_cast<int>(config_.tgt_vocab.size())); }
   int steps_taken() const { return adam_.steps_taken(); }
   const ModelConfig& config() const { return config_; }
   const TrainingOptions& options() const { return options_; }
@@ -101,16 +97,15 @@ class Trainer {
   bool guided() const { return guided_.weight > 0; }
   // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
   // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
-  // A copy model's rows are as wide as the example's extended vocabulary, example after
-  // example: log_prob_offsets() says where each starts.
   const float* log_probs() const { return logp_.data(); }
-  // Where example e's rows of log_probs() start, and their width, for batch `b` of the last pass.
+  // A copy model's rows are as wide as each example's extended vocabulary, example after
+  // example: where example e of the last pass's batch `b` starts in log_probs(), and its width.
   std::vector<size_t> log_prob_offsets(const Batch& b) const;
   int log_prob_width(const Batch& b, int e) const {
     return static_cast<int>(config_.tgt_vocab.size()) + (config_.copy ? b.copy_extra[static_cast<size_t>(e)] : 0);
   }
-  // A copy model's last pass, its batch's last example: the gate's logit at each decoder
-  // position [T] (p_gen = sigmoid), and the copy attention a_t,i [T x S].
+  // A copy model's last compute_gradients(), its batch's last example (a probe's only
+  // one): the gate's logits [T] (p_gen = sigmoid) and the copy attention [T x S].
   const float* copy_gate_logits() const { return copy_.gate.data(); }
   const float* copy_attention() const { return copy_.attention.data(); }
 
@@ -155,9 +150,8 @@ class Trainer {
   // for a copy model): mixes each example's rows over its extended vocabulary,
   // takes the loss and its gradient back to the logits (the graph's dlogits), the
   // gate's parameters and the extra gradients the graph's backward pass adds.
-  // Without `backward`, the mix and its loss only (an evaluation's pass).
+  // Without `backward`, the mix and its loss only (read()).
   LossSums copy_loss(const Batch& b, bool backward = true);
-  void check_copy_batch(const Batch& b) const;
   std::vector<int> mixed_;  // scheduled sampling's second pass reads these (a Transformer's)
 };
 

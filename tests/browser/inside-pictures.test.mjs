@@ -190,6 +190,12 @@ for (const [m, lang] of [[AR, 'en'], [RNN, 'zh']]) {
     const lines = await page.$$eval('details.inside .ib-target', (ls) => ls.map((l) => parseFloat(l.style.left)));
     assert.ok(lines.length === 8 && lines.every((x) => Math.abs(x - target * 100) < 0.01), lines.join(' '));
     await page.locator('details.inside .in-output').screenshot({ path: artifact(`inside-cap-${m.id}-${lang}.png`) });
+    // The note links to the lesson that trains the same stop in front of the learner, in the learner's language.
+    await page.click('details.inside .in-cap-lesson');
+    await page.waitForSelector('button[data-lesson="smoothing"][aria-pressed="true"]', { timeout: 30000 });
+    const q = new URL(page.url()).searchParams;
+    assert.equal(q.get('view'), 'train');
+    assert.equal(q.get('lang') ?? 'en', lang);
     assert.deepEqual(errors, []);
     await page.close();
   });

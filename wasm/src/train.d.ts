@@ -221,25 +221,17 @@ export interface ProgressRecord {
   /** At an evaluation point (every evalEvery steps, and the last): free-running greedy exact match on the held-out set. */
   wordAccuracy?: number;
   heldOut?: number;
-  /**
-   * At an evaluation point, the held-out set. A position is one of the reference's target tokens or the end token
-   * after them (a probe's targetTokens). Teacher-forced, without dropout: the share of positions whose argmax under
-   * the true prefix is the reference token.
-   */
+  /** At an evaluation point, teacher-forced on the held-out set (no dropout): the share of the references' tokens, end token included, that are the argmax under the true prefix. */
   heldOutTokenAccuracy?: number;
-  /** At an evaluation point: the greedy output against the reference position by position, the share right (a position the output does not reach is wrong). */
+  /** At an evaluation point: the greedy outputs against the references position by position (a position an output does not reach counts wrong). */
   freeTokenAccuracy?: number;
   /** At an evaluation point: held-out examples whose greedy output has a first wrong position. */
   firstErrorCount?: number;
-  /** At an evaluation point: over those examples, the share of positions after the first wrong one that the greedy output gets wrong too (0 where there are none). */
+  /** At an evaluation point, over those examples: the share of the reference positions after the first wrong one that the greedy output also gets wrong. */
   wrongAfterFirstError?: number;
-  /** At an evaluation point: the share of the same positions the teacher-forced argmax gets wrong. */
+  /** ...and that the teacher-forced argmax gets wrong. */
   forcedWrongAfterFirstError?: number;
-  /**
-   * At an evaluation point: the mean share of cross-attention inside the band |n/N - t/T| <= guidedAttentionWidth
-   * (guided attention's coordinates), over examples, decoder positions and, for a Transformer, the layers and heads
-   * guidedAttentionLayer/Head select (-1: all). Absent for an RNN without attention.
-   */
+  /** At an evaluation point (a model with cross-attention): the mean share of the cross-attention inside the band |n/N - t/T| <= guidedAttentionWidth, over the held-out examples and (Transformer) the layers and heads guided attention chooses. */
   attentionDiagonal?: number;
   /** Under scheduled sampling: epsilon at the last step. */
   trueTokenProbability?: number;
@@ -261,18 +253,18 @@ export interface Probe {
   targetTokens: string[];
   /** -log p of each target token: the cross-entropy position by position. */
   tokenNll: Float32Array;
+  /** At each position the token the model puts first (teacher-forced). */
+  topTokens: string[];
+  /** Its probability: under label smoothing e at most about 1 - e + e/V. */
+  topProbability: Float32Array;
+  /** A copy model only: p_gen at each position, the probability of generating from the vocabulary. */
+  copyGate?: Float32Array;
+  /** A copy model only: the copy attention [T, N], row-major; (1 - p_gen) times it is the probability copied from each source position. */
+  copyAttention?: Float32Array;
   /** [decoder layers, heads, T, N] (Transformer), [T, N] (RNN), [] (RNN without attention). */
   attentionShape: number[];
   /** The cross-attention weights, row-major in attentionShape. */
   crossAttention: Float32Array;
-  /** The teacher-forced argmax at each target position (a copy model's may be a copy-only token of the source). */
-  topTokens: string[];
-  /** Its probability, one per target position. */
-  topProbability: Float32Array;
-  /** A copy model only: p_gen, the probability of generating from the vocabulary, at each target position [T]. */
-  copyGate?: Float32Array;
-  /** A copy model only: the copy attention a[t][i], [T * N] row-major; the copied probability from source position i is (1 - p_gen) a[t][i]. */
-  copyAttention?: Float32Array;
 }
 
 export interface TrainerInfo {

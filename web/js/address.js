@@ -18,8 +18,9 @@
 // type's own (LANE_TYPES[type].state: a non-autoregressive lane's draft=L, the length
 // candidate picked in its tabs). No view is named here.
 //
-// view=list | view=text: the page's mode (app.js): the word list (wordlist.js) or the
-// text view (text-view.js), each with its own part of the address after it; absent
+// view=list | view=text | view=train: the page's mode (app.js): the word list (wordlist.js),
+// the text view (text-view.js) or the Train mode (train-view.js, its configuration as
+// train-config.js writes it), each with its own part of the address after it; absent
 // for the lanes.
 // lang=zh: the page's language (web/js/i18n.js); absent for English.
 // tour=N: the guided tour is open at its stop N (web/js/tour.js); absent when closed.
@@ -30,8 +31,8 @@ import { optionKey } from './page-options.js';
 import { viewsOf } from './view-registry.js';
 import './lane-views.js';   // the views register themselves: their codecs are the address's
 
-// The page's modes: the lanes (one word), the word list, the text view.
-export const MODES = ['lanes', 'list', 'text'];
+// The page's modes: the lanes (one word), the word list, the text view, training a model.
+export const MODES = ['lanes', 'list', 'text', 'train'];
 const MAX_LANES = 12;
 const MAX_NOTES = 5;
 

@@ -4,7 +4,7 @@ import { engineKind, firstResultDrawn } from './engine.js';
 import { createLane } from './lane-registry.js';
 import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
-import { foldCase, pickModel, sourceLetters } from '../shared/lane-models.js';
+import { TRAINED_MODEL, foldCase, pickModel, sourceLetters } from '../shared/lane-models.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
@@ -40,7 +40,7 @@ class App {
     this.lanes = [];
     this.word = '';
     this.t = 0;
-    this.mode = 'lanes';       // the page's mode (address.js MODES): the lanes, the word list, the text view
+    this.mode = 'lanes';       // the page's mode (address.js MODES): the lanes, the word list, the text view, the Train mode
     this.follow = false;       // show the last step: set for an address with a word and no step
     this.playing = null;
     this.reference = null;
@@ -153,7 +153,9 @@ class App {
     $('reference').innerHTML = '';
     let ref = null;
     try {
-      ref = this.word ? await lookup(this.word) : null;
+      // A model trained on the page: its held-out target (undefined: CMUdict's, as for the site's models).
+      const own = this.trained?.reference(this.word, this.usedModels());
+      ref = !this.word ? null : own !== undefined ? own : await lookup(this.word);
     } catch {
       ref = null;
     }
@@ -167,6 +169,8 @@ class App {
 
   renderReference() {
     const ref = this.reference;
+    const own = this.trained?.referenceHtml(ref, this.word, this.usedModels());
+    if (own != null) { $('reference').innerHTML = own; return; }
     const where = ref ? t({ train: 'ref.train', dev: 'ref.dev', test: 'ref.test' }[ref.split]) : '';
     $('reference').innerHTML = this.word
       ? (ref
@@ -357,11 +361,23 @@ class App {
     }, 60);
   }
 
+  /**
+   * Decodes with a model trained in Train mode: `bytes`, its Trainer.export(); `details`,
+   * {info: its TrainerInfo, heldOut: its held-out [{source, target}]}. Resolves with its
+   * entry once the lanes hold it; rejects (and says why on the page) for bytes that are
+   * no autoregressive model. Its module (trained-model.js) loads at the first call.
+   */
+  async openTrainedModel(bytes, details) {
+    const { openTrained } = await import('./trained-model.js');
+    return openTrained(this, bytes, details);
+  }
+
   // ------------------------------------------------------------ modes
   /** The mode's own part of the address after view=…: {query, hash} (the text view keeps the address's fragment until it is loaded). */
   modeAddress() {
     if (this.mode === 'list') return this.wordlist?.address() ?? { query: '', hash: '' };
     if (this.mode === 'text') return this.textView?.address() ?? { query: '', hash: location.hash };
+    if (this.mode === 'train') return this.trainView?.address() ?? { query: '', hash: '' };
     return { query: '', hash: '' };
   }
 
@@ -383,7 +399,7 @@ class App {
     const mode = this.mode;
     for (const sel of ['.controls', '.transport-bar', '#lanes', '.add-lane']) document.querySelector(sel).hidden = mode !== 'lanes';
     for (const b of document.querySelectorAll('[data-view]')) b.setAttribute('aria-pressed', String(b.dataset.view === mode));
-    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview' }[mode]);
+    document.querySelector('.skip').setAttribute('href', { lanes: '#lanes', list: '#wordlist', text: '#textview', train: '#trainview' }[mode]);
     if (mode === 'list' && !this.wordlist) {
       const { WordList } = await import('./wordlist.js');
       if (!this.wordlist) {
@@ -395,8 +411,13 @@ class App {
       const { TextView } = await import('./text-view.js');
       this.textView ??= new TextView(this);
     }
+    if (mode === 'train' && !this.trainView) {
+      const { TrainView } = await import('./train-view.js');
+      this.trainView ??= new TrainView(this);
+    }
     this.wordlist?.show(this.mode === 'list', { focus });
     this.textView?.show(this.mode === 'text');
+    this.trainView?.show(this.mode === 'train');
   }
 
   // ------------------------------------------------------------ wiring
@@ -458,6 +479,7 @@ class App {
     this.renderAll();
     this.wordlist?.relabel();
     this.textView?.relabel();
+    this.trainView?.relabel();
     this.saveUrl();
   }
 
@@ -518,6 +540,12 @@ async function main() {
   app.relabel();
   app.addressNotes = st.notes;
   const specs = st.lanes ?? DEFAULT_LANES.map((t) => makeLane(t));
+  // A model the address names that the page has not (one trained in Train mode is gone
+  // after a reload) is said, once, and its lanes take their kind's first model.
+  for (const id of new Set(specs.map((s) => s.opts.m).filter((m) => m && !models.some((x) => x.id === m)))) {
+    for (const s of specs) if (s.opts.m === id) s.opts.m = '';
+    app.modelNotes.push(() => t(id === TRAINED_MODEL ? 'trained.gone' : 'trained.unknownModel', { id }));
+  }
   for (const s of specs) app.addLane(s, { decode: false });
   app.renderControls();
   const word = st.word ?? app.examples()[0] ?? '';

@@ -27,6 +27,7 @@ const CELL_H = 24;
  *   svgClass, tableClass: extra classes
  *   region: a name for the SVG's sideways-scrolling region (else a plain wrapper)
  *   above, legend: markup before the SVG, and after the colour key
+ *   scale: what the colour key's 0 to 1 measures (default: attention weights)
  *   empty: the words drawn where there are no rows
  *   corner: the markup of the table's corner cell; headerSuffix(k): markup after header k's label
  *   values: the table's cells carry their number (data-v)
@@ -40,7 +41,7 @@ const CELL_H = 24;
 export function heatmap({
   matrix, rowLabels, colLabels, caption, arrow = '←', masked = null, maskedText = '', highlightRow = -1, fit = false,
   svgClass = '', tableClass = '', region = null, above = '', legend = '', empty = '', corner = esc(t('heatmap.output')),
-  headerSuffix = () => '', values = false, twinOpen = false, heads = null, pick = null,
+  headerSuffix = () => '', values = false, twinOpen = false, heads = null, pick = null, scale = undefined,
 }) {
   const isMasked = masked ?? (() => false);
   const longest = Math.max(1, ...[...rowLabels, ...colLabels].map((x) => String(x).length));
@@ -89,7 +90,7 @@ export function heatmap({
     return `<td${values ? ` data-v="${v}"` : ''} style="background:${blue(v)};color:${inkOnBlue(v)}">${v.toFixed(2)}</td>`;
   }).join('')}</tr>`).join('');
   const table = `<table class="hm-table${tableClass ? ` ${tableClass}` : ''}"><caption>${esc(caption)}</caption><thead><tr><th scope="col">${corner}</th>${head}</tr></thead><tbody>${body}</tbody></table>`;
-  return above + (region ? scrollRegion(svg, region) : `<div class="hm-wrap">${svg}</div>`) + colourScale() + legend
+  return above + (region ? scrollRegion(svg, region) : `<div class="hm-wrap">${svg}</div>`) + colourScale(scale) + legend
     + `<details class="twin"${twinOpen ? ' open' : ''}><summary>${esc(t('heatmap.twin'))}</summary>${scrollRegion(table)}</details>`
     + (heads && heads.layers * heads.heads > 1 ? headGrid(heads) : '');
 }

@@ -5,7 +5,7 @@
 import { label } from './phonemes.js';
 import { fmtPct, pctDigits } from './format.js';
 import { esc, scrollRegion } from './views.js';
-import { t } from './i18n.js';
+import { lang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { d3, keyTable, row, strip } from './inside-parts.js';
 
@@ -105,8 +105,10 @@ function capNote(d, lane, pos, dist) {
   const args = { eps: tr.labelSmoothing, V, target: fmtPct(dist.target), other: fmtPct(tr.labelSmoothing / V), config: tr.config,
     top: fmtPct(dist.p[best]), token: label(texts[best] ?? ''), w: tr.distillWeight };
   const here = dist.p[best] < dist.target ? 'inside.capBelow' : tr.distillWeight ? 'inside.capAboveDistilled' : 'inside.capAbove';
+  // The Train mode's label-smoothing lesson trains two small models to show the same stop happen.
+  const lesson = `?view=train&lesson=smoothing${lang() === 'en' ? '' : `&lang=${lang()}`}`;
   return `<p class="note in-cap" data-eps="${tr.labelSmoothing}" data-target="${dist.target}" data-top="${dist.p[best]}" data-here="${here}">${esc(t('inside.capWhy', args))} `
-    + `${esc(t(here, args))}</p>`;
+    + `${esc(t(here, args))} <a class="in-cap-lesson" href="${esc(lesson)}">${esc(t('inside.capLesson'))}</a></p>`;
 }
 
 /**

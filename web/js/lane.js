@@ -394,7 +394,7 @@ export class Lane {
     }
     // A word longer than any the model learned from: its output is a guess, and may stop early.
     const n = this.sourceLetters().length;
-    const longest = this.ctx.longestTraining;
+    const longest = this.model?.trainedOn ? null : this.ctx.longestTraining;   // CMUdict's: not what a model trained on the page learned from
     if (longest && n > longest) {
       html += `<p class="note beyond-training">${esc(t('result.beyondTraining', { n, model: this.model?.name ?? '', longest, k: rs[0].tokens.length }))}</p>`;
     }

@@ -14,7 +14,7 @@ const SPECIAL_LABELS = { '</s>': 'END', '<s>': 'BEGIN', '<mask>': 'MASK', '<pad>
 
 // Tokens are looked up as own keys: a vocabulary may hold any string, 'constructor' too.
 const isSpecial = (token) => Object.hasOwn(SPECIAL_LABELS, token);
-const ipaSymbol = (token) => (Object.hasOwn(IPA, token) ? IPA[token] : '?');
+const ipaSymbol = (token) => (Object.hasOwn(IPA, token) ? IPA[token] : '');
 
 /** A token as a learner should read it: phonemes as they are, specials by name. */
 export function label(token) {
@@ -28,7 +28,8 @@ export function ipaOf(token) {
 /** "F OW N IY M" -> "/foʊnim/" ('' for an empty output). */
 export function ipa(text) {
   const toks = (Array.isArray(text) ? text : String(text).split(/\s+/)).filter((t) => t && !isSpecial(t));
-  if (!toks.length) return '';
+  // A model trained on another task (reverse, sort) writes no phonemes: no IPA at all.
+  if (!toks.length || !toks.every((t) => Object.hasOwn(IPA, t))) return '';
   return '/' + toks.map(ipaSymbol).join('') + '/';
 }
 

@@ -1,4 +1,4 @@
-// The guided tour: thirteen stops through the page, in the order of the course notes
+// The guided tour: eighteen stops through the page, in the order of the course notes
 // (/work/shared/notes: 000 greedy decoding, beam search, length normalisation, the
 // attention scores, then the Transformer's block: positional encoding, queries, keys
 // and values, scaled dot product, multi-head attention, residual connections,
@@ -30,8 +30,22 @@
 //   R for ER, G twice), Mask-Predict AW ER G L AE S, as greedy does in 7 passes.
 // tests/browser/tour.test.mjs checks on the page, and against the npm module, that
 // every stop still shows this and that every number a stop's text gives is the model's.
+//
+// Then the notes' training chapter (004, "Training tips" to "Guided Attention"), each
+// stop a run it starts in the Train mode (view=train, train-view.js), in the order the
+// notes take it: cross-entropy against the one-hot answer with the reference fed
+// (teacher forcing), exposure bias, scheduled sampling, the copy mechanism, guided
+// attention. A model trained in front of the learner has no word picked in advance:
+// these stops quote no number of their own. Their text says what to look at; the
+// panel's measured line gives the run's numbers once it ends, read from its records
+// and probes (the one-run stop) or the lesson's own sentences, which measureLesson
+// (train-lessons.js) writes from the two runs and chooses by their numbers. The runs
+// are the lessons' presets, short enough to end while the learner reads (the
+// cross-entropy stop: the reverse task's default model, 300 steps).
+// tests/browser/tour-train.test.mjs holds each measured line to the run's records.
 import { decodeState } from './address.js';
 import { t } from './i18n.js';
+import { fmt } from './format.js';
 
 /**
  * The stops. query: the page's state; targets: what the stop talks about, under
@@ -41,7 +55,14 @@ import { t } from './i18n.js';
  * view that is taller in one column); title and text: i18n keys; measured: the panel
  * also lists each lane's decoder passes and wall time, as measured (on a phone the
  * lanes' own lines are screens apart).
+ * A stop of the Train mode (its query view=train): targets under #trainview; lesson: the
+ * lesson it opens (train-lessons.js LESSONS; without one, the query's configuration runs
+ * in the mode's own panel); said: which of the lesson's sentences its measured line
+ * repeats, or for the one run, a function of the run giving {key, params}.
  */
+const MAIN = '.tr-main > .tr-panel';
+const RUN = (k) => `.tr-lesson-panels > .tr-panel:nth-child(${k})`;
+
 export const STOPS = [
   { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(1) .forced'],
     title: 'tour.greedy.title', text: 'tour.greedy.text' },
@@ -76,7 +97,40 @@ export const STOPS = [
   // model.score); the what-if bars, which force one token by hand, are a tool beside it.
   { query: '?w=DELETE&lane=greedy', targets: ['.lane:nth-child(1) .forcing'],
     narrow: ['.lane:nth-child(1) .forcing .table-scroll'], title: 'tour.forcing.title', text: 'tour.forcing.text' },
+  // The training chapter. The loss is the mean of the probe's bars over a batch: -log p of
+  // each reference token, the cross-entropy against its one-hot vector, the reference fed.
+  { query: '?view=train&steps=300&evalEvery=100&evalSize=50', targets: [`${MAIN} .tr-loss-view`, `${MAIN} .tr-probe-view`],
+    narrow: [`${MAIN} .tr-probe-view`], title: 'tour.xent.title', text: 'tour.xent.text', said: crossEntropySaid },
+  // Run A's first mistakes and what follows them (the gap between the curves is drawn).
+  { query: '?view=train&lesson=forcing', lesson: 'forcing', targets: [`${RUN(1)} .tr-acc-view`, `${RUN(2)} .tr-acc-view`],
+    narrow: [`${RUN(1)} .tr-acc-view`], title: 'tour.exposure.title', text: 'tour.exposure.text', said: [0] },
+  // The gap at the end and the price in steps per second (the Transformer's two passes).
+  { query: '?view=train&lesson=scheduledSampling', lesson: 'scheduledSampling', targets: [`${RUN(1)} .tr-acc-view`, `${RUN(2)} .tr-acc-view`],
+    narrow: [`${RUN(2)} .tr-acc-view`], title: 'tour.ss.title', text: 'tour.ss.text', said: [0, 1] },
+  // Run B's p_gen on the probe, and where its copied probability came from.
+  { query: '?view=train&lesson=copy', lesson: 'copy', targets: [`${RUN(2)} .tr-copy-view`, `${RUN(2)} .tr-copied-view`],
+    narrow: [`${RUN(2)} .tr-copy-view`], title: 'tour.copy.title', text: 'tour.copy.text', said: [0, 1] },
+  { query: '?view=train&lesson=guided', lesson: 'guided', targets: [`${RUN(1)} .tr-attn-view`, `${RUN(2)} .tr-attn-view`],
+    narrow: [`${RUN(2)} .tr-attn-view`], title: 'tour.guided.title', text: 'tour.guided.text', said: [0, 1] },
 ];
+
+/** Whether a stop is one of the Train mode's. */
+export const isTrainStop = (s) => decodeState(s.query).mode === 'train';
+
+/**
+ * The one-run stop's numbers, from its records and its last probe: the loss at the first
+ * record and the last, and the probe's -log p per position (its sum, its largest).
+ */
+export function crossEntropySaid({ records, probes, config }) {
+  const p = probes.at(-1);
+  const nll = [...p.tokenNll];
+  const worst = nll.indexOf(Math.max(...nll));
+  return { key: 'tour.xent.measured', params: {
+    steps: config.steps, firstStep: records[0].step, first: fmt(records[0].loss, 3), last: fmt(records.at(-1).loss, 3),
+    source: p.source, reference: p.reference, positions: nll.length, sum: fmt(nll.reduce((a, b) => a + b, 0), 3),
+    worst: p.targetTokens[worst], worstNll: fmt(nll[worst], 3),
+  } };
+}
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -100,12 +154,25 @@ export class Tour {
         this.close();
       }
     });
-    // The lanes redraw their insides at every step and decode: the outline goes back
-    // on whatever now stands for the target, and the measured figures follow the step.
-    new MutationObserver(() => {
+    // The lanes redraw their insides at every step and decode, a run's panels at its
+    // records: the outline goes back on whatever now stands for the target, and the
+    // measured figures follow the step or the run.
+    this.observer = new MutationObserver(() => {
       this.mark();
       if (this.panel.dataset.shown) this.measure();
-    }).observe($('lanes'), { childList: true, subtree: true });
+    });
+    this.observer.observe($('lanes'), { childList: true, subtree: true });
+    this.watching = null;
+    // The Train mode's stops name other elements in one column (a phone, a phone turned):
+    // the lanes redraw at such a change, a finished run does not.
+    this.narrow = this.app.tabs.narrow;
+    addEventListener('resize', () => {
+      if (this.app.tabs.narrow === this.narrow) return;
+      this.narrow = this.app.tabs.narrow;
+      if (!this.panel.dataset.shown) return;
+      this.mark();
+      this.place();
+    });
     // The page can scroll its end above the panel (style.css pads the body by --tour-h).
     new ResizeObserver(() => {
       document.documentElement.style.setProperty('--tour-h', `${Math.ceil(this.panel.getBoundingClientRect().height)}px`);
@@ -114,7 +181,8 @@ export class Tour {
       if (this.panel.dataset.shown) this.place();
     }).observe(this.panel);
     if (stop != null && stop >= 1 && stop <= STOPS.length) {
-      this.load(decodeState(STOPS[stop - 1].query));
+      this.stop = stop;
+      this.loading = this.load(STOPS[stop - 1], stop);
       this.show(stop, { focus: false });
     }
   }
@@ -166,12 +234,14 @@ export class Tour {
   open(n) {
     if (n < 1 || n > STOPS.length) return;
     this.stop = n;
-    this.load(decodeState(STOPS[n - 1].query));
+    this.loading = this.load(STOPS[n - 1], n);
     this.show(n);
   }
 
-  /** The state of an address, applied to the page as main() in app.js starts it from one. */
-  load(st) {
+  /** A stop's state applied to the page: the lanes' (as main() in app.js starts them from an address), or the Train mode's. */
+  async load(stop, n) {
+    if (isTrainStop(stop)) return this.loadTrain(stop, n);
+    const st = decodeState(stop.query);
     const app = this.app;
     app.showMode('lanes');   // a stop is a moment of the lanes, never the word list
     app.stop();
@@ -188,10 +258,35 @@ export class Tour {
     for (const lane of old) lane.destroy();
   }
 
+  /** The Train mode with the stop's lesson, or its configuration in the mode's own panel: started, or kept where it is here already. */
+  async loadTrain(stop, n) {
+    const app = this.app;
+    await app.showMode('train');
+    await app.trainView.ready;
+    if (this.stop !== n) return;   // the learner has gone on meanwhile
+    const view = app.trainView;
+    if (this.watching !== view.el) {
+      this.watching = view.el;
+      this.observer.observe(view.el, { childList: true, subtree: true });
+    }
+    if (stop.lesson) view.openLesson(stop.lesson);
+    else view.openRun(stop.query);
+  }
+
+  /** The current stop's runs: {panels, lesson} (the lesson's two, or the mode's own one), or null. */
+  runs() {
+    const s = STOPS[this.stop - 1];
+    const view = this.app.trainView;
+    if (!s || !isTrainStop(s) || !view) return null;
+    if (!s.lesson) return { panels: [view.panel], lesson: null };
+    return view.lessonId === s.lesson && view.lessonPanels.length ? { panels: view.lessonPanels, lesson: view.lessons } : null;
+  }
+
   /** Stop n's panel over the page as it is; then, once the lanes have decoded, its element outlined and in view. */
   show(n, { focus = true } = {}) {
     this.stop = n;
     this.panel.hidden = false;
+    this.panel.classList.toggle('tour-train', isTrainStop(STOPS[n - 1]));
     delete this.panel.dataset.shown;
     $('tour-measured').hidden = true;
     document.body.classList.add('touring');
@@ -215,7 +310,8 @@ export class Tour {
     $('tour-next').textContent = t(this.stop >= STOPS.length ? 'tour.finish' : 'tour.next');
     $('tour-close').setAttribute('aria-label', t('tour.close'));
     $('tour-close').title = t('tour.close');
-    $('tour-keys').innerHTML = t('tour.keys_html');
+    // The arrows and space step the decode in the lanes only.
+    $('tour-keys').innerHTML = t(isTrainStop(s) ? 'tour.keysTrain_html' : 'tour.keys_html');
     if (this.panel.dataset.shown) this.measure();
     this.fitMore();
   }
@@ -236,13 +332,22 @@ export class Tour {
   targets() {
     if (this.stop == null) return [];
     const s = STOPS[this.stop - 1];
+    const train = isTrainStop(s);
+    const root = $(train ? 'trainview' : 'lanes');
+    if (!root) return [];
+    // The Train mode's panels go to one column where the lanes go to tabs.
     const sels = (this.app.tabs.narrow && s.narrow) || s.targets;
-    return sels.map((sel) => $('lanes').querySelector(sel)).filter(Boolean);
+    return sels.map((sel) => root.querySelector(sel)).filter(Boolean);
   }
 
   /** The lanes' decoder passes and wall time at the step shown, as their stats lines count them (lane.js). */
   measure() {
     const el = $('tour-measured');
+    if (isTrainStop(STOPS[this.stop - 1] ?? { query: '' })) {
+      el.hidden = false;
+      el.textContent = this.trainMeasured();
+      return;
+    }
     el.hidden = !STOPS[this.stop - 1]?.measured;
     if (el.hidden) return;
     const at = this.app.t;
@@ -251,6 +356,30 @@ export class Tour {
       const ms = l.times.slice(0, i + 1).reduce((a, b) => a + b, 0);
       return t('tour.measuredLane', { lane: l.title, passes: l.snaps[i]?.step ?? 0, ms: ms.toFixed(1) });
     }).join(t('tour.measuredSep')) });
+  }
+
+  /**
+   * What the stop's run measured, once it has ended: the one run's numbers (its `said`), or
+   * the lesson's sentences (measureLesson on both runs' records, probes and info); while
+   * it runs, how far it is.
+   */
+  trainMeasured() {
+    const s = STOPS[this.stop - 1];
+    const runs = this.runs();
+    if (!runs) return t('tour.trainStarting');
+    const { panels, lesson } = runs;
+    if (panels.some((p) => p.status === 'failed')) return t('tour.trainFailed');
+    if (!panels.every((p) => p.status === 'done')) {
+      const step = Math.min(...panels.map((p) => p.records.at(-1)?.step ?? 0));
+      return t('tour.trainRunning', { step, steps: panels[0].info?.steps ?? panels[0].config?.steps ?? '…' });
+    }
+    if (!lesson) {
+      const { key, params } = s.said(panels[0]);
+      return t(key, params);
+    }
+    const [a, b] = panels;
+    const m = lesson.measureLesson(s.lesson, { records: a.records, probes: a.probes, info: a.info }, { records: b.records, probes: b.probes, info: b.info });
+    return t('tour.trainMeasured', { sentences: s.said.map((i) => m.sentences[i]).filter(Boolean).map((x) => t(x.key, x.params)).join(' ') });
   }
 
   mark() {
@@ -263,20 +392,28 @@ export class Tour {
   // scored), so that later growth above the target does not push it away again.
   async reveal(n) {
     const gen = ++this.gen;
-    const settled = () => this.app.lanes.every((l) => !l.busy) && $('reference').innerHTML !== ''
-      && !$('lanes').querySelector('[data-loading]') && this.targets().length > 0;
+    const s = STOPS[n - 1];
+    const train = isTrainStop(s);
+    await this.loading;
+    if (gen !== this.gen) return;
+    // A run's views are drawn at its first record: the stop's elements, all of them.
+    const settled = train ? () => this.targets().length === ((this.app.tabs.narrow && s.narrow) || s.targets).length
+      : () => this.app.lanes.every((l) => !l.busy) && $('reference').innerHTML !== ''
+        && !$('lanes').querySelector('[data-loading]') && this.targets().length > 0;
     for (let i = 0; i < 600 && !settled(); i++) {
       await sleep(50);
       if (gen !== this.gen) return;
     }
-    // On a phone, one lane shows at a time (lane-tabs.js): the one holding the element.
-    // Opening its tab draws it anew, so the outline (and its scroll margin) goes on after.
-    this.app.showLane(this.targets()[0]);
+    if (!train) {
+      // On a phone, one lane shows at a time (lane-tabs.js): the one holding the element.
+      // Opening its tab draws it anew, so the outline (and its scroll margin) goes on after.
+      this.app.showLane(this.targets()[0]);
+      // The panel tells what the lanes' open explanations would: folded (one click away),
+      // they no longer push the stop's element below the fold on a phone. A lane keeps
+      // them folded as it steps (lane.js render()).
+      for (const d of $('lanes').querySelectorAll('details.explain[open]')) d.open = false;
+    }
     this.mark();
-    // The panel tells what the lanes' open explanations would: folded (one click away),
-    // they no longer push the stop's element below the fold on a phone. A lane keeps
-    // them folded as it steps (lane.js render()).
-    for (const d of $('lanes').querySelectorAll('details.explain[open]')) d.open = false;
     this.measure();
     this.place();
     this.panel.dataset.shown = String(n);
@@ -295,9 +432,12 @@ export class Tour {
     for (const el of els) el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     const box = els.map((el) => el.getBoundingClientRect()).reduce((a, r) => ({ top: Math.min(a.top, r.top), bottom: Math.max(a.bottom, r.bottom) }));
     const gap = 8;
-    // Where the bar stands once the page has scrolled (sticky: its rect now may be lower, in the flow).
+    // Where the bar stands once the page has scrolled (sticky: its rect now may be lower,
+    // in the flow); the Train mode has none.
     const bar = document.querySelector('.transport-bar');
-    const top = (parseFloat(getComputedStyle(bar).top) || 0) + bar.getBoundingClientRect().height + gap;
+    // A lesson's run keeps its title in view over its panel (style-train.css): below it.
+    const titles = els.map((el) => el.closest('.tr-panel')?.querySelector('.tr-run-title')?.getBoundingClientRect().height ?? 0);
+    const top = bar.hidden ? Math.max(0, ...titles) + gap : (parseFloat(getComputedStyle(bar).top) || 0) + bar.getBoundingClientRect().height + gap;
     const bottom = this.panel.getBoundingClientRect().top - gap;
     if (box.top >= top && box.bottom <= bottom) return;
     // The first's top just below the bar. The page's end is padded by the panel's height

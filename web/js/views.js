@@ -96,9 +96,9 @@ export function scrollRegion(inner, name = t('table.scroll')) {
 }
 
 // The key to heatmap colours: the blue ramp from 0 to 1, as blue() draws it.
-export function colourScale() {
+export function colourScale(label = t('heatmap.scale')) {
   const stops = BLUES.map((c, i) => `rgb(${c.join(',')}) ${Math.round((100 * i) / (BLUES.length - 1))}%`).join(', ');
-  return `<p class="hm-scale"><span>0</span><span class="hm-ramp" style="background:linear-gradient(to right, ${stops})"></span><span>1</span> ${esc(t('heatmap.scale'))}</p>`;
+  return `<p class="hm-scale"><span>0</span><span class="hm-ramp" style="background:linear-gradient(to right, ${stops})"></span><span>1</span> ${esc(label)}</p>`;
 }
 
 /** Output tokens as chips, with BEGIN in front. */

@@ -1,8 +1,9 @@
 // Word-list mode: the page's lanes (their methods and options) run over a list
 // of words, to compare methods on many words rather than one: the first N words
-// of the CMUdict test split, a seeded random sample of N of them, or pasted words.
+// of the CMUdict test split, a seeded random sample of N of them, pasted words, or the
+// held-out examples of a model trained on the page (trained-model.js), its targets the references.
 //
-// URL: ?…&view=list&n=100&src=test | src=sample&seed=7 | src=paste#words=KNIGHT+QUEUE
+// URL: ?…&view=list&n=100&src=test | src=sample&seed=7 | src=paste#words=KNIGHT+QUEUE | src=heldout
 // (the lanes' own parameters stay as address.js writes them, and view=list is the
 // page's mode, which the app switches (app.js); these are added). Pasted
 // words ride in the fragment, which a browser never sends to a server: up to 20,000
@@ -27,7 +28,7 @@ import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
-export const SOURCES = ['test', 'sample', 'paste'];
+export const SOURCES = ['test', 'sample', 'paste', 'heldout'];
 const MAX_N = 2000;
 const MAX_PASTE_CHARS = 20000;
 // A large seeded random sample by default: the test split's first words are
@@ -53,7 +54,7 @@ export function decodeList(search, hash = '') {
 /** The list's part of the address: {query, hash}, what the page's query (with view=list) gets appended and the fragment. */
 export function encodeList(s) {
   const q = new URLSearchParams();
-  if (s.src !== 'paste') q.set('n', String(s.n));
+  if (s.src !== 'paste' && s.src !== 'heldout') q.set('n', String(s.n));
   q.set('src', s.src);
   if (s.src === 'sample') q.set('seed', String(s.seed));
   const words = s.src === 'paste' ? s.words.trim() : '';
@@ -137,6 +138,8 @@ export class WordList {
   /** Reads the list's part of the address. */
   init(search, hash) {
     this.state = decodeList(search, hash);
+    // Lanes on a model trained on the page: its held-out set, unless the address names another list.
+    if (!new URLSearchParams(search).has('src') && this.trainedModel()) this.state.src = 'heldout';
     this.render();
   }
 
@@ -187,12 +190,14 @@ export class WordList {
     const names = lanes.map((l) => this.laneName(l));
     const skipped = this.app.lanes.length - lanes.length;
     const src = (value, key) => `<label class="wl-src"><input type="radio" name="wl-src" value="${value}"${s.src === value ? ' checked' : ''}> ${esc(t(key))}</label>`;
+    // The held-out set of a model trained on the page, while the lanes hold it (or the address names it).
+    const trained = this.trainedModel();
     this.el.innerHTML = `
       <h2 id="wl-title">${esc(t('list.heading'))}</h2>
       <p class="lede">${esc(t('list.lede'))}</p>
       <form id="wl-form" class="wl-form" autocomplete="off" novalidate>
         <fieldset class="wl-sources"><legend>${esc(t('list.source'))}</legend>
-          ${src('test', 'list.srcTest')} ${src('sample', 'list.srcSample')} ${src('paste', 'list.srcPaste')}
+          ${src('test', 'list.srcTest')} ${src('sample', 'list.srcSample')} ${src('paste', 'list.srcPaste')}${trained || s.src === 'heldout' ? ` ${src('heldout', 'trained.srcHeldOut')}` : ''}
         </fieldset>
         <div class="wl-fields"></div>
         <p class="wl-lanes">${esc(t('list.strategies'))} <strong>${names.length ? names.map(esc).join(' · ') : esc(t('list.noLanes'))}</strong>
@@ -219,13 +224,21 @@ export class WordList {
     const s = this.state;
     const num = (id, key, value, min, max, help) => `<label for="${id}">${esc(t(key))}</label><input id="${id}" type="number" min="${min}" max="${max}" step="1" value="${value}"${help ? ` aria-describedby="${id}-help"` : ''}>${help ? `<span id="${id}-help" class="help">${esc(help)}</span>` : ''}`;
     let html = '';
-    if (s.src === 'paste') {
+    if (s.src === 'heldout') {
+      const m = this.trainedModel();
+      html = `<p class="note wl-heldout">${esc(m ? t('trained.listNote', { name: m.name, n: m.trainedOn.heldOut.length }) : t('trained.noHeldOut'))}</p>`;
+    } else if (s.src === 'paste') {
       html = `<label for="wl-words">${esc(t('list.pasteLabel'))}</label><textarea id="wl-words" rows="3" maxlength="${MAX_PASTE_CHARS}" spellcheck="false" aria-describedby="wl-words-help">${esc(s.words)}</textarea><span id="wl-words-help" class="help">${esc(t('list.pasteHelp', { max: MAX_N }))}</span>`;
     } else {
       html = num('wl-n', 'list.n', s.n, 1, MAX_N, t('list.nHelp', { max: MAX_N }));
       if (s.src === 'sample') html += num('wl-seed', 'list.seed', s.seed, 0, 2 ** 31 - 1, t('list.seedHelp'));
     }
     this.el.querySelector('.wl-fields').innerHTML = html;
+  }
+
+  /** The model trained on the page that a lane of the list decodes with, or null. */
+  trainedModel() {
+    return this.lanes().map((l) => l.model).find((m) => m?.trainedOn) ?? null;
   }
 
   laneName(lane) {
@@ -259,7 +272,15 @@ export class WordList {
     const s = this.state;
     let list;
     const notes = [];
-    if (s.src === 'paste') {
+    if (s.src === 'heldout') {
+      const m = this.trainedModel();
+      if (!m) throw new Error(t('trained.noHeldOut'));
+      // Every example as the trainer holds it (a source may come twice): its exact match is the trainer's.
+      list = m.trainedOn.heldOut.map((e) => ({ word: e.source, prons: [e.target] }));
+      const kept = list.filter(({ word }) => models.every((x) => !this.app.checkWord(word, x)));
+      if (kept.length < list.length) notes.push(t('list.leftOut', { n: list.length - kept.length }));
+      list = kept;
+    } else if (s.src === 'paste') {
       const raw = s.words.trim();
       if (!raw) throw new Error(t('list.pasteEmpty'));
       const words = [...new Set(raw.split(/[\s,;]+/).filter(Boolean).map((w) => this.app.normalizedWord(models[0], w)))];

@@ -37,6 +37,9 @@ export function pickModel(models, ar, id) {
   return models.find((m) => m.id === id && m.autoregressive === ar) ?? models.find((m) => m.autoregressive === ar);
 }
 
+/** The id of a model trained on the page (Train mode), which a reload does not keep. */
+export const TRAINED_MODEL = 'trained';
+
 /** Each lane type's kind: 'ar' (an autoregressive model), 'nar' (a CMLM) or 'compare' (the four RNNs). */
 export const LANE_KINDS = { greedy: 'ar', beam: 'ar', sample: 'ar', nar: 'nar', mp: 'nar', compare: 'compare' };
 
