@@ -216,7 +216,9 @@ void print_record(const seq2seq::train::ProgressRecord& r, bool json) {
     if (r.sampling)
       line << "  true token " << std::setprecision(3) << r.true_token_probability << ", own read " << std::setprecision(1)
            << 100.0 * r.own_token_share << "%";
-    if (r.evaluated) line << "  held-out exact " << std::setprecision(1) << 100.0 * r.word_accuracy << "% of " << r.held_out;
+    if (r.evaluated)
+      line << "  held-out exact " << std::setprecision(1) << 100.0 * r.word_accuracy << "% of " << r.held_out << ", tokens "
+           << 100.0 * r.held_out_token_accuracy << "% teacher-forced, " << 100.0 * r.free_token_accuracy << "% free-running";
     std::cout << line.str() << '\n';
   }
   std::cout.flush();
@@ -272,7 +274,9 @@ int train_command(const std::vector<std::string>& args) {
     const auto& c = run->model_config();
     std::cout << "training " << c.name << ": " << run->trainer().params().size() << " parameters, " << c.src_vocab.size()
               << " source and " << c.tgt_vocab.size() << " target tokens, " << run->task().held_out().size()
-              << " held-out examples; step " << run->trainer().steps_taken() << " of " << o.steps << '\n';
+              << " held-out examples; step " << run->trainer().steps_taken() << " of " << o.steps;
+    if (o.label_smoothing > 0) std::cout << "; the loss's floor under label smoothing " << run->loss_floor();
+    std::cout << '\n';
   }
   seq2seq::train::ProgressRecord last;
   while (!run->done()) {

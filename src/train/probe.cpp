@@ -12,6 +12,42 @@
 namespace seq2seq {
 namespace train {
 
+ReadExample read_example(const ModelConfig& cfg, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab, const HeldOut& h) {
+  const SpecialIds sp = cfg.tgt_specials;
+  ReadExample x;
+  // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
+  x.source = tokenize_source(h.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk, &x.source_texts);
+  // A copy model's output vocabulary is extended by the source's tokens the target
+  // vocabulary lacks (src/copy.h): a held-out name is one of them, which only copying writes.
+  if (cfg.copy) x.map = copy_map(x.source_texts, tgt_vocab, sp);
+  const int V = tgt_vocab.size();
+  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which a model
+  // without the copy mechanism cannot write.
+  std::istringstream words(h.target);
+  for (std::string w; words >> w;) {
+    int id = tgt_vocab.id(w);
+    if (id < 0 && cfg.copy)
+      for (size_t k = 0; k < x.map.extra.size(); ++k)
+        if (x.map.extra[k] == w) id = V + static_cast<int>(k);
+    x.target.push_back(id >= 0 ? id : sp.unk);
+    x.written.push_back(id >= 0);
+  }
+  x.target.push_back(sp.eos);
+  x.written.push_back(true);
+  return x;
+}
+
+void add_example(const ModelConfig& cfg, const ReadExample& x, Batch& b) {
+  const SpecialIds sp = cfg.tgt_specials;
+  // The decoder reads a copied token past the vocabulary as unk, as decoding does.
+  const std::vector<int> reference(x.target.begin(), x.target.end() - 1);
+  std::vector<int> dec_in{sp.bos};
+  const std::vector<int> read = decoder_inputs(reference, static_cast<int>(cfg.tgt_vocab.size()), sp.unk);
+  dec_in.insert(dec_in.end(), read.begin(), read.end());
+  if (cfg.copy) b.add(x.source, dec_in, x.target, &x.map.ids, static_cast<int>(x.map.extra.size()));
+  else b.add(x.source, dec_in, x.target);
+}
+
 Probe probe(TrainingRun& run, int index) {
   const std::vector<HeldOut>& held = run.task().held_out();
   if (index < 0 || index >= static_cast<int>(held.size()))
@@ -19,39 +55,18 @@ Probe probe(TrainingRun& run, int index) {
                      std::to_string(held.size() - 1) + ")");
   const ModelConfig& cfg = run.model_config();
   const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
-  const SpecialIds sp = cfg.tgt_specials;
   Probe p;
   p.index = index;
   p.step = run.trainer().steps_taken();
   p.source = held[static_cast<size_t>(index)].source;
   p.reference = held[static_cast<size_t>(index)].target;
-  // The source as the engine's tokenizer reads it (held-out accuracy decodes it so).
-  std::vector<std::string> texts;
-  const std::vector<int> src =
-      tokenize_source(p.source, src_vocab, cfg.src_case, cfg.max_pos, cfg.src_tokens, cfg.src_specials.unk, &texts);
-  // A copy model's output vocabulary is extended by the source's tokens the target
-  // vocabulary lacks (src/copy.h): a held-out name is one of them, which only copying writes.
-  const CopyMap map = cfg.copy ? copy_map(texts, tgt_vocab, sp) : CopyMap{};
+  const ReadExample x = read_example(cfg, src_vocab, tgt_vocab, held[static_cast<size_t>(index)]);
+  const std::vector<int>& src = x.source;
+  const std::vector<int>& dec_out = x.target;
+  const CopyMap& map = x.map;
   const int V = tgt_vocab.size();
-  // The reference's tokens; a held-out name is in no vocabulary: <unk>, which a model
-  // without the copy mechanism cannot write.
-  std::vector<int> target;
-  std::istringstream words(p.reference);
-  for (std::string w; words >> w;) {
-    int id = tgt_vocab.id(w);
-    if (id < 0 && cfg.copy)
-      for (size_t k = 0; k < map.extra.size(); ++k)
-        if (map.extra[k] == w) id = V + static_cast<int>(k);
-    target.push_back(id >= 0 ? id : sp.unk);
-  }
-  // The decoder reads a copied token past the vocabulary as unk, as decoding does.
-  std::vector<int> dec_in{sp.bos}, dec_out = target;
-  const std::vector<int> read = decoder_inputs(target, V, sp.unk);
-  dec_in.insert(dec_in.end(), read.begin(), read.end());
-  dec_out.push_back(sp.eos);
   Batch b;
-  if (cfg.copy) b.add(src, dec_in, dec_out, &map.ids, static_cast<int>(map.extra.size()));
-  else b.add(src, dec_in, dec_out);
+  add_example(cfg, x, b);
   Trainer& t = run.trainer();
   // Forward and loss as a step computes them, without dropout, scheduled sampling (no
   // generator is drawn from) or a backward pass.

@@ -9,6 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "copy.h"
+#include "model_config.h"
+#include "train/graph.h"
+#include "train/tasks.h"
+#include "vocabulary.h"
+
 namespace seq2seq {
 namespace train {
 
@@ -61,6 +67,27 @@ void visit_fields(const Probe& p, Visit&& v) {
     v("copyAttention", p.copy_attention);
   }
 }
+
+// A held-out example as the model reads it, the one reading of the probe and of the
+// held-out evaluation (run.h): the source as the engine's tokenizer reads it (its
+// tokens' texts, a copy model's copy map from them), and the token the decoder must
+// predict at each position: the reference's tokens (one the target vocabulary lacks:
+// <unk>; for a copy model, one of the source's tokens the target vocabulary lacks is
+// its extended id, V + k), then the end token; `written`: whether the position's
+// token is the reference's as written (not an <unk> standing for it, which no output
+// matches).
+struct ReadExample {
+  std::vector<int> source;
+  std::vector<std::string> source_texts;
+  CopyMap map;
+  std::vector<int> target;
+  std::vector<bool> written;
+};
+// (src_vocab, tgt_vocab: the config's, built once for a whole held-out set.)
+ReadExample read_example(const ModelConfig& cfg, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab, const HeldOut& h);
+// Appends it to a batch, teacher-forced: the decoder reads BOS and the reference (a
+// copied token past the vocabulary as unk, as decoding reads it).
+void add_example(const ModelConfig& cfg, const ReadExample& x, Batch& b);
 
 // Held-out example `index` of `run` read now. Leaves the parameters, AdamW's
 // state and every generator as they were (the next step is the one it would

@@ -266,6 +266,11 @@ double TrainingRun::loss_floor() const {
 }
 
 Evaluation TrainingRun::evaluate() {
+  const ModelConfig& cfg = trainer_->config();
+  const std::vector<HeldOut>& held = task_->held_out();
+  Evaluation ev;
+  if (held.empty()) return ev;
+  // Free-running: the engine's greedy decode of the model as exported now.
   const std::vector<uint8_t> bytes = trainer_->export_model(ExportStorage::F32);
   const auto model = Model::from_buffer(bytes.data(), bytes.size(), Compute::F32);
   DecodingOptions d;
@@ -273,83 +278,100 @@ Evaluation TrainingRun::evaluate() {
   d.attention = false;
   d.top_candidates = 0;
   const Session session(model, d);
-  const std::vector<HeldOut>& held = task_->held_out();
   std::vector<std::string> sources;
   for (const HeldOut& h : held) sources.push_back(h.source);
   const std::vector<BatchResult> out = session.run_batch(sources);
-  const ModelConfig& cfg = trainer_->config();
+  // Teacher-forced: the trainer's reading of the references (read(), the probe's pass),
+  // batch_size examples a pass (the graph's limits); per position, whether the argmax is
+  // the reference's token as written, and the attention's share inside the diagonal band.
+  const Vocabulary src_vocab(cfg.src_vocab), tgt_vocab(cfg.tgt_vocab);
+  std::vector<ReadExample> read;
+  read.reserve(held.size());
+  for (const HeldOut& h : held) read.push_back(read_example(cfg, src_vocab, tgt_vocab, h));
+  std::vector<std::vector<bool>> forced_right(held.size());
+  const bool rnn = cfg.arch == Arch::Rnn;
+  ev.has_attention = !(rnn && cfg.attention == AttentionScore::None);
   // The (layer, head) pairs the band measure averages over: guided attention's choice.
+  const float width = options_.guided_attention_width;
   const int layer = options_.guided_attention_layer, head = options_.guided_attention_head;
-  Evaluation e;
-  e.has_attention = !(cfg.arch == Arch::Rnn && cfg.attention == AttentionScore::None);
-  long positions = 0, forced_right = 0, free_right = 0, after = 0, after_free = 0, after_forced = 0;
-  int right = 0;
+  const int l0 = layer < 0 ? 0 : layer, l1 = layer < 0 ? cfg.dec_layers : layer + 1;
+  const int h0 = head < 0 ? 0 : head, h1 = head < 0 ? cfg.n_heads : head + 1;
   double diagonal = 0;
-  for (size_t i = 0; i < held.size(); ++i) {
-    const Probe p = probe(*this, static_cast<int>(i));
-    // The greedy output's tokens, then its end token where it wrote one (Result::length counts it).
-    std::vector<std::string> free;
-    const Result* res = !out[i].error && !out[i].results.empty() ? &out[i].results[0] : nullptr;
-    if (res) {
-      std::istringstream words(res->text);
-      for (std::string w; words >> w;) free.push_back(w);
-      if (res->length > static_cast<int>(res->tokens.size())) free.push_back(p.target_tokens.back());
-      if (res->text == held[i].target) ++right;
+  long positions = 0, forced_total = 0;
+  Batch b;
+  for (size_t first = 0; first < held.size(); first += static_cast<size_t>(options_.batch_size)) {
+    const size_t last = std::min(held.size(), first + static_cast<size_t>(options_.batch_size));
+    b.clear();
+    for (size_t i = first; i < last; ++i) add_example(cfg, read[i], b);
+    trainer_->read(b);
+    const std::vector<size_t> at = trainer_->log_prob_offsets(b);
+    for (int e = 0; e < b.size; ++e) {
+      const size_t i = first + static_cast<size_t>(e);
+      const int T = b.dec_len[static_cast<size_t>(e)], N = b.src_len[static_cast<size_t>(e)], W = trainer_->log_prob_width(b, e);
+      for (int t = 0; t < T; ++t) {
+        const float* row = trainer_->log_probs() + at[static_cast<size_t>(e)] + static_cast<size_t>(t) * W;
+        const int top = static_cast<int>(std::max_element(row, row + W) - row);
+        const bool right = read[i].written[static_cast<size_t>(t)] && top == read[i].target[static_cast<size_t>(t)];
+        forced_right[i].push_back(right);
+        forced_total += right;
+      }
+      positions += T;
+      if (!ev.has_attention) continue;
+      if (rnn) {
+        const RnnGraph& g = trainer_->rnn_graph();
+        const size_t ld = static_cast<size_t>(g.attention_stride());
+        diagonal += diagonal_band_mass(g.attention() + static_cast<size_t>(b.dec_off[static_cast<size_t>(e)]) * ld, T, N, ld, width);
+        continue;
+      }
+      const TransformerGraph& g = trainer_->graph();
+      const size_t p0 = g.cross_spans()[static_cast<size_t>(e)].p0;
+      double example = 0;
+      for (int l = l0; l < l1; ++l)
+        for (int h = h0; h < h1; ++h)
+          example += diagonal_band_mass(g.cross_attention(l) + p0 + static_cast<size_t>(h) * T * N, T, N, static_cast<size_t>(N), width);
+      diagonal += example / ((l1 - l0) * (h1 - h0));
     }
-    // The reference as written, then the end token: a word the model reads as <unk> is
-    // never matched by an <unk> it writes.
-    std::vector<std::string> ref;
-    std::istringstream ref_words(held[i].target);
-    for (std::string w; ref_words >> w;) ref.push_back(w);
-    ref.push_back(p.target_tokens.back());
-    const size_t T = p.target_tokens.size();
-    int first = -1;
-    for (size_t r = 0; r < T; ++r) {
-      const bool forced_ok = p.top_tokens[r] == ref[r];
-      const bool free_ok = r < free.size() && free[r] == ref[r];
-      forced_right += forced_ok;
-      free_right += free_ok;
-      if (first >= 0) {
+  }
+  // The greedy outputs against the same positions: the output's tokens (a copy model's
+  // in its extended ids, as the reference's) and the end token the search finishes with
+  // (it always writes one, at the max length at the latest).
+  const int eos = cfg.tgt_specials.eos;
+  long free_right = 0, after = 0, after_free = 0, after_forced = 0;
+  int exact = 0;
+  for (size_t i = 0; i < held.size(); ++i) {
+    const ReadExample& x = read[i];
+    std::vector<int> got;
+    if (!out[i].error && !out[i].results.empty()) {
+      got = out[i].results[0].tokens;
+      got.push_back(eos);
+      if (out[i].results[0].text == held[i].target) ++exact;
+    }
+    int first_wrong = -1;
+    for (size_t t = 0; t < x.target.size(); ++t) {
+      const bool right = x.written[t] && t < got.size() && got[t] == x.target[t];
+      free_right += right;
+      if (first_wrong >= 0) {
         ++after;
-        after_free += !free_ok;
-        after_forced += !forced_ok;
-      } else if (!free_ok) {
-        first = static_cast<int>(r);
+        after_free += !right;
+        after_forced += !forced_right[i][t];
+      } else if (!right) {
+        first_wrong = static_cast<int>(t);
       }
     }
-    positions += static_cast<long>(T);
-    if (first >= 0) ++e.first_error_count;
-    if (e.has_attention) {
-      const std::vector<int>& shape = p.attention_shape;
-      const int rows = shape[shape.size() - 2], cols = shape.back();
-      const size_t matrix = static_cast<size_t>(rows) * cols;
-      double sum = 0;
-      int chosen = 0;
-      const int layers = cfg.arch == Arch::Rnn ? 1 : shape[0], heads = cfg.arch == Arch::Rnn ? 1 : shape[1];
-      for (int l = 0; l < layers; ++l)
-        for (int h = 0; h < heads; ++h) {
-          if (cfg.arch != Arch::Rnn && ((layer >= 0 && l != layer) || (head >= 0 && h != head))) continue;
-          sum += diagonal_band_mass(p.cross_attention.data() + (static_cast<size_t>(l) * heads + h) * matrix, rows, cols,
-                                    static_cast<size_t>(cols), options_.guided_attention_width);
-          ++chosen;
-        }
-      diagonal += chosen ? sum / chosen : 0.0;
-    }
+    ev.first_error_count += first_wrong >= 0;
   }
   const double n = static_cast<double>(held.size());
-  if (n > 0) {
-    e.word_accuracy = right / n;
-    e.attention_diagonal = diagonal / n;
-  }
+  ev.word_accuracy = exact / n;
+  if (ev.has_attention) ev.attention_diagonal = diagonal / n;
   if (positions > 0) {
-    e.held_out_token_accuracy = static_cast<double>(forced_right) / positions;
-    e.free_token_accuracy = static_cast<double>(free_right) / positions;
+    ev.held_out_token_accuracy = static_cast<double>(forced_total) / positions;
+    ev.free_token_accuracy = static_cast<double>(free_right) / positions;
   }
   if (after > 0) {
-    e.wrong_after_first_error = static_cast<double>(after_free) / after;
-    e.forced_wrong_after_first_error = static_cast<double>(after_forced) / after;
+    ev.wrong_after_first_error = static_cast<double>(after_free) / after;
+    ev.forced_wrong_after_first_error = static_cast<double>(after_forced) / after;
   }
-  return e;
+  return ev;
 }
 
 std::vector<uint8_t> TrainingRun::checkpoint() const {

@@ -80,8 +80,8 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
 
 // The held-out set read two ways with the model as it stands: free-running (greedy
 // decoding through the engine, the model exported and loaded, as a user decodes it) and
-// teacher-forced (the trainer's own forward pass without dropout, a probe per example,
-// train/probe.h). Every token count runs over the reference's positions, its end token
+// teacher-forced (the trainer's own forward pass without dropout, as the probe reads an
+// example, train/probe.h, batch_size examples a pass). Every token count runs over the reference's positions, its end token
 // included; a position a greedy output does not reach counts wrong.
 struct Evaluation {
   double word_accuracy = 0;            // greedy output equal to the reference

@@ -188,7 +188,7 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon, 
     // mix's, which neither family's sampling draws from.)
     if (rnn_) rnn_->forward(b, train ? &dropout_rng_ : nullptr);
     else graph_->forward(b, train ? &dropout_rng_ : nullptr);
-    const LossSums s = copy_loss(b);
+    const LossSums s = copy_loss(b, backward);
     if (!backward) return s;
     if (rnn_) {
       RnnGraph::GateGrads gate;
@@ -250,7 +250,17 @@ LossSums Trainer::compute_gradients(const Batch& b, bool train, double epsilon, 
   return s;
 }
 
-LossSums Trainer::copy_loss(const Batch& b) {
+std::vector<size_t> Trainer::log_prob_offsets(const Batch& b) const {
+  std::vector<size_t> at(static_cast<size_t>(b.size));
+  size_t next = 0;
+  for (int e = 0; e < b.size; ++e) {
+    at[static_cast<size_t>(e)] = next;
+    next += static_cast<size_t>(b.dec_len[static_cast<size_t>(e)]) * static_cast<size_t>(log_prob_width(b, e));
+  }
+  return at;
+}
+
+LossSums Trainer::copy_loss(const Batch& b, bool backward) {
   // The copy attention: a Transformer's last decoder layer's cross-attention, its heads
   // averaged (example e's probabilities: [heads][T][S] at its span's p0); the RNN's
   // attention (decoder row r's weights at attention() + r * stride). The gate reads the
@@ -263,8 +273,10 @@ LossSums Trainer::copy_loss(const Batch& b) {
   const int C = widths.C, D = widths.D, X = widths.X;
   CopyBuffers& c = copy_;
   log_softmax_rows(rnn ? rnn_->logits() : graph_->logits(), rows, V, c.lpv.data());
-  std::fill(c.d_output.begin(), c.d_output.begin() + static_cast<long>(rows) * D, 0.0f);
-  std::fill(c.d_input.begin(), c.d_input.begin() + static_cast<long>(rows) * X, 0.0f);
+  if (backward) {
+    std::fill(c.d_output.begin(), c.d_output.begin() + static_cast<long>(rows) * D, 0.0f);
+    std::fill(c.d_input.begin(), c.d_input.begin() + static_cast<long>(rows) * X, 0.0f);
+  }
   const int gate_w = rnn ? rnn_->copy_gate_weight() : graph_->copy_gate_weight();
   const int gate_b = rnn ? rnn_->copy_gate_bias() : graph_->copy_gate_bias();
   const float* w = store_.value(gate_w);
@@ -282,15 +294,17 @@ LossSums Trainer::copy_loss(const Batch& b) {
     stride = static_cast<size_t>(rnn_->attention_stride());
     state = rnn_->gate_state();
     input = rnn_->gate_input();
-    std::fill(c.dcontext.begin(), c.dcontext.begin() + static_cast<long>(rows) * C, 0.0f);
-    std::fill(c.dprobs.begin(), c.dprobs.begin() + static_cast<long>(rows) * stride, 0.0f);
+    if (backward) {
+      std::fill(c.dcontext.begin(), c.dcontext.begin() + static_cast<long>(rows) * C, 0.0f);
+      std::fill(c.dprobs.begin(), c.dprobs.begin() + static_cast<long>(rows) * stride, 0.0f);
+    }
   } else {
     probs = graph_->cross_attention(config_.dec_layers - 1);
     spans = &graph_->cross_spans();
     memory = graph_->memory();
     state = graph_->decoder_output();
     input = graph_->decoder_input();
-    std::fill(c.d_memory.begin(), c.d_memory.begin() + static_cast<long>(b.src_rows()) * C, 0.0f);
+    if (backward) std::fill(c.d_memory.begin(), c.d_memory.begin() + static_cast<long>(b.src_rows()) * C, 0.0f);
   }
   const float scale = 1.0f / static_cast<float>(rows);
   LossSums sums;
@@ -322,6 +336,8 @@ LossSums Trainer::copy_loss(const Batch& b) {
     sums.loss += es.loss;
     sums.tokens += es.tokens;
     sums.correct += es.correct;
+    at += static_cast<size_t>(T) * W;
+    if (!backward) continue;  // a reading (read()): the mix and its loss only
     float* da = c.dattention.data();
     copy_mix_backward(c.lpv.data() + r0 * V, c.gate.data(), a, lp, dlp, shape, c.dlpv.data() + r0 * V, c.dgate.data(), da);
     float* dcontext = rnn ? c.dcontext.data() + r0 * C : c.dcontext.data();
@@ -343,9 +359,8 @@ LossSums Trainer::copy_loss(const Batch& b) {
           for (int i = 0; i < S; ++i)
             dp[(static_cast<size_t>(h) * T + t) * S + i] = da[static_cast<size_t>(t) * S + i] / static_cast<float>(H);
     }
-    at += static_cast<size_t>(T) * W;
   }
-  log_softmax_backward(c.lpv.data(), c.dlpv.data(), rows, V, rnn ? rnn_->dlogits() : graph_->dlogits());
+  if (backward) log_softmax_backward(c.lpv.data(), c.dlpv.data(), rows, V, rnn ? rnn_->dlogits() : graph_->dlogits());
   return sums;
 }
 

@@ -98,6 +98,12 @@ class Trainer {
   // The log-probabilities of the last compute_gradients(), [decoder rows x target vocabulary]:
   // the distribution the loss read (a probe example's per-token -log p, train/probe.h).
   const float* log_probs() const { return logp_.data(); }
+  // A copy model's rows are as wide as each example's extended vocabulary, example after
+  // example: where example e of the last pass's batch `b` starts in log_probs(), and its width.
+  std::vector<size_t> log_prob_offsets(const Batch& b) const;
+  int log_prob_width(const Batch& b, int e) const {
+    return static_cast<int>(config_.tgt_vocab.size()) + (config_.copy ? b.copy_extra[static_cast<size_t>(e)] : 0);
+  }
   // A copy model's last compute_gradients(), its batch's last example (a probe's only
   // one): the gate's logits [T] (p_gen = sigmoid) and the copy attention [T x S].
   const float* copy_gate_logits() const { return copy_.gate.data(); }
@@ -144,7 +150,8 @@ class Trainer {
   // for a copy model): mixes each example's rows over its extended vocabulary,
   // takes the loss and its gradient back to the logits (the graph's dlogits), the
   // gate's parameters and the extra gradients the graph's backward pass adds.
-  LossSums copy_loss(const Batch& b);
+  // Without `backward`, the mix and its loss only (read()).
+  LossSums copy_loss(const Batch& b, bool backward = true);
   std::vector<int> mixed_;  // scheduled sampling's second pass reads these (a Transformer's)
 };
 

@@ -282,3 +282,107 @@ TEST_CASE("the loss floor: the smoothed loss's least value, reached at p = q and
   CHECK(run.loss_floor() == Approx(smoothed_nll_floor(0.1f, static_cast<int>(run.model_config().tgt_vocab.size()))));
   CHECK(run.loss_floor() > 0);
 }
+
+namespace {
+
+// An evaluation's measures computed again one example at a time: the free-running ones from
+// the engine's greedy output of the exported model, the teacher-forced ones from each held-out
+// example's probe, against the reference as written (an <unk> standing for a name no
+// vocabulary holds matches nothing).
+void check_against_probes(TrainingRun& run, const Evaluation& e) {
+  const auto bytes = run.export_model(ExportStorage::F32);
+  const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
+  seq2seq::Session greedy(model, seq2seq::DecodingOptions{});
+  const std::vector<HeldOut>& held = run.task().held_out();
+  long positions = 0, forced_right = 0, free_right = 0, after = 0, after_free = 0, after_forced = 0;
+  int exact = 0, going_wrong = 0;
+  for (size_t i = 0; i < held.size(); ++i) {
+    const Probe p = probe(run, static_cast<int>(i));
+    std::vector<std::string> ref = words(held[i].target);
+    ref.push_back("</s>");
+    greedy.start(held[i].source);
+    const std::vector<seq2seq::Result> res = greedy.run();
+    std::vector<std::string> out = words(res[0].text);
+    out.push_back("</s>");
+    exact += res[0].text == held[i].target;
+    REQUIRE(p.top_tokens.size() == ref.size());
+    int first = -1;
+    for (size_t t = 0; t < ref.size(); ++t) {
+      const bool f = t < out.size() && out[t] == ref[t], tf = p.top_tokens[t] == ref[t];
+      free_right += f;
+      forced_right += tf;
+      if (first >= 0) {
+        ++after;
+        after_free += !f;
+        after_forced += !tf;
+      } else if (!f) {
+        first = static_cast<int>(t);
+      }
+    }
+    going_wrong += first >= 0;
+    positions += static_cast<long>(ref.size());
+  }
+  const double n = static_cast<double>(held.size());
+  CHECK(e.word_accuracy == Approx(exact / n));
+  CHECK(e.held_out_token_accuracy == Approx(static_cast<double>(forced_right) / positions));
+  CHECK(e.free_token_accuracy == Approx(static_cast<double>(free_right) / positions));
+  CHECK(e.first_error_count == going_wrong);
+  CHECK(e.wrong_after_first_error == Approx(after ? static_cast<double>(after_free) / after : 0.0));
+  CHECK(e.forced_wrong_after_first_error == Approx(after ? static_cast<double>(after_forced) / after : 0.0));
+}
+
+}  // namespace
+
+TEST_CASE("held-out evaluation of names, with and without the copy mechanism: batches of a copy model's extended rows, "
+          "a held-out name matched only where it is copied",
+          "[train][run][evaluation][copy]") {
+  for (TrainArch arch : {TrainArch::Transformer, TrainArch::Rnn}) {
+    for (bool copy : {true, false}) {
+      INFO(to_string(arch) << (copy ? ", copy" : ""));
+      TrainingOptions o = small(Task::Names, arch);
+      o.copy = copy;
+      o.steps = 30;
+      o.eval_every = 15;
+      o.eval_size = 20;  // a batch of 16 and one of 4
+      TrainingRun run(o, nullptr);
+      double free_tokens = 0;
+      while (!run.done()) {
+        run.step(100);
+        const Evaluation e = run.evaluate();
+        check_against_probes(run, e);
+        free_tokens = std::max(free_tokens, e.free_token_accuracy);
+      }
+      CHECK(free_tokens > 0);  // the runs get positions right: the comparison is not of empty outputs
+    }
+  }
+}
+
+TEST_CASE("the evaluation leaves runs as they were under scheduled sampling, for the RNN and for a copy model",
+          "[train][run][evaluation]") {
+  std::vector<TrainingOptions> configs;
+  for (TrainArch arch : {TrainArch::Transformer, TrainArch::Rnn}) {
+    TrainingOptions o = small(Task::Reverse, arch);
+    o.dropout = 0.1f;
+    o.scheduled_sampling = SamplingSchedule::Linear;
+    o.sampling_midpoint = 5;
+    configs.push_back(o);
+  }
+  TrainingOptions c = small(Task::Names, TrainArch::Rnn);
+  c.copy = true;
+  c.dropout = 0.1f;
+  configs.push_back(c);
+  for (TrainingOptions o : configs) {
+    INFO(to_string(o.arch) << (o.copy ? ", copy" : ", scheduled sampling"));
+    o.steps = 12;
+    TrainingRun plain(o, nullptr);
+    o.eval_every = 1;
+    TrainingRun watched(o, nullptr);
+    while (!plain.done()) {
+      const ProgressRecord a = plain.step(1), b = watched.step(1);
+      CHECK(b.evaluated);
+      CHECK(a.loss == b.loss);
+      CHECK(a.own_token_share == b.own_token_share);
+    }
+    CHECK(plain.trainer().params().values() == watched.trainer().params().values());
+  }
+}

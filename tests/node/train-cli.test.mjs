@@ -50,8 +50,14 @@ describe('a run', () => {
     const r = run(['train', ...TINY, '--steps', '10', '--int8', '--out', out]);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^training copy-transformer: \d+ parameters, 28 source and 31 target tokens, 10 held-out examples; step 0 of 10$/m);
-    assert.match(r.stdout, /^step 10\/10 {2}loss [\d.]+ {2}token accuracy [\d.]+% {2}[\d.]+ steps\/s {2}held-out exact [\d.]+% of 10$/m);
+    assert.match(r.stdout, /^step 10\/10 {2}loss [\d.]+ {2}token accuracy [\d.]+% {2}[\d.]+ steps\/s {2}held-out exact [\d.]+% of 10, tokens [\d.]+% teacher-forced, [\d.]+% free-running$/m);
     assert.match(run(['info', out]).stdout, /int8 storage/);
+    // Under label smoothing the first line names the loss's floor: the smoothed target's entropy over the 31 target tokens.
+    const smoothed = run(['train', ...TINY, '--steps', '1', '--label-smoothing', '0.1', '--out', join(dir, 'smoothed.safetensors')]);
+    assert.equal(smoothed.status, 0, smoothed.stderr);
+    const floor = Number(smoothed.stdout.match(/; the loss's floor under label smoothing ([\d.]+)$/m)[1]);
+    const e = Math.fround(0.1), V = 31, on = 1 - e + e / V;
+    assert.ok(Math.abs(floor + on * Math.log(on) + (V - 1) * (e / V) * Math.log(e / V)) < 1e-5, `${floor}`);
   });
 
   test('--arch rnn with scheduled sampling: records carry epsilon and the share of own tokens read; the GRU model decodes greedy and beam', () => {

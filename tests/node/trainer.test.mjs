@@ -59,6 +59,28 @@ describe('a run', () => {
     assert.deepEqual(records.map((r) => r.step), [10, 20, 30, 40]);
     assert.ok(records[3].loss < 0.85 * records[0].loss, `the loss falls: ${records.map((r) => r.loss.toFixed(3)).join(', ')}`);
     assert.equal(records[1].heldOut, 20);
+    // The held-out measures at each evaluation point (and only there), in the CLI's order after heldOut.
+    const MEASURES = ['heldOutTokenAccuracy', 'freeTokenAccuracy', 'firstErrorCount', 'wrongAfterFirstError',
+      'forcedWrongAfterFirstError', 'attentionDiagonal'];
+    for (const r of records) {
+      const keys = Object.keys(r);
+      if (r.heldOut === undefined) assert.ok(MEASURES.every((k) => !keys.includes(k)), `step ${r.step}`);
+      else assert.deepEqual(keys.slice(keys.indexOf('heldOut') + 1, keys.indexOf('heldOut') + 7), MEASURES);
+    }
+    const last = records[3];
+    for (const k of MEASURES.filter((m) => m !== 'firstErrorCount')) assert.ok(last[k] >= 0 && last[k] <= 1, `${k} ${last[k]}`);
+    assert.ok(Number.isInteger(last.firstErrorCount) && last.firstErrorCount <= 20);
+    // Exact outputs leave no first error: at most the held-out examples not decoded exactly have one.
+    assert.ok(last.firstErrorCount === Math.round(20 * (1 - last.wordAccuracy)), `${last.firstErrorCount} vs ${last.wordAccuracy}`);
+    // The teacher-forced token accuracy from the probes of the held-out examples, read now: the record's.
+    let right = 0;
+    let positions = 0;
+    for (let i = 0; i < 20; i++) {
+      const p = trainer.probe(i);
+      p.topTokens.forEach((t, k) => { right += t === p.targetTokens[k]; });
+      positions += p.targetTokens.length;
+    }
+    assert.ok(Math.abs(right / positions - last.heldOutTokenAccuracy) < 1e-12, `${right}/${positions} vs ${last.heldOutTokenAccuracy}`);
     // The model the run exports is the CLI's --out, byte for byte.
     assert.deepEqual(trainer.export(), new Uint8Array(readFileSync(out)));
     assert.equal(trainer.evaluate(), records[3].wordAccuracy);
@@ -95,6 +117,22 @@ describe('a run', () => {
   });
 });
 
+describe('the loss floor', () => {
+  test('info.lossFloor: the entropy of the label-smoothed target over the target vocabulary, under every loss; 0 without smoothing', async () => {
+    const smoothed = await createTrainer({ ...SMALL, steps: 20, labelSmoothing: 0.1 });
+    const { lossFloor, targetVocabSize: V } = smoothed.info;
+    const e = Math.fround(0.1);   // the option is a float32 in the engine
+    const on = 1 - e + e / V;
+    const want = -(on * Math.log(on) + (V - 1) * (e / V) * Math.log(e / V));
+    assert.ok(Math.abs(lossFloor - want) < 1e-12, `${lossFloor} vs ${want}`);
+    while (!smoothed.done) assert.ok(smoothed.step().loss > lossFloor);
+    smoothed.dispose();
+    const plain = await createTrainer({ ...SMALL, steps: 1 });
+    assert.equal(plain.info.lossFloor, 0);
+    plain.dispose();
+  });
+});
+
 describe('the copy mechanism', () => {
   test('copy: true on names: the CLI\'s records, held-out names copied, a name in no vocabulary decoded, the probe\'s name a copied token', async () => {
     const config = { task: 'names', copy: true, layers: 1, heads: 2, dModel: 32, dFf: 64, batchSize: 16, steps: 100,
@@ -112,6 +150,15 @@ describe('the copy mechanism', () => {
     const name = p.reference.split(' ').at(-1);
     assert.equal(p.targetTokens.at(-2), name, 'a held-out name is a copy-only token, not <unk>');
     model.score(p.source, p.reference).tokenLogprobs.forEach((lp, i) => assert.ok(Math.abs(-lp - p.tokenNll[i]) < 1e-4, `token ${i}`));
+    // p_gen and the copy attention are the decoder's own over the same prefix; the name's position is copied.
+    const inside = model.inspect(p.source, p.reference);
+    const [T, N] = [p.targetTokens.length, p.sourceTokens.length];
+    assert.ok(p.copyGate instanceof Float32Array && p.copyAttention instanceof Float32Array);
+    assert.deepEqual([p.copyGate.length, p.copyAttention.length], [T, T * N]);
+    inside.pGen.forEach((x, t) => assert.ok(Math.abs(x - p.copyGate[t]) < 1e-4, `p_gen ${t}: ${x} vs ${p.copyGate[t]}`));
+    inside.copyAttention.forEach((x, i) => assert.ok(Math.abs(x - p.copyAttention[i]) < 1e-4, `copy attention ${i}`));
+    assert.equal(p.topTokens.at(-2), name, 'the argmax at the name\'s position is the copied name');
+    assert.ok(p.copyGate[T - 2] < 0.5, `p_gen at the name ${p.copyGate[T - 2]}`);
     model.delete();
     trainer.dispose();
   });
@@ -163,6 +210,17 @@ describe('the probe', () => {
       assert.equal(w.length, H * T * N);
       w.forEach((x, i) => assert.ok(Math.abs(x - p.crossAttention[l * H * T * N + i]) < 1e-4, `layer ${l} weight ${i}`));
     });
+    // The argmax and its probability at each position: the softmax of the decoder's logits over the same prefix.
+    const V = inside.vocabSize;
+    assert.deepEqual([p.topTokens.length, p.topProbability.length], [T, T]);
+    assert.equal(p.copyGate, undefined);
+    for (let t = 0; t < T; t++) {
+      const row = inside.logits.subarray(t * V, t * V + V);
+      const max = Math.max(...row);
+      const z = row.reduce((a, x) => a + Math.exp(x - max), 0);
+      assert.ok(Math.abs(p.topProbability[t] - 1 / z) < 1e-4, `position ${t}: ${p.topProbability[t]} vs ${1 / z}`);
+      assert.equal(p.topTokens[t], model.info.targetVocab[row.indexOf(max)]);
+    }
     model.delete();
     // Reading the probe changes nothing of the run: the next record is the one a run without it gets.
     const plain = await createTrainer({ ...SMALL, layers: 2 });

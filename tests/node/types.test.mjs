@@ -194,6 +194,11 @@ test('seq2seq-wasm/train: the compiled consumer runs, and the declared interface
   assert.ok(['wordAccuracy', 'trueTokenProbability', 'probe'].every((k) => k in withEverything));
   check('ProgressRecord', withEverything);
   sampled.dispose();
+  const copying = await createTrainer({ task: 'names', copy: true, layers: 1, heads: 2, dModel: 16, dFf: 32, batchSize: 4, evalSize: 2, steps: 1 });
+  const copyProbe = copying.probe();   // a copy model's probe: copyGate and copyAttention besides the rest
+  assert.ok(['copyGate', 'copyAttention'].every((k) => k in copyProbe));
+  check('Probe', copyProbe);
+  copying.dispose();
   assert.deepEqual(Object.keys(got.info.options).sort(), Object.keys(fields('TrainingOptions').optional.reduce((o, k) => ({ ...o, [k]: 1 }), {})).sort());
   reference.dispose();
 });
