@@ -143,3 +143,33 @@ export function artifact(name) {
   mkdirSync(artifacts, { recursive: true });
   return join(artifacts, name);
 }
+
+/**
+ * Where a tour stop's elements stand (tour.test.mjs, tour-train.test.mjs): each of
+ * `selectors` looked up under the element `rootId`, whether it was found, whether they
+ * alone are outlined, each one's box, outline and how many of its corners and centre
+ * something else covers; the step bar's, the panel's and the window's size; the lane tab shown.
+ */
+export function tourTargets(page, rootId, selectors) {
+  return page.evaluate(({ rootId, selectors }) => {
+    const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width }; };
+    const root = document.getElementById(rootId);
+    const want = selectors.map((sel) => root.querySelector(sel));
+    const outlined = [...document.querySelectorAll('.tour-target')];
+    return {
+      found: want.map((el) => !!el),
+      same: outlined.length === want.length && want.every((el) => outlined.includes(el)),
+      targets: want.filter(Boolean).map((t) => {
+        const r = rect(t);
+        // What is drawn at the target's corners and centre: the target, not the panel or the bar.
+        const pts = [[r.left + 6, r.top + 6], [r.right - 6, r.top + 6], [r.left + 6, r.bottom - 6], [r.right - 6, r.bottom - 6], [(r.left + r.right) / 2, (r.top + r.bottom) / 2]];
+        const covered = pts.filter(([x, y]) => { const hit = document.elementFromPoint(x, y); return !hit || !t.contains(hit); }).length;
+        return { r, covered, outline: getComputedStyle(t).outlineStyle };
+      }),
+      bar: rect(document.querySelector('.transport-bar')),
+      panel: rect(document.getElementById('tour')),
+      width: window.innerWidth,
+      tab: document.querySelector('#lane-tabs [aria-selected="true"]')?.getAttribute('aria-controls') ?? null,
+    };
+  }, { rootId, selectors });
+}

@@ -17,7 +17,7 @@ import { measureLesson } from '../../web/js/train-lessons.js';
 import { fmt } from '../../web/js/format.js';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
-import { artifact, assertFitsPhone, openPage, servedSite } from './helpers.mjs';
+import { artifact, assertFitsPhone, openPage, servedSite, tourTargets } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const served = servedSite();
@@ -109,23 +109,7 @@ function measuredLine(lang, stop, { lesson, runs }) {
 /** The stop's elements: found, outlined (they alone), drawn, in the window, above the panel, nothing over them. */
 async function assertTargetsInView(page, stop, label, width) {
   const sels = (width <= 720 && stop.narrow) || stop.targets;
-  const got = await page.evaluate((selectors) => {
-    const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width }; };
-    const want = selectors.map((sel) => document.getElementById('trainview').querySelector(sel));
-    const outlined = [...document.querySelectorAll('.tour-target')];
-    return {
-      found: want.map((el) => !!el),
-      same: outlined.length === want.length && want.every((el) => outlined.includes(el)),
-      targets: want.filter(Boolean).map((t) => {
-        const r = rect(t);
-        const pts = [[r.left + 6, r.top + 6], [r.right - 6, r.top + 6], [r.left + 6, r.bottom - 6], [r.right - 6, r.bottom - 6], [(r.left + r.right) / 2, (r.top + r.bottom) / 2]];
-        const covered = pts.filter(([x, y]) => { const hit = document.elementFromPoint(x, y); return !hit || !t.contains(hit); }).length;
-        return { r, covered, outline: getComputedStyle(t).outlineStyle };
-      }),
-      panel: rect(document.getElementById('tour')),
-      width: innerWidth,
-    };
-  }, sels);
+  const got = await tourTargets(page, 'trainview', sels);
   got.found.forEach((f, i) => assert.ok(f, `${label}: ${sels[i]} is on the page`));
   assert.ok(got.same, `${label}: the stop's elements, and only they, are outlined`);
   got.targets.forEach(({ r, covered, outline }, i) => {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { moduleModel, releaseModels } from './expect.mjs';
 import { makeLane, moduleOptions } from './lanes.mjs';
 import { fmt } from '../../web/js/format.js';
-import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, servedSite, site } from './helpers.mjs';
+import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, servedSite, site, tourTargets } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const served = servedSite({ cleanup: releaseModels });
@@ -317,27 +317,7 @@ const CLAIMS = [
 async function assertTargetInView(page, n, label, width) {
   const s = STOPS[n - 1];
   const sels = (width <= 720 && s.narrow) || s.targets;
-  const got = await page.evaluate((selectors) => {
-    const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, height: r.height, width: r.width }; };
-    const lanes = document.getElementById('lanes');
-    const want = selectors.map((sel) => lanes.querySelector(sel));
-    const outlined = [...document.querySelectorAll('.tour-target')];
-    return {
-      found: want.map((el) => !!el),
-      same: outlined.length === want.length && want.every((el) => outlined.includes(el)),
-      targets: want.filter(Boolean).map((t) => {
-        const r = rect(t);
-        // What is drawn at the target's corners and centre: the target, not the panel or the bar.
-        const pts = [[r.left + 6, r.top + 6], [r.right - 6, r.top + 6], [r.left + 6, r.bottom - 6], [r.right - 6, r.bottom - 6], [(r.left + r.right) / 2, (r.top + r.bottom) / 2]];
-        const covered = pts.filter(([x, y]) => { const hit = document.elementFromPoint(x, y); return !hit || !t.contains(hit); }).length;
-        return { r, covered, outline: getComputedStyle(t).outlineStyle };
-      }),
-      bar: rect(document.querySelector('.transport-bar')),
-      panel: rect(document.getElementById('tour')),
-      width: window.innerWidth,
-      tab: document.querySelector('#lane-tabs [aria-selected="true"]')?.getAttribute('aria-controls') ?? null,
-    };
-  }, sels);
+  const got = await tourTargets(page, 'lanes', sels);
   got.found.forEach((f, i) => assert.ok(f, `${label}: ${sels[i]} is on the page`));
   assert.ok(got.same, `${label}: the stop's elements, and only they, are outlined`);
   const { bar, panel } = got;

@@ -17,6 +17,7 @@
 #include "train/loss.h"
 #include "train/probe.h"
 #include "train/run.h"
+#include "train_fixtures.h"
 #include "vocabulary.h"
 
 using namespace seq2seq::train;
@@ -30,15 +31,7 @@ TrainingOptions small(Task task, TrainArch arch) {
     o.min_length = 2;
     o.max_length = 5;
   }
-  o.layers = 1;
-  o.heads = 2;
-  o.d_model = 32;
-  o.d_ff = 64;
-  o.emb_dim = 16;
-  o.enc_hidden = 16;
-  o.dec_hidden = 32;
-  o.attn_dim = 16;
-  o.batch_size = 16;
+  seq2seq_test::use_small_model(o);
   o.steps = 60;
   o.warmup_steps = 10;
   o.eval_every = 0;
