@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createTrainer } from '../../wasm/src/train.js';
 import { wordSeed } from '../../web/js/lane-types.js';
+import en from '../../web/i18n/en.js';
 import { openPage, root, servedSite, settled, waitReady } from './helpers.mjs';
 import { cliPath } from '../node/helpers.mjs';
 
@@ -124,6 +125,10 @@ describe('a model trained on the page, in the lanes', () => {
         return a;
       }, []));
       assert.equal(rows.filter(Boolean).length, 2, 'one attention row per token decoded by step 2');
+      // Its heading names the task's tokens, not CMUdict's letters and phonemes.
+      const heads = await page.$$eval('.lane-greedy .view > h3', (hs) => hs.map((h) => h.textContent));
+      assert.ok(heads.some((h) => h.endsWith(en['ar.attnHeadingTokens'].replace('{attn}: ', ''))), heads.join(' | '));
+      assert.ok(!heads.some((h) => h.includes('letters × phonemes')), heads.join(' | '));
       for (const r of rows.filter(Boolean)) {
         assert.equal(r.length, [...word].length, 'a column per source letter');
         assert.ok(Math.abs(r.reduce((a, b) => a + b, 0) - 1) < 0.02, `a row of attention weights sums to 1: ${r}`);
@@ -226,7 +231,15 @@ describe('a model trained on the page, in the lanes', () => {
     const file = join(scratch, 'from-train-mode.safetensors');
     writeFileSync(file, Buffer.from(got.b64, 'base64'));
     for (const l of got.lanes) assert.equal(l.text, native(file, [l.word], l.options)[0], `${l.type}: as the CLI decodes the run's model`);
-    assert.deepEqual(errors.filter((e) => !/train-lessons\.js|status of 404/.test(e)), []);
+    // The word box shows the word as this model reads it (lower case), not in CMUdict's capitals.
+    const box = await page.$eval('#word', (el) => ({ value: el.value, transform: getComputedStyle(el).textTransform }));
+    assert.deepEqual(box, { value: got.first.source, transform: 'none' });
+    assert.deepEqual(errors, []);
+    // The site's models read capitals, and the box shows them so.
+    const site = await openPage(served.context, served.url('/?w=delete&lane=greedy'));
+    await site.page.waitForFunction(() => Number(document.body.dataset.ready ?? 0) > 0, null, { timeout: 30000 });
+    assert.equal(await site.page.$eval('#word', (el) => getComputedStyle(el).textTransform), 'uppercase');
+    await site.page.close();
     await page.close();
   });
 });

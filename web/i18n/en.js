@@ -231,6 +231,8 @@ export default {
   'ar.otherBars': 'Other bars are buttons: what if the model had said that?',
   'ar.attnHeading': '{attn}: letters × phonemes',
   'ar.attnCaption': '{attn} of each output phoneme over the input letters',
+  'ar.attnHeadingTokens': '{attn}: input tokens × output tokens',
+  'ar.attnCaptionTokens': '{attn} of each output token over the input tokens',
   'beam.title': 'Beam search',
   'beam.explain_html': '<p>Beam search keeps the <strong>{k}</strong> best partial outputs (hypotheses) instead of one. At each step every hypothesis is extended by its likeliest next phonemes and only the {k} best by total log-probability survive. The others are dropped: they stay in the tree, faded, with the step at which they fell out and their score. A hypothesis that emits END is finished (square box) and set aside. The search stops when no live hypothesis can still beat the finished ones.</p>',
   'beam.waiting_html': 'Step 0: the beam holds only BEGIN. Press <kbd>Step</kbd> to expand it.',

@@ -232,6 +232,8 @@ export default {
   'ar.otherBars': '其他条都是按钮：如果模型当时给出的是它，会怎样？',
   'ar.attnHeading': '{attn}：字母 × 音素',
   'ar.attnCaption': '每个输出音素对输入字母的{attn}',
+  'ar.attnHeadingTokens': '{attn}：输入词元 × 输出词元',
+  'ar.attnCaptionTokens': '每个输出词元对输入词元的{attn}',
   'beam.title': '束搜索',
   'beam.explain_html': '<p>束搜索保留 <strong>{k}</strong> 个最好的部分输出（假设），而不是一个。每一步，每个假设都用它最可能的下一个音素扩展，只有按总对数概率排在前 {k} 的假设留下来。其余的被丢弃：它们仍留在树中，颜色变淡，标出被淘汰的步数和分数。生成 END 的假设即为完成（方框），被放到一边。当没有任何活跃假设还能胜过已完成的假设时，搜索停止。</p>',
   'beam.waiting_html': '第 0 步：束中只有 BEGIN。按 <kbd>单步</kbd> 扩展它。',

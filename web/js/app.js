@@ -181,6 +181,8 @@ class App {
 
   showSource() {
     const m = this.lanes[0]?.model ?? this.models[0];
+    // The box shows a word as the lanes' model reads it: CMUdict's models in capitals, a model trained on the page in its own case.
+    $('word').classList.toggle('as-typed', m?.sourceCase !== 'upper');
     const letters = [...this.normalizedWord(m)];
     $('source-line').innerHTML = letters.length
       ? `<span class="src-label">${esc(t('source.label'))}</span> ${letters.map((c, i) => `<span class="letter" title="${esc(t('source.letter', { n: i + 1 }))}">${esc(c)}</span>`).join('')}`

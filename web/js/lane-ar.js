@@ -227,7 +227,9 @@ export class ArLane extends Lane {
     html += this.viewsHtml('choice', i);   // how the token was chosen (the sampling lane's draw)
     // Row r is the query at position r of the step's pass: the inside computes every row of the path.
     const pick = this.viewLink('inside', i, { stack: 'decoder', sub: 'cross', sel: this.model?.arch === 'rnn' ? '0.0' : this.ui.head, written: true });
-    html += `<div class="view"><h3>${esc(t('ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t('ar.attnCaption', { attn }), pick)}
+    // A model trained on the page reads and writes its task's tokens, not letters and phonemes.
+    const own = !!this.model?.trainedOn;
+    html += `<div class="view"><h3>${esc(t(own ? 'ar.attnHeadingTokens' : 'ar.attnHeading', { attn }))}</h3>${this.attentionView(path, t(own ? 'ar.attnCaptionTokens' : 'ar.attnCaption', { attn }), pick)}
       ${notes.attention}</div>`;
     return html;
   }
