@@ -172,6 +172,10 @@ describe('the lessons', () => {
       const fastB = { ...b, records: b.records.map((r) => ({ ...r, stepsPerSecond: r.stepsPerSecond * 4 })) };
       const slowB = { ...b, records: b.records.map((r) => ({ ...r, stepsPerSecond: r.stepsPerSecond / 4 })) };
       assert.notEqual(keys(measureLesson(id, a, fastB))[1], keys(measureLesson(id, a, slowB))[1]);
+      // Rates that differ by less than the sentence's rounding read as no slower: B a hair slower than A.
+      assert.equal(a.records.length, b.records.length);
+      const hairB = { ...b, records: b.records.map((r, i) => ({ ...r, stepsPerSecond: a.records[i].stepsPerSecond * (1 - 1e-9) })) };
+      assert.equal(keys(measureLesson(id, a, hairB))[1], 'lesson.ss.notSlower');
       const narrowB = edit(b.records, (r) => r === lb, { heldOutTokenAccuracy: lb.freeTokenAccuracy });
       const wideB = edit(b.records, (r) => r === lb, { heldOutTokenAccuracy: lb.freeTokenAccuracy + 0.5 });
       assert.equal(measureLesson(id, a, { ...b, records: wideB }).sentence.key, 'lesson.ss.widened');

@@ -304,7 +304,8 @@ function scheduled(a, b) {
     sentences.push({ key, params: { step: numbers.step, gapA: numbers.gapA, gapB: numbers.gapB, freeA: numbers.freeA, freeB: numbers.freeB, exactA: numbers.exactA, exactB: numbers.exactB } });
   }
   if (rateA > 0 && rateB > 0) {
-    sentences.push({ key: rateB < rateA ? 'lesson.ss.slower' : 'lesson.ss.notSlower',
+    // Judged on the rates the sentence states: two rates that round alike are no slower.
+    sentences.push({ key: numbers.rateB < numbers.rateA ? 'lesson.ss.slower' : 'lesson.ss.notSlower',
       params: { rateA: numbers.rateA, rateB: numbers.rateB, slower: Math.abs(numbers.slower) } });
   }
   return { ...numbers, sentences };
