@@ -14,12 +14,10 @@ import { watchScrollBoxes } from './scroll-hint.js';
 const $ = (id) => document.getElementById(id);
 
 // The step a first visit (no word, no step in the address) opens at, every lane
-// decoded to it without a click. Step 2 of DELETE, the first word, is the moment the
+// decoded to it without a click. Step 2 of MIRAGE, the first word, is the moment the
 // course notes' greedy-versus-beam example (004, Beam Search: A at 0.6 now, B better
-// later) stands for: greedy has committed to D EH, the likelier second phoneme, while
-// beam search (k = 5) still holds D IH, which wins at the end; the one-pass lane has
-// finished in its single pass, and Mask-Predict has made its second iteration (for
-// DELETE its last: nothing changes after it). At step 0 nothing is decoded yet; at
+// later) stands for: greedy has committed to M IH, the likelier second phoneme, while
+// beam search (k = 5) still holds M ER, which wins at the end. At step 0 nothing is decoded yet; at
 // the end the answers are in and the choice that decided them is out of sight.
 // Step, Back and Reset (to step 0) work from here as from any step.
 const FIRST_VISIT_STEP = 2;
