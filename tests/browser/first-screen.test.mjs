@@ -12,11 +12,14 @@ import { test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { STOPS, isTrainStop } from '../../web/js/tour.js';
-import { artifact, assertFitsPhone, openPage, servedSite, waitReady } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const served = servedSite();
 const TEXT = { en, zh };
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const WIDE = [1400, 1000];
 const PHONE = [390, 844];
 // The page's height on a phone, whichever lane is shown at the end of its decode, is
@@ -76,6 +79,14 @@ for (const lang of ['en', 'zh']) {
       assert.match(moment.beam, /M IH/);
       assert.match(moment.beam, /M ER/);
       assert.equal(moment.live, 5);
+      // The lane picker says what a lane on a model not yet loaded would download (the CMLM's,
+      // the four RNNs'); the default lanes' model is loaded, so their types say nothing.
+      const picker = await page.$$eval('#add-type option', (os) => Object.fromEntries(os.map((o) => [o.value, o.textContent])));
+      const cmlm = models.find((m) => !m.autoregressive);
+      const mb = TEXT[lang]['size.mb'].replace('{n}', (cmlm.fileBytes / 1e6).toFixed(1));
+      for (const type of ['nar', 'mp']) assert.equal(picker[type], TEXT[lang]['add.withDownload'].replace('{lane}', TEXT[lang][`lane.${type}`]).replace('{size}', mb));
+      for (const type of ['greedy', 'beam', 'sample']) assert.equal(picker[type], TEXT[lang][`lane.${type}`]);
+      assert.ok(picker.compare.startsWith(TEXT[lang]['add.compare']) && picker.compare !== TEXT[lang]['add.compare'], picker.compare);
       // The address now holds the step: a reload or a copied link comes back to it.
       await page.waitForFunction(() => /[?&]t=2(&|$)/.test(location.search) && /[?&]w=MIRAGE(&|$)/.test(location.search));
       if (width === WIDE[0]) {

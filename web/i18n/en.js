@@ -41,6 +41,7 @@ export default {
   'add.aria': 'Add a lane',
   'add.label': 'Add a lane',
   'add.compare': 'Four attention scores, side by side (RNN)',
+  'add.withDownload': '{lane} (downloads {size})',
   'add.button': 'Add',
   'lane.greedy': 'Greedy',
   'lane.beam': 'Beam search',

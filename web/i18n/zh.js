@@ -42,6 +42,7 @@ export default {
   'add.aria': '添加通道',
   'add.label': '添加通道',
   'add.compare': '四种注意力分数并排比较（RNN）',
+  'add.withDownload': '{lane}（需下载 {size}）',
   'add.button': '添加',
   'lane.greedy': '贪心解码',
   'lane.beam': '束搜索',
