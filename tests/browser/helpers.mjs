@@ -173,3 +173,12 @@ export function tourTargets(page, rootId, selectors) {
     };
   }, { rootId, selectors });
 }
+
+/**
+ * Whether `text` is the stop's words with every placeholder filled: the template with
+ * each {name} standing for some text without a brace or an ellipsis.
+ */
+export function filledFrom(template, text) {
+  const parts = template.split(/\{\w+\}/).map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('([^{}…]+?)')}$`, 's').test(text);
+}

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { moduleModel, releaseModels } from './expect.mjs';
 import { makeLane, moduleOptions } from './lanes.mjs';
 import { fmt } from '../../web/js/format.js';
-import { VIEW_CHECKS, artifact, assertFitsPhone, openPage, servedSite, site, tourTargets } from './helpers.mjs';
+import { VIEW_CHECKS, artifact, assertFitsPhone, filledFrom, openPage, servedSite, site, tourTargets } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const served = servedSite({ cleanup: releaseModels });
@@ -82,15 +82,6 @@ const softmaxOf = (xs) => {
   const z = e.reduce((x, y) => x + y, 0);
   return e.map((v) => v / z);
 };
-
-/**
- * Whether `text` is the stop's words with every placeholder filled: the template with
- * each {name} standing for some text without a brace or an ellipsis.
- */
-function filledFrom(template, text) {
-  const parts = template.split(/\{\w+\}/).map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('([^{}…]+?)')}$`, 's').test(text);
-}
 
 /** The least likely token after position k (EOS aside) of a forced score's tokens. */
 const leastAfter = (lps, k, n) => Math.min(...lps.slice(k + 1, n));
