@@ -134,11 +134,11 @@ async function portableSource(source, onProgress, signal, stallTimeout) {
 // How long a new worker has to answer the start-up handshake: its script and
 // imports loaded (the engine's wasm comes later, with the first load).
 const DEFAULT_START_TIMEOUT_MS = 30_000;
-const WORKER_OPTIONS = ['workerUrl', 'wasmUrl', 'startTimeout'];
+export const WORKER_OPTIONS = ['workerUrl', 'wasmUrl', 'startTimeout'];
 
 // createDecoderWorker(target): nothing, the worker script's URL (or Node path),
 // a worker, or { workerUrl, wasmUrl, startTimeout }.
-function workerTarget(target) {
+export function workerTarget(target, call = 'createDecoderWorker') {
   const plain = { wasmUrl: undefined, startTimeout: DEFAULT_START_TIMEOUT_MS };
   if (target === undefined || typeof target === 'string' || target instanceof URL) return { ...plain, script: target };
   if (target !== null && typeof target === 'object' && typeof target.postMessage === 'function') return { ...plain, script: target };
@@ -146,16 +146,16 @@ function workerTarget(target) {
     throw usageError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { ${WORKER_OPTIONS.join(', ')} }; got ${describe(target)}`);
   }
   for (const key of Object.keys(target)) {
-    if (!WORKER_OPTIONS.includes(key)) throw usageError(`createDecoderWorker: unknown option ${named(key)} (known: ${WORKER_OPTIONS.join(', ')})`);
+    if (!WORKER_OPTIONS.includes(key)) throw usageError(`${call}: unknown option ${named(key)} (known: ${WORKER_OPTIONS.join(', ')})`);
   }
   const { workerUrl, wasmUrl, startTimeout = DEFAULT_START_TIMEOUT_MS } = target;
   if (!(workerUrl === undefined || typeof workerUrl === 'string' || workerUrl instanceof URL)) {
-    throw usageError(`createDecoderWorker: workerUrl must be a string or a URL; got ${describe(workerUrl)}`);
+    throw usageError(`${call}: workerUrl must be a string or a URL; got ${describe(workerUrl)}`);
   }
   if (!(typeof startTimeout === 'number' && startTimeout > 0 && startTimeout <= 2 ** 31 - 1)) {
-    throw usageError(`createDecoderWorker: startTimeout must be a number of milliseconds in (0, 2147483647]; got ${describe(startTimeout)}`);
+    throw usageError(`${call}: startTimeout must be a number of milliseconds in (0, 2147483647]; got ${describe(startTimeout)}`);
   }
-  checkWasmUrl(wasmUrl, 'createDecoderWorker: wasmUrl');
+  checkWasmUrl(wasmUrl, `${call}: wasmUrl`);
   return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl), startTimeout };
 }
 
@@ -165,6 +165,37 @@ function workerTarget(target) {
 function checkedOptions(options) {
   normalizeOptions(options, true);
   return options;
+}
+
+const BATCH_OPTIONS = ['onProgress', 'sliceMs', 'signal'];
+
+/** The error of a batch decode that was cancelled (the worker's own words). */
+export function batchCancelled() {
+  return new Seq2SeqError('the batch decode was cancelled', 'Cancelled');
+}
+
+/**
+ * decodeBatch(texts, options, {onProgress, sliceMs, signal, ...}) checked as the worker and the
+ * pool take it: `known` names the third argument's options. Returns the third argument's values.
+ */
+export function batchArguments(texts, options, progressOptions, known) {
+  checkTexts(texts, `decodeBatch(texts, options, {${known.join(', ')}})`);
+  if (progressOptions === null || typeof progressOptions !== 'object' || Array.isArray(progressOptions)) {
+    throw usageError(`decodeBatch(texts, options, {${known.join(', ')}}): the third argument must be an object; got ${describe(progressOptions)}`);
+  }
+  for (const key of Object.keys(progressOptions)) {
+    if (!known.includes(key)) throw usageError(`decodeBatch: unknown option ${named(key)} (known: ${known.join(', ')})`);
+  }
+  const { onProgress, signal } = progressOptions;
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw usageError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`);
+  }
+  if (signal !== undefined && !(signal !== null && typeof signal === 'object' && typeof signal.aborted === 'boolean'
+    && typeof signal.addEventListener === 'function' && typeof signal.removeEventListener === 'function')) {
+    throw usageError(`decodeBatch: signal must be an AbortSignal (an AbortController's signal); got ${describe(signal)}`);
+  }
+  checkedOptions(options);
+  return progressOptions;
 }
 
 export class DecoderWorker {
@@ -357,37 +388,64 @@ export class DecoderWorker {
    * onProgress, if given, hears {done, total} after each slice of texts (the
    * worker decodes slices of about sliceMs, default 8 ms, yielding between
    * them), the last time with done = total. cancel() makes it reject with a
-   * Seq2SeqError of kind 'Cancelled'; a throwing onProgress, with its exception.
+   * Seq2SeqError of kind 'Cancelled', and so does its signal's abort (this batch
+   * alone); a throwing onProgress, with its exception.
    */
   decodeBatch(texts, options = {}, progressOptions = {}) {
+    let checked;
     try {
-      checkTexts(texts, 'decodeBatch(texts, options, {onProgress})');
+      checked = batchArguments(texts, options, progressOptions, BATCH_OPTIONS);
     } catch (e) {
       return Promise.reject(e);
     }
-    if (progressOptions === null || typeof progressOptions !== 'object') {
-      return Promise.reject(usageError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${describe(progressOptions)}`));
-    }
-    const { onProgress, sliceMs } = progressOptions;
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      return Promise.reject(usageError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`));
-    }
-    try {
-      checkedOptions(options);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    const { onProgress, sliceMs, signal } = checked;
     const long = firstTooLong(texts);
     if (long >= 0) {
       // Not posted: copied to the worker, it would take as much memory as it is long. A text
       // before it may be bad too, and the first bad one is named: the worker checks those
       // (and the options) as the batch would, decoding nothing.
-      return this.#request({ type: 'decodeBatch', texts: texts.slice(0, long), options, check: true })
+      return this.#cancellable({ type: 'decodeBatch', texts: texts.slice(0, long), options, check: true }, undefined, signal)
         .then(() => { throw tooLongError(texts, long); });
     }
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
-    return this.#request(message, { onProgress });
+    return this.#cancellable(message, onProgress, signal);
+  }
+
+  // What decodeBatch checks, decoding nothing: resolves once every text and the options are
+  // found usable, else rejects with the error decodeBatch would give (the pool's first look).
+  _checkBatch(texts, options, signal) {
+    const long = firstTooLong(texts);
+    return this.#cancellable({ type: 'decodeBatch', texts: long >= 0 ? texts.slice(0, long) : texts, options, check: true }, undefined, signal)
+      .then(() => { if (long >= 0) throw tooLongError(texts, long); });
+  }
+
+  // A request that the abort of `signal` cancels (it alone: the worker is told its id) and
+  // rejects at once with kind 'Cancelled'.
+  #cancellable(message, onProgress, signal) {
+    if (!signal) return this.#request(message, { onProgress });
+    if (signal.aborted) return Promise.reject(batchCancelled());
+    let sent = null;
+    let rejectEarly;
+    const early = new Promise((_, reject) => { rejectEarly = reject; });
+    const onAbort = () => {
+      if (sent === null) return rejectEarly(batchCancelled());   // not posted yet: posted, it is cancelled at once
+      const entry = this.#pending.get(sent);
+      if (!entry) return;
+      this.#pending.delete(sent);
+      entry.reject(batchCancelled());
+      this.#request({ type: 'cancel', request: sent }).catch(() => {});
+      this.#idle();
+    };
+    signal.addEventListener('abort', onAbort);
+    const reply = this.#send(() => ({ message, onProgress }), (id) => {
+      sent = id;
+      if (signal.aborted) onAbort();
+    });
+    const release = () => signal.removeEventListener('abort', onAbort);
+    const settled = Promise.race([reply, early]);
+    settled.then(release, release);
+    return settled;
   }
 
   /**
@@ -446,3 +504,6 @@ export class DecoderWorker {
 export function createDecoderWorker(target) {
   return new DecoderWorker(target);
 }
+
+// Many texts across several workers (pool.js).
+export { DecoderPool, createDecoderPool } from './pool.js';
