@@ -229,6 +229,8 @@ export class DecoderPool {
 
   /** Stops every batch in progress or waiting (each rejects with kind 'Cancelled'); resolves to whether there was one. */
   async cancel() {
+    // After the batches asked for before this call have been set up (they wait for the workers).
+    await this.#workers.catch(() => {});
     const jobs = [...this.#running];
     for (const job of jobs) job.fail(batchCancelled());
     return jobs.length > 0;
@@ -238,8 +240,8 @@ export class DecoderPool {
   async terminate() {
     if (this.#closed) return;
     this.#closed = true;
-    for (const job of [...this.#running]) job.fail(new Seq2SeqError('the decoder pool was terminated', 'Cancelled'));
     const workers = await this.#workers.catch(() => []);
+    for (const job of [...this.#running]) job.fail(new Seq2SeqError('the decoder pool was terminated', 'Cancelled'));
     await Promise.all(workers.map((w) => w.terminate()));
   }
 }

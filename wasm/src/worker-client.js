@@ -179,9 +179,9 @@ export function batchCancelled() {
  * pool take it: `known` names the third argument's options. Returns the third argument's values.
  */
 export function batchArguments(texts, options, progressOptions, known) {
-  checkTexts(texts, `decodeBatch(texts, options, {${known.join(', ')}})`);
+  checkTexts(texts, 'decodeBatch(texts, options, {onProgress})');
   if (progressOptions === null || typeof progressOptions !== 'object' || Array.isArray(progressOptions)) {
-    throw usageError(`decodeBatch(texts, options, {${known.join(', ')}}): the third argument must be an object; got ${describe(progressOptions)}`);
+    throw usageError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${describe(progressOptions)}`);
   }
   for (const key of Object.keys(progressOptions)) {
     if (!known.includes(key)) throw usageError(`decodeBatch: unknown option ${named(key)} (known: ${known.join(', ')})`);
