@@ -16,14 +16,13 @@
 import { Seq2SeqError, describe, named, usageError } from './errors.js';
 import { isNode } from './env.js';
 import { loadOptions, nodeImport, readModel } from './model-source.js';
-import { DecoderWorker, WORKER_OPTIONS, batchArguments, batchCancelled, workerTarget } from './worker-client.js';
+import { DecoderWorker } from './worker-client.js';
+import { WORKER_OPTIONS, batchArguments, batchCancelled, workerTarget } from './worker-options.js';
 
 /** The most workers a pool may have, and the most it has when its size is left to the machine. */
 export const MAX_POOL_SIZE = 64;
 export const DEFAULT_POOL_SIZE_CAP = 8;
-// A function, not a constant: worker-client.js, which exports this module's API, is still
-// being evaluated when this module is.
-const poolOptions = () => ['size', ...WORKER_OPTIONS];
+const POOL_OPTIONS = ['size', ...WORKER_OPTIONS];
 const POOL_BATCH_OPTIONS = ['onProgress', 'signal', 'chunkSize'];
 // Chunks per worker a batch is cut into, at least: enough that the workers finish
 // close together when words take unequal time; at most MAX_CHUNK texts each, past
@@ -66,7 +65,6 @@ export class DecoderPool {
   #closed = false;
 
   constructor(options = {}) {
-    const POOL_OPTIONS = poolOptions();
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw usageError(`createDecoderPool(options): options must be an object { ${POOL_OPTIONS.join(', ')} }; got ${describe(options)}`);
     }
