@@ -153,7 +153,7 @@ export interface PhonemizerOptions {
   worker?: DecoderWorker;
   /**
    * Decode a text's unknown words across these workers (createDecoderPool()) when there are
-   * POOL_MIN_WORDS of them or more; fewer go to the model (or `worker`) as without it. The
+   * at least pool.minTexts (POOL_MIN_TEXTS, 16) of them; fewer go to the model (or `worker`) as without it. The
    * phonemizer loads the model into the pool too; the phonemes are the same either way. Not
    * terminated by delete().
    */
@@ -203,8 +203,6 @@ export interface Phonemizer {
 export declare function createPhonemizer(options?: PhonemizerOptions): Promise<Phonemizer>;
 
 /** The package's models for words the lexicon lacks. */
-/** The fewest unknown words in one text that go to createPhonemizer's pool. */
-export declare const POOL_MIN_WORDS: number;
 export declare const MODEL_NAMES: Readonly<{ plain: 'g2p-transformer'; stressed: 'g2p-transformer-stress' }>;
 
 /** The lexicon: CMUdict, loaded on the first call (about 0.8 MB gzipped); the same object for every call. */

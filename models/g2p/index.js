@@ -31,11 +31,6 @@ const packageModelUrl = (stress) => (stress
 
 const OPTIONS = ['stress', 'format', 'model', 'worker', 'pool', 'loadOptions', 'decoding', 'lexicon'];
 
-// The fewest words the model is to decode in one text for them to go to the pool
-// (createPhonemizer({ pool })): fewer decode as fast or faster on one thread, the
-// pool's messages costing more than the second core gives (docs/performance.md).
-export const POOL_MIN_WORDS = 16;
-
 const usage = (message) => new Seq2SeqError(message, 'UsageError');
 
 /** A value as a message names it (the engine's messages name values the same way). */
@@ -87,7 +82,7 @@ export async function createPhonemizer(options = {}) {
     throw usage(`createPhonemizer: worker must be a decoder worker (createDecoderWorker() of seq2seq-wasm/worker), not ${shown(worker)}`);
   }
   if (worker !== undefined && isDecoder(model)) throw usage('createPhonemizer: a model object and a worker were both given: give one');
-  if (pool !== undefined && (pool === null || typeof pool.load !== 'function' || typeof pool.decodeBatch !== 'function' || typeof pool.terminate !== 'function')) {
+  if (pool !== undefined && (pool === null || typeof pool.load !== 'function' || typeof pool.decodeBatch !== 'function' || typeof pool.terminate !== 'function' || typeof pool.minTexts !== 'number')) {
     throw usage(`createPhonemizer: pool must be a decoder pool (createDecoderPool() of seq2seq-wasm/worker), not ${shown(pool)}`);
   }
   if (pool !== undefined && isDecoder(model)) throw usage("createPhonemizer: a pool loads the model from its source: give the model's URL, path or bytes, not a model object");
@@ -320,7 +315,7 @@ class Phonemizer {
 
   /**
    * Decodes the model's words (the keys of `wanted`) in one decodeBatch call (the pool's,
-   * if there is one and they are POOL_MIN_WORDS or more) and sets each to its phones. A word the model refuses ('InputError': the batch names only
+   * if there is one and they are at least its minTexts) and sets each to its phones. A word the model refuses ('InputError': the batch names only
    * one) is that word's error, not the text's: the words are then decoded one by one,
    * and each refused one is set to { error }. Other errors reject.
    */
@@ -328,7 +323,7 @@ class Phonemizer {
     const inputs = [...wanted.keys()];
     const phonesOf = (list) => (list[0]?.tokens.length ? list[0].text.split(' ') : []);
     try {
-      const batch = this.#pool && inputs.length >= POOL_MIN_WORDS ? this.#pool : this.#decoder;
+      const batch = this.#pool && inputs.length >= this.#pool.minTexts ? this.#pool : this.#decoder;
       const lists = await batch.decodeBatch(inputs, this.decoding);
       inputs.forEach((w, i) => wanted.set(w, phonesOf(lists[i])));
       return;

@@ -319,11 +319,11 @@ describe('with a decoder pool', () => {
     return Array.from({ length: n }, () => Array.from({ length: 5 + Math.floor(rnd() * 5) }, (_, i) => (i % 2 ? 'aeiou' : 'bdfgklmnprstvz')[Math.floor(rnd() * (i % 2 ? 5 : 14))]).join(''));
   };
 
-  test('a text of POOL_MIN_WORDS unknown words or more goes to the pool, a shorter one does not; the phonemes are the same', async () => {
-    const { POOL_MIN_WORDS } = await import(await pkg.resolve('seq2seq-wasm-models/g2p'));
+  test("a text of the pool's minTexts unknown words or more goes to the pool, a shorter one does not; the phonemes are the same", async () => {
     const pool = createDecoderPool({ size: 2 });
+    const POOL_MIN_WORDS = pool.minTexts;
     const batches = [];
-    const spied = { load: (...a) => pool.load(...a), terminate: () => pool.terminate(), decodeBatch: (texts, ...rest) => { batches.push(texts.length); return pool.decodeBatch(texts, ...rest); } };
+    const spied = { minTexts: pool.minTexts, load: (...a) => pool.load(...a), terminate: () => pool.terminate(), decodeBatch: (texts, ...rest) => { batches.push(texts.length); return pool.decodeBatch(texts, ...rest); } };
     try {
       const p = await createPhonemizer({ pool: spied });
       const long = `${madeUp(POOL_MIN_WORDS + 9, 5).join(' ')}, and the cat.`;

@@ -23,6 +23,12 @@ import { WORKER_OPTIONS, batchArguments, batchCancelled, workerTarget } from './
 export const MAX_POOL_SIZE = 64;
 export const DEFAULT_POOL_SIZE_CAP = 8;
 const POOL_OPTIONS = ['size', ...WORKER_OPTIONS];
+/**
+ * The fewest texts worth sending to a pool: fewer decode about as fast on one thread, the
+ * pool's messages (a check, then a chunk per worker) costing what the other cores give
+ * (docs/performance.md). The page's word list and the phonemizer go by it.
+ */
+export const POOL_MIN_TEXTS = 16;
 const POOL_BATCH_OPTIONS = ['onProgress', 'signal', 'chunkSize'];
 // Chunks per worker a batch is cut into, at least: enough that the workers finish
 // close together when words take unequal time; at most MAX_CHUNK texts each, past
@@ -84,6 +90,9 @@ export class DecoderPool {
     })();
     this.#workers.catch(() => {});
   }
+
+  /** POOL_MIN_TEXTS: below this many texts, decode on one thread instead. */
+  get minTexts() { return POOL_MIN_TEXTS; }
 
   /** The number of workers: as given, or (by default) known once load() has resolved. */
   get size() { return this.#size; }

@@ -138,6 +138,8 @@ export interface PoolBatchOptions {
  */
 export declare class DecoderPool {
   private constructor();
+  /** POOL_MIN_TEXTS: below this many texts, decoding on one thread is about as fast. */
+  readonly minTexts: number;
   /** The number of workers: as given, or, by default, known once load() has resolved (undefined before). */
   readonly size: number | undefined;
   /**
@@ -159,6 +161,9 @@ export declare class DecoderPool {
   /** Stops the workers; batches in progress reject with kind 'Cancelled', and so does every later call. */
   terminate(): Promise<void>;
 }
+
+/** The fewest texts worth a pool (16): fewer decode about as fast on one thread. */
+export declare const POOL_MIN_TEXTS: number;
 
 /** A pool of decoder workers. Bad options (a size that is no whole number in [1, 64], an unknown name, createDecoderWorker's checks) throw a UsageError. */
 export declare function createDecoderPool(options?: DecoderPoolOptions): DecoderPool;

@@ -439,4 +439,4 @@ export function createDecoderWorker(target) {
 }
 
 // Many texts across several workers (pool.js).
-export { DecoderPool, createDecoderPool } from './pool.js';
+export { DecoderPool, POOL_MIN_TEXTS, createDecoderPool } from './pool.js';
