@@ -217,8 +217,8 @@ void print_record(const seq2seq::train::ProgressRecord& r, bool json) {
       line << "  true token " << std::setprecision(3) << r.true_token_probability << ", own read " << std::setprecision(1)
            << 100.0 * r.own_token_share << "%";
     if (r.evaluated)
-      line << "  held-out exact " << std::setprecision(1) << 100.0 * r.word_accuracy << "% of " << r.held_out << ", tokens "
-           << 100.0 * r.held_out_token_accuracy << "% teacher-forced, " << 100.0 * r.free_token_accuracy << "% free-running";
+      line << "  held-out exact " << std::setprecision(1) << 100.0 * r.eval.word_accuracy << "% of " << r.eval.held_out << ", tokens "
+           << 100.0 * r.eval.held_out_token_accuracy << "% teacher-forced, " << 100.0 * r.eval.free_token_accuracy << "% free-running";
     std::cout << line.str() << '\n';
   }
   std::cout.flush();
@@ -295,7 +295,7 @@ int train_command(const std::vector<std::string>& args) {
     std::ostringstream done;
     done << "wrote " << out;
     if (last.evaluated)
-      done << std::fixed << std::setprecision(1) << ": held-out exact " << 100.0 * last.word_accuracy << "% after " << last.step
+      done << std::fixed << std::setprecision(1) << ": held-out exact " << 100.0 * last.eval.word_accuracy << "% after " << last.step
            << " steps, " << last.elapsed_seconds << " s";
     std::cout << done.str() << '\n';
   }

@@ -245,17 +245,8 @@ ProgressRecord TrainingRun::step(int n) {
   r.own_token_share = tokens ? static_cast<double>(own) / static_cast<double>(tokens) : 0.0;  // a decoder input a target token
   r.steps_per_second = secs > 0 ? taken / secs : 0.0;
   if ((options_.eval_every > 0 && r.step % options_.eval_every == 0) || r.step == options_.steps) {
-    const Evaluation e = evaluate();
     r.evaluated = true;
-    r.word_accuracy = e.word_accuracy;
-    r.held_out = static_cast<int>(task_->held_out().size());
-    r.held_out_token_accuracy = e.held_out_token_accuracy;
-    r.free_token_accuracy = e.free_token_accuracy;
-    r.first_error_count = e.first_error_count;
-    r.wrong_after_first_error = e.wrong_after_first_error;
-    r.forced_wrong_after_first_error = e.forced_wrong_after_first_error;
-    r.has_attention = e.has_attention;
-    r.attention_diagonal = e.attention_diagonal;
+    r.eval = evaluate();
   }
   r.elapsed_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   return r;
@@ -269,6 +260,7 @@ Evaluation TrainingRun::evaluate() {
   const ModelConfig& cfg = trainer_->config();
   const std::vector<HeldOut>& held = task_->held_out();
   Evaluation ev;
+  ev.held_out = static_cast<int>(held.size());
   if (held.empty()) return ev;
   // Free-running: the engine's greedy decode of the model as exported now.
   const std::vector<uint8_t> bytes = trainer_->export_model(ExportStorage::F32);

@@ -18,66 +18,6 @@
 namespace seq2seq {
 namespace train {
 
-// What step() reports: the steps it ran, and, at an evaluation point, the
-// held-out accuracy.
-struct ProgressRecord {
-  int step = 0;                  // the last step taken
-  int steps = 0;                 // the run's length
-  double loss = 0;               // mean cross-entropy per target token over the steps of this record
-  double token_accuracy = 0;     // teacher-forced: the share of target tokens whose argmax is right
-  double learning_rate = 0;      // at the last step
-  double grad_norm = 0;          // at the last step, before clipping
-  double steps_per_second = 0;   // over this record's steps, evaluation excluded
-  double elapsed_seconds = 0;    // since the run started (or resumed)
-  bool evaluated = false;
-  double word_accuracy = 0;      // free-running (greedy) exact match on the held-out set
-  int held_out = 0;              // held-out examples scored
-  // At an evaluation point, over the held-out set (Evaluation below):
-  double held_out_token_accuracy = 0;
-  double free_token_accuracy = 0;
-  int first_error_count = 0;
-  double wrong_after_first_error = 0;
-  double forced_wrong_after_first_error = 0;
-  bool has_attention = false;    // the model has a cross-attention (not an RNN without):
-  double attention_diagonal = 0;
-  bool sampling = false;         // scheduled sampling is on:
-  double true_token_probability = 1;  // its epsilon at the last step
-  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
-  bool guided = false;           // guided attention is on:
-  double attention_loss = 0;     // its penalty P (before its weight), the mean over this record's steps
-};
-
-// Each field of a record under its name on every face (the CLI's JSON lines, and
-// the module's records, camelCase as the snapshots'), stated once here; the
-// held-out fields only where the record was evaluated, scheduled sampling's and
-// guided attention's only where they are on.
-template <typename Visit>
-void visit_fields(const ProgressRecord& r, Visit&& v) {
-  v("step", r.step);
-  v("steps", r.steps);
-  v("loss", r.loss);
-  if (r.guided) v("attentionLoss", r.attention_loss);
-  v("tokenAccuracy", r.token_accuracy);
-  v("learningRate", r.learning_rate);
-  v("gradNorm", r.grad_norm);
-  v("stepsPerSecond", r.steps_per_second);
-  v("elapsedSeconds", r.elapsed_seconds);
-  if (r.evaluated) {
-    v("wordAccuracy", r.word_accuracy);
-    v("heldOut", r.held_out);
-    v("heldOutTokenAccuracy", r.held_out_token_accuracy);
-    v("freeTokenAccuracy", r.free_token_accuracy);
-    v("firstErrorCount", r.first_error_count);
-    v("wrongAfterFirstError", r.wrong_after_first_error);
-    v("forcedWrongAfterFirstError", r.forced_wrong_after_first_error);
-    if (r.has_attention) v("attentionDiagonal", r.attention_diagonal);
-  }
-  if (r.sampling) {
-    v("trueTokenProbability", r.true_token_probability);
-    v("ownTokenShare", r.own_token_share);
-  }
-}
-
 // The held-out set read two ways with the model as it stands: free-running (greedy
 // decoding through the engine, the model exported and loaded, as a user decodes it) and
 // teacher-forced (the trainer's own forward pass without dropout, as the probe reads an
@@ -85,6 +25,7 @@ void visit_fields(const ProgressRecord& r, Visit&& v) {
 // included; a position a greedy output does not reach counts wrong.
 struct Evaluation {
   double word_accuracy = 0;            // greedy output equal to the reference
+  int held_out = 0;                    // held-out examples scored
   double held_out_token_accuracy = 0;  // teacher-forced: the argmax under the true prefix is the reference's token
   double free_token_accuracy = 0;      // greedy: the output's token at the reference's position is the reference's
   // The notes' 一步错步步错: over the examples whose greedy output goes wrong
@@ -101,6 +42,60 @@ struct Evaluation {
   bool has_attention = false;
   double attention_diagonal = 0;
 };
+
+// What step() reports: the steps it ran, and, at an evaluation point, the
+// held-out evaluation.
+struct ProgressRecord {
+  int step = 0;                  // the last step taken
+  int steps = 0;                 // the run's length
+  double loss = 0;               // mean cross-entropy per target token over the steps of this record
+  double token_accuracy = 0;     // teacher-forced: the share of target tokens whose argmax is right
+  double learning_rate = 0;      // at the last step
+  double grad_norm = 0;          // at the last step, before clipping
+  double steps_per_second = 0;   // over this record's steps, evaluation excluded
+  double elapsed_seconds = 0;    // since the run started (or resumed)
+  bool evaluated = false;        // an evaluation point: eval is set
+  Evaluation eval;
+  bool sampling = false;         // scheduled sampling is on:
+  double true_token_probability = 1;  // its epsilon at the last step
+  double own_token_share = 0;    // the share of decoder inputs over this record's steps that were an own token other than the true one
+  bool guided = false;           // guided attention is on:
+  double attention_loss = 0;     // its penalty P (before its weight), the mean over this record's steps
+};
+
+// Each field of a record under its name on every face (the CLI's JSON lines, and
+// the module's records, camelCase as the snapshots'), stated once here; the
+// held-out fields only where the record was evaluated, scheduled sampling's and
+// guided attention's only where they are on. An evaluation's fields first:
+template <typename Visit>
+void visit_fields(const Evaluation& e, Visit&& v) {
+  v("wordAccuracy", e.word_accuracy);
+  v("heldOut", e.held_out);
+  v("heldOutTokenAccuracy", e.held_out_token_accuracy);
+  v("freeTokenAccuracy", e.free_token_accuracy);
+  v("firstErrorCount", e.first_error_count);
+  v("wrongAfterFirstError", e.wrong_after_first_error);
+  v("forcedWrongAfterFirstError", e.forced_wrong_after_first_error);
+  if (e.has_attention) v("attentionDiagonal", e.attention_diagonal);
+}
+
+template <typename Visit>
+void visit_fields(const ProgressRecord& r, Visit&& v) {
+  v("step", r.step);
+  v("steps", r.steps);
+  v("loss", r.loss);
+  if (r.guided) v("attentionLoss", r.attention_loss);
+  v("tokenAccuracy", r.token_accuracy);
+  v("learningRate", r.learning_rate);
+  v("gradNorm", r.grad_norm);
+  v("stepsPerSecond", r.steps_per_second);
+  v("elapsedSeconds", r.elapsed_seconds);
+  if (r.evaluated) visit_fields(r.eval, v);
+  if (r.sampling) {
+    v("trueTokenProbability", r.true_token_probability);
+    v("ownTokenShare", r.own_token_share);
+  }
+}
 
 // The checkpoint does not fit the run asked for: another configuration, or data
 // with another vocabulary. Names what differs.

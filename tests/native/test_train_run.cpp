@@ -270,7 +270,7 @@ TEST_CASE("names with the copy mechanism: a held-out name, in no vocabulary, is 
       ProgressRecord last;
       while (!run.done()) last = run.step(1000);
       REQUIRE(last.evaluated);
-      accuracy[copy] = last.word_accuracy;
+      accuracy[copy] = last.eval.word_accuracy;
       const auto bytes = run.export_model(ExportStorage::F32);
       const auto model = seq2seq::Model::from_buffer(bytes.data(), bytes.size());
       CHECK(model->config().copy == copy);
