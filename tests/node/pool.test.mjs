@@ -67,9 +67,7 @@ describe('createDecoderPool: the lists of Model.decodeBatch, in input order', ()
     });
   }
 
-  test('both workers decode: a batch of many chunks is spread over them', async () => {
-    // One worker's share of a batch is told by its progress: with one worker blocked
-    // no chunk of it could finish before the other's; here each worker answers.
+  test('progress after each chunk, in order, to the total', async () => {
     const words = wordsFor(models.ar.info);
     const many = Array.from({ length: 6 }, () => words).flat();
     const seen = [];
