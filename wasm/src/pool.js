@@ -16,7 +16,6 @@
 import { Seq2SeqError, describe, named, usageError } from './errors.js';
 import { isNode } from './env.js';
 import { loadOptions, nodeImport, readModel } from './model-source.js';
-import { DecoderWorker } from './worker-client.js';
 import { WORKER_OPTIONS, batchArguments, batchCancelled, workerTarget } from './worker-options.js';
 
 /** The most workers a pool may have, and the most it has when its size is left to the machine. */
@@ -70,7 +69,11 @@ export class DecoderPool {
   #running = new Set();   // batches not yet settled
   #closed = false;
 
-  constructor(options = {}) {
+  // `spawn(target)` makes one DecoderWorker (worker-client.js, which imports this module
+  // and passes it: this module does not import that one back).
+  constructor(options, spawn) {
+    if (typeof spawn !== 'function') throw usageError('use createDecoderPool(options) to create a DecoderPool');
+    if (options === undefined) options = {};
     if (options === null || typeof options !== 'object' || Array.isArray(options)) {
       throw usageError(`createDecoderPool(options): options must be an object { ${POOL_OPTIONS.join(', ')} }; got ${describe(options)}`);
     }
@@ -83,7 +86,7 @@ export class DecoderPool {
     this.#target = target;
     this.#workers = (async () => {
       this.#size ??= await defaultPoolSize();
-      const workers = Array.from({ length: this.#size }, () => new DecoderWorker(this.#target));
+      const workers = Array.from({ length: this.#size }, () => spawn(this.#target));
       if (this.#closed) await Promise.all(workers.map((w) => w.terminate()));
       this.#idle.push(...workers);
       return workers;
@@ -251,13 +254,4 @@ export class DecoderPool {
     for (const job of [...this.#running]) job.fail(new Seq2SeqError('the decoder pool was terminated', 'Cancelled'));
     await Promise.all(workers.map((w) => w.terminate()));
   }
-}
-
-/**
- * A pool of decoder workers. options: { size } (the number of workers, 1 to 64; default
- * the machine's parallelism, at most 8) and createDecoderWorker's { workerUrl, wasmUrl,
- * startTimeout }, given to each worker. Bad options throw a UsageError.
- */
-export function createDecoderPool(options) {
-  return new DecoderPool(options);
 }

@@ -21,10 +21,13 @@ import { firstTooLong, tooLongError } from './batch.js';
 import { inspectTokens, targetText } from './target.js';
 import { BATCH_OPTIONS, batchArguments, batchCancelled, checkedOptions, workerTarget } from './worker-options.js';
 import { checkText } from './text.js';
+import { DecoderPool, POOL_MIN_TEXTS } from './pool.js';
 
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
 export { Seq2SeqError, env };
+// Many texts across several workers: createDecoderPool() below.
+export { DecoderPool, POOL_MIN_TEXTS };
 
 // A uniform face over a Web Worker, a Node worker_threads Worker, or anything
 // with postMessage and message events (a MessagePort, a SharedWorker's port).
@@ -438,5 +441,11 @@ export function createDecoderWorker(target) {
   return new DecoderWorker(target);
 }
 
-// Many texts across several workers (pool.js).
-export { DecoderPool, POOL_MIN_TEXTS, createDecoderPool } from './pool.js';
+/**
+ * A pool of decoder workers (pool.js). options: { size } (the number of workers, 1 to 64;
+ * default the machine's parallelism, at most 8) and createDecoderWorker's { workerUrl,
+ * wasmUrl, startTimeout }, given to each worker. Bad options throw a UsageError.
+ */
+export function createDecoderPool(options) {
+  return new DecoderPool(options, (target) => new DecoderWorker(target));
+}
