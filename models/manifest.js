@@ -24,35 +24,35 @@ export default freeze({
       "description": "Grapheme-to-phoneme (CMUdict 0.7b, stress removed), autoregressive Transformer; input: an English word in upper case; output: ARPAbet phonemes",
       "stress": false,
       "file": "g2p-transformer.safetensors",
-      "bytes": 4120112,
-      "sha256": "58d9083540e85d3b3a67b006402427b582d2fb3dacbeda9b337886a76c359520",
-      "testWer": 22.77,
-      "testPer": 5.36,
+      "bytes": 2227064,
+      "sha256": "fc190f95d01940608c9ef868bdf75dd105e87e4edb796a77945b0599f9cd05b2",
+      "testWer": 22.8,
+      "testPer": 5.41,
       "testWerByLength": [
         {
           "letters": "1-5",
           "words": 2267,
-          "wer": 18.75
+          "wer": 18.44
         },
         {
           "letters": "6-7",
           "words": 4503,
-          "wer": 22.76
+          "wer": 22.94
         },
         {
           "letters": "8-9",
           "words": 3211,
-          "wer": 24.91
+          "wer": 24.85
         },
         {
           "letters": "10-11",
           "words": 1362,
-          "wer": 23.72
+          "wer": 23.86
         },
         {
           "letters": "12+",
           "words": 651,
-          "wer": 24.27
+          "wer": 24.73
         }
       ],
       "decoding": {

@@ -10,14 +10,17 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { moduleGraph } from '../gen-module-lists.mjs';
+import { DEFAULT_LANES, LANE_KINDS } from '../../web/shared/lane-models.js';
 
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-/** Writes `out`/weight.json; `models`: the site's, whose first autoregressive and first CMLM the default lanes open. Returns {raw, gzip}. */
+/** Writes `out`/weight.json; `models`: the site's, of which the default lanes (DEFAULT_LANES) open the first of each kind they need. Returns {raw, gzip}. */
 export function writeWeight(out, models, root) {
-  const defaults = new Set([models.find((m) => m.autoregressive)?.file, models.find((m) => !m.autoregressive)?.file]);
+  const kinds = new Set(DEFAULT_LANES.map((type) => LANE_KINDS[type]));
+  const defaults = new Set([kinds.has('ar') && models.find((m) => m.autoregressive)?.file,
+    kinds.has('nar') && models.find((m) => !m.autoregressive && m.arch !== 'rnn')?.file].filter(Boolean));
   const modules = new Set([...moduleGraph('js/app.js', root), ...moduleGraph('wasm/src/worker.js', root), 'js/decoder-worker.js']);
   let raw = 0;
   let gzip = 0;

@@ -1,9 +1,9 @@
 // The first screen, en and zh, at 1400×1000 and 390×844: a first visit (no word, no
-// step in the address) opens every lane already decoded to step 2 of DELETE, where
-// greedy has committed to D EH and beam search still holds D IH (app.js
-// FIRST_VISIT_STEP), with the beam tree on the first screen of a wide window; an
+// step in the address) opens its two lanes (greedy and beam search, one model:
+// lane-models.js DEFAULT_LANES) already decoded to step 2 of MIRAGE, where greedy has
+// committed to M IH and beam search still holds M ER (app.js FIRST_VISIT_STEP), with the beam tree on the first screen of a wide window; an
 // address with t=0 still opens at step 0. On a phone one lane shows at a time
-// behind tabs (lane-tabs.js), reached by touch and by the keyboard, the step bar
+// behind tabs (lane-tabs.js; four lanes, as an address can name), reached by touch and by the keyboard, the step bar
 // moving every lane; the page stays a few screens long and no wider than the phone.
 // The tour's panel keeps to a quarter of a phone's screen, its text one "More" away.
 import assert from 'node:assert/strict';
@@ -12,11 +12,14 @@ import { test } from 'node:test';
 import en from '../../web/i18n/en.js';
 import zh from '../../web/i18n/zh.js';
 import { STOPS, isTrainStop } from '../../web/js/tour.js';
-import { artifact, assertFitsPhone, openPage, servedSite, waitReady } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { artifact, assertFitsPhone, openPage, servedSite, site, waitReady } from './helpers.mjs';
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const served = servedSite();
 const TEXT = { en, zh };
+const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 const WIDE = [1400, 1000];
 const PHONE = [390, 844];
 // The page's height on a phone, whichever lane is shown at the end of its decode, is
@@ -57,27 +60,35 @@ for (const lang of ['en', 'zh']) {
       await page.goto(served.url(`/${langQuery(lang)}`));
       await waitReady(page);
       const state = await page.evaluate(() => ({ word: seq2seqPage.word, t: seq2seqPage.t, max: seq2seqPage.maxT(), status: document.getElementById('step-status').textContent }));
-      assert.equal(state.word, 'DELETE');
+      assert.equal(state.word, 'MIRAGE');
       assert.equal(state.t, 2);
       assert.equal(state.status, TEXT[lang]['transport.status'].replace('{t}', 2).replace('{max}', state.max));
       const lanes = await lanesShown(page);
-      assert.deepEqual(lanes.map((l) => l.type), ['greedy', 'beam', 'nar', 'mp']);
+      assert.deepEqual(lanes.map((l) => l.type), ['greedy', 'beam']);
       for (const l of lanes) {
         assert.ok(l.passes >= 1, `${l.type}: ${l.passes} decoder passes shown`);
         assert.equal(l.waiting, false, `${l.type} waits for a step`);
       }
-      // The moment the step stands for: greedy has taken D EH, beam search (k = 5) holds D IH beside it.
+      // The moment the step stands for: greedy has taken M IH, beam search (k = 5) holds M ER beside it.
       const moment = await page.evaluate(() => ({
         greedy: [...document.querySelectorAll('.lane-greedy .strip .chip .arpa')].map((c) => c.textContent),
         beam: [...document.querySelectorAll('.lane-beam table.hyps')][0]?.innerText ?? '',
         live: document.querySelectorAll('.lane-beam .tree-wrap .node.live').length,
       }));
-      assert.deepEqual(moment.greedy, ['BEGIN', 'D', 'EH']);
-      assert.match(moment.beam, /D EH/);
-      assert.match(moment.beam, /D IH/);
+      assert.deepEqual(moment.greedy, ['BEGIN', 'M', 'IH']);
+      assert.match(moment.beam, /M IH/);
+      assert.match(moment.beam, /M ER/);
       assert.equal(moment.live, 5);
+      // The lane picker says what a lane on a model not yet loaded would download (the CMLM's,
+      // the four RNNs'); the default lanes' model is loaded, so their types say nothing.
+      const picker = await page.$$eval('#add-type option', (os) => Object.fromEntries(os.map((o) => [o.value, o.textContent])));
+      const cmlm = models.find((m) => !m.autoregressive);
+      const mb = TEXT[lang]['size.mb'].replace('{n}', (cmlm.fileBytes / 1e6).toFixed(1));
+      for (const type of ['nar', 'mp']) assert.equal(picker[type], TEXT[lang]['add.withDownload'].replace('{lane}', TEXT[lang][`lane.${type}`]).replace('{size}', mb));
+      for (const type of ['greedy', 'beam', 'sample']) assert.equal(picker[type], TEXT[lang][`lane.${type}`]);
+      assert.ok(picker.compare.startsWith(TEXT[lang]['add.compare']) && picker.compare !== TEXT[lang]['add.compare'], picker.compare);
       // The address now holds the step: a reload or a copied link comes back to it.
-      await page.waitForFunction(() => /[?&]t=2(&|$)/.test(location.search) && /[?&]w=DELETE(&|$)/.test(location.search));
+      await page.waitForFunction(() => /[?&]t=2(&|$)/.test(location.search) && /[?&]w=MIRAGE(&|$)/.test(location.search));
       if (width === WIDE[0]) {
         // The beam tree on the first screen, nothing scrolled.
         const tree = await page.evaluate(() => {
@@ -94,7 +105,7 @@ for (const lang of ['en', 'zh']) {
         // Not just its top edge: 300 px of it (or all of it, if shorter) in the window.
         assert.ok(tree.shown >= Math.min(300, tree.drawn), `${tree.shown} px of the tree in view`);
         console.log(`${lang}: the beam tree's top at ${Math.round(tree.top)} px of ${height}`);
-        // Side by side, all four in view.
+        // Side by side, both in view.
         assert.ok(lanes.every((l) => l.visible));
       } else {
         await assertFitsPhone(page);
@@ -125,7 +136,7 @@ for (const lang of ['en', 'zh']) {
     await page.setViewportSize({ width: PHONE[0], height: PHONE[1] });
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
-    await page.goto(served.url(`/${langQuery(lang)}`));
+    await page.goto(served.url(`/?lane=greedy&lane=beam&lane=nar&lane=mp${lang === 'en' ? '' : `&lang=${lang}`}`));
     await waitReady(page);
     const tabs = () => page.evaluate(() => {
       const list = document.getElementById('lane-tabs');

@@ -73,24 +73,24 @@ async function wrongGreedy(block, model, word, [output, reference], [kind, label
 }
 
 describe('scores under the results', () => {
-  test('DELETE: greedy is a search error (the reference scores higher), beam 5 finds the reference', async () => {
-    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lane=beam:beamSize=5'));
+  test('MIRAGE: greedy is a search error (the reference scores higher), beam 5 finds the reference', async () => {
+    const { page, errors } = await openPage(served.context, served.url('/?w=MIRAGE&lane=greedy&lane=beam:beamSize=5'));
     await waitReady(page);
     const [greedy, beam] = await forcedBlocks(page);
     const model = await moduleModel(AR);
 
-    const { opts, out, ref } = await wrongGreedy(greedy, model, 'DELETE', ['D EH L IY T', 'D IH L IY T'], ['search', 'Search error']);
+    const { opts, out, ref } = await wrongGreedy(greedy, model, 'MIRAGE', ['M IH R AA ZH', 'M ER AA ZH'], ['search', 'Search error']);
     assert.match(greedy.why, /wider search/);
     assert.ok(ref.score > out.score, 'the reference scores higher under greedy\'s model');
     // The output's forced score is its decoded score, and its P line shows exp(log P).
-    const decoded = model.decode('DELETE', opts)[0];
+    const decoded = model.decode('MIRAGE', opts)[0];
     assert.ok(Math.abs(decoded.score - out.score) < 1e-6);
     assert.match(greedy.resultProb, new RegExp(`P ${String(Number(Math.exp(decoded.logprob).toPrecision(2)))}\\b`));
 
-    assert.equal(beam.shown, 'D IH L IY T');
+    assert.equal(beam.shown, 'M ER AA ZH');
     assert.equal(beam.diagnosis, 'right');
     assert.equal(beam.label, null);
-    await sameForced(beam.rows[0], model, 'DELETE', moduleOptions(makeLane('beam', beam.opts)), 'beam output');
+    await sameForced(beam.rows[0], model, 'MIRAGE', moduleOptions(makeLane('beam', beam.opts)), 'beam output');
     assert.equal(await page.locator('.lane-beam .error-label').count(), 0);
     // The beam's hypothesis tables: P beside each log P (both rounded as shown).
     const cells = await page.$$eval('.lane-beam table.hyps .seq-p', (ps) => ps.map((p) => [p.parentElement.firstChild.textContent, p.textContent]));
@@ -125,26 +125,26 @@ describe('scores under the results', () => {
     await page.close();
   });
 
-  test('FORRESTAL: the diagnosis names the ranking it is relative to, and its numbers are model.score\'s', async () => {
+  test('IRONICALLY: the diagnosis names the ranking it is relative to, and its numbers are model.score\'s', async () => {
     // Unnormalised, the model puts the one-phoneme-short output above the reference
     // (a model error by log P); averaged over the length, the lane beside it finds the
     // reference. The diagnosis must say which ranking it speaks of. Then beam 1 with
     // GNMT α = 1.2: another ranking, named in its turn.
-    const { page, errors } = await openPage(served.context, served.url('/?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam&lane=beam:beamSize=1,lengthNorm=gnmt,gnmtAlpha=1.2'));
+    const { page, errors } = await openPage(served.context, served.url('/?w=IRONICALLY&lane=beam:lengthNorm=none&lane=beam&lane=beam:beamSize=1,lengthNorm=gnmt,gnmtAlpha=1.2'));
     await waitReady(page);
     const blocks = await forcedBlocks(page);
     const model = await moduleModel(AR);
     const [none, average, gnmt] = blocks;
     assert.equal(none.diagnosis, 'model');
     assert.equal(average.diagnosis, 'right');
-    assert.equal(average.shown, 'F AO R AH S T AH L');
+    assert.equal(average.shown, 'AY R AA N IH K L IY');
     const ranks = await page.$$eval('.lane .forced', (fs) => fs.map((f) => [f.dataset.rank, f.querySelector('.note:last-child').textContent]));
     assert.deepEqual(ranks.map((r) => r[0]), ['log P', 'log P / |Y|', 'log P / ((5+|Y|)/6)^1.2']);
     for (const [rank, note] of ranks) assert.ok(note.startsWith(`Ranking value: ${rank}, what this lane ranks`), note);
     for (const block of [none, gnmt]) {
       const opts = moduleOptions(makeLane('beam', block.opts));
-      const out = model.score('FORRESTAL', block.shown, opts);
-      const ref = model.score('FORRESTAL', 'F AO R AH S T AH L', opts);
+      const out = model.score('IRONICALLY', block.shown, opts);
+      const ref = model.score('IRONICALLY', 'AY R AA N IH K L IY', opts);
       const rank = block.opts.lengthNorm === 'none' ? 'log P' : 'log P / ((5+|Y|)/6)^1.2';
       if (block.diagnosis === 'right') continue;
       assert.equal(block.diagnosis, ref.score > out.score ? 'search' : 'model');
@@ -189,7 +189,7 @@ describe('scores under the results', () => {
   });
 
   test('in Chinese: the label and its explanation', async () => {
-    const { page, errors } = await openPage(served.context, served.url('/?w=DELETE&lane=greedy&lang=zh'));
+    const { page, errors } = await openPage(served.context, served.url('/?w=MIRAGE&lane=greedy&lang=zh'));
     await waitReady(page);
     const [greedy] = await forcedBlocks(page);
     assert.equal(greedy.label, '搜索错误');

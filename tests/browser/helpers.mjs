@@ -123,7 +123,7 @@ export async function openPage(context, url) {
 /** Waits until every lane has decoded the current word (body[data-ready] grows).
  * A load over an emulated slow network (bench/page-load.mjs) needs a longer timeout. */
 export async function waitReady(page, previous = 0, timeout = 20000) {
-  await page.waitForFunction((p) => Number(document.body.dataset.ready ?? 0) > p && window.seq2seqPage?.lanes.every((l) => !l.busy), previous, { timeout });
+  await page.waitForFunction((p) => Number(document.body?.dataset.ready ?? 0) > p && window.seq2seqPage?.lanes.every((l) => !l.busy), previous, { timeout });
   return page.evaluate(() => Number(document.body.dataset.ready));
 }
 
@@ -172,4 +172,13 @@ export function tourTargets(page, rootId, selectors) {
       tab: document.querySelector('#lane-tabs [aria-selected="true"]')?.getAttribute('aria-controls') ?? null,
     };
   }, { rootId, selectors });
+}
+
+/**
+ * Whether `text` is the stop's words with every placeholder filled: the template with
+ * each {name} standing for some text without a brace or an ellipsis.
+ */
+export function filledFrom(template, text) {
+  const parts = template.split(/\{\w+\}/).map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('([^{}…]+?)')}$`, 's').test(text);
 }

@@ -39,12 +39,14 @@ const toEnd = async (page) => {
 };
 
 describe('the page', () => {
-  test('loads with the default lanes and their results, no console errors', async () => {
+  // Four lanes, one of each type of a single model (the default two, greedy and beam
+  // search, are first-screen.test.mjs's): their results, no console errors.
+  test('loads greedy, beam, one-pass and Mask-Predict lanes and their results, no console errors', async () => {
     const { page, errors } = await openPage(served.context);
     const t0 = Date.now();
     // t=0: step 0, where the learner steps or plays; the answers wait at the end. (A
     // first visit, with no step in its address, opens at step 2: first-screen.test.mjs.)
-    await page.goto(url('/?t=0'));
+    await page.goto(url('/?t=0&lane=greedy&lane=beam&lane=nar&lane=mp'));
     await waitReady(page);
     const ms = await page.evaluate(() => ({ first: Number(document.body.dataset.firstLaneMs), all: Number(document.body.dataset.allLanesMs) }));
     // Reported, not asserted (a shared machine): bench/page-load.mjs measures it.
@@ -176,7 +178,7 @@ describe('the page', () => {
   test('first minute: Step and Play stand out, four lanes fit 1400 px, the bar stays on a phone', async () => {
     const { page, errors } = await openPage(served.context);
     await page.setViewportSize({ width: 1400, height: 1000 });
-    await page.goto(url('/'));
+    await page.goto(url('/?lane=greedy&lane=beam&lane=nar&lane=mp'));
     await waitReady(page);
     const look = (sel) => page.$eval(sel, (e) => { const c = getComputedStyle(e); return { bg: c.backgroundColor, weight: Number(c.fontWeight) }; });
     const back = await look('#back');
@@ -190,7 +192,7 @@ describe('the page', () => {
       const b = await page.locator(sel).boundingBox();
       assert.ok(b.y >= 0 && b.y + b.height <= 1000, `${sel} at ${b.y}`);
     }
-    // The four default lanes side by side, none clipped, no sideways scrolling.
+    // The four lanes side by side, none clipped, no sideways scrolling.
     const fit = await page.evaluate(() => {
       const strip = document.getElementById('lanes');
       const s = strip.getBoundingClientRect();

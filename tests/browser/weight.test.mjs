@@ -1,11 +1,14 @@
 // The bound on what a first visit costs, counted from the network events of
 // headless Chromium (the page's requests and its workers'), with an empty cache:
-// by the first result only the page, the wasm and the first lane's model, at
-// most 3.13 MB, the lanes' other models coming after it (web/js/engine.js); the
-// whole visit (every default lane's model) at most 6.05 MB. (3.1 and 6 MB until the
-// copy mechanism's decoding paths added 25 KB of gzipped wasm.) And no model is downloaded that no
-// lane uses (boot.js must pick the first lane's model as the page does; the RNN
-// models load only when a lane asks for them).
+// the whole first visit (page, one wasm, the default lanes' one model) at most 2.5 MB,
+// so that on a 10 Mbit/s link the page has decoded within about 2 s. That holds
+// because g2p-transformer is stored at 4 bits (1.99 MB gzipped) and the default lanes
+// (greedy and beam search, lane-models.js DEFAULT_LANES) all use it: the
+// non-autoregressive lanes' g2p-cmlm (about 3 MB gzipped, which at 4 bits lost 0.4
+// test WER points, docs/training-log.md) comes only when the learner adds such a lane.
+// The wasm is budgeted at about 0.3 MB, one module whichever build the browser gets.
+// And no model is downloaded that no shown lane uses (boot.js must pick the first
+// lane's model as the page does; the RNN models load only when a lane asks for them).
 // Time to first result is measured by bench/page-load.mjs, not here: the
 // machine is shared, so a time bound would fail for reasons of its own.
 import assert from 'node:assert/strict';
@@ -16,8 +19,7 @@ import { launch, openPage, site, startServer, waitReady } from './helpers.mjs';
 import { recordNetwork, timeline, transferredBy } from './load-record.mjs';
 import { compareModels } from '../../web/shared/lane-models.js';
 
-const LIMIT = 6_050_000;
-const FIRST_RESULT_LIMIT = 3_130_000;
+const LIMIT = 2_500_000;
 const { models } = JSON.parse(readFileSync(join(site, 'models.json'), 'utf8'));
 
 let server;
@@ -47,21 +49,15 @@ async function firstVisit(query) {
   }
 }
 
-test('a first visit transfers one model and at most 3.13 MB by its first result, 6.05 MB in all', async () => {
+test('a first visit transfers one model, the default lanes\' own, and at most 2.5 MB in all', async () => {
   const { bytes, responses, downloaded, used, tl } = await firstVisit('/');
   const by = (re) => responses.filter((r) => re.test(new URL(r.url).pathname)).reduce((a, r) => a + r.body + r.headers, 0);
-  console.log(`first visit: ${responses.length} responses, ${bytes} bytes (models ${by(/\.safetensors$/)}, wasm ${by(/\.wasm$/)}, everything else ${bytes - by(/\.safetensors$|\.wasm$/)})`);
+  console.log(`first visit: ${responses.length} responses, ${bytes} bytes (models ${by(/\.safetensors$/)}, wasm ${by(/\.wasm$/)}, everything else ${bytes - by(/\.safetensors$|\.wasm$/)}); by the first result (${Math.round(tl.firstResult)} ms) ${transferredBy(tl, tl.firstResult)}`);
   assert.ok(bytes <= LIMIT, `a first visit transferred ${bytes} bytes, over the ${LIMIT} allowed`);
-  // By the first result: the first lane's model, and no other.
-  const byFirst = transferredBy(tl, tl.firstResult);
-  const modelsByFirst = tl.resources.filter((r) => r.name.endsWith('.safetensors') && r.end > 0 && r.end <= tl.firstResult && r.bytes > 0);
-  console.log(`by the first result (${Math.round(tl.firstResult)} ms): ${byFirst} bytes; models ${modelsByFirst.map((r) => new URL(r.name).pathname).join(', ')}`);
-  assert.ok(byFirst <= FIRST_RESULT_LIMIT, `${byFirst} bytes arrived before the first result, over the ${FIRST_RESULT_LIMIT} allowed`);
-  assert.equal(modelsByFirst.length, 1, 'one model, the first lane\'s, before the first result');
+  // One model, the autoregressive one every default lane decodes with.
   const firstModel = models.find((m) => m.autoregressive).file;
-  assert.ok(modelsByFirst[0].name.endsWith(`/${firstModel}`), `${modelsByFirst[0].name} is the first lane's model`);
-  const later = tl.resources.filter((r) => r.name.endsWith('.safetensors') && !r.name.endsWith(`/${firstModel}`));
-  assert.ok(later.length >= 1 && later.every((r) => r.start >= tl.firstResult - 1), 'the other lanes\' models are asked for after the first result');
+  assert.deepEqual(downloaded, [firstModel]);
+  assert.deepEqual(used, [firstModel]);
   // The count is real: the models and the wasm are in it, each once.
   assert.ok(by(/\.wasm$/) > 50_000, 'the WebAssembly is counted');
   assert.deepEqual([...downloaded].sort(), [...used].sort(), 'each model a lane uses is downloaded once, and no other');
@@ -75,6 +71,19 @@ test('a first visit transfers one model and at most 3.13 MB by its first result,
   const modules = [...new Set(responses.map((r) => new URL(r.url).pathname.slice(1)).filter((p) => /\.m?js$/.test(p)))];
   assert.deepEqual(modules.filter((p) => p !== 'js/decoder-worker.js').sort(), [...new Set([...preloaded, ...named])].sort(),
     'the modules a first visit loads, against index.html\'s preloads and decoder-worker.js\'s imports');
+});
+
+test('an address with a non-autoregressive lane downloads its model too, once the first result is drawn', async () => {
+  const { downloaded, used, tl } = await firstVisit('/?lane=greedy&lane=nar');
+  const firstModel = models.find((m) => m.autoregressive).file;
+  const cmlm = models.find((m) => !m.autoregressive && m.arch !== 'rnn').file;
+  assert.deepEqual([...used].sort(), [firstModel, cmlm].sort());
+  assert.deepEqual([...downloaded].sort(), [...used].sort());
+  // By the first result: the first lane's model, and no other (web/js/engine.js's gate).
+  const modelsByFirst = tl.resources.filter((r) => r.name.endsWith('.safetensors') && r.end > 0 && r.end <= tl.firstResult && r.bytes > 0);
+  assert.deepEqual(modelsByFirst.map((r) => new URL(r.name).pathname.slice(1)), [firstModel]);
+  const later = tl.resources.filter((r) => r.name.endsWith(`/${cmlm}`));
+  assert.ok(later.length === 1 && later[0].start >= tl.firstResult - 1, 'the other lane\'s model is asked for after the first result');
 });
 
 test('a link to the compare lane downloads the RNN models it compares, and nothing else', async () => {

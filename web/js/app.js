@@ -2,9 +2,9 @@
 import { longestTraining, lookup } from './dict.js';
 import { engineKind, firstResultDrawn } from './engine.js';
 import { createLane } from './lane-registry.js';
-import { DEFAULT_LANES, makeLane, useModelDecoding } from './lane-types.js';
+import { DEFAULT_LANES, compareModels, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
-import { TRAINED_MODEL, foldCase, pickModel, sourceLetters } from '../shared/lane-models.js';
+import { LANE_KINDS, TRAINED_MODEL, foldCase, pickModel, sourceLetters } from '../shared/lane-models.js';
 import { applyStatic, lang, setLang, t } from './i18n.js';
 import { SCORES, scoreWords } from './scores.js';
 import { esc, phonemeLine } from './views.js';
@@ -14,12 +14,10 @@ import { watchScrollBoxes } from './scroll-hint.js';
 const $ = (id) => document.getElementById(id);
 
 // The step a first visit (no word, no step in the address) opens at, every lane
-// decoded to it without a click. Step 2 of DELETE, the first word, is the moment the
+// decoded to it without a click. Step 2 of MIRAGE, the first word, is the moment the
 // course notes' greedy-versus-beam example (004, Beam Search: A at 0.6 now, B better
-// later) stands for: greedy has committed to D EH, the likelier second phoneme, while
-// beam search (k = 5) still holds D IH, which wins at the end; the one-pass lane has
-// finished in its single pass, and Mask-Predict has made its second iteration (for
-// DELETE its last: nothing changes after it). At step 0 nothing is decoded yet; at
+// later) stands for: greedy has committed to M IH, the likelier second phoneme, while
+// beam search (k = 5) still holds M ER, which wins at the end. At step 0 nothing is decoded yet; at
 // the end the answers are in and the choice that decided them is out of sight.
 // Step, Back and Reset (to step 0) work from here as from any step.
 const FIRST_VISIT_STEP = 2;
@@ -314,6 +312,28 @@ class App {
     if (!this.lanes.length) $('lanes').innerHTML = `<p class="no-lanes">${esc(t('lanes.none'))}</p>`;
     else $('lanes').querySelector('.no-lanes')?.remove();
     this.tabs.render();
+    this.renderAddOptions();
+  }
+
+  /** A size in bytes as the page writes one (the footer, the lane picker). */
+  sizeWords(b) {
+    return b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) });
+  }
+
+  /**
+   * The lane picker names what a lane type would download: a first visit loads only the
+   * default lanes' model, so a lane on another (the CMLM's, the four RNNs) says its size
+   * before the learner adds it; its lane shows the model loading once added.
+   */
+  renderAddOptions() {
+    const used = new Set(this.usedModels().map((m) => m.file));
+    for (const o of $('add-type').options) {
+      const kind = LANE_KINDS[o.value];
+      const needs = (kind === 'compare' ? compareModels(this.models) : [pickModel(this.models, kind === 'ar')]).filter(Boolean);
+      const bytes = needs.filter((m) => !used.has(m.file)).reduce((a, m) => a + m.fileBytes, 0);
+      const name = t(o.dataset.i18n);
+      o.textContent = bytes ? t('add.withDownload', { lane: name, size: this.sizeWords(bytes) }) : name;
+    }
   }
 
   /** Brings the lane holding element `el` into view: on a phone, its tab is opened. */
@@ -490,13 +510,12 @@ class App {
     applyStatic();
     for (const b of document.querySelectorAll('[data-lang]')) b.setAttribute('aria-pressed', String(b.dataset.lang === lang()));
     $('foot-engine').innerHTML = t('foot.engine_html', { where: esc(t(engineKind === 'worker' ? 'foot.worker' : 'foot.thread')) });
-    const size = (b) => (b < 1e6 ? t('size.kb', { n: Math.max(1, Math.round(b / 1e3)) }) : t('size.mb', { n: (b / 1e6).toFixed(1) }));
     $('model-list').innerHTML = this.models.map((m) => t('foot.model_html', {
       name: esc(m.name),
       // An RNN's attention by its score's name; one without says so, in the page's language.
       arch: esc(m.arch) + (!m.attentionScore ? '' : m.attentionScore === 'none' ? esc(t('foot.noAttention'))
         : esc(t('foot.attention', { score: Object.hasOwn(SCORES, m.attentionScore) ? scoreWords(m.attentionScore).short : m.attentionScore }))),
-      size: esc(size(m.fileBytes)),
+      size: esc(this.sizeWords(m.fileBytes)),
       fixture: m.fixture ? esc(t('foot.fixture')) : '',
     })).join(t('foot.sep'));
     this.tour?.relabel();

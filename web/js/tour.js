@@ -10,26 +10,24 @@
 // the tour is open, so a reload or a copied link comes back to the same stop.
 //
 // The words were picked by decoding the CMUdict test split (models/data/cmudict-0.7b.test,
-// 11994 words) with the shipped models through the native CLI, not guessed:
-// - DELETE: `--greedy` gives D EH L IY T, `--beam 5` the reference D IH L IY T
-//   (already `--beam 2` does; `--beam 1` is greedy's D EH). Greedy's mistake is a
-//   search error: the reference scores higher under the model (forced.js). At its
-//   second pass EH (45.4 %) narrowly beats IH (44.3 %), and after IH the model is
-//   surer of the rest: the notes' A and B, and the teacher-forcing stop's word. The
-//   inside stops open the pass that chose EH. Of the four RNNs, greedily, dot and
-//   additive say D EH L IY T and multiplicative and reduced rank the reference.
-// - FORRESTAL: 13 test words change winner between `--beam 5 --length-norm none`
-//   and both `average` and `gnmt`; in 3 of them normalisation gives the reference.
-//   FORRESTAL: none picks the shorter F AO R S T AH L, average and GNMT the reference
-//   F AO R AH S T AH L (the other two were HUMI and SAVARESE).
-// - HOURGLASS: of the 128 words whose one-pass decode (`--nar --iterations 1`) has a
-//   phoneme twice in a row, 24 also have a predicted length that is not the
-//   reference's and are repaired by Mask-Predict as the page runs it (`--iterations 10
-//   --length-candidates 3 --length-score-weight 0.03`). HOURGLASS is a common word
-//   among them: one pass writes AW R G G L AE S (7 positions for the reference's 6,
-//   R for ER, G twice), Mask-Predict AW ER G L AE S, as greedy does in 7 passes.
-// tests/browser/tour.test.mjs checks on the page, and against the npm module, that
-// every stop still shows this and that every number a stop's text gives is the model's.
+// 11994 words) with the shipped models through the native CLI, not guessed, and each
+// stop's claim holds alike under the shipped 4-bit g2p-transformer and the int8 file it
+// was re-stored from (scripts/find-tour-words.mjs lists the candidates):
+// - MIRAGE: `--greedy` gives M IH R AA ZH, `--beam 5` the reference M ER AA ZH (already
+//   `--beam 2` does). Greedy's mistake is a search error: the reference has the higher
+//   log P (forced.js). At its second pass IH narrowly beats ER, and after ER the model is
+//   surer of the rest: the notes' A and B, and the teacher-forcing stop's word.
+// - IRONICALLY: beam 5 without normalisation picks AY ER N IH K L IY, one phoneme short;
+//   with average normalisation the reference AY R AA N IH K L IY wins.
+// - DELETE, for the RNNs (unchanged models) and the inside of one pass: greedy takes EH at
+//   its second pass in both storages; the inside stops open that pass.
+// - HOURGLASS (g2p-cmlm): the one pass writes AW R G G L AE S (7 positions for the
+//   reference's 6, G twice), Mask-Predict AW ER G L AE S.
+// No stop's text holds a number of its own: each number is a placeholder its `says`
+// fills from the lanes' own decodes, scores and insides at run time (a changed model
+// changes the numbers, never contradicts them). tests/browser/tour.test.mjs checks the
+// filled text against the npm module's numbers for the same word and settings, and
+// tests/node/tour-text.test.mjs that no tour string holds a digit of its own.
 //
 // Then the notes' training chapter (004, "Training tips" to "Guided Attention"), each
 // stop a run it starts in the Train mode (view=train, train-view.js), in the order the
@@ -45,7 +43,7 @@
 // tests/browser/tour-train.test.mjs holds each measured line to the run's records.
 import { decodeState } from './address.js';
 import { t } from './i18n.js';
-import { fmt } from './format.js';
+import { fmt, pctDigits } from './format.js';
 
 /**
  * The stops. query: the page's state; targets: what the stop talks about, under
@@ -64,39 +62,39 @@ const MAIN = '.tr-main > .tr-panel';
 const RUN = (k) => `.tr-lesson-panels > .tr-panel:nth-child(${k})`;
 
 export const STOPS = [
-  { query: '?w=DELETE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(1) .forced'],
-    title: 'tour.greedy.title', text: 'tour.greedy.text' },
-  // Step 2, the notes' A and B: greedy has just taken EH over IH; beam search holds both.
+  { query: '?w=MIRAGE&lane=greedy&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(1) .forced'],
+    title: 'tour.greedy.title', text: 'tour.greedy.text', says: (c) => searchError(c) },
+  // Step 2, the notes' A and B: greedy has just taken IH over ER; beam search holds both.
   // On a phone the beam's tree: greedy's bars are the lane the page opens on.
-  { query: '?w=DELETE&lane=greedy&lane=beam&t=2', targets: ['.lane:nth-child(1) .bars', '.lane:nth-child(2) .tree-wrap'],
-    narrow: ['.lane:nth-child(2) .tree-wrap'], title: 'tour.beam.title', text: 'tour.beam.text' },
-  { query: '?w=FORRESTAL&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(2) .result-main'],
-    narrow: ['.lane:nth-child(1) .result-main'], title: 'tour.norm.title', text: 'tour.norm.text' },
+  { query: '?w=MIRAGE&lane=greedy&lane=beam&t=2', targets: ['.lane:nth-child(1) .bars', '.lane:nth-child(2) .tree-wrap'],
+    narrow: ['.lane:nth-child(2) .tree-wrap'], title: 'tour.beam.title', text: 'tour.beam.text', says: (c) => searchError(c) },
+  { query: '?w=IRONICALLY&lane=beam:lengthNorm=none&lane=beam', targets: ['.lane:nth-child(1) .result-main', '.lane:nth-child(2) .result-main'],
+    narrow: ['.lane:nth-child(1) .result-main'], title: 'tour.norm.title', text: 'tour.norm.text', says: normSays },
   { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .view:has(table.by-length)'],
-    narrow: ['.lane-compare .table-scroll:has(> table.by-length)'], title: 'tour.bottleneck.title', text: 'tour.bottleneck.text' },
+    narrow: ['.lane-compare .table-scroll:has(> table.by-length)'], title: 'tour.bottleneck.title', text: 'tour.bottleneck.text', says: bottleneckSays },
   // In one column the four panels are screens long: the first one's raw scores stand for them.
   { query: '?w=DELETE&lane=compare&t=2', targets: ['.lane-compare .score-grid'],
-    narrow: ['.lane-compare .score-panel:nth-child(1) .raw-scores'], title: 'tour.scores.title', text: 'tour.scores.text' },
+    narrow: ['.lane-compare .score-panel:nth-child(1) .raw-scores'], title: 'tour.scores.title', text: 'tour.scores.text', says: scoresSays },
   // Inside the pass that chose EH at DELETE's step 2 (inside.js): the stops open the block
   // they talk about through the lane's inside= (inside-address.js).
   { query: '?w=DELETE&lane=greedy:inside=enc-embed-L3-h1-q4&t=2', targets: ['.lane .inside [data-stage="embed"]'],
-    narrow: ['.lane .inside [data-stage="embed"] .pe-pics'], title: 'tour.pe.title', text: 'tour.pe.text' },
+    narrow: ['.lane .inside [data-stage="embed"] .pe-pics'], title: 'tour.pe.title', text: 'tour.pe.text', says: insideSays },
   { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="scores"]'],
-    title: 'tour.qkv.title', text: 'tour.qkv.text' },
+    title: 'tour.qkv.title', text: 'tour.qkv.text', says: insideSays },
   { query: '?w=DELETE&lane=greedy:inside=dec-cross-L3-h3-q2&t=2', targets: ['.lane .inside [data-stage="values"]'],
-    narrow: ['.lane .inside [data-stage="values"] .in-terms'], title: 'tour.heads.title', text: 'tour.heads.text' },
+    narrow: ['.lane .inside [data-stage="values"] .in-terms'], title: 'tour.heads.title', text: 'tour.heads.text', says: insideSays },
   { query: '?w=DELETE&lane=greedy:inside=dec-ffn-L3-h1-q2&t=2', targets: ['.lane .inside [data-stage="norm"]', '.lane .inside [data-stage="ffn"]'],
-    narrow: ['.lane .inside [data-stage="norm"]'], title: 'tour.addNorm.title', text: 'tour.addNorm.text' },
+    narrow: ['.lane .inside [data-stage="norm"]'], title: 'tour.addNorm.title', text: 'tour.addNorm.text', says: insideSays },
   { query: '?w=HOURGLASS&lane=greedy&lane=nar', targets: ['.lane:nth-child(1) .lane-stats', '.lane:nth-child(2) .lane-stats'],
-    narrow: ['.lane:nth-child(2) .lane-stats'], title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true },
+    narrow: ['.lane:nth-child(2) .lane-stats'], title: 'tour.arNar.title', text: 'tour.arNar.text', measured: true, says: arNarSays },
   { query: '?w=HOURGLASS&lane=nar', targets: ['.lane-nar .lenbars', '.lane-nar .table-scroll:has(> .nar-grid)'],
-    title: 'tour.repeats.title', text: 'tour.repeats.text' },
+    title: 'tour.repeats.title', text: 'tour.repeats.text', says: narSays },
   { query: '?w=HOURGLASS&lane=nar&lane=mp', targets: ['.lane-mp .draft-tabs', '.lane-mp .view:has(.nar-grid)'],
-    title: 'tour.maskPredict.title', text: 'tour.maskPredict.text' },
+    title: 'tour.maskPredict.title', text: 'tour.maskPredict.text', says: narSays },
   // Teacher forcing is the reference fed at every position (forced.js forcingView, from
   // model.score); the what-if bars, which force one token by hand, are a tool beside it.
-  { query: '?w=DELETE&lane=greedy', targets: ['.lane:nth-child(1) .forcing'],
-    narrow: ['.lane:nth-child(1) .forcing .table-scroll'], title: 'tour.forcing.title', text: 'tour.forcing.text' },
+  { query: '?w=MIRAGE&lane=greedy', targets: ['.lane:nth-child(1) .forcing'],
+    narrow: ['.lane:nth-child(1) .forcing .table-scroll'], title: 'tour.forcing.title', text: 'tour.forcing.text', says: (c) => searchError(c) },
   // The training chapter. The loss is the mean of the probe's bars over a batch: -log p of
   // each reference token, the cross-entropy against its one-hot vector, the reference fed.
   { query: '?view=train&steps=300&evalEvery=100&evalSize=50', targets: [`${MAIN} .tr-loss-view`, `${MAIN} .tr-probe-view`],
@@ -116,6 +114,169 @@ export const STOPS = [
 
 /** Whether a stop is one of the Train mode's. */
 export const isTrainStop = (s) => decodeState(s.query).mode === 'train';
+
+// The course notes' beam-search example (004, Beam Search): A at 0.6 beats B at 0.4 now,
+// but B is followed by 0.9 and 0.9. Quoted from the notes, not from a model.
+const NOTES = { a: 0.6, b: 0.4, later: 0.9 };
+
+/** A lane's best result's tokens when its decode is done, else null. */
+const resultOf = (lane) => lane?.snaps?.at(-1)?.results?.[0]?.text?.split(' ').filter(Boolean) ?? null;
+
+/** log P(text | word) and its tokens', under the lane's model and the options it decoded with (model.score). */
+const scoreOn = (lane, word, text) => lane.slot.decoder.exclusive(({ score }) => score(word, text, lane.decodedOptions));
+
+/** The inside of one decoder pass of the lane's model (model.inspect). */
+const inspectOn = (lane, word, tokens) => lane.slot.decoder.exclusive(({ inspect }) => inspect(word, tokens));
+
+const pct = (lp) => pctDigits(Math.exp(lp));
+
+/**
+ * The search-error stops' numbers (greedy in the first lane; beam search in the second
+ * where there is one, else the reference the forcing table weighs): the pass where the
+ * two part, the two tokens and their probabilities there, the least likely later
+ * phoneme of each path, and the two paths' probabilities, scored under greedy's model
+ * and options.
+ */
+async function searchError({ app, word }) {
+  const [greedy, beam] = app.lanes;
+  const out = resultOf(greedy);
+  if (!out) return null;
+  const scored = [];
+  const other = resultOf(beam);
+  if (other) scored.push(other.join(' '));
+  else scored.push(...(app.reference?.prons ?? []));
+  if (!scored.length) return null;
+  const outScore = await scoreOn(greedy, word, out.join(' '));
+  const refs = await Promise.all(scored.map((y) => scoreOn(greedy, word, y)));
+  const ref = refs.reduce((a, b) => (b.logprob > a.logprob ? b : a));
+  const refTokens = scored[refs.indexOf(ref)].split(' ');
+  let k = 0;
+  while (k < out.length && out[k] === refTokens[k]) k++;
+  // The least likely phoneme after the parting (EOS aside), on each path.
+  const least = (tokens, lps) => {
+    let j = k + 1;
+    for (let i = k + 1; i < tokens.length; i++) if (lps[i] < lps[j]) j = i;
+    return { token: tokens[j], p: pct(lps[j]) };
+  };
+  const a = least(out, outScore.tokenLogprobs);
+  const b = least(refTokens, ref.tokenLogprobs);
+  return {
+    word, greedy: out.join(' '), beam: refTokens.join(' '), k: beam?.decodedOptions?.beamSize ?? '',
+    step: k + 1, a: out[k], b: refTokens[k], pa: pct(outScore.tokenLogprobs[k]), pb: pct(ref.tokenLogprobs[k]),
+    prefixB: refTokens.slice(0, k + 1).join(' '), tokA: a.token, minA: a.p, tokB: b.token, minB: b.p,
+    pGreedy: fmt(Math.exp(outScore.logprob), 3), pBeam: fmt(Math.exp(ref.logprob), 3),
+    notesA: NOTES.a, notesB: NOTES.b, notesLater: NOTES.later,
+  };
+}
+
+/** The two normalisations' winners and their lengths. */
+async function normSays({ app }) {
+  const [none, average] = app.lanes.map(resultOf);
+  if (!none || !average) return null;
+  return { none: none.join(' '), noneLen: none.length, average: average.join(' '), averageLen: average.length };
+}
+
+/** The ends of the RNNs' test WER by word length (models.json, as the lane's table shows it). */
+function bottleneckSays({ app }) {
+  const rnns = app.models.filter((m) => m.arch === 'rnn' && m.testWerByLength);
+  const none = rnns.find((m) => m.attentionScore === 'none');
+  const att = rnns.filter((m) => m !== none);
+  if (!none || !att.length) return null;
+  const last = none.testWerByLength.length - 1;
+  const range = (k) => {
+    const v = att.map((m) => m.testWerByLength[k].wer);
+    return `${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)}`;
+  };
+  return { short: none.testWerByLength[0].letters, long: none.testWerByLength[last].letters,
+    noneShort: none.testWerByLength[0].wer.toFixed(1), attShort: range(0),
+    noneLong: none.testWerByLength[last].wer.toFixed(1), attLong: range(last) };
+}
+
+/** The spread of each panel's raw scores at the step shown, and how many panels read the word right. */
+function scoresSays({ app }) {
+  const lane = app.lanes[0];
+  const spreads = lane.panels.map((p) => {
+    const d = p.inside?.data;
+    if (!d) return null;
+    const S = d.sourceLength, last = d.target.length - 1;
+    const e = Array.from(d.scores.subarray(last * S, (last + 1) * S));
+    return fmt(Math.max(...e) - Math.min(...e), 1);
+  });
+  if (spreads.some((x) => x == null)) return null;
+  const outs = lane.panels.map((p) => p.snaps.at(-1)?.results?.[0]?.text ?? '');
+  const prons = app.reference?.prons ?? [];
+  const wrong = outs.filter((o) => !prons.includes(o));
+  return { step: app.t, dot: spreads[0], multiplicative: spreads[1], reducedRank: spreads[2], additive: spreads[3],
+    right: outs.length - wrong.length, wrong: wrong.length, wrongOut: [...new Set(wrong)].join(' / ') };
+}
+
+/**
+ * The inside stops' numbers: the pass the lane's address opens (its step, the tokens
+ * before it), read from the model's own inside of that pass: its sizes, the cross-attention
+ * of the address's layer and head at its query, every head's peak there, and the
+ * feed-forward block's LayerNorm and ReLU at that query.
+ */
+async function insideSays({ app, word, stop }) {
+  const lane = app.lanes[0];
+  const spec = decodeState(stop.query).lanes[0].view.inside;
+  const snap = lane.snaps?.[app.t];
+  const tokens = snap?.live?.[0]?.texts;
+  if (!tokens) return null;
+  const d = await inspectOn(lane, word, tokens.slice(0, -1));
+  const L = d.decoder.layers.length;
+  const layer = d.decoder.layers[spec.layer >= 0 ? Math.min(spec.layer, L - 1) : L - 1];
+  const a = layer.crossAttention.attention;
+  const nq = a.queries, nk = a.keys, q = spec.pos, h = spec.head;
+  const row = (flat, hh) => Array.from({ length: nk }, (_, j) => flat[(hh * nq + q) * nk + j]);
+  const raw = row(a.scores, h);
+  const w = row(a.weights, h);
+  const m = Math.max(...raw);
+  const ex = raw.map((v) => Math.exp(v - m));
+  const z = ex.reduce((x, y) => x + y, 0);
+  const top2 = w.map((v, j) => j).sort((x, y) => w[y] - w[x]);
+  const peak = (hh) => { const x = row(a.weights, hh); return fmt(Math.max(...x), 3); };
+  const f = layer.ffn;
+  const W = d.dModel;
+  const input = Array.from(f.norm.input.subarray(q * W, (q + 1) * W));
+  const hidden = Array.from(f.ffnHidden.subarray(q * d.ffnDim, (q + 1) * d.ffnDim));
+  return {
+    chosen: tokens.at(-1), dModel: W, heads: d.heads, headDim: d.headDim, head: h + 1,
+    lo: fmt(Math.min(...raw), 3), hi: fmt(Math.max(...raw), 3), scale: fmt(a.scale, 3),
+    k1: word[top2[0]] ?? '', k2: word[top2[1]] ?? '', w1: fmt(w[top2[0]], 3), w2: fmt(w[top2[1]], 3), unscaled1: fmt(ex[top2[0]] / z, 3),
+    peak1: peak(0), peak2: peak(1), peak4: peak(3),
+    mean: fmt(f.norm.mean[q], 3), std: fmt(f.norm.std[q], 3), min: fmt(Math.min(...input), 3), max: fmt(Math.max(...input), 3),
+    ffnDim: d.ffnDim, zeros: hidden.filter((v) => v === 0).length,
+  };
+}
+
+/** The autoregressive lane's passes and phonemes. */
+function arNarSays({ app }) {
+  const out = resultOf(app.lanes[0]);
+  const s = app.lanes[0].snaps?.at(-1);
+  if (!out || !s) return null;
+  return { passes: s.step, phonemes: out.length };
+}
+
+/**
+ * The one-pass lane's length and output against the reference's length, and Mask-Predict's
+ * drafts: the one of the one pass's length, and the best.
+ */
+function narSays({ app }) {
+  const [nar, mp] = app.lanes;
+  const s = nar.snaps?.at(-1);
+  const out = resultOf(nar);
+  const prons = app.reference?.prons ?? [];
+  if (!s?.drafts || !out || !prons.length) return null;
+  const len = s.drafts[s.bestDraft].length;
+  const said = { onePass: out.join(' '), len, refLen: prons[0].split(' ').length };
+  const m = mp?.snaps?.at(-1);
+  if (mp && m?.drafts) {
+    const same = m.drafts.find((x) => x.length === len);
+    Object.assign(said, { candidates: m.drafts.length, best: m.drafts[m.bestDraft].length, mp: resultOf(mp)?.join(' ') ?? '',
+      sameLen: (same?.texts ?? []).filter((x) => x !== '</s>').join(' ') });
+  }
+  return said;
+}
 
 /**
  * The one-run stop's numbers, from its records and its last probe: the loss at the first
@@ -304,7 +465,8 @@ export class Tour {
     const s = STOPS[this.stop - 1];
     $('tour-count').textContent = t('tour.count', { n: this.stop, of: STOPS.length });
     $('tour-title').textContent = t(s.title);
-    $('tour-text').textContent = t(s.text);
+    // Its numbers once the stop's lanes have given them (says), an ellipsis until then.
+    $('tour-text').textContent = t(s.text, this.params?.stop === this.stop ? this.params.said : {}).replace(/\{\w+\}/g, '…');
     $('tour-back').textContent = t('tour.back');
     $('tour-back').disabled = this.stop <= 1;
     $('tour-next').textContent = t(this.stop >= STOPS.length ? 'tour.finish' : 'tour.next');
@@ -403,6 +565,17 @@ export class Tour {
     for (let i = 0; i < 600 && !settled(); i++) {
       await sleep(50);
       if (gen !== this.gen) return;
+    }
+    if (s.says) {
+      let said = null;
+      try {
+        said = await s.says({ app: this.app, word: this.app.word, stop: s });
+      } catch {
+        said = null;   // a lane gone meanwhile (the learner moved on): the ellipses stay
+      }
+      if (gen !== this.gen) return;
+      this.params = { stop: n, said: said ?? {} };
+      this.relabel();
     }
     if (!train) {
       // On a phone, one lane shows at a time (lane-tabs.js): the one holding the element.

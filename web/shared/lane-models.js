@@ -43,8 +43,14 @@ export const TRAINED_MODEL = 'trained';
 /** Each lane type's kind: 'ar' (an autoregressive model), 'nar' (a CMLM) or 'compare' (the four RNNs). */
 export const LANE_KINDS = { greedy: 'ar', beam: 'ar', sample: 'ar', nar: 'nar', mp: 'nar', compare: 'compare' };
 
-/** The lanes a first visit (an address with none) opens. */
-export const DEFAULT_LANES = ['greedy', 'beam', 'nar', 'mp'];
+/**
+ * The lanes a first visit (an address with none) opens: greedy against beam search, both
+ * on the one autoregressive model, so that a first visit downloads one model (with the
+ * page and the wasm at most 2.5 MB, tests/browser/weight.test.mjs). The
+ * non-autoregressive lanes need g2p-cmlm, a second model of about 3 MB: it downloads
+ * when the learner adds one of them (or opens an address or a tour stop that has one).
+ */
+export const DEFAULT_LANES = ['greedy', 'beam'];
 
 /** The RNN's attention scores, in the order the course notes build them up. */
 export const ATTENTION_SCORES = ['dot', 'multiplicative', 'reduced_rank', 'additive'];
