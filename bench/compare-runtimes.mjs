@@ -10,6 +10,10 @@
 //   --rounds R   interleaved rounds; medians are over rounds [3]
 //   --json FILE  also write the per-round times, medians, ratios and agreement
 //   --batch LIST throughput instead of latency (below), at these batch sizes
+//   --workers LIST  the decoder pool's throughput with these numbers of workers
+//                (e.g. 1,2,all) against onnxruntime-web's multithreaded one at
+//                batch 32 (below); --ort-threads N sets onnxruntime-web's
+//                threads [its default]
 //
 // Needs build/native/seq2seq (or $SEQ2SEQ_CLI), wasm/dist (scripts/build-wasm.sh),
 // onnxruntime-node/-web (bench/runtimes/package.json: installed there on the first
@@ -95,12 +99,27 @@ const runtimesRequire = createRequire(join(runtimesDir, 'package.json'));
 const ortNode = await import(pathToFileURL(runtimesRequire.resolve('onnxruntime-node')).href);
 const ortWeb = await import(pathToFileURL(runtimesRequire.resolve('onnxruntime-web')).href);
 
-const { values: opt } = parseArgs({ options: { words: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' }, batch: { type: 'string' } } });
+const { values: opt } = parseArgs({
+  options: {
+    words: { type: 'string', default: '1000' }, rounds: { type: 'string', default: '3' }, json: { type: 'string' }, batch: { type: 'string' },
+    workers: { type: 'string' }, 'ort-threads': { type: 'string' },
+  },
+});
 const N = Number(opt.words);
 const ROUNDS = Number(opt.rounds);
 const BATCHES = opt.batch?.split(',').map(Number);
 if (BATCHES?.some((b) => !Number.isInteger(b) || b < 1)) {
   console.error(`--batch ${opt.batch}: batch sizes are whole numbers of at least 1, comma-separated (e.g. 1,8,32,128)`);
+  process.exit(2);
+}
+const WORKERS = opt.workers?.split(',').map((w) => (w === 'all' ? 'all' : Number(w)));
+if (WORKERS?.some((w) => w !== 'all' && (!Number.isInteger(w) || w < 1 || w > 64))) {
+  console.error(`--workers ${opt.workers}: numbers of workers in [1, 64] or 'all', comma-separated (e.g. 1,2,all)`);
+  process.exit(2);
+}
+const ORT_THREADS = opt['ort-threads'] === undefined ? undefined : Number(opt['ort-threads']);
+if (ORT_THREADS !== undefined && !(Number.isInteger(ORT_THREADS) && ORT_THREADS >= 1)) {
+  console.error(`--ort-threads ${opt['ort-threads']}: a whole number of threads >= 1`);
   process.exit(2);
 }
 const WARMUP = 20;
@@ -388,9 +407,87 @@ async function throughputMode(dir) {
   }
 }
 
+// ---------------------------------------------------------------- many words across cores (--workers)
+// Words per second of the decoder pool (createDecoderPool, seq2seq-wasm/worker) with
+// each number of workers, the whole list in one pool.decodeBatch, against
+// onnxruntime-web with its threads (numThreads; its default unless --ort-threads)
+// over the batched graphs, 32 words a call. Greedy and beam 5, the systems in a
+// rotating order each round; the ratios are taken per round, then the median.
+async function workersMode(dir) {
+  const { createDecoderPool, defaultCores } = await poolModule();
+  const sizes = WORKERS.map((w) => (w === 'all' ? defaultCores : w));
+  const pools = [];
+  for (const size of [...new Set(sizes)]) {
+    const pool = createDecoderPool({ size });
+    await pool.load(AR);
+    pools.push({
+      name: `pool x${size}`,
+      size,
+      run: (s, n) => timed(async () => (await pool.decodeBatch(WORDS.slice(0, n), STRATEGIES[s].options)).map((r) => r[0])),
+      close: () => pool.terminate(),
+    });
+  }
+  const ORT_BATCH = 32;
+  const web = dir ? await ortSystem('onnxruntime-web', ortWeb, { executionProviders: ['wasm'] }, dir, true) : null;
+  const systems = [...pools, ...(web ? [{ ...web, name: `onnxruntime-web (batch ${ORT_BATCH})`, run: (s, n) => web.run(s, ORT_BATCH, n) }] : [])];
+  const webThreads = ortWeb.env.wasm.numThreads;
+  for (const sys of systems) for (const s of AR_ONLY) await sys.run(s, Math.min(N, 64));
+  const rate = {};   // system -> strategy -> words per second, one per round
+  const outputs = {};
+  for (let r = 0; r < ROUNDS; ++r) {
+    const order = systems.map((_, i) => systems[(i + r) % systems.length]);
+    process.stderr.write(`round ${r + 1}/${ROUNDS}: ${order.map((x) => x.name).join(', ')}\n`);
+    for (const sys of order) {
+      for (const s of AR_ONLY) {
+        const { ms, out } = await sys.run(s, N);
+        ((rate[sys.name] ??= {})[s] ??= []).push(N / (ms / 1000));
+        if (r === 0) (outputs[sys.name] ??= {})[s] = out;
+      }
+    }
+  }
+  const loadEnd = loadavg()[0];
+  for (const p of pools) await p.close();
+  const ratio = (a, b, s) => median(rate[a][s].map((x, r) => x / rate[b][s][r]));
+  const names = systems.map((x) => x.name);
+  console.log('');
+  console.log(`| words/s (median of ${ROUNDS}) | ${names.join(' | ')} |`);
+  console.log(`| --- | ${names.map(() => '---:').join(' | ')} |`);
+  for (const s of AR_ONLY) console.log(`| ${s} | ${names.map((n) => median(rate[n][s]).toFixed(0)).join(' | ')} |`);
+  const base = pools.find((p) => p.size === 1)?.name;
+  const ratios = [];
+  for (const s of AR_ONLY) {
+    for (const p of pools) {
+      if (base && p.name !== base) ratios.push({ what: `${p.name} / ${base}, ${s}`, value: ratio(p.name, base, s), target: p.size === 2 ? '>= 1.7' : undefined });
+      if (web) ratios.push({ what: `${p.name} / onnxruntime-web (${webThreads || 'default'} threads, batch ${ORT_BATCH}), ${s}`, value: ratio(p.name, systems.at(-1).name, s), target: p.size > 1 && p.size === defaultCores ? '>= 1' : undefined });
+    }
+  }
+  console.log('');
+  console.log('| ratio (median of per-round ratios) | value | target |');
+  console.log('| --- | ---: | --- |');
+  for (const x of ratios) console.log(`| ${x.what} | ${x.value.toFixed(2)}x | ${x.target ?? ''} |`);
+  // The pools' outputs are one decode's, whatever the number of workers.
+  const mismatched = [];
+  for (const p of pools.slice(1)) for (const s of AR_ONLY) if (JSON.stringify(outputs[p.name][s]) !== JSON.stringify(outputs[pools[0].name][s])) mismatched.push(`${p.name} ${s}`);
+  console.log('');
+  console.log(`cores: ${cpus().length} (pool default ${defaultCores}); onnxruntime-web numThreads ${webThreads} (0: its default, min(4, ceil(cores / 2)) in a browser); load average ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end`);
+  if (!web) console.log('note: onnxruntime-web skipped (no exported graphs)');
+  if (opt.json) writeFileSync(opt.json, `${JSON.stringify({ cpu: cpus()[0]?.model, cores: cpus().length, loadAverage: { start: loadStart, end: loadEnd }, words: N, rounds: ROUNDS, ortWebThreads: webThreads, rate, ratios }, null, 2)}\n`);
+  if (mismatched.length) {
+    console.error(`the pools' outputs differ: ${mismatched.join(', ')}`);
+    process.exitCode = 1;
+  }
+}
+
+async function poolModule() {
+  const mod = await import('../wasm/src/worker-client.js');
+  const { defaultPoolSize } = await import('../wasm/src/pool.js');
+  return { ...mod, defaultCores: await defaultPoolSize() };
+}
+
 // One thread: intra-op and inter-op pools of one; onnxruntime-web's wasm build is
 // SIMD-only (env.wasm.simd is gone), and numThreads 1 keeps it off worker threads.
-Object.assign(ortWeb.env.wasm, { numThreads: 1, proxy: false });
+// --workers: its own thread count (numThreads 0 lets it choose), set before its first session.
+Object.assign(ortWeb.env.wasm, { numThreads: WORKERS ? (ORT_THREADS ?? 0) : 1, proxy: false });
 const ortSystems = async (dir, batched) => [
   await ortSystem('onnxruntime-node', ortNode, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' }, dir, batched),
   await ortSystem('onnxruntime-web', ortWeb, { executionProviders: ['wasm'] }, dir, batched),
@@ -405,6 +502,10 @@ console.log(`ours: ${storage} (g2p-transformer); onnxruntime and PyTorch: f32, t
 
 if (BATCHES) {
   await throughputMode(graphs);
+  process.exit();
+}
+if (WORKERS) {
+  await workersMode(graphs);
   process.exit();
 }
 

@@ -100,4 +100,14 @@ class Session {
   std::unique_ptr<NarSearch> nar_;
 };
 
+#ifndef __EMSCRIPTEN__
+// Session::run_batch over several threads: thread t decodes with sessions[t] (one
+// session per thread, all of one model and one set of options), taking the next
+// chunk of `sources` as it finishes the last, so that a slow chunk holds up only
+// its own thread. The results are those of sessions[0]->run_batch(sources), in the
+// same order, each source's error its own. One session: no thread is started.
+// (The wasm build has no threads: the npm package's decoder pool runs workers.)
+std::vector<BatchResult> run_batch_threads(const std::vector<std::unique_ptr<Session>>& sessions, const std::vector<std::string>& sources);
+#endif
+
 }  // namespace seq2seq

@@ -9,6 +9,10 @@
 // same ArSearch as a single decode's, and the model computes every row on its
 // own, so the results are those of decoding each source alone.
 #include <algorithm>
+#ifndef __EMSCRIPTEN__
+#include <atomic>
+#include <thread>
+#endif
 
 #include "ar_search.h"
 #include "errors.h"
@@ -171,5 +175,51 @@ std::vector<BatchResult> Session::run_batch(const std::vector<std::string>& sour
   }
   return out;
 }
+
+#ifndef __EMSCRIPTEN__
+std::vector<BatchResult> run_batch_threads(const std::vector<std::unique_ptr<Session>>& sessions, const std::vector<std::string>& sources) {
+  if (sessions.empty()) throw UsageError("run_batch_threads: give at least one session");
+  const size_t threads = std::min(sessions.size(), std::max<size_t>(1, sources.size()));
+  if (threads == 1) return sessions[0]->run_batch(sources);
+  // Chunks of at most one window of words (a longer one steps no faster per word),
+  // and at least four per thread, so that the threads finish close together.
+  const size_t chunk = std::clamp<size_t>((sources.size() + 4 * threads - 1) / (4 * threads), 1, Session::kBatchRows);
+  std::vector<BatchResult> out(sources.size());
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> failed(threads);  // what a thread threw besides a source's own error (out of memory)
+  auto work = [&](size_t t) {
+    try {
+      for (;;) {
+        const size_t from = next.fetch_add(chunk);
+        if (from >= sources.size()) return;
+        const size_t to = std::min(sources.size(), from + chunk);
+        const std::vector<std::string> part(sources.begin() + static_cast<std::ptrdiff_t>(from), sources.begin() + static_cast<std::ptrdiff_t>(to));
+        std::vector<BatchResult> got = sessions[t]->run_batch(part);
+        for (size_t i = 0; i < got.size(); ++i) out[from + i] = std::move(got[i]);
+      }
+    } catch (...) {
+      failed[t] = std::current_exception();
+      next.store(sources.size());  // the others stop after their chunk
+    }
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  auto join = [&] {
+    for (std::thread& th : pool) th.join();
+  };
+  try {
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  } catch (...) {  // a thread the system would not start: those started are stopped and joined
+    next.store(sources.size());
+    join();
+    throw;
+  }
+  work(0);
+  join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+#endif
 
 }  // namespace seq2seq

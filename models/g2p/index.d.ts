@@ -1,6 +1,6 @@
 // Type declarations for seq2seq-wasm-models/g2p (g2p/index.js): English text to phonemes.
 import type { DecodingOptions, LoadOptions, ModelInfo, ModelSource, Result } from 'seq2seq-wasm';
-import type { DecoderWorker } from 'seq2seq-wasm/worker';
+import type { DecoderPool, DecoderWorker } from 'seq2seq-wasm/worker';
 
 /** Where a token's phonemes come from. */
 export type PhonemeSource =
@@ -151,6 +151,13 @@ export interface PhonemizerOptions {
    * on one thread, which for a long text of unknown words is many seconds). Not terminated by delete().
    */
   worker?: DecoderWorker;
+  /**
+   * Decode a text's unknown words across these workers (createDecoderPool()) when there are
+   * at least pool.minTexts (POOL_MIN_TEXTS, 16) of them; fewer go to the model (or `worker`) as without it. The
+   * phonemizer loads the model into the pool too; the phonemes are the same either way. Not
+   * terminated by delete().
+   */
+  pool?: DecoderPool;
   /** loadModel's options for a model the phonemizer loads (cache, sha256, onProgress, compute). */
   loadOptions?: LoadOptions;
   /** Decoding options; default: manifest.json's for the model (beam 5, average length normalisation). */

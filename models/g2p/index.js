@@ -29,7 +29,7 @@ const packageModelUrl = (stress) => (stress
   ? new URL('../g2p-transformer-stress.safetensors', import.meta.url)
   : new URL('../g2p-transformer.safetensors', import.meta.url));
 
-const OPTIONS = ['stress', 'format', 'model', 'worker', 'loadOptions', 'decoding', 'lexicon'];
+const OPTIONS = ['stress', 'format', 'model', 'worker', 'pool', 'loadOptions', 'decoding', 'lexicon'];
 
 const usage = (message) => new Seq2SeqError(message, 'UsageError');
 
@@ -70,7 +70,7 @@ export async function createPhonemizer(options = {}) {
   for (const k of Object.keys(options)) {
     if (!OPTIONS.includes(k)) throw usage(`createPhonemizer: unknown option ${JSON.stringify(k)} (the options: ${OPTIONS.join(', ')})`);
   }
-  const { format = 'ipa', model, worker, loadOptions, decoding, lexicon: lexiconOption } = options;
+  const { format = 'ipa', model, worker, pool, loadOptions, decoding, lexicon: lexiconOption } = options;
   checkFormat('createPhonemizer', format);
   // A format for voices wants every word stressed: the stressed model by default.
   const { stress = STRESSED_FORMATS.includes(format) } = options;
@@ -82,6 +82,10 @@ export async function createPhonemizer(options = {}) {
     throw usage(`createPhonemizer: worker must be a decoder worker (createDecoderWorker() of seq2seq-wasm/worker), not ${shown(worker)}`);
   }
   if (worker !== undefined && isDecoder(model)) throw usage('createPhonemizer: a model object and a worker were both given: give one');
+  if (pool !== undefined && (pool === null || typeof pool.load !== 'function' || typeof pool.decodeBatch !== 'function' || typeof pool.terminate !== 'function' || typeof pool.minTexts !== 'number')) {
+    throw usage(`createPhonemizer: pool must be a decoder pool (createDecoderPool() of seq2seq-wasm/worker), not ${shown(pool)}`);
+  }
+  if (pool !== undefined && isDecoder(model)) throw usage("createPhonemizer: a pool loads the model from its source: give the model's URL, path or bytes, not a model object");
   if (decoding !== undefined && (decoding === null || typeof decoding !== 'object' || Array.isArray(decoding))) {
     throw usage(`createPhonemizer: decoding must be an object of decoding options, not ${shown(decoding)}`);
   }
@@ -100,6 +104,9 @@ export async function createPhonemizer(options = {}) {
   let decoder;
   let owned = null;
   const source = model === undefined || isDecoder(model) ? packageModelUrl(stress) : model;
+  // The pool's copies load beside the model of the short texts.
+  const pooled = pool === undefined ? null : pool.load(source, loadOptions);
+  pooled?.catch(() => {});
   if (isDecoder(model)) decoder = model;
   else if (worker) {
     const info = await worker.load(source, loadOptions);
@@ -109,9 +116,17 @@ export async function createPhonemizer(options = {}) {
     decoder = owned;
   }
   const lexicon = await lexiconPromise;
+  if (pooled) {
+    try {
+      await pooled;
+    } catch (e) {
+      owned?.delete();
+      throw e;
+    }
+  }
   // A model given as an object says itself whether it writes stress: its phonemes carry digits.
   const stressed = isDecoder(model) ? decoder.info.targetVocab.some((p) => /^[A-Z]+[012]$/.test(p)) : stress;
-  return new Phonemizer({ lexicon, checked: givenLexicon !== undefined, ownWords, decoder, owned, stress: stressed, format, decoding: settings });
+  return new Phonemizer({ lexicon, checked: givenLexicon !== undefined, ownWords, decoder, pool: pool ?? null, owned, stress: stressed, format, decoding: settings });
 }
 
 function checkFormat(where, format) {
@@ -171,15 +186,17 @@ class Phonemizer {
   #checked;
   #ownWords;
   #decoder;
+  #pool;
   #owned;
   #alphabet;
   #deleted = false;
 
-  constructor({ lexicon, checked, ownWords, decoder, owned, stress, format, decoding }) {
+  constructor({ lexicon, checked, ownWords, decoder, pool, owned, stress, format, decoding }) {
     this.#lexicon = lexicon;
     this.#checked = checked;
     this.#ownWords = ownWords;
     this.#decoder = decoder;
+    this.#pool = pool;
     this.#owned = owned;
     this.#alphabet = new Set(decoder.info.sourceVocab);
     this.stress = stress;
@@ -297,8 +314,8 @@ class Phonemizer {
   }
 
   /**
-   * Decodes the model's words (the keys of `wanted`) in one decodeBatch call and sets
-   * each to its phones. A word the model refuses ('InputError': the batch names only
+   * Decodes the model's words (the keys of `wanted`) in one decodeBatch call (the pool's,
+   * if there is one and they are at least its minTexts) and sets each to its phones. A word the model refuses ('InputError': the batch names only
    * one) is that word's error, not the text's: the words are then decoded one by one,
    * and each refused one is set to { error }. Other errors reject.
    */
@@ -306,7 +323,8 @@ class Phonemizer {
     const inputs = [...wanted.keys()];
     const phonesOf = (list) => (list[0]?.tokens.length ? list[0].text.split(' ') : []);
     try {
-      const lists = await this.#decoder.decodeBatch(inputs, this.decoding);
+      const batch = this.#pool && inputs.length >= this.#pool.minTexts ? this.#pool : this.#decoder;
+      const lists = await batch.decodeBatch(inputs, this.decoding);
       inputs.forEach((w, i) => wanted.set(w, phonesOf(lists[i])));
       return;
     } catch (e) {

@@ -4,6 +4,7 @@
 //   seq2seq score --model M [options] [WORD TARGET ...]   (none: WORD<TAB>TARGET lines on stdin)
 //   seq2seq inspect --model M [--compute C] WORD [TOKENS]
 //   seq2seq train --task T [options] --out FILE   (cli/train_command.cpp)
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/parse_flags.h"
@@ -66,7 +68,10 @@ const char* kCommandUsage =
     "                                best live hypothesis's last token (on the last line, with none live:\n"
     "                                the best finished then), or a cmlm's pass over the best draft\n"
     "  --compute C                   auto | f32: int8 kernels for int8-stored weights, or f32\n"
-    "                                throughout, as PyTorch computes [auto]\n";
+    "                                throughout, as PyTorch computes [auto]\n"
+    "  --threads N                   decode: decode the words on N threads sharing the model, each\n"
+    "                                with its own session; the output is the same, in input order;\n"
+    "                                0: one per core; not with --trace, in [0, 256] [1]\n";
 
 extern const char* kOptionUsage;  // below, written from the options table
 
@@ -205,6 +210,9 @@ bool option_flag(const std::string& flag, Value&& value, seq2seq::DecodingOption
 // option allows (one pass per token; Mask-Predict's iterations are fewer).
 constexpr seq2seq::Range<int> kPasses{1, seq2seq::option_range::max_length.hi};
 
+// decode --threads: 0 is one per core; more than this is surely a mistake.
+constexpr seq2seq::Range<int> kThreads{0, 256};
+
 // What decode and score read from their command lines.
 struct Command {
   std::vector<std::string> model_paths;
@@ -213,6 +221,8 @@ struct Command {
   std::set<std::string> given;  // the C++ names of the options set by a flag
   bool trace = false;
   int trace_inside = 0;  // decode --trace: the decoder pass whose inside its line carries; 0: none
+  int threads = 1;       // decode: threads decoding the words (--threads; 0 given: one per core)
+  bool threads_given = false;
   std::vector<std::string> words;  // the arguments that are no options
 };
 
@@ -230,6 +240,7 @@ Command parse_command(const std::string& name, const std::vector<std::string>& a
     else if (a == "--trace") cmd.trace = true;
     else if (a == "--trace-inside") cmd.trace_inside = parse_number(a, value(), kPasses);
     else if (a == "--compute") cmd.compute = seq2seq::parse_compute(value());
+    else if (a == "--threads") cmd.threads = parse_number(a, value(), kThreads), cmd.threads_given = true;
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + seq2seq::quote(a));
     else cmd.words.push_back(a);
   }
@@ -372,7 +383,7 @@ TracedPass traced_pass(const seq2seq::Snapshot& s, const std::vector<seq2seq::Hy
   return {h->tokens, "insideHypothesis", h->id};
 }
 
-// Words read from stdin and decoded together at most this many at a time.
+// Words read from stdin and decoded together at most this many at a time (per thread).
 constexpr size_t kDecodeChunk = 256;
 
 int decode(const std::vector<std::string>& args) {
@@ -381,8 +392,14 @@ int decode(const std::vector<std::string>& args) {
     throw seq2seq::UsageError("--trace-inside STEP adds to the lines of --trace: give --trace too");
   if (cmd.trace_inside && cmd.model_paths.size() != 1)
     throw seq2seq::UsageError("--trace-inside shows one model's pass: an ensemble has no single inside");
+  if (cmd.threads_given && cmd.trace)
+    throw seq2seq::UsageError("--threads decodes the words together; --trace prints one decode at a time: give one of them");
+  if (cmd.threads == 0) cmd.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto model = load_model(cmd);
-  seq2seq::Session session(model, cmd.options);
+  // One session per thread (the first is the one a single thread and --trace use).
+  std::vector<std::unique_ptr<seq2seq::Session>> sessions;
+  for (int t = 0; t < cmd.threads; ++t) sessions.push_back(std::make_unique<seq2seq::Session>(model, cmd.options));
+  seq2seq::Session& session = *sessions[0];
   auto decode_one = [&](const std::string& word) {
     session.start(word);
     // The source's own: a copy model writes a copied token the vocabulary lacks with the source's text.
@@ -449,7 +466,7 @@ int decode(const std::vector<std::string>& args) {
     std::vector<std::string> words;
     for (const Pending& p : list)
       if (!p.too_long) words.push_back(p.word);
-    const std::vector<seq2seq::BatchResult> out = session.run_batch(words);
+    const std::vector<seq2seq::BatchResult> out = seq2seq::run_batch_threads(sessions, words);
     size_t k = 0;
     for (const Pending& p : list) {
       if (p.too_long) {
@@ -471,7 +488,7 @@ int decode(const std::vector<std::string>& args) {
         // A full list goes now, and so does whatever has arrived when the input
         // pauses (nothing more buffered): a program that writes a word and waits
         // for its phonemes gets them.
-        if (pending.size() >= kDecodeChunk || std::cin.rdbuf()->in_avail() <= 0) flush();
+        if (pending.size() >= kDecodeChunk * sessions.size() || std::cin.rdbuf()->in_avail() <= 0) flush();
       });
     } catch (...) {
       flush();  // the lines read before a failed read are still decoded and printed
@@ -489,6 +506,7 @@ int decode(const std::vector<std::string>& args) {
 int score(const std::vector<std::string>& args) {
   Command cmd = parse_command("score", args);
   if (cmd.trace || cmd.trace_inside) throw seq2seq::UsageError("score has no --trace: it prints each token's log-probability");
+  if (cmd.threads_given) throw seq2seq::UsageError("score has no --threads: it scores one pair at a time");
   if (cmd.words.size() % 2 != 0)
     throw seq2seq::UsageError("score takes WORD TARGET pairs; " + seq2seq::quote(cmd.words.back()) + " has no target");
   const auto model = load_model(cmd);
@@ -524,7 +542,7 @@ int score(const std::vector<std::string>& args) {
 // inspect: WORD and the decoder's tokens, one JSON object.
 int inspect(const std::vector<std::string>& args) {
   Command cmd = parse_command("inspect", args);
-  if (cmd.trace || cmd.trace_inside || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
+  if (cmd.trace || cmd.trace_inside || cmd.threads_given || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
   if (cmd.model_paths.size() != 1) throw seq2seq::UsageError("inspect shows one model: give --model once");
   if (cmd.words.empty() || cmd.words.size() > 2) throw seq2seq::UsageError("inspect takes WORD [TOKENS]");
   const auto model = load_model(cmd);

@@ -191,8 +191,11 @@ describe('word-list mode', () => {
   });
 });
 
-test('greedy WER over the first 100 test words equals the native CLI\'s and the packed module\'s', async () => {
+test('greedy WER over the first 100 test words equals the native CLI\'s and the packed module\'s, decoded across a pool of workers', async () => {
   const { page, errors } = await runList('?view=list&n=100&src=test&lane=greedy');
+  // A list this long goes to a pool, one worker per core (at most 8); its lists are one worker's.
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  assert.equal(await page.evaluate(() => document.body.dataset.listWorkers), String(Math.min(8, cores)));
   const [row] = await summary(page);
   const words = firstWords(100);
   const cli = execFileSync(cliPath(), ['decode', '--model', join(site, AR.file)], { input: `${words.join('\n')}\n`, encoding: 'utf8' })

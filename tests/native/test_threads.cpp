@@ -7,11 +7,13 @@
 #include <catch2/catch.hpp>
 
 #include <exception>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "fixtures.h"
+#include "errors.h"
 #include "session.h"
 
 using namespace seq2seq;
@@ -79,5 +81,56 @@ TEST_CASE("threads sharing one model, each with its own session, decode as one t
     for (auto& th : threads) th.join();
     for (int t = 0; t < kThreads; ++t) CHECK(got[t] == expected);
   }
+}
+// run_batch_threads (the CLI's decode --threads): the lists, and each source's
+// error, of one session's run_batch, in order, however many threads take the
+// chunks. The words repeat, of uneven length, with unusable ones among them.
+TEST_CASE("run_batch_threads gives one session's run_batch, in order, errors in place", "[session][threads]") {
+  struct Case {
+    const char* file;
+    Strategy strategy;
+  };
+  const std::vector<Case> cases = {
+      {"ar_post_sin_tied_relu.safetensors", Strategy::Greedy},
+      {"ar_post_sin_tied_relu.safetensors", Strategy::Beam},
+      {"ar_post_sin_tied_relu.safetensors", Strategy::Sample},
+      {"cmlm_pre_sin_tied_relu.safetensors", Strategy::Nar},
+      {"rnn_additive.safetensors", Strategy::Beam},
+  };
+  std::vector<std::string> words;
+  for (int k = 0; k < 9; ++k)
+    for (const char* w : {"ABC", "GADE", "FACEDBAGFACE", "", "BEG", "A", "CAF%E"}) words.push_back(w);
+  // A line of what a list gives: each result's text and score, or its error's message.
+  auto lines = [](const std::vector<BatchResult>& out) {
+    std::vector<std::string> s;
+    for (const BatchResult& r : out) {
+      std::string line;
+      try {
+        if (r.error) std::rethrow_exception(r.error);
+        for (const Result& x : r.results) line += x.text + " " + std::to_string(x.score) + "|";
+      } catch (const Error& e) {
+        line = std::string("error: ") + e.what();
+      }
+      s.push_back(line);
+    }
+    return s;
+  };
+  for (const Case& c : cases) {
+    INFO(c.file << " " << to_string(c.strategy));
+    const auto model = Model::from_file(fixture_path(c.file));
+    const DecodingOptions o = options_for(c.strategy);
+    const std::vector<std::string> expected = lines(Session(model, o).run_batch(words));
+    REQUIRE(expected.size() == words.size());
+    CHECK(expected[3].rfind("error: ", 0) == 0);  // the empty word
+    CHECK(expected[0].rfind("error: ", 0) != 0);
+    for (int threads : {1, 2, 3, 5}) {
+      INFO(threads << " threads");
+      std::vector<std::unique_ptr<Session>> sessions;
+      for (int t = 0; t < threads; ++t) sessions.push_back(std::make_unique<Session>(model, o));
+      CHECK(lines(run_batch_threads(sessions, words)) == expected);
+      CHECK(run_batch_threads(sessions, {}).empty());
+    }
+  }
+  CHECK_THROWS_AS(run_batch_threads({}, words), UsageError);
 }
 #endif

@@ -11,7 +11,7 @@ import { pronunciationsOf, readPackage } from '../../scripts/build-lexicon.mjs';
 
 const pkg = installPackage();
 const { loadModel, LIMITS, Seq2SeqError } = await pkg.importPackage();
-const { createDecoderWorker } = await pkg.importPackage('/worker');
+const { createDecoderPool, createDecoderWorker } = await pkg.importPackage('/worker');
 const g2pModule = await import(await pkg.resolve('seq2seq-wasm-models/g2p'));
 const { createPhonemizer, arpabetToIpa, stripStress, ARPABET_IPA, loadLexicon, MODEL_NAMES } = g2pModule;
 const manifest = (await import(await pkg.resolve('seq2seq-wasm-models'))).default;
@@ -308,6 +308,49 @@ describe('in a worker', () => {
       p.delete();
     } finally {
       await worker.terminate();
+    }
+  });
+});
+
+describe('with a decoder pool', () => {
+  // Made-up words the lexicon lacks, so that the model decodes every one.
+  const madeUp = (n, seed) => {
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    return Array.from({ length: n }, () => Array.from({ length: 5 + Math.floor(rnd() * 5) }, (_, i) => (i % 2 ? 'aeiou' : 'bdfgklmnprstvz')[Math.floor(rnd() * (i % 2 ? 5 : 14))]).join(''));
+  };
+
+  test("a text of the pool's minTexts unknown words or more goes to the pool, a shorter one does not; the phonemes are the same", async () => {
+    const pool = createDecoderPool({ size: 2 });
+    const POOL_MIN_WORDS = pool.minTexts;
+    const batches = [];
+    const spied = { minTexts: pool.minTexts, load: (...a) => pool.load(...a), terminate: () => pool.terminate(), decodeBatch: (texts, ...rest) => { batches.push(texts.length); return pool.decodeBatch(texts, ...rest); } };
+    try {
+      const p = await createPhonemizer({ pool: spied });
+      const long = `${madeUp(POOL_MIN_WORDS + 9, 5).join(' ')}, and the cat.`;
+      const short = madeUp(POOL_MIN_WORDS - 1, 9).join(' ');
+      const r = await p.phonemize(long);
+      assert.equal(r.tokens.filter((t) => t.source === 'model').length, POOL_MIN_WORDS + 9);
+      assert.deepEqual(batches, [POOL_MIN_WORDS + 9]);
+      assert.deepEqual(r, await g2p.phonemize(long), 'the same as decoded in this thread');
+      assert.deepEqual(await p.phonemize(short), await g2p.phonemize(short));
+      assert.deepEqual(batches, [POOL_MIN_WORDS + 9], 'the short text is decoded without the pool');
+      p.delete();
+    } finally {
+      await pool.terminate();
+    }
+  });
+
+  test('a bad pool, or a pool beside a model object: UsageError', async () => {
+    for (const pool of [null, 3, {}, { load() {}, decodeBatch() {} }]) {
+      await assert.rejects(createPhonemizer({ pool }), (e) => e instanceof Seq2SeqError && e.kind === 'UsageError' && /pool must be a decoder pool/.test(e.message));
+    }
+    const pool = createDecoderPool({ size: 1 });
+    try {
+      const model = await loadModel(join(pkg.modelsDir, 'g2p-transformer.safetensors'));
+      await assert.rejects(createPhonemizer({ pool, model }), (e) => e.kind === 'UsageError' && /a pool loads the model from its source/.test(e.message));
+      model.delete();
+    } finally {
+      await pool.terminate();
     }
   });
 });

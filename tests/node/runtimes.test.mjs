@@ -36,6 +36,30 @@ console.log((await decoder.decodeBatch(['HELLO', 'WORLD'])).map(([b]) => b.text)
 await decoder.terminate();
 `;
 
+// The pool: two workers (worker_threads in Bun and Node, module Web Workers in Deno), the
+// model read once and sent to each; the lists are one worker's, in order; a bad word is
+// named by its place in the list; the default size is the machine's cores (at most 8).
+const POOL_EXAMPLE = `import { createDecoderPool, createDecoderWorker } from 'seq2seq-wasm/worker';
+
+const model = new URL(import.meta.resolve('seq2seq-wasm-models/g2p-transformer.safetensors'));
+const words = ['HELLO', 'WORLD', 'PHONEME', 'A', 'QUEUE', 'KNIGHT', 'SEQUENCE', 'TO', 'SEQUENCE', 'ABACUS', 'XYLOPHONE', 'BOOK'];
+const pool = createDecoderPool({ size: 2, startTimeout: 20000 });
+await pool.load(model);
+const one = createDecoderWorker({ startTimeout: 20000 });
+await one.load(model);
+const progress = [];
+const lists = await pool.decodeBatch(words, { strategy: 'beam', beamSize: 3 }, { chunkSize: 2, onProgress: ({ done }) => progress.push(done) });
+console.log(JSON.stringify(lists) === JSON.stringify(await one.decodeBatch(words, { strategy: 'beam', beamSize: 3 })), progress.at(-1));
+console.log(lists.slice(0, 2).map(([b]) => b.text).join(' | '));
+await pool.decodeBatch([...words, ''], {}, { chunkSize: 1 }).catch((e) => console.log(e.kind, e.message));
+await pool.terminate();
+await one.terminate();
+const auto = createDecoderPool();
+await auto.load(model);
+console.log(auto.size === Math.min(8, navigator.hardwareConcurrency));
+await auto.terminate();
+`;
+
 function run(runtime, name, code) {
   const file = join(pkg.project, `runtime-${runtime}-${name}.mjs`);
   writeFileSync(file, code);
@@ -65,6 +89,14 @@ for (const runtime of Object.keys(RUNTIMES)) {
       const r = run(runtime, 'worker', WORKER_EXAMPLE);
       assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
       assert.deepEqual(r.stdout.trim().split('\n'), ['step 1', 'F OW N IY M', 'HH EH L OW | W ER L D']);
+    });
+
+    test('the decoder pool: two workers give one worker\'s lists, in order; errors by index; terminate', { timeout: 120000 }, () => {
+      // Node 18 has no navigator: the default size comes from os.availableParallelism() there.
+      const code = runtime === 'node18' ? POOL_EXAMPLE.replace('navigator.hardwareConcurrency', "(await import('node:os')).cpus().length") : POOL_EXAMPLE;
+      const r = run(runtime, 'pool', code);
+      assert.equal(r.status, 0, `exit ${r.status}: ${r.stderr}`);
+      assert.deepEqual(r.stdout.trim().split('\n'), ['true 12', 'HH EH L OW | W ER L D', 'InputError texts[12] "": input: the source text is empty', 'true']);
     });
 
     if (runtime === 'deno') {

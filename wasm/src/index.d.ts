@@ -769,7 +769,7 @@ export type StepInside = TransformerStepInside | RnnStepInside;
 
 // Web platform types, if the consumer's libraries declare them (DOM, WebWorker,
 // or @types/node); `never` otherwise, so these declarations need no lib.
-type GlobalInstance<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;
+export type GlobalInstance<K extends string> = typeof globalThis extends { [P in K]: { prototype: infer T } } ? T : never;
 /** The global URL class's instances. */
 export type URLLike = GlobalInstance<'URL'>;
 /** The global Response class's instances (fetch). */

@@ -1,5 +1,5 @@
 // Type declarations for seq2seq-wasm/worker (wasm/src/worker-client.js).
-import type { BlobLike, DecodingOptions, ForcedScore, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, StepInside, URLLike } from './index.js';
+import type { BlobLike, DecodingOptions, GlobalInstance, ForcedScore, LoadOptions, ModelInfo, ResponseLike, Result, Snapshot, StepInside, URLLike } from './index.js';
 import { Seq2SeqError, env } from './index.js';
 
 /** env is seq2seq-wasm's own object, for pages that decode only in workers. */
@@ -44,6 +44,8 @@ export interface DecodeBatchOptions {
   onProgress?: (progress: BatchProgress) => void;
   /** About how long each slice of texts takes before the worker yields to its event loop (where a cancel gets in). Default 8 ms. */
   sliceMs?: number;
+  /** Its abort cancels this batch alone (the worker stops it at its next slice): decodeBatch rejects at once with kind 'Cancelled'. */
+  signal?: GlobalInstance<'AbortSignal'>;
 }
 
 /**
@@ -114,3 +116,54 @@ export interface DecoderWorkerOptions {
  * { workerUrl, wasmUrl, startTimeout }. Wrong types or unknown option names throw a UsageError.
  */
 export declare function createDecoderWorker(target?: string | URLLike | WorkerLike | DecoderWorkerOptions): DecoderWorker;
+
+/** createDecoderPool's options: the number of workers, and createDecoderWorker's options for each. */
+export interface DecoderPoolOptions extends DecoderWorkerOptions {
+  /** Workers, each with its own engine and its own copy of the model, in [1, 64]. Default: the machine's parallelism (navigator.hardwareConcurrency, os.availableParallelism()), at most 8. */
+  size?: number | undefined;
+}
+
+export interface PoolBatchOptions {
+  /** Hears {done, total} as chunks of texts finish, the last time with done = total (once, with 0 of 0, for an empty list). If it throws, decodeBatch rejects with that exception and the batch stops. */
+  onProgress?: (progress: BatchProgress) => void;
+  /** Its abort stops this batch (and no other): decodeBatch rejects with kind 'Cancelled'. */
+  signal?: GlobalInstance<'AbortSignal'>;
+  /** Texts per chunk a worker takes at a time. Default: the list cut into at least 4 chunks per worker, of at most 32 texts. */
+  chunkSize?: number;
+}
+
+/**
+ * Decoder workers that share out a list of texts: each has its own engine instance and model, with no
+ * shared memory (no SharedArrayBuffer, no cross-origin isolation needed). Every rejection is a Seq2SeqError.
+ */
+export declare class DecoderPool {
+  private constructor();
+  /** POOL_MIN_TEXTS: below this many texts, decoding on one thread is about as fast. */
+  readonly minTexts: number;
+  /** The number of workers: as given, or, by default, known once load() has resolved (undefined before). */
+  readonly size: number | undefined;
+  /**
+   * Loads a model in every worker; resolves to its info. The options are loadModel's: the model is read
+   * once, on this thread (a URL downloaded, cached and checked once, onProgress hearing it), and each
+   * worker is sent its bytes.
+   */
+  load(source: WorkerModelSource, options?: LoadOptions): Promise<ModelInfo>;
+  /**
+   * Model.decodeBatch across the workers: one n-best list per text, in input order, deep-equal to what
+   * one worker or Model.decodeBatch gives. The texts are cut into chunks that the workers take as they
+   * finish the last. Errors as decodeBatch's: a bad text fails the whole call with the error of the
+   * first such text, named by its index in `texts` (kind 'InputError'); bad arguments or options are
+   * a 'UsageError'. Rejects with kind 'Cancelled' when its signal aborts, on cancel() and terminate().
+   */
+  decodeBatch(texts: readonly string[], options?: DecodingOptions, batch?: PoolBatchOptions): Promise<Result[][]>;
+  /** Stops every batch in progress or waiting (each rejects with kind 'Cancelled'); resolves to whether there was one. */
+  cancel(): Promise<boolean>;
+  /** Stops the workers; batches in progress reject with kind 'Cancelled', and so does every later call. */
+  terminate(): Promise<void>;
+}
+
+/** The fewest texts worth a pool (16): fewer decode about as fast on one thread. */
+export declare const POOL_MIN_TEXTS: number;
+
+/** A pool of decoder workers. Bad options (a size that is no whole number in [1, 64], an unknown name, createDecoderWorker's checks) throw a UsageError. */
+export declare function createDecoderPool(options?: DecoderPoolOptions): DecoderPool;

@@ -15,16 +15,19 @@
 // URL given here (createDecoderWorker({ wasmUrl }), else env.wasmUrl if set),
 // else from the .wasm next to the worker's script.
 import { Seq2SeqError, describe, named, usageError } from './errors.js';
-import { checkWasmUrl, env, isNode, resolveWasmUrl } from './env.js';
+import { env, isNode, resolveWasmUrl } from './env.js';
 import { loadCancelled, loadOptions, readModel } from './model-source.js';
-import { checkTexts, firstTooLong, tooLongError } from './batch.js';
+import { firstTooLong, tooLongError } from './batch.js';
 import { inspectTokens, targetText } from './target.js';
+import { BATCH_OPTIONS, batchArguments, batchCancelled, checkedOptions, workerTarget } from './worker-options.js';
 import { checkText } from './text.js';
-import { normalizeOptions } from './options.js';
+import { DecoderPool, POOL_MIN_TEXTS } from './pool.js';
 
 // env too: a page that decodes only in workers sets env.wasmUrl without importing
 // seq2seq-wasm itself (and with it the Emscripten glue).
 export { Seq2SeqError, env };
+// Many texts across several workers: createDecoderPool() below.
+export { DecoderPool, POOL_MIN_TEXTS };
 
 // A uniform face over a Web Worker, a Node worker_threads Worker, or anything
 // with postMessage and message events (a MessagePort, a SharedWorker's port).
@@ -129,42 +132,6 @@ async function portableSource(source, onProgress, signal, stallTimeout) {
   // readModel refuses any other source with a UsageError.
   const { bytes } = await readModel(source, { onProgress, signal, stallTimeout });
   return { source: bytes, transfer: [bytes.buffer], read: true };
-}
-
-// How long a new worker has to answer the start-up handshake: its script and
-// imports loaded (the engine's wasm comes later, with the first load).
-const DEFAULT_START_TIMEOUT_MS = 30_000;
-const WORKER_OPTIONS = ['workerUrl', 'wasmUrl', 'startTimeout'];
-
-// createDecoderWorker(target): nothing, the worker script's URL (or Node path),
-// a worker, or { workerUrl, wasmUrl, startTimeout }.
-function workerTarget(target) {
-  const plain = { wasmUrl: undefined, startTimeout: DEFAULT_START_TIMEOUT_MS };
-  if (target === undefined || typeof target === 'string' || target instanceof URL) return { ...plain, script: target };
-  if (target !== null && typeof target === 'object' && typeof target.postMessage === 'function') return { ...plain, script: target };
-  if (target === null || typeof target !== 'object' || Array.isArray(target)) {
-    throw usageError(`createDecoderWorker(target): target must be the worker script's URL, a Worker, or { ${WORKER_OPTIONS.join(', ')} }; got ${describe(target)}`);
-  }
-  for (const key of Object.keys(target)) {
-    if (!WORKER_OPTIONS.includes(key)) throw usageError(`createDecoderWorker: unknown option ${named(key)} (known: ${WORKER_OPTIONS.join(', ')})`);
-  }
-  const { workerUrl, wasmUrl, startTimeout = DEFAULT_START_TIMEOUT_MS } = target;
-  if (!(workerUrl === undefined || typeof workerUrl === 'string' || workerUrl instanceof URL)) {
-    throw usageError(`createDecoderWorker: workerUrl must be a string or a URL; got ${describe(workerUrl)}`);
-  }
-  if (!(typeof startTimeout === 'number' && startTimeout > 0 && startTimeout <= 2 ** 31 - 1)) {
-    throw usageError(`createDecoderWorker: startTimeout must be a number of milliseconds in (0, 2147483647]; got ${describe(startTimeout)}`);
-  }
-  checkWasmUrl(wasmUrl, 'createDecoderWorker: wasmUrl');
-  return { script: workerUrl, wasmUrl: wasmUrl === undefined ? undefined : resolveWasmUrl(wasmUrl), startTimeout };
-}
-
-// Decoding options checked here as the worker will check them (names and types;
-// the ranges are the engine's), so that a mistake is the same UsageError as in
-// the page's thread, before anything is posted; the options are sent as given.
-function checkedOptions(options) {
-  normalizeOptions(options, true);
-  return options;
 }
 
 export class DecoderWorker {
@@ -357,37 +324,64 @@ export class DecoderWorker {
    * onProgress, if given, hears {done, total} after each slice of texts (the
    * worker decodes slices of about sliceMs, default 8 ms, yielding between
    * them), the last time with done = total. cancel() makes it reject with a
-   * Seq2SeqError of kind 'Cancelled'; a throwing onProgress, with its exception.
+   * Seq2SeqError of kind 'Cancelled', and so does its signal's abort (this batch
+   * alone); a throwing onProgress, with its exception.
    */
   decodeBatch(texts, options = {}, progressOptions = {}) {
+    let checked;
     try {
-      checkTexts(texts, 'decodeBatch(texts, options, {onProgress})');
+      checked = batchArguments(texts, options, progressOptions, BATCH_OPTIONS);
     } catch (e) {
       return Promise.reject(e);
     }
-    if (progressOptions === null || typeof progressOptions !== 'object') {
-      return Promise.reject(usageError(`decodeBatch(texts, options, {onProgress}): the third argument must be an object; got ${describe(progressOptions)}`));
-    }
-    const { onProgress, sliceMs } = progressOptions;
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      return Promise.reject(usageError(`decodeBatch: onProgress must be a function; got ${describe(onProgress)}`));
-    }
-    try {
-      checkedOptions(options);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    const { onProgress, sliceMs, signal } = checked;
     const long = firstTooLong(texts);
     if (long >= 0) {
       // Not posted: copied to the worker, it would take as much memory as it is long. A text
       // before it may be bad too, and the first bad one is named: the worker checks those
       // (and the options) as the batch would, decoding nothing.
-      return this.#request({ type: 'decodeBatch', texts: texts.slice(0, long), options, check: true })
+      return this.#cancellable({ type: 'decodeBatch', texts: texts.slice(0, long), options, check: true }, undefined, signal)
         .then(() => { throw tooLongError(texts, long); });
     }
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
-    return this.#request(message, { onProgress });
+    return this.#cancellable(message, onProgress, signal);
+  }
+
+  // What decodeBatch checks, decoding nothing: resolves once every text and the options are
+  // found usable, else rejects with the error decodeBatch would give (the pool's first look).
+  _checkBatch(texts, options, signal) {
+    const long = firstTooLong(texts);
+    return this.#cancellable({ type: 'decodeBatch', texts: long >= 0 ? texts.slice(0, long) : texts, options, check: true }, undefined, signal)
+      .then(() => { if (long >= 0) throw tooLongError(texts, long); });
+  }
+
+  // A request that the abort of `signal` cancels (it alone: the worker is told its id) and
+  // rejects at once with kind 'Cancelled'.
+  #cancellable(message, onProgress, signal) {
+    if (!signal) return this.#request(message, { onProgress });
+    if (signal.aborted) return Promise.reject(batchCancelled());
+    let sent = null;
+    let rejectEarly;
+    const early = new Promise((_, reject) => { rejectEarly = reject; });
+    const onAbort = () => {
+      if (sent === null) return rejectEarly(batchCancelled());   // not posted yet: posted, it is cancelled at once
+      const entry = this.#pending.get(sent);
+      if (!entry) return;
+      this.#pending.delete(sent);
+      entry.reject(batchCancelled());
+      this.#request({ type: 'cancel', request: sent }).catch(() => {});
+      this.#idle();
+    };
+    signal.addEventListener('abort', onAbort);
+    const reply = this.#send(() => ({ message, onProgress }), (id) => {
+      sent = id;
+      if (signal.aborted) onAbort();
+    });
+    const release = () => signal.removeEventListener('abort', onAbort);
+    const settled = Promise.race([reply, early]);
+    settled.then(release, release);
+    return settled;
   }
 
   /**
@@ -445,4 +439,13 @@ export class DecoderWorker {
  */
 export function createDecoderWorker(target) {
   return new DecoderWorker(target);
+}
+
+/**
+ * A pool of decoder workers (pool.js). options: { size } (the number of workers, 1 to 64;
+ * default the machine's parallelism, at most 8) and createDecoderWorker's { workerUrl,
+ * wasmUrl, startTimeout }, given to each worker. Bad options throw a UsageError.
+ */
+export function createDecoderPool(options) {
+  return new DecoderPool(options, (target) => new DecoderWorker(target));
 }

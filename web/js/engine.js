@@ -17,9 +17,28 @@
 // per model, lanes on different models decode in parallel, and the page thread
 // never blocks. This file is the only one that knows: an openDecoder of the same face over
 // the in-thread API (wasm/src/index.js) is the one change needed to decode on the page thread.
-import { createDecoderWorker } from '../wasm/src/worker-client.js';
+import { POOL_MIN_TEXTS, createDecoderPool, createDecoderWorker } from '../wasm/src/worker-client.js';
 
 export const engineKind = 'worker';
+
+/** The fewest words a list needs for openPool() to be worth it (the npm module's POOL_MIN_TEXTS). */
+export const POOL_MIN_WORDS = POOL_MIN_TEXTS;
+
+/**
+ * A pool of decoder workers (one per core, at most 8, each with its own engine and copy of
+ * the model at `url`) for a long list of words: pool.decodeBatch(words, options, { onProgress,
+ * signal }) gives what one worker's decodeBatch gives, sooner. The caller terminates it.
+ */
+export async function openPool(url) {
+  const pool = createDecoderPool({ workerUrl: new URL('./decoder-worker.js', import.meta.url) });
+  try {
+    await pool.load(url);
+    return pool;
+  } catch (e) {
+    pool.terminate().catch(() => {});
+    throw e;
+  }
+}
 
 const pool = new Map();   // model URL -> { ready: Promise<{w, info}>, users, tail }
 // Workers start and load their models (WebAssembly compile, model parse) one

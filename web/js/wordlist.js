@@ -11,13 +11,15 @@
 // header limit, ~8 KB on common static hosts). An older address's ?words= is still read.
 //
 // Each lane decodes the whole list in its model's decoder worker with one
-// decodeBatch request (progress and cancel come with it). Then, per word:
+// decodeBatch request (progress and cancel come with it), or, for a list of
+// POOL_MIN_WORDS or more, across a pool of workers, one per core (engine.js
+// openPool), which gives the same lists sooner. Then, per word:
 // decoder passes (each result tells its decode's: Result.steps),
 // and for a wrong output, the forced scores of the references against the
 // output's (forced.js: search error or model error). The compare lane is left
 // out: its four panels are greedy lanes on the RNN models, which can be added
 // as such.
-import { openDecoder } from './engine.js';
+import { POOL_MIN_WORDS, openDecoder, openPool } from './engine.js';
 import { lookup } from './dict.js';
 import { diagnose, scoreWithReferences } from './forced.js';
 import { measure, rates, tokens } from '../shared/metrics.js';
@@ -125,7 +127,7 @@ export class WordList {
     this.app = app;
     this.el = $('wordlist');
     this.state = decodeList('');
-    this.job = null;        // the run under way: {cancelled, api, done, total}
+    this.job = null;        // the run under way: {cancelled, api, pool, done, total}
     this.result = null;     // the last run's: {words, lanes, note}
     this.sort = { summary: null, words: null };   // {key, dir: 'ascending' | 'descending'}
     this.status = '';
@@ -393,22 +395,34 @@ export class WordList {
         job.api = api;
         if (job.cancelled) throw new Cancelled();
         step('list.decoding', 0);
-        // A few words first, untimed: a worker's first decodes run while its
-        // WebAssembly is still being optimised, which would charge the first lane for it.
-        await api.decodeBatch(texts.slice(0, 5), options(texts[0]));
-        if (job.cancelled) throw new Cancelled();
-        const t0 = performance.now();
-        const onProgress = ({ done }) => { job.done = base + done; step('list.decoding', done); };
+        // Across the cores for a long list (not a lane whose seed follows the word: one word a call).
+        const pool = !follows && texts.length >= POOL_MIN_WORDS ? await openPool(new URL(model.file, document.baseURI).href) : null;
+        job.pool = pool;
+        // How many workers decoded the lane's list (the browser tests read it).
+        document.body.dataset.listWorkers = String(pool ? pool.size : 1);
         let lists;
-        if (follows) {
-          lists = [];
-          for (const text of texts) {
-            if (job.cancelled) throw new Cancelled();
-            lists.push((await api.decodeBatch([text], options(text)))[0]);
-            onProgress({ done: lists.length });
+        let t0;
+        try {
+          if (job.cancelled) throw new Cancelled();
+          // A few words first, untimed: a worker's first decodes run while its
+          // WebAssembly is still being optimised, which would charge the first lane for it.
+          await (pool ?? api).decodeBatch(texts.slice(0, pool ? 5 * (pool.size ?? 1) : 5), options(texts[0]));
+          if (job.cancelled) throw new Cancelled();
+          t0 = performance.now();
+          const onProgress = ({ done }) => { job.done = base + done; step('list.decoding', done); };
+          if (follows) {
+            lists = [];
+            for (const text of texts) {
+              if (job.cancelled) throw new Cancelled();
+              lists.push((await api.decodeBatch([text], options(text)))[0]);
+              onProgress({ done: lists.length });
+            }
+          } else {
+            lists = await (pool ?? api).decodeBatch(texts, options(texts[0]), { onProgress });
           }
-        } else {
-          lists = await api.decodeBatch(texts, options(texts[0]), { onProgress });
+        } finally {
+          job.pool = null;
+          pool?.terminate().catch(() => {});
         }
         const ms = (performance.now() - t0) / texts.length;
         const rows = [];
@@ -450,7 +464,7 @@ export class WordList {
     const job = this.job;
     if (!job) return;
     job.cancelled = true;
-    await job.api?.cancel().catch(() => {});
+    await Promise.all([job.api?.cancel().catch(() => {}), job.pool?.cancel().catch(() => {})]);
   }
 
   // ------------------------------------------------------------ results

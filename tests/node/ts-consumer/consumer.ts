@@ -7,7 +7,7 @@ import type {
   ArSnapshot, ArSnapshotDone, DecodingOptions, ErrorKind, ForcedScore, Hypothesis, LoadOptions, LoadProgress, ModelInfo, ModelSource, NarDraft, NarSnapshot, NarSnapshotDone,
   PrunedCandidate, ResolvedDecodingOptions, Result, RnnModelInfo, Snapshot, TargetSpecials, TokenCandidate, TransformerModelInfo,
 } from 'seq2seq-wasm';
-import { DecoderWorker, createDecoderWorker } from 'seq2seq-wasm/worker';
+import { DecoderPool, DecoderWorker, createDecoderPool, createDecoderWorker } from 'seq2seq-wasm/worker';
 import type { BatchProgress, DecodeBatchOptions, RunOptions, StartInfo, WorkerModelSource } from 'seq2seq-wasm/worker';
 import { PROTOCOL_VERSION, createWorkerHandler } from 'seq2seq-wasm/worker-protocol';
 import type { WorkerReply, WorkerRequest } from 'seq2seq-wasm/worker-protocol';
@@ -148,6 +148,21 @@ export async function loading(url: string): Promise<Model> {
   const total: number | undefined = progress.at(-1)?.total;
   void total;
   return loadModel(url, { ...options, cache: 'my-models' });
+}
+
+// Many words across workers (type-checked, never run).
+export async function pooled(url: string, words: string[]): Promise<string[]> {
+  const pool: DecoderPool = createDecoderPool({ size: 2, workerUrl: '/assets/decoder-worker.js' });
+  await pool.load(url, { cache: true });
+  const size: number | undefined = pool.size;
+  void size;
+  const lists = await pool.decodeBatch(words, { strategy: 'beam', beamSize: 4 }, { onProgress: ({ done, total }) => { void (done / total); }, chunkSize: 16 });
+  const cancelled: boolean = await pool.cancel();
+  void cancelled;
+  await pool.terminate();
+  // @ts-expect-error size is a number of workers
+  createDecoderPool({ size: '2' });
+  return lists.map((l) => l[0]?.text ?? '');
 }
 
 // Misuse the declarations must reject (type-checked, never run).
