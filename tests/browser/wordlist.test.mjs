@@ -282,18 +282,18 @@ test('pasted words: bad input gets a message and runs nothing; a word with no re
   await page.waitForFunction(() => Number(document.body.dataset.listRuns) >= 3);
   assert.equal(await page.textContent('#wl-message'), en['list.pasteEmpty']);
   // Good words, one made up: decoded, left out of WER, and the page says so.
-  // DELETE: greedy misses the reference it scores higher (a search error, as forced.test.mjs finds).
-  await page.fill('#wl-words', 'knight, blorptastic\nqueue delete');
+  // MIRAGE: greedy misses the reference it scores higher (a search error, as forced.test.mjs finds).
+  await page.fill('#wl-words', 'knight, blorptastic\nqueue mirage');
   await page.click('#wl-run');
   await page.waitForFunction(() => Number(document.body.dataset.listRuns) >= 4);
   assert.equal(await page.locator('#wl-message').isHidden(), true);
   const table = await perWord(page);
-  assert.deepEqual(table.map((r) => r.word), ['KNIGHT', 'BLORPTASTIC', 'QUEUE', 'DELETE']);
+  assert.deepEqual(table.map((r) => r.word), ['KNIGHT', 'BLORPTASTIC', 'QUEUE', 'MIRAGE']);
   const model = await packedModel(AR);
   const options = moduleOptions(makeLane('greedy'));
-  const out = model.decodeBatch(['DELETE'], options)[0][0];
-  const ref = model.score('DELETE', 'D IH L IY T', options);
-  assert.ok(ref.score > out.score && out.text !== 'D IH L IY T', 'DELETE is a search error for greedy');
+  const out = model.decodeBatch(['MIRAGE'], options)[0][0];
+  const ref = model.score('MIRAGE', 'M ER AA ZH', options);
+  assert.ok(ref.score > out.score && out.text !== 'M ER AA ZH', 'MIRAGE is a search error for greedy');
   assert.deepEqual(table[3].cells[0], { output: out.text, ok: 'false', kind: 'search' });
   assert.equal(table[1].cells[0].ok, '', 'no reference: neither right nor wrong');
   assert.ok(table[1].cells[0].output.length > 0, 'decoded all the same');
@@ -304,7 +304,7 @@ test('pasted words: bad input gets a message and runs nothing; a word with no re
   assert.ok(row.search >= 1);
   // The words ride in the fragment (never sent to a server), the rest in the query.
   assert.match(await page.evaluate(() => location.search), /view=list&src=paste(&|$)/);
-  assert.equal(await page.evaluate(() => location.hash), '#words=knight+blorptastic+queue+delete');
+  assert.equal(await page.evaluate(() => location.hash), '#words=knight+blorptastic+queue+mirage');
   assert.deepEqual(errors, []);
   await page.close();
 });
