@@ -55,9 +55,8 @@ fi
 
 # clang: the sanitizer and fuzz builds (its clang-14 and compiler-rt come with emscripten
 # already; this adds the plain clang++ name). fonts-wqy-microhei: Chinese glyphs for the
-# page's zh screenshots in headless Chromium. clang-19 and lld-19: the relaxed-SIMD
-# module's kernels (Emscripten 3.1.6's clang 14 has no relaxed dot-product builtin).
-packages=(cmake g++ make git nodejs npm emscripten clang clang-19 lld-19 libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium fonts-wqy-microhei)
+# page's zh screenshots in headless Chromium.
+packages=(cmake g++ make git nodejs npm emscripten clang libeigen3-dev libsimde-dev catch2 nlohmann-json3-dev chromium fonts-wqy-microhei)
 engines=false
 for arg in "$@"; do
   case $arg in
