@@ -13,7 +13,9 @@
 //   --workers LIST  the decoder pool's throughput with these numbers of workers
 //                (e.g. 1,2,all) against onnxruntime-web's multithreaded one at
 //                batch 32 (below); --ort-threads N sets onnxruntime-web's
-//                threads [its default]
+//                threads [its default]. With --batch too: the throughput table
+//                gains the pools and `decode --threads` with these counts, and
+//                onnxruntime-node and -web run at their default threads
 //
 // Needs build/native/seq2seq (or $SEQ2SEQ_CLI), wasm/dist (scripts/build-wasm.sh),
 // onnxruntime-node/-web (bench/runtimes/package.json: installed there on the first
@@ -206,13 +208,14 @@ function footer(startupTimes, systems, loadEnd, notes, results) {
   }, null, 2)}\n`);
 }
 
-function nativeSystem() {
+// threads: the CLI's --threads (decode --threads N); left out, its default (one).
+function nativeSystem(threads) {
   const startup = {};
   return {
-    name: 'ours native',
+    name: threads ? `ours native --threads ${threads}` : 'ours native',
     strategies: Object.keys(STRATEGIES),
     async run(s, n) {
-      const args = ['decode', '--model', STRATEGIES[s].model, ...STRATEGIES[s].flags];
+      const args = ['decode', '--model', STRATEGIES[s].model, ...STRATEGIES[s].flags, ...(threads ? ['--threads', String(threads)] : [])];
       const empty = await timed(() => runCli(args, ''));
       const full = await timed(() => runCli(args, `${WORDS.slice(0, n).join('\n')}\n`));
       (startup[s] ??= []).push(empty.ms);
@@ -308,6 +311,25 @@ function wasmBatchSystem() {
   };
 }
 
+// The decoder pool (createDecoderPool) with `size` workers, the first n words in calls of B.
+async function poolBatchSystem(size) {
+  const { createDecoderPool } = await poolModule();
+  const pool = createDecoderPool({ size });
+  await pool.load(AR);
+  return {
+    name: `ours wasm pool x${size}`,
+    strategies: AR_ONLY,
+    warm: true,
+    batched: true,
+    run: (s, B, n) => timed(async () => {
+      const out = [];
+      for (let i = 0; i < n; i += B) out.push(...(await pool.decodeBatch(WORDS.slice(i, Math.min(i + B, n)), STRATEGIES[s].options)).map((r) => r[0]));
+      return out;
+    }),
+    close: () => pool.terminate(),
+  };
+}
+
 function torchSystem() {
   return {
     name: 'PyTorch eager',
@@ -327,11 +349,19 @@ function torchSystem() {
 // Words per second at each batch size: ours through decodeBatch in calls of B
 // words and the native CLI over the whole list (once per round), onnxruntime
 // through the batched graphs, B words a call. Greedy and beam 5.
+// With --workers too: ours also across cores (the pool with each number of workers,
+// the CLI with as many --threads) and onnxruntime at its default thread counts.
 async function throughputMode(dir) {
   const native = nativeSystem();
-  const systems = [native, wasmBatchSystem(), ...(dir ? await ortSystems(dir, true) : [])];
+  const cores = WORKERS ? (await poolModule()).defaultCores : 1;
+  const counts = WORKERS ? [...new Set(WORKERS.map((w) => (w === 'all' ? cores : w)))].filter((w) => w > 1) : [];
+  const natives = [native, ...counts.map((t) => nativeSystem(t))];
+  const pools = [];
+  for (const size of counts) pools.push(await poolBatchSystem(size));
+  const systems = [...natives, wasmBatchSystem(), ...pools, ...(dir ? await ortSystems(dir, true) : [])];
   const ALL = 'whole list';  // the native CLI's batch: it decodes stdin in chunks of 256 words with run_batch
-  const batchesOf = (sys) => (sys === native ? [ALL] : BATCHES);
+  const isNative = (sys) => natives.includes(sys);
+  const batchesOf = (sys) => (isNative(sys) ? [ALL] : BATCHES);
   for (const sys of systems.filter((x) => x.warm)) for (const s of AR_ONLY) for (const B of BATCHES) await sys.run(s, B, Math.min(B, N));
   const rate = {};     // system -> strategy -> batch -> words per second, one per round
   const outputs = {};  // system -> strategy -> batch -> [{text, score}] (round 1)
@@ -341,7 +371,7 @@ async function throughputMode(dir) {
     for (const sys of order) {
       for (const s of AR_ONLY) {
         for (const B of batchesOf(sys)) {
-          const { ms, out } = await (sys === native ? sys.run(s, N) : sys.run(s, B, N));
+          const { ms, out } = await (isNative(sys) ? sys.run(s, N) : sys.run(s, B, N));
           (((rate[sys.name] ??= {})[s] ??= {})[B] ??= []).push(N / (ms / 1000));
           if (r === 0) ((outputs[sys.name] ??= {})[s] ??= {})[B] = out;
         }
@@ -349,6 +379,7 @@ async function throughputMode(dir) {
     }
   }
   const loadEnd = loadavg()[0];
+  for (const p of pools) await p.close();
 
   const names = systems.map((x) => x.name);
   const med = (sys, s, B) => (rate[sys]?.[s]?.[B] ? median(rate[sys][s][B]) : undefined);
@@ -364,8 +395,23 @@ async function throughputMode(dir) {
   console.log(`| words/s (median of ${ROUNDS}) | batch | ${names.map((n) => (n === native.name ? `${n} (${ALL})` : n)).join(' | ')} | ours wasm / onnxruntime-web | ours native / onnxruntime-node |`);
   console.log(`| --- | ---: | ${names.map(() => '---:').join(' | ')} | ---: | ---: |`);
   for (const x of ratios) {
-    const cells = names.map((n) => fmt(med(n, x.strategy, n === native.name ? ALL : x.batch)));
+    const cells = names.map((n) => fmt(med(n, x.strategy, natives.some((v) => v.name === n) ? ALL : x.batch)));
     console.log(`| ${x.strategy} | ${x.batch} | ${cells.join(' | ')} | ${fmt(x.wasmOverWeb, 2)}x | ${fmt(x.nativeOverNode, 2)}x |`);
+  }
+  if (counts.length) {
+    // Across cores: each pool against onnxruntime-web, each --threads against onnxruntime-node, both at their default threads.
+    const across = AR_ONLY.flatMap((s) => BATCHES.map((B) => ({
+      strategy: s, batch: B,
+      pools: pools.map((p) => ratio(p.name, s, B, 'onnxruntime-web', s, B)),
+      poolOverOne: pools.map((p) => ratio(p.name, s, B, 'ours wasm', s, B)),
+      natives: natives.slice(1).map((v) => ratio(v.name, s, ALL, 'onnxruntime-node', s, B)),
+    })));
+    ratios.push(...across.map((x) => ({ ...x, across: true })));
+    console.log('');
+    console.log(`| ratio (median of per-round ratios) | batch | ${pools.map((p) => `${p.name} / ours wasm`).join(' | ')} | ${pools.map((p) => `${p.name} / onnxruntime-web`).join(' | ')} | ${natives.slice(1).map((v) => `${v.name} / onnxruntime-node`).join(' | ')} |`);
+    console.log(`| --- | ---: | ${[...pools, ...pools, ...natives.slice(1)].map(() => '---:').join(' | ')} |`);
+    for (const x of across) console.log(`| ${x.strategy} | ${x.batch} | ${[...x.poolOverOne, ...x.pools, ...x.natives].map((v) => `${fmt(v, 2)}x`).join(' | ')} |`);
+    console.log(`\nthreads: pool sizes and --threads ${counts.join(', ')} (all cores: ${cores}); onnxruntime-web numThreads ${ortWeb.env.wasm.numThreads} (0: its default), onnxruntime-node its default intra-op threads`);
   }
 
   // Agreement with ours wasm at the first batch size.
@@ -488,8 +534,9 @@ async function poolModule() {
 // SIMD-only (env.wasm.simd is gone), and numThreads 1 keeps it off worker threads.
 // --workers: its own thread count (numThreads 0 lets it choose), set before its first session.
 Object.assign(ortWeb.env.wasm, { numThreads: WORKERS ? (ORT_THREADS ?? 0) : 1, proxy: false });
+// With --workers, onnxruntime-node at its default threads too (intra-op: one per physical core).
 const ortSystems = async (dir, batched) => [
-  await ortSystem('onnxruntime-node', ortNode, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' }, dir, batched),
+  await ortSystem('onnxruntime-node', ortNode, WORKERS ? { executionProviders: ['cpu'] } : { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' }, dir, batched),
   await ortSystem('onnxruntime-web', ortWeb, { executionProviders: ['wasm'] }, dir, batched),
 ];
 const graphs = onnxGraphs();

@@ -130,9 +130,11 @@ test('the tests\' error record: leaving a page mid-download is no failure, an ab
     const modelAsked = page.waitForRequest((r) => r.url().endsWith('.safetensors'), { timeout: 60000 });
     await page.goto(server.url, { waitUntil: 'commit' });
     await modelAsked;
-    await page.reload({ waitUntil: 'commit' });
-    await page.waitForRequest((r) => r.url().endsWith('.wasm'));
-    await page.goto(server.url, { waitUntil: 'commit' });
+    // The reload's own response shares the slowed wire with what the page had in flight:
+    // with two browsers on two busy cores its commit once took over 30 s.
+    await page.reload({ waitUntil: 'commit', timeout: 60000 });
+    await page.waitForRequest((r) => r.url().endsWith('.wasm'), { timeout: 60000 });
+    await page.goto(server.url, { waitUntil: 'commit', timeout: 60000 });
     assert.ok(left.some((u) => u.endsWith('.safetensors')), `a model download was cut off: ${left.join(', ')}`);
     assert.deepEqual(errors, []);
     await page.evaluate(async () => {
