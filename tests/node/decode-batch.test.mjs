@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { after, before, describe, test } from 'node:test';
-import { FIXTURES, ROOT, installPackage, join, modelPath, wordsFor } from './helpers.mjs';
+import { FIXTURES, ROOT, installPackage, join, modelPath, seqErrorOf, wordsFor } from './helpers.mjs';
 
 const pkg = installPackage();
 const { LIMITS, loadModel, Seq2SeqError } = await pkg.importPackage();
@@ -27,12 +27,7 @@ after(() => {
   for (const m of Object.values(models)) m.delete();
 });
 
-const seqError = (kind, message) => (e) => {
-  assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
-  assert.equal(e.kind, kind, `kind of: ${e.message}`);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+const seqError = seqErrorOf(Seq2SeqError);
 
 // Options for each kind of model, each strategy and what changes its search.
 const STRATEGIES = {

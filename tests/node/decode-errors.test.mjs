@@ -6,17 +6,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { FIXTURES, installPackage, join } from './helpers.mjs';
+import { FIXTURES, installPackage, join, seqErrorOf } from './helpers.mjs';
 import { OVERFLOWING } from './scaled-model.mjs';
 
 const { LIMITS, loadModel, Seq2SeqError } = await installPackage().importPackage();
 
-const seqError = (kind, message) => (e) => {
-  assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
-  assert.equal(e.kind, kind, `kind of: ${e.message}`);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+const seqError = seqErrorOf(Seq2SeqError);
 
 const fixture = (name) => new Uint8Array(readFileSync(join(FIXTURES, `${name}.safetensors`)));
 

@@ -4,19 +4,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { installPackage, modelPath } from './helpers.mjs';
+import { installPackage, modelPath, seqErrorOf } from './helpers.mjs';
 import { OPTION_RULES } from '../../web/js/page-options.js';
 
 const { loadModel, Model, Session, Seq2SeqError } = await installPackage().importPackage();
 
-const seqError = (kind, message) => (e) => {
-  assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
-  assert.ok(e instanceof Error);
-  assert.equal(e.name, 'Seq2SeqError');
-  assert.equal(e.kind, kind, `kind of: ${e.message}`);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+const seqError = seqErrorOf(Seq2SeqError);
 const usage = (message) => seqError('UsageError', message);
 
 const arBytes = new Uint8Array(readFileSync(modelPath('ar')));

@@ -7,6 +7,7 @@
 // imported from there. Packing and installing happens once per package content:
 // the scratch project is keyed by a hash of the files npm would pack, so the
 // test files (separate processes under `node --test`) share it.
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -221,6 +222,20 @@ export function wordsFor(...infos) {
 }
 
 /** Scores agree within an absolute 1e-4. */
+/**
+ * An assert.throws/rejects validator: the error is an instance of the package's
+ * `Seq2SeqError` class (the caller's import of it), of that kind, its message
+ * matching `message` where given.
+ */
+export const seqErrorOf = (Seq2SeqError) => (kind, message) => (e) => {
+  assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
+  assert.ok(e instanceof Error);
+  assert.equal(e.name, 'Seq2SeqError');
+  assert.equal(e.kind, kind, `kind of: ${e.message}`);
+  if (message) assert.match(e.message, message);
+  return true;
+};
+
 export function close(a, b, tol = 1e-4) {
   return Math.abs(a - b) <= tol;
 }

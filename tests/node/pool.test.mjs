@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { FIXTURES, ROOT, installPackage, join, modelPath, wordsFor } from './helpers.mjs';
+import { FIXTURES, ROOT, installPackage, join, modelPath, seqErrorOf, wordsFor } from './helpers.mjs';
 
 const pkg = installPackage();
 const { LIMITS, loadModel, Seq2SeqError } = await pkg.importPackage();
@@ -30,12 +30,7 @@ after(async () => {
   await Promise.all(Object.values(pools).map((p) => p.terminate()));
 });
 
-const seqError = (kind, message) => (e) => {
-  assert.ok(e instanceof Seq2SeqError, `a Seq2SeqError, got ${e?.name}: ${e?.message}`);
-  assert.equal(e.kind, kind, `kind of: ${e.message}`);
-  if (message) assert.match(e.message, message);
-  return true;
-};
+const seqError = seqErrorOf(Seq2SeqError);
 
 const STRATEGIES = {
   ar: [{}, { strategy: 'beam', beamSize: 4, nBest: 3 }, { strategy: 'sample', nBest: 2, seed: 7, topK: 5 }],
