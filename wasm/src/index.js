@@ -11,7 +11,7 @@
 // Objects own wasm memory: call delete() when done. A FinalizationRegistry frees
 // what is forgotten, but only when the garbage collector gets to it.
 import { loadCore } from './core.js';
-import { loadOptions, readModel } from './model-source.js';
+import { loadOptions, readModel, useModelBytes } from './model-source.js';
 import { DEFAULT_OPTIONS, normalizeOptions } from './options.js';
 import { Seq2SeqError, describe, jsOptionNames, usageError } from './errors.js';
 import { env } from './env.js';
@@ -69,19 +69,7 @@ const CREATE = Symbol('create');  // only loadModel() constructs a Model
 export async function loadModel(source, options) {
   const { compute, ...reading } = loadOptions(options);
   const [core, read] = await Promise.all([loadCore(), readModel(source, reading)]);
-  try {
-    const model = new Model(CREATE, core, read.bytes, compute);
-    await read.keep();
-    return model;
-  } catch (e) {
-    // A cached copy that is no model (damaged in the cache): dropped, and downloaded again.
-    if (!read.fromCache || e?.kind !== 'ModelError') throw e;
-    await read.drop();
-    const fresh = await readModel(source, reading, { skipCache: true });
-    const model = new Model(CREATE, core, fresh.bytes, compute);
-    await fresh.keep();
-    return model;
-  }
+  return useModelBytes(read, source, reading, (bytes) => new Model(CREATE, core, bytes, compute));
 }
 
 export class Model {

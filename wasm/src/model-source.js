@@ -208,6 +208,28 @@ export async function readModel(source, { onProgress, cache = false, sha256, sig
   });
 }
 
+/**
+ * `use(bytes)` on a read of the model (readModel's, `read`), keeping a download in the
+ * cache once it made a model. A cached copy that is no model (damaged in the cache:
+ * `use` throws a ModelError) is dropped, and the model read again past the cache.
+ * Resolves to what `use` gave.
+ */
+export async function useModelBytes(read, source, reading, use) {
+  let made;
+  try {
+    made = await use(read.bytes);
+  } catch (e) {
+    if (!read.fromCache || e?.kind !== 'ModelError') throw e;
+    await read.drop();
+    const fresh = await readModel(source, reading, { skipCache: true });
+    made = await use(fresh.bytes);
+    await fresh.keep();
+    return made;
+  }
+  await read.keep();
+  return made;
+}
+
 // onProgress with the promise kept: the last call says loaded === total.
 function progressReporter(onProgress) {
   let last = null;

@@ -15,7 +15,7 @@
 // isolation is needed.
 import { Seq2SeqError, describe, named, usageError } from './errors.js';
 import { isNode } from './env.js';
-import { loadOptions, nodeImport, readModel } from './model-source.js';
+import { loadOptions, nodeImport, readModel, useModelBytes } from './model-source.js';
 import { WORKER_OPTIONS, batchArguments, batchCancelled, workerTarget } from './worker-options.js';
 
 /** The most workers a pool may have, and the most it has when its size is left to the machine. */
@@ -114,24 +114,10 @@ export class DecoderPool {
     const { compute, onProgress, cache, sha256, signal, stallTimeout } = loadOptions(options, 'load');
     const workers = await this.#workers;
     const reading = { onProgress, cache, sha256, signal, stallTimeout };
-    const attempt = async (read) => {
-      const infos = await Promise.all(workers.map((w, i) => {
-        // The last worker takes the bytes themselves; the others a copy each.
-        const bytes = i === workers.length - 1 ? read.bytes : read.bytes.slice();
-        return w.load(bytes, { compute, signal });
-      }));
-      await read.keep();
-      return infos[0];
-    };
-    const read = await readModel(source, reading);
-    try {
-      return await attempt(read);
-    } catch (e) {
-      // A cached copy that is no model (damaged in the cache): dropped, and downloaded again.
-      if (!read.fromCache || e?.kind !== 'ModelError') throw e;
-      await read.drop();
-      return attempt(await readModel(source, reading, { skipCache: true }));
-    }
+    const infos = await useModelBytes(await readModel(source, reading), source, reading, (bytes) => Promise.all(workers.map((w, i) =>
+      // The last worker takes the bytes themselves; the others a copy each.
+      w.load(i === workers.length - 1 ? bytes : bytes.slice(), { compute, signal }))));
+    return infos[0];
   }
 
   /**
