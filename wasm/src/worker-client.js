@@ -335,21 +335,18 @@ export class DecoderWorker {
       return Promise.reject(e);
     }
     const { onProgress, sliceMs, signal } = checked;
-    const long = firstTooLong(texts);
-    if (long >= 0) {
-      // Not posted: copied to the worker, it would take as much memory as it is long. A text
-      // before it may be bad too, and the first bad one is named: the worker checks those
-      // (and the options) as the batch would, decoding nothing.
-      return this.#cancellable({ type: 'decodeBatch', texts: texts.slice(0, long), options, check: true }, undefined, signal)
-        .then(() => { throw tooLongError(texts, long); });
-    }
+    // A text too long is not posted: copied to the worker, it would take as much memory as
+    // it is long. A text before it may be bad too, and the first bad one is named: the
+    // worker checks those (and the options) as the batch would, decoding nothing.
+    if (firstTooLong(texts) >= 0) return this._checkBatch(texts, options, signal);
     const message = { type: 'decodeBatch', texts, options, progress: typeof onProgress === 'function' };
     if (sliceMs !== undefined) message.sliceMs = sliceMs;
     return this.#cancellable(message, onProgress, signal);
   }
 
   // What decodeBatch checks, decoding nothing: resolves once every text and the options are
-  // found usable, else rejects with the error decodeBatch would give (the pool's first look).
+  // found usable, else rejects with the error decodeBatch would give (the pool's first look,
+  // and decodeBatch's whole answer when a text is too long to post).
   _checkBatch(texts, options, signal) {
     const long = firstTooLong(texts);
     return this.#cancellable({ type: 'decodeBatch', texts: long >= 0 ? texts.slice(0, long) : texts, options, check: true }, undefined, signal)
