@@ -221,8 +221,7 @@ struct Command {
   std::set<std::string> given;  // the C++ names of the options set by a flag
   bool trace = false;
   int trace_inside = 0;  // decode --trace: the decoder pass whose inside its line carries; 0: none
-  int threads = 1;       // decode: threads decoding the words (--threads; 0 given: one per core)
-  bool threads_given = false;
+  std::optional<int> threads;  // decode --threads: threads decoding the words (0: one per core); none given: one
   std::vector<std::string> words;  // the arguments that are no options
 };
 
@@ -240,7 +239,7 @@ Command parse_command(const std::string& name, const std::vector<std::string>& a
     else if (a == "--trace") cmd.trace = true;
     else if (a == "--trace-inside") cmd.trace_inside = parse_number(a, value(), kPasses);
     else if (a == "--compute") cmd.compute = seq2seq::parse_compute(value());
-    else if (a == "--threads") cmd.threads = parse_number(a, value(), kThreads), cmd.threads_given = true;
+    else if (a == "--threads") cmd.threads = parse_number(a, value(), kThreads);
     else if (a.rfind("--", 0) == 0) throw seq2seq::UsageError("unknown option " + seq2seq::quote(a));
     else cmd.words.push_back(a);
   }
@@ -392,13 +391,14 @@ int decode(const std::vector<std::string>& args) {
     throw seq2seq::UsageError("--trace-inside STEP adds to the lines of --trace: give --trace too");
   if (cmd.trace_inside && cmd.model_paths.size() != 1)
     throw seq2seq::UsageError("--trace-inside shows one model's pass: an ensemble has no single inside");
-  if (cmd.threads_given && cmd.trace)
+  if (cmd.threads && cmd.trace)
     throw seq2seq::UsageError("--threads decodes the words together; --trace prints one decode at a time: give one of them");
-  if (cmd.threads == 0) cmd.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = cmd.threads.value_or(1);
+  if (threads == 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto model = load_model(cmd);
   // One session per thread (the first is the one a single thread and --trace use).
   std::vector<std::unique_ptr<seq2seq::Session>> sessions;
-  for (int t = 0; t < cmd.threads; ++t) sessions.push_back(std::make_unique<seq2seq::Session>(model, cmd.options));
+  for (int t = 0; t < threads; ++t) sessions.push_back(std::make_unique<seq2seq::Session>(model, cmd.options));
   seq2seq::Session& session = *sessions[0];
   auto decode_one = [&](const std::string& word) {
     session.start(word);
@@ -506,7 +506,7 @@ int decode(const std::vector<std::string>& args) {
 int score(const std::vector<std::string>& args) {
   Command cmd = parse_command("score", args);
   if (cmd.trace || cmd.trace_inside) throw seq2seq::UsageError("score has no --trace: it prints each token's log-probability");
-  if (cmd.threads_given) throw seq2seq::UsageError("score has no --threads: it scores one pair at a time");
+  if (cmd.threads) throw seq2seq::UsageError("score has no --threads: it scores one pair at a time");
   if (cmd.words.size() % 2 != 0)
     throw seq2seq::UsageError("score takes WORD TARGET pairs; " + seq2seq::quote(cmd.words.back()) + " has no target");
   const auto model = load_model(cmd);
@@ -542,7 +542,7 @@ int score(const std::vector<std::string>& args) {
 // inspect: WORD and the decoder's tokens, one JSON object.
 int inspect(const std::vector<std::string>& args) {
   Command cmd = parse_command("inspect", args);
-  if (cmd.trace || cmd.trace_inside || cmd.threads_given || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
+  if (cmd.trace || cmd.trace_inside || cmd.threads || !cmd.given.empty()) throw seq2seq::UsageError("inspect takes --model and --compute only");
   if (cmd.model_paths.size() != 1) throw seq2seq::UsageError("inspect shows one model: give --model once");
   if (cmd.words.empty() || cmd.words.size() > 2) throw seq2seq::UsageError("inspect takes WORD [TOKENS]");
   const auto model = load_model(cmd);
