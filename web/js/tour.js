@@ -222,27 +222,25 @@ async function insideSays({ app, word, stop }) {
   const snap = lane.snaps?.[app.t];
   const tokens = snap?.live?.[0]?.texts;
   if (!tokens) return null;
-  const d = await inspectOn(lane, word, tokens.slice(0, -1));
+  // The inside view's own pieces (loaded with it; the tour's first stops do without).
+  const [d, { row, softmax }] = await Promise.all([inspectOn(lane, word, tokens.slice(0, -1)), import('./inside-parts.js')]);
   const L = d.decoder.layers.length;
   const layer = d.decoder.layers[spec.layer >= 0 ? Math.min(spec.layer, L - 1) : L - 1];
   const a = layer.crossAttention.attention;
   const nq = a.queries, nk = a.keys, q = spec.pos, h = spec.head;
-  const row = (flat, hh) => Array.from({ length: nk }, (_, j) => flat[(hh * nq + q) * nk + j]);
-  const raw = row(a.scores, h);
-  const w = row(a.weights, h);
-  const m = Math.max(...raw);
-  const ex = raw.map((v) => Math.exp(v - m));
-  const z = ex.reduce((x, y) => x + y, 0);
+  const headRow = (flat, hh) => Array.from(row(flat, hh * nq + q, nk));
+  const raw = headRow(a.scores, h);
+  const w = headRow(a.weights, h);
   const top2 = w.map((v, j) => j).sort((x, y) => w[y] - w[x]);
-  const peak = (hh) => { const x = row(a.weights, hh); return fmt(Math.max(...x), 3); };
+  const peak = (hh) => fmt(Math.max(...headRow(a.weights, hh)), 3);
   const f = layer.ffn;
   const W = d.dModel;
-  const input = Array.from(f.norm.input.subarray(q * W, (q + 1) * W));
-  const hidden = Array.from(f.ffnHidden.subarray(q * d.ffnDim, (q + 1) * d.ffnDim));
+  const input = Array.from(row(f.norm.input, q, W));
+  const hidden = Array.from(row(f.ffnHidden, q, d.ffnDim));
   return {
     chosen: tokens.at(-1), dModel: W, heads: d.heads, headDim: d.headDim, head: h + 1,
     lo: fmt(Math.min(...raw), 3), hi: fmt(Math.max(...raw), 3), scale: fmt(a.scale, 3),
-    k1: word[top2[0]] ?? '', k2: word[top2[1]] ?? '', w1: fmt(w[top2[0]], 3), w2: fmt(w[top2[1]], 3), unscaled1: fmt(ex[top2[0]] / z, 3),
+    k1: word[top2[0]] ?? '', k2: word[top2[1]] ?? '', w1: fmt(w[top2[0]], 3), w2: fmt(w[top2[1]], 3), unscaled1: fmt(softmax(raw)[top2[0]], 3),
     peak1: peak(0), peak2: peak(1), peak4: peak(3),
     mean: fmt(f.norm.mean[q], 3), std: fmt(f.norm.std[q], 3), min: fmt(Math.min(...input), 3), max: fmt(Math.max(...input), 3),
     ffnDim: d.ffnDim, zeros: hidden.filter((v) => v === 0).length,
