@@ -460,18 +460,13 @@ async function throughputMode(dir) {
 // over the batched graphs, 32 words a call. Greedy and beam 5, the systems in a
 // rotating order each round; the ratios are taken per round, then the median.
 async function workersMode(dir) {
-  const { createDecoderPool, defaultCores } = await poolModule();
+  const { defaultCores } = await poolModule();
   const sizes = WORKERS.map((w) => (w === 'all' ? defaultCores : w));
   const pools = [];
   for (const size of [...new Set(sizes)]) {
-    const pool = createDecoderPool({ size });
-    await pool.load(AR);
-    pools.push({
-      name: `pool x${size}`,
-      size,
-      run: (s, n) => timed(async () => (await pool.decodeBatch(WORDS.slice(0, n), STRATEGIES[s].options)).map((r) => r[0])),
-      close: () => pool.terminate(),
-    });
+    const pool = await poolBatchSystem(size);
+    // The whole list in one call.
+    pools.push({ ...pool, name: `pool x${size}`, size, run: (s, n) => pool.run(s, n, n) });
   }
   const ORT_BATCH = 32;
   const web = dir ? await ortSystem('onnxruntime-web', ortWeb, { executionProviders: ['wasm'] }, dir, true) : null;
