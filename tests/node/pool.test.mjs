@@ -2,9 +2,12 @@
 // package, on real worker_threads workers: its lists are Model.decodeBatch's, in
 // input order, for every kind of model and strategy and however the texts are cut
 // into chunks; a bad text is named by its index in the whole list, as decodeBatch
-// names it; progress, cancelling (signal, cancel()), terminate and bad options.
+// names it; progress, cancelling (signal, cancel()), terminate, a worker that dies
+// and bad options.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { FIXTURES, ROOT, installPackage, join, modelPath, seqErrorOf, wordsFor } from './helpers.mjs';
 
@@ -178,6 +181,37 @@ describe('createDecoderPool: cancel and terminate', () => {
     await pending;
     await assert.rejects(pool.decodeBatch(['A']), seqError('Cancelled', /the decoder pool was terminated/));
     await assert.rejects(pool.load(bytes.rnn), seqError('Cancelled', /terminated/));
+  });
+
+  test('a worker that dies mid-batch fails that batch with a WorkerError, and the batches after it; none hangs', { timeout: 60_000 }, async () => {
+    // A worker script that runs the real one and exits when a chunk (not the whole
+    // list's check) holds the word CRASH.
+    const dir = mkdtempSync(join(tmpdir(), 'seq2seq-pool-'));
+    const script = join(dir, 'dying-worker.mjs');
+    writeFileSync(script, `import { parentPort } from 'node:worker_threads';
+// The decoder's own listener, wrapped (a listener of this script's own would start
+// the port before the decoder listens, and the decoder would miss its first message).
+const on = parentPort.on;
+parentPort.on = function (event, listener) {
+  const dying = (m) => { if (m?.type === 'decodeBatch' && !m.check && m.texts?.includes('CRASH')) process.exit(7); listener(m); };
+  return on.call(this, event, event === 'message' ? dying : listener);
+};
+await import(${JSON.stringify(await pkg.resolvePackage('/worker-script'))});
+`);
+    const pool = createDecoderPool({ size: 2, workerUrl: pathToFileURL(script) });
+    try {
+      await pool.load(bytes.ar);
+      const words = wordsFor(models.ar.info);
+      assert.deepEqual(await pool.decodeBatch(words, {}, { chunkSize: 1 }), models.ar.decodeBatch(words));
+      const t0 = performance.now();
+      await assert.rejects(pool.decodeBatch([...words, 'CRASH', ...words], {}, { chunkSize: 1 }), seqError('WorkerError', /the decoder worker exited \(code 7\)/));
+      // One worker is gone: a batch that reaches it fails the same way.
+      await assert.rejects(pool.decodeBatch(words.slice(0, 4), {}, { chunkSize: 1 }), seqError('WorkerError', /exited \(code 7\)/));
+      assert.ok(performance.now() - t0 < 10_000, `${(performance.now() - t0).toFixed(0)} ms`);
+    } finally {
+      await pool.terminate();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('the default size is the machine\'s parallelism, at most 8', async () => {

@@ -154,6 +154,8 @@ export declare class DecoderPool {
    * finish the last. Errors as decodeBatch's: a bad text fails the whole call with the error of the
    * first such text, named by its index in `texts` (kind 'InputError'); bad arguments or options are
    * a 'UsageError'. Rejects with kind 'Cancelled' when its signal aborts, on cancel() and terminate().
+   * A worker that dies (its thread exits or crashes) fails the batch with kind 'WorkerError', and every
+   * later batch that reaches it: terminate() the pool and make another.
    */
   decodeBatch(texts: readonly string[], options?: DecodingOptions, batch?: PoolBatchOptions): Promise<Result[][]>;
   /** Stops every batch in progress or waiting (each rejects with kind 'Cancelled'); resolves to whether there was one. */
