@@ -61,6 +61,12 @@ done
 for fx in "$f"/cmlm_*.safetensors; do
   expect 0 decode --model "$fx" --length-candidates 2 ABC GADE
 done
+# Words on several threads (a Session each over the shared weights), refused lines among them.
+expect 0 decode --model "$m/g2p-transformer.safetensors" --threads 2 --beam 3 --n-best 2 "${words[@]}"
+expect 0 decode --model "$m/g2p-cmlm.safetensors" --threads 3 "${words[@]}"
+expect 0 decode --model "$m/g2p-rnn-dot.safetensors" --threads 0 --sample --seed 2 "${words[@]}"
+expect 1 decode --model "$m/g2p-transformer.safetensors" --threads 2 PHONEME "PHO@NEME" ABATING
+expect 2 decode --model "$m/g2p-transformer.safetensors" --threads -1 PHONEME
 # The inside of a pass, written as it is computed (snapshot_json.h, write_json).
 expect 0 inspect --model "$m/g2p-transformer.safetensors" PHONEME "F OW"
 expect 0 inspect --model "$m/g2p-cmlm.safetensors" PHONEME "<mask> <mask> OW"
@@ -80,9 +86,11 @@ lines=$(mktemp)
 trap 'rm -f "$log" "$lines"' EXIT
 { echo PHONEME; head -c 200000 /dev/zero | tr '\0' A; echo; printf 'ABATING\r\n\nXYLOPHONE'; } >"$lines"
 expect_io 1 "$lines" /dev/null decode --model "$m/g2p-transformer.safetensors"
+expect_io 1 "$lines" /dev/null decode --model "$m/g2p-transformer.safetensors" --threads 2
 { printf 'PHONEME\tF OW N IY M\n'; head -c 140000 /dev/zero | tr '\0' A; printf '\tF\nABATING\tAH B EY T IH NG\n'; } >"$lines"
 expect_io 1 "$lines" /dev/null score --model "$m/g2p-transformer.safetensors"
 expect_io 1 "$root/tests" /dev/null decode --model "$m/g2p-transformer.safetensors"
 expect_io 1 /dev/null /dev/full decode --model "$m/g2p-transformer.safetensors" "${words[@]}"
+expect_io 1 /dev/null /dev/full decode --model "$m/g2p-transformer.safetensors" --threads 2 "${words[@]}"
 expect_io 1 /dev/null /dev/full inspect --model "$m/g2p-transformer.safetensors" PHONEME "F OW"
 echo "sanitized CLI: $runs runs, no report"
