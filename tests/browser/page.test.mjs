@@ -507,6 +507,42 @@ describe('the page', () => {
     await page.close();
   });
 
+  test('a non-autoregressive lane\'s code comes when one is added; a failed fetch is a message and the lanes stay', async () => {
+    const { page, errors } = await openPage(served.context, url(`?w=${WORD}`));
+    const scripts = [];
+    page.on('request', (r) => { if (r.url().endsWith('.js')) scripts.push(new URL(r.url()).pathname); });
+    let ready = await waitReady(page);
+    const onDemand = ['/js/lane-nar.js', '/js/lane-mp.js', '/js/compare.js'];
+    assert.deepEqual(scripts.filter((p) => onDemand.includes(p)), [], 'fetched before a lane asked for them');
+    // The module cannot be fetched: a message, and the page as it was.
+    await page.route('**/js/lane-mp.js', (route) => route.abort());
+    await page.selectOption('#add-type', 'mp');
+    await page.click('#add-form button[type=submit]');
+    await page.waitForFunction(() => /^This kind of lane could not be loaded \(.+\): check the connection and add it again\.$/.test(document.querySelector('#message').textContent));
+    assert.deepEqual((await laneState(page)).map((l) => l.type), ['greedy', 'beam']);
+    // Fetched when asked for, and the lane decodes as the module does.
+    await page.unroute('**/js/lane-mp.js');
+    await page.selectOption('#add-type', 'compare');
+    await page.click('#add-form button[type=submit]');
+    ready = await waitReady(page, ready);
+    assert.deepEqual((await laneState(page)).map((l) => l.type), ['greedy', 'beam', 'compare']);
+    assert.ok(scripts.includes('/js/compare.js') && !scripts.includes('/js/lane-nar.js'));
+    await page.selectOption('#add-type', 'nar');
+    await page.click('#add-form button[type=submit]');
+    ready = await waitReady(page, ready);
+    // The kind that failed, asked for again, now comes.
+    await page.selectOption('#add-type', 'mp');
+    await page.click('#add-form button[type=submit]');
+    ready = await waitReady(page, ready);
+    assert.deepEqual((await laneState(page)).map((l) => l.type), ['greedy', 'beam', 'compare', 'nar', 'mp']);
+    await toEnd(page);
+    const nar = (await laneState(page)).find((l) => l.type === 'nar');
+    assert.equal(nar.error, null, nar.error);
+    sameResults(nar.results, await expected({ type: 'nar', opts: nar.opts }, WORD), 'the one-pass lane');
+    assert.deepEqual(errors.filter((e) => !/lane-mp\.js|Failed to load resource|Failed to fetch dynamically imported module/.test(e)), []);
+    await page.close();
+  });
+
   test('the model picker lists every model of the lane\'s kind, and a lane can switch', async () => {
     const { page, errors } = await openPage(served.context, url(`?w=${WORD}&lane=greedy&lane=mp`));
     let ready = await waitReady(page);

@@ -75,6 +75,7 @@ export default {
   'source.letter': 'letter {n}',
   'copy.done': 'Link copied: it opens this page at exactly this step.',
   'copy.failed': 'Copy the address bar: it holds this exact moment.',
+  'lane.cannotLoad': 'This kind of lane could not be loaded ({error}): check the connection and add it again.',
   'page.cannotStart': 'The page cannot start: {error}. Build it with scripts/build-web.mjs and serve build/site.',
   'address.notALane': '{name} in the address is not a lane (lanes: {lanes}); it is left out.',
   'address.notAnOption': '{name} in the address is not an option of the {lane} lane (options: {options}); it is ignored.',

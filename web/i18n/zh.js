@@ -76,6 +76,7 @@ export default {
   'source.letter': '第 {n} 个字母',
   'copy.done': '链接已复制：它会在此刻的这一步打开本页。',
   'copy.failed': '请复制地址栏：它保存了此刻的完整状态。',
+  'lane.cannotLoad': '这种解码道没能加载（{error}）：请检查网络后再添加一次。',
   'page.cannotStart': '页面无法启动：{error}。请用 scripts/build-web.mjs 构建，并提供 build/site 目录。',
   'address.notALane': '地址中的 {name} 不是通道（通道有：{lanes}），已略去。',
   'address.notAnOption': '地址中的 {name} 不是 {lane} 通道的选项（选项有：{options}），已忽略。',

@@ -1,7 +1,7 @@
 // The page: input, lanes, lockstep playback, and the URL that holds it all.
 import { longestTraining, lookup } from './dict.js';
 import { engineKind, firstResultDrawn } from './engine.js';
-import { createLane } from './lane-registry.js';
+import { createLane, laneTypesLoaded, loadLaneTypes } from './lane-registry.js';
 import { DEFAULT_LANES, compareModels, makeLane, useModelDecoding } from './lane-types.js';
 import { decodeState, encodeState } from './address.js';
 import { LANE_KINDS, TRAINED_MODEL, foldCase, pickModel, sourceLetters } from '../shared/lane-models.js';
@@ -194,6 +194,10 @@ class App {
     el.hidden = !text;
     el.textContent = text || '';
   }
+
+  /** Whether lanes of these types can be added now; loadLaneTypes fetches the modules of those that cannot (lane-registry.js). */
+  laneTypesLoaded(types) { return laneTypesLoaded(types); }
+  loadLaneTypes(types) { return loadLaneTypes(types); }
 
   /** Adds a lane of `spec`; what its model made the page change in its options is said with the address's notes. */
   addLane(spec, { decode = true } = {}) {
@@ -465,9 +469,16 @@ class App {
         this.flash(t('copy.failed'));
       }
     });
-    $('add-form').addEventListener('submit', (e) => {
+    $('add-form').addEventListener('submit', async (e) => {
       e.preventDefault();
-      const lane = this.addLane(makeLane($('add-type').value));
+      const spec = makeLane($('add-type').value);
+      try {
+        await loadLaneTypes([spec.type]);   // a non-autoregressive or comparison lane's module, the first time
+      } catch (err) {
+        this.flash(t('lane.cannotLoad', { error: err.message }));
+        return;
+      }
+      const lane = this.addLane(spec);
       this.tabs.select(lane);
       lane.el.scrollIntoView({ behavior: 'smooth', block: 'nearest', inline: 'nearest' });
     });
@@ -566,6 +577,12 @@ async function main() {
   for (const id of new Set(specs.map((s) => s.opts.m).filter((m) => m && !models.some((x) => x.id === m)))) {
     for (const s of specs) if (s.opts.m === id) s.opts.m = '';
     app.modelNotes.push(() => t(id === TRAINED_MODEL ? 'trained.gone' : 'trained.unknownModel', { id }));
+  }
+  try {
+    await loadLaneTypes(specs.map((s) => s.type));
+  } catch (e) {
+    app.message(t('page.cannotStart', { error: e.message }));
+    return;
   }
   for (const s of specs) app.addLane(s, { decode: false });
   app.renderControls();

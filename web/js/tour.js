@@ -402,6 +402,16 @@ export class Tour {
     if (isTrainStop(stop)) return this.loadTrain(stop, n);
     const st = decodeState(stop.query);
     const app = this.app;
+    const types = st.lanes.map((s) => s.type);
+    if (!app.laneTypesLoaded(types)) {   // a stop's non-autoregressive or comparison lane, its module the first time
+      try {
+        await app.loadLaneTypes(types);
+      } catch (e) {
+        app.message(t('lane.cannotLoad', { error: e.message }));
+        return;
+      }
+      if (this.stop !== n) return;   // the learner has gone on meanwhile
+    }
     app.showMode('lanes');   // a stop is a moment of the lanes, never the word list
     app.stop();
     const old = app.lanes.splice(0);
