@@ -196,6 +196,8 @@ test('greedy WER over the first 100 test words equals the native CLI\'s and the 
   // A list this long goes to a pool, one worker per core (at most 8); its lists are one worker's.
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
   assert.equal(await page.evaluate(() => document.body.dataset.listWorkers), String(Math.min(8, cores)));
+  // The milliseconds column says how it was measured: the list's rate across those workers.
+  assert.match(await page.textContent('#wl-ms-note'), new RegExp(`^Milliseconds per word: the time the whole list took, over its number of words\\. A list of 16 words or more is shared out among ${Math.min(8, cores)} workers, one per core`));
   const [row] = await summary(page);
   const words = firstWords(100);
   const cli = execFileSync(cliPath(), ['decode', '--model', join(site, AR.file)], { input: `${words.join('\n')}\n`, encoding: 'utf8' })
@@ -237,6 +239,8 @@ test('a sampling lane draws each word with the word\'s own seed, as its lane doe
   const shared = model.decodeBatch(words, moduleOptions(makeLane('sample', { seed: wordSeed(words[0]) }), words[0])).map((l) => l[0].text);
   assert.notDeepEqual(shared, want);
   assert.equal(await page.textContent('#wl-status'), 'Done: 12 words, 1 method.');
+  // Twelve words, one worker: the milliseconds are its own.
+  assert.match(await page.textContent('#wl-ms-note'), /^Milliseconds per word: the time one worker took for the whole list/);
   assert.deepEqual(errors, []);
   await page.close();
 });

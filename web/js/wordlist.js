@@ -446,7 +446,7 @@ export class WordList {
         const { wer, per, scored } = rates(rows.map((r) => r.measure));
         const mean = (f) => rows.reduce((a, r) => a + f(r), 0) / Math.max(1, rows.length);
         return {
-          order, name, type: lane.type, rows, wer, per, scored, ms,
+          order, name, type: lane.type, rows, wer, per, scored, ms, workers: pool ? pool.size : 1,
           passes: mean((r) => r.passes),
           repeats: rows.reduce((a, r) => a + r.repeats, 0),
           search: rows.filter((r) => r.kind === 'search').length,
@@ -540,6 +540,7 @@ export class WordList {
       ${scrollRegion(summary, t('list.summaryCaption', { n: r.words.length }))}
       ${errorKinds(lanes)}
       <p class="note">${esc(t('list.howMeasured'))}</p>
+      <p class="note" id="wl-ms-note">${esc(msNote(lanes))}</p>
       <h3>${esc(t('list.wordsHeading'))}</h3>
       <p class="note">${esc(t('list.openHint'))}</p>
       ${scrollRegion(words, t('list.wordsCaption'))}`;
@@ -558,6 +559,12 @@ export class WordList {
 }
 
 /** The sentence under the summary: how many wrong words of each lane were search errors, and whose fault most are. */
+/** What the milliseconds column measured: one worker per lane, or a pool for the lanes that had one. */
+function msNote(lanes) {
+  const workers = Math.max(...lanes.map((l) => l.workers ?? 1));
+  return workers > 1 ? t('list.msPool', { min: POOL_MIN_WORDS, workers }) : t('list.msOne', { min: POOL_MIN_WORDS });
+}
+
 function errorKinds(lanes) {
   const judged = lanes.filter((l) => l.search + l.model > 0);
   if (!judged.length) return '';
