@@ -36,6 +36,8 @@ const step = (cmd, argv) => {
   if (r.error?.code === 'ENOENT') throw new Error(`${cmd} not found: the relaxed dot product needs clang-19 and lld-19 (apt install clang-19 lld-19)`);
   if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr}`);
 };
+// Compiled and linked as two steps: clang-19's driver, asked to link at -O3, runs the
+// wasm-opt it finds on PATH, Debian's Binaryen 108, which misreads the relaxed dot.
 step('clang-19', ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-nostdlib', '-c', join(root, 'bench/relaxed-dot/kernels.c'), '-o', join(out, 'kernels.o')]);
 step('wasm-ld-19', ['--no-entry', '--export-all', '-o', wasm, join(out, 'kernels.o')]);
 
