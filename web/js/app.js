@@ -544,8 +544,13 @@ class App {
 
 async function main() {
   performance.mark('app-main');
+  // The modules of the lane kinds the address asks for that do not come with the page (a
+  // first visit's greedy and beam do), fetched beside the language and the site's data, and
+  // before the page shows any lane: the lanes are made all at once.
+  const asked = decodeState(location.search);
+  const laneTypes = loadLaneTypes(asked.lanes?.map((s) => s.type) ?? DEFAULT_LANES).then(() => null, (e) => e);
   // The language first: every word drawn from here on is in it.
-  await setLang(decodeState(location.search).lang);
+  await setLang(asked.lang);
   applyStatic();
   let models;
   let maxLetters;
@@ -555,6 +560,8 @@ async function main() {
     maxLetters = data.maxLetters;
     if (!models?.length) throw new Error('models.json lists no model');
     useModelDecoding(data.decoding);
+    const failed = await laneTypes;
+    if (failed) throw failed;
   } catch (e) {
     const el = $('message');
     el.hidden = false;
@@ -577,12 +584,6 @@ async function main() {
   for (const id of new Set(specs.map((s) => s.opts.m).filter((m) => m && !models.some((x) => x.id === m)))) {
     for (const s of specs) if (s.opts.m === id) s.opts.m = '';
     app.modelNotes.push(() => t(id === TRAINED_MODEL ? 'trained.gone' : 'trained.unknownModel', { id }));
-  }
-  try {
-    await loadLaneTypes(specs.map((s) => s.type));
-  } catch (e) {
-    app.message(t('page.cannotStart', { error: e.message }));
-    return;
   }
   for (const s of specs) app.addLane(s, { decode: false });
   app.renderControls();
