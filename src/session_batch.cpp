@@ -184,6 +184,13 @@ std::vector<BatchResult> run_batch_threads(const std::vector<std::unique_ptr<Ses
   // Chunks of at most one window of words (a longer one steps no faster per word),
   // and at least four per thread, so that the threads finish close together.
   const size_t chunk = std::clamp<size_t>((sources.size() + 4 * threads - 1) / (4 * threads), 1, Session::kBatchRows);
+  // The chunks are cut from the list ordered by length, as run_batch orders its own
+  // sources: words of one length are stepped together, finish together and pad the
+  // encoder little; chunks of the list as given would mix lengths (measured: a fifth
+  // more CPU time for greedy search). The results go back in the caller's order.
+  std::vector<size_t> order(sources.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
   std::vector<BatchResult> out(sources.size());
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> failed(threads);  // what a thread threw besides a source's own error (out of memory)
@@ -193,9 +200,11 @@ std::vector<BatchResult> run_batch_threads(const std::vector<std::unique_ptr<Ses
         const size_t from = next.fetch_add(chunk);
         if (from >= sources.size()) return;
         const size_t to = std::min(sources.size(), from + chunk);
-        const std::vector<std::string> part(sources.begin() + static_cast<std::ptrdiff_t>(from), sources.begin() + static_cast<std::ptrdiff_t>(to));
+        std::vector<std::string> part;
+        part.reserve(to - from);
+        for (size_t k = from; k < to; ++k) part.push_back(sources[order[k]]);
         std::vector<BatchResult> got = sessions[t]->run_batch(part);
-        for (size_t i = 0; i < got.size(); ++i) out[from + i] = std::move(got[i]);
+        for (size_t i = 0; i < got.size(); ++i) out[order[from + i]] = std::move(got[i]);
       }
     } catch (...) {
       failed[t] = std::current_exception();
