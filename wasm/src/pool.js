@@ -143,10 +143,14 @@ export class DecoderPool {
     return this.#workers.then((workers) => new Promise((resolve, reject) => {
       const total = texts.length;
       const size = chunkSize ?? chunkSizeFor(total, workers.length);
+      // The chunks are cut from the texts ordered by length, as decodeBatch orders its own:
+      // words of one length are stepped together and finish together (chunks of the list
+      // as given would mix them). order[k]: the index in `texts` of the k-th shortest.
+      const order = texts.map((_, i) => i).sort((a, b) => texts[a].length - texts[b].length || a - b);
       const chunks = [];
       for (let from = 0; from < total; from += size) chunks.push([from, Math.min(total, from + size)]);
       const abort = new AbortController();   // stops this batch's requests, and no other's
-      const job = { texts, options, chunks, next: 0, running: 0, done: 0, lists: new Array(total), abort, failed: false, fail: null, finish: null };
+      const job = { texts, order, options, chunks, next: 0, running: 0, done: 0, lists: new Array(total), abort, failed: false, fail: null, finish: null };
       const onAbort = () => job.fail(batchCancelled());
       const end = () => {
         this.#running.delete(job);
@@ -205,8 +209,9 @@ export class DecoderPool {
       const [from, to] = job.chunks[job.next++];
       const worker = this.#idle.shift();
       job.running += 1;
-      worker.decodeBatch(job.texts.slice(from, to), job.options, { signal: job.abort.signal }).then((lists) => {
-        for (let i = 0; i < lists.length; i++) job.lists[from + i] = lists[i];
+      const part = job.order.slice(from, to);
+      worker.decodeBatch(part.map((i) => job.texts[i]), job.options, { signal: job.abort.signal }).then((lists) => {
+        for (let i = 0; i < lists.length; i++) job.lists[part[i]] = lists[i];
         job.running -= 1;
         if (job.failed) return;
         job.progress(to - from);
