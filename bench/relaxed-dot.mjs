@@ -13,13 +13,14 @@
 // the exact sums of a JS reference, then times them interleaved and prints per
 // tile shape (rows x panels of 8 outputs) µs per layer, GMAC/s and the ratios.
 // Node 20 runs an earlier draft of the relaxed dot product, so it is not an engine here.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launch, startServer } from '../tests/browser/helpers.mjs';
+import { firefox } from '../tests/browser/engines.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '7' }, engines: { type: 'string', default: 'chromium,deno,firefox' } } });
@@ -41,35 +42,40 @@ const step = (cmd, argv) => {
 step('clang-19', ['--target=wasm32', '-O3', '-msimd128', '-mrelaxed-simd', '-nostdlib', '-c', join(root, 'bench/relaxed-dot/kernels.c'), '-o', join(out, 'kernels.o')]);
 step('wasm-ld-19', ['--no-entry', '--export-all', '-o', wasm, join(out, 'kernels.o')]);
 
-async function inChromium() {
-  const { url, stop } = await serve();
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu'] });
+// The page: index.html and measure.js beside the module, in a folder served alone.
+for (const f of ['index.html', 'measure.js']) copyFileSync(join(root, 'bench/relaxed-dot', f), join(out, f));
+
+async function inPage(open) {
+  const server = await startServer(out);
   try {
-    const page = await browser.newPage();
-    await page.goto(new URL('bench/relaxed-dot/index.html', url).href);
-    await page.waitForFunction(() => window.ready === true);
-    const version = browser.version();
-    return { version, results: await page.evaluate((a) => window.measure(a), { wasmUrl: new URL(relative(root, wasm), url).href, rounds }) };
+    return await open(server.url, { wasmUrl: new URL('kernels.wasm', server.url).href, rounds });
   } finally {
-    await browser.close();
-    stop();
+    await server.stop();
   }
 }
 
-async function inFirefox() {
-  const { firefox } = await import('../tests/browser/engines.mjs');
-  const { url, stop } = await serve();
+const inChromium = () => inPage(async (url, args) => {
+  const browser = await launch();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => window.ready === true);
+    return { version: await page.evaluate(() => navigator.userAgent), results: await page.evaluate((a) => window.measure(a), args) };
+  } finally {
+    await browser.close();
+  }
+});
+
+const inFirefox = () => inPage(async (url, args) => {
   const engine = await firefox();
   try {
-    await engine.open(new URL('bench/relaxed-dot/index.html', url).href);
+    await engine.open(url);
     await engine.waitFor(() => window.ready === true, null, 'the bench page');
-    const results = await engine.evaluate((a) => window.measure(a), { wasmUrl: new URL(relative(root, wasm), url).href, rounds });
-    return { version: engine.version, results };
+    return { version: engine.version, results: await engine.evaluate((a) => window.measure(a), args) };
   } finally {
     await engine.close();
-    stop();
   }
-}
+});
 
 function inDeno() {
   const deno = join(root, 'node_modules/.bin/deno');
@@ -77,19 +83,6 @@ function inDeno() {
   if (r.status !== 0) throw new Error(`deno failed (${r.status}): ${r.stderr.slice(0, 2000)}`);
   const version = spawnSync(deno, ['--version'], { encoding: 'utf8' }).stdout.split('\n').slice(0, 2).join(', ');
   return { version, results: JSON.parse(r.stdout.trim().split('\n').pop()) };
-}
-
-function serve() {
-  const server = spawn(process.execPath, [join(root, 'scripts/serve.mjs'), root, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((res, rej) => {
-    let buf = '';
-    server.stdout.on('data', (d) => {
-      buf += d;
-      const m = buf.match(/serving (http:\/\/\S+)/);
-      if (m) res({ url: m[1], stop: () => server.kill('SIGTERM') });
-    });
-    server.on('exit', (c) => rej(new Error(`server exited with ${c}`)));
-  });
 }
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
