@@ -221,7 +221,6 @@ export function wordsFor(...infos) {
   return words.slice(0, count);
 }
 
-/** Scores agree within an absolute 1e-4. */
 /**
  * An assert.throws/rejects validator: the error is an instance of the package's
  * `Seq2SeqError` class (the caller's import of it), of that kind, its message
@@ -236,6 +235,7 @@ export const seqErrorOf = (Seq2SeqError) => (kind, message) => (e) => {
   return true;
 };
 
+/** Scores agree within an absolute 1e-4. */
 export function close(a, b, tol = 1e-4) {
   return Math.abs(a - b) <= tol;
 }

@@ -574,6 +574,7 @@ async function main() {
   app.wire();
   app.watchBar();
   watchScrollBoxes();
+  // Read again: the lanes' options take their defaults from the site's data (useModelDecoding), read since.
   const st = decodeState(location.search);
   app.addressSearch = location.search;
   app.relabel();

@@ -398,8 +398,9 @@ export class WordList {
         // Across the cores for a long list (not a lane whose seed follows the word: one word a call).
         const pool = !follows && texts.length >= POOL_MIN_WORDS ? await openPool(new URL(model.file, document.baseURI).href) : null;
         job.pool = pool;
-        // How many workers decoded the lane's list (the browser tests read it).
-        document.body.dataset.listWorkers = String(pool ? pool.size : 1);
+        // How many workers decoded the lane's list (the note under the summary says it; the browser tests read it).
+        const workers = pool ? pool.size : 1;
+        document.body.dataset.listWorkers = String(workers);
         let lists;
         let t0;
         try {
@@ -446,7 +447,7 @@ export class WordList {
         const { wer, per, scored } = rates(rows.map((r) => r.measure));
         const mean = (f) => rows.reduce((a, r) => a + f(r), 0) / Math.max(1, rows.length);
         return {
-          order, name, type: lane.type, rows, wer, per, scored, ms, workers: pool ? pool.size : 1,
+          order, name, type: lane.type, rows, wer, per, scored, ms, workers,
           passes: mean((r) => r.passes),
           repeats: rows.reduce((a, r) => a + r.repeats, 0),
           search: rows.filter((r) => r.kind === 'search').length,
@@ -558,13 +559,13 @@ export class WordList {
   }
 }
 
-/** The sentence under the summary: how many wrong words of each lane were search errors, and whose fault most are. */
 /** What the milliseconds column measured: one worker per lane, or a pool for the lanes that had one. */
 function msNote(lanes) {
-  const workers = Math.max(...lanes.map((l) => l.workers ?? 1));
+  const workers = Math.max(...lanes.map((l) => l.workers));
   return workers > 1 ? t('list.msPool', { min: POOL_MIN_WORDS, workers }) : t('list.msOne', { min: POOL_MIN_WORDS });
 }
 
+/** The sentence under the summary: how many wrong words of each lane were search errors, and whose fault most are. */
 function errorKinds(lanes) {
   const judged = lanes.filter((l) => l.search + l.model > 0);
   if (!judged.length) return '';
